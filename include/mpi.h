@@ -1,0 +1,318 @@
+/*
+ * mpi.h - the public interface of rcmpi.
+ *
+ * Handles are pointers to opaque library objects; the predefined ones are
+ * the addresses of objects inside librcmpi (as in Open MPI), so they are
+ * constant expressions usable in static initialisers. A function is declared
+ * here only once rcmpi implements it (README.md lists them); every MPI_
+ * function has a PMPI_ twin for profiling tools.
+ */
+#ifndef RCMPI_MPI_H
+#define RCMPI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define RCMPI 1
+#define RCMPI_VERSION "0.1.0"
+
+/* ---- Handle types ---------------------------------------------------- */
+typedef struct rc_comm *MPI_Comm;
+typedef struct rc_group *MPI_Group;
+typedef struct rc_dtype *MPI_Datatype;
+typedef struct rc_op *MPI_Op;
+typedef struct rc_req *MPI_Request;
+typedef struct rc_errhandler *MPI_Errhandler;
+typedef struct rc_umsg *MPI_Message;
+typedef struct rc_info *MPI_Info;
+
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct MPI_Status {
+	int MPI_SOURCE;
+	int MPI_TAG;
+	int MPI_ERROR;
+	/* private: bytes received and cancellation flag */
+	int rc_cancelled;
+	MPI_Count rc_count;
+} MPI_Status;
+
+/* ---- Predefined objects (defined inside librcmpi) --------------------- */
+#define RC_PREDEF(type, sym) ((type)(void *)&(sym))
+
+extern struct rc_comm rc_mpi_comm_world, rc_mpi_comm_self;
+#define MPI_COMM_WORLD RC_PREDEF(MPI_Comm, rc_mpi_comm_world)
+#define MPI_COMM_SELF RC_PREDEF(MPI_Comm, rc_mpi_comm_self)
+#define MPI_COMM_NULL ((MPI_Comm)0)
+
+extern struct rc_group rc_mpi_group_empty;
+#define MPI_GROUP_EMPTY RC_PREDEF(MPI_Group, rc_mpi_group_empty)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+
+extern struct rc_errhandler rc_mpi_errors_are_fatal, rc_mpi_errors_return;
+#define MPI_ERRORS_ARE_FATAL RC_PREDEF(MPI_Errhandler, rc_mpi_errors_are_fatal)
+#define MPI_ERRORS_RETURN RC_PREDEF(MPI_Errhandler, rc_mpi_errors_return)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+
+extern struct rc_umsg rc_mpi_message_no_proc;
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC RC_PREDEF(MPI_Message, rc_mpi_message_no_proc)
+
+/* Predefined datatypes. RC_DTYPES(X) lists name, C type, rcmpi symbol. */
+extern struct rc_dtype rc_mpi_datatype_null;
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+extern struct rc_dtype rc_mpi_char, rc_mpi_signed_char, rc_mpi_unsigned_char,
+	rc_mpi_byte, rc_mpi_short, rc_mpi_unsigned_short, rc_mpi_int,
+	rc_mpi_unsigned, rc_mpi_long, rc_mpi_unsigned_long, rc_mpi_long_long,
+	rc_mpi_unsigned_long_long, rc_mpi_float, rc_mpi_double,
+	rc_mpi_long_double, rc_mpi_wchar, rc_mpi_c_bool, rc_mpi_int8_t,
+	rc_mpi_int16_t, rc_mpi_int32_t, rc_mpi_int64_t, rc_mpi_uint8_t,
+	rc_mpi_uint16_t, rc_mpi_uint32_t, rc_mpi_uint64_t,
+	rc_mpi_c_float_complex, rc_mpi_c_double_complex,
+	rc_mpi_c_long_double_complex, rc_mpi_aint, rc_mpi_offset,
+	rc_mpi_count, rc_mpi_packed, rc_mpi_float_int, rc_mpi_double_int,
+	rc_mpi_long_int, rc_mpi_2int, rc_mpi_short_int,
+	rc_mpi_long_double_int, rc_mpi_lb_marker, rc_mpi_ub_marker;
+
+#define MPI_CHAR RC_PREDEF(MPI_Datatype, rc_mpi_char)
+#define MPI_SIGNED_CHAR RC_PREDEF(MPI_Datatype, rc_mpi_signed_char)
+#define MPI_UNSIGNED_CHAR RC_PREDEF(MPI_Datatype, rc_mpi_unsigned_char)
+#define MPI_BYTE RC_PREDEF(MPI_Datatype, rc_mpi_byte)
+#define MPI_SHORT RC_PREDEF(MPI_Datatype, rc_mpi_short)
+#define MPI_UNSIGNED_SHORT RC_PREDEF(MPI_Datatype, rc_mpi_unsigned_short)
+#define MPI_INT RC_PREDEF(MPI_Datatype, rc_mpi_int)
+#define MPI_UNSIGNED RC_PREDEF(MPI_Datatype, rc_mpi_unsigned)
+#define MPI_LONG RC_PREDEF(MPI_Datatype, rc_mpi_long)
+#define MPI_UNSIGNED_LONG RC_PREDEF(MPI_Datatype, rc_mpi_unsigned_long)
+#define MPI_LONG_LONG_INT RC_PREDEF(MPI_Datatype, rc_mpi_long_long)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG RC_PREDEF(MPI_Datatype, rc_mpi_unsigned_long_long)
+#define MPI_FLOAT RC_PREDEF(MPI_Datatype, rc_mpi_float)
+#define MPI_DOUBLE RC_PREDEF(MPI_Datatype, rc_mpi_double)
+#define MPI_LONG_DOUBLE RC_PREDEF(MPI_Datatype, rc_mpi_long_double)
+#define MPI_WCHAR RC_PREDEF(MPI_Datatype, rc_mpi_wchar)
+#define MPI_C_BOOL RC_PREDEF(MPI_Datatype, rc_mpi_c_bool)
+#define MPI_INT8_T RC_PREDEF(MPI_Datatype, rc_mpi_int8_t)
+#define MPI_INT16_T RC_PREDEF(MPI_Datatype, rc_mpi_int16_t)
+#define MPI_INT32_T RC_PREDEF(MPI_Datatype, rc_mpi_int32_t)
+#define MPI_INT64_T RC_PREDEF(MPI_Datatype, rc_mpi_int64_t)
+#define MPI_UINT8_T RC_PREDEF(MPI_Datatype, rc_mpi_uint8_t)
+#define MPI_UINT16_T RC_PREDEF(MPI_Datatype, rc_mpi_uint16_t)
+#define MPI_UINT32_T RC_PREDEF(MPI_Datatype, rc_mpi_uint32_t)
+#define MPI_UINT64_T RC_PREDEF(MPI_Datatype, rc_mpi_uint64_t)
+#define MPI_C_COMPLEX RC_PREDEF(MPI_Datatype, rc_mpi_c_float_complex)
+#define MPI_C_FLOAT_COMPLEX MPI_C_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX RC_PREDEF(MPI_Datatype, rc_mpi_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX \
+	RC_PREDEF(MPI_Datatype, rc_mpi_c_long_double_complex)
+#define MPI_AINT RC_PREDEF(MPI_Datatype, rc_mpi_aint)
+#define MPI_OFFSET RC_PREDEF(MPI_Datatype, rc_mpi_offset)
+#define MPI_COUNT RC_PREDEF(MPI_Datatype, rc_mpi_count)
+#define MPI_PACKED RC_PREDEF(MPI_Datatype, rc_mpi_packed)
+#define MPI_FLOAT_INT RC_PREDEF(MPI_Datatype, rc_mpi_float_int)
+#define MPI_DOUBLE_INT RC_PREDEF(MPI_Datatype, rc_mpi_double_int)
+#define MPI_LONG_INT RC_PREDEF(MPI_Datatype, rc_mpi_long_int)
+#define MPI_2INT RC_PREDEF(MPI_Datatype, rc_mpi_2int)
+#define MPI_SHORT_INT RC_PREDEF(MPI_Datatype, rc_mpi_short_int)
+#define MPI_LONG_DOUBLE_INT RC_PREDEF(MPI_Datatype, rc_mpi_long_double_int)
+
+/* Predefined reduction operations. */
+extern struct rc_op rc_mpi_max, rc_mpi_min, rc_mpi_sum, rc_mpi_prod,
+	rc_mpi_land, rc_mpi_band, rc_mpi_lor, rc_mpi_bor, rc_mpi_lxor,
+	rc_mpi_bxor, rc_mpi_maxloc, rc_mpi_minloc, rc_mpi_replace,
+	rc_mpi_no_op;
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX RC_PREDEF(MPI_Op, rc_mpi_max)
+#define MPI_MIN RC_PREDEF(MPI_Op, rc_mpi_min)
+#define MPI_SUM RC_PREDEF(MPI_Op, rc_mpi_sum)
+#define MPI_PROD RC_PREDEF(MPI_Op, rc_mpi_prod)
+#define MPI_LAND RC_PREDEF(MPI_Op, rc_mpi_land)
+#define MPI_BAND RC_PREDEF(MPI_Op, rc_mpi_band)
+#define MPI_LOR RC_PREDEF(MPI_Op, rc_mpi_lor)
+#define MPI_BOR RC_PREDEF(MPI_Op, rc_mpi_bor)
+#define MPI_LXOR RC_PREDEF(MPI_Op, rc_mpi_lxor)
+#define MPI_BXOR RC_PREDEF(MPI_Op, rc_mpi_bxor)
+#define MPI_MAXLOC RC_PREDEF(MPI_Op, rc_mpi_maxloc)
+#define MPI_MINLOC RC_PREDEF(MPI_Op, rc_mpi_minloc)
+#define MPI_REPLACE RC_PREDEF(MPI_Op, rc_mpi_replace)
+#define MPI_NO_OP RC_PREDEF(MPI_Op, rc_mpi_no_op)
+
+/* ---- Constants --------------------------------------------------------- */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+#define MPI_IN_PLACE ((void *)1)
+#define MPI_BOTTOM ((void *)0)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_OBJECT_NAME 64
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+
+/* Thread levels */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* Results of MPI_Comm_compare / MPI_Group_compare */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* Communicator split types, topology kinds */
+#define MPI_COMM_TYPE_SHARED 1
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+
+/* Attribute keys (MPI_Comm_get_attr on MPI_COMM_WORLD) */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_APPNUM 6
+
+/* Datatype constructors' array orders and distributions */
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+/* Combiners (MPI_Type_get_envelope) */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR 5
+#define MPI_COMBINER_INDEXED 6
+#define MPI_COMBINER_HINDEXED 7
+#define MPI_COMBINER_INDEXED_BLOCK 8
+#define MPI_COMBINER_HINDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT 10
+#define MPI_COMBINER_SUBARRAY 11
+#define MPI_COMBINER_DARRAY 12
+#define MPI_COMBINER_RESIZED 13
+
+/* ---- Error classes ----------------------------------------------------- */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_KEYVAL 20
+#define MPI_ERR_NO_MEM 21
+#define MPI_ERR_BASE 22
+#define MPI_ERR_INFO 23
+#define MPI_ERR_INFO_KEY 24
+#define MPI_ERR_INFO_VALUE 25
+#define MPI_ERR_INFO_NOKEY 26
+#define MPI_ERR_SPAWN 27
+#define MPI_ERR_PORT 28
+#define MPI_ERR_SERVICE 29
+#define MPI_ERR_NAME 30
+#define MPI_ERR_WIN 31
+#define MPI_ERR_SIZE 32
+#define MPI_ERR_DISP 33
+#define MPI_ERR_LOCKTYPE 34
+#define MPI_ERR_ASSERT 35
+#define MPI_ERR_RMA_CONFLICT 36
+#define MPI_ERR_RMA_SYNC 37
+#define MPI_ERR_FILE 38
+#define MPI_ERR_NOT_SAME 39
+#define MPI_ERR_AMODE 40
+#define MPI_ERR_UNSUPPORTED_DATAREP 41
+#define MPI_ERR_UNSUPPORTED_OPERATION 42
+#define MPI_ERR_NO_SUCH_FILE 43
+#define MPI_ERR_FILE_EXISTS 44
+#define MPI_ERR_BAD_FILE 45
+#define MPI_ERR_ACCESS 46
+#define MPI_ERR_NO_SPACE 47
+#define MPI_ERR_QUOTA 48
+#define MPI_ERR_READ_ONLY 49
+#define MPI_ERR_FILE_IN_USE 50
+#define MPI_ERR_DUP_DATAREP 51
+#define MPI_ERR_CONVERSION 52
+#define MPI_ERR_IO 53
+#define MPI_ERR_RMA_RANGE 54
+#define MPI_ERR_RMA_ATTACH 55
+#define MPI_ERR_RMA_SHARED 56
+#define MPI_ERR_RMA_FLAVOR 57
+/* rcmpi: a peer process died or its connection failed */
+#define MPI_ERR_PROC_FAILED 58
+#define MPI_ERR_LASTCODE 58
+
+/* ---- Functions ----------------------------------------------------------
+ * RC_DECL declares MPI_name and its profiling twin PMPI_name.
+ */
+#define RC_DECL(ret, name, args) ret name args; ret P##name args
+
+/* Environment */
+RC_DECL(int, MPI_Init, (int *argc, char ***argv));
+RC_DECL(int, MPI_Init_thread,
+	(int *argc, char ***argv, int required, int *provided));
+RC_DECL(int, MPI_Initialized, (int *flag));
+RC_DECL(int, MPI_Finalized, (int *flag));
+RC_DECL(int, MPI_Finalize, (void));
+RC_DECL(int, MPI_Query_thread, (int *provided));
+RC_DECL(int, MPI_Is_thread_main, (int *flag));
+RC_DECL(int, MPI_Abort, (MPI_Comm comm, int errorcode));
+RC_DECL(double, MPI_Wtime, (void));
+RC_DECL(double, MPI_Wtick, (void));
+RC_DECL(int, MPI_Get_processor_name, (char *name, int *resultlen));
+RC_DECL(int, MPI_Get_version, (int *version, int *subversion));
+RC_DECL(int, MPI_Get_library_version, (char *version, int *resultlen));
+
+/* Errors */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
+RC_DECL(int, MPI_Error_class, (int errorcode, int *errorclass));
+RC_DECL(int, MPI_Error_string, (int errorcode, char *string, int *resultlen));
+RC_DECL(int, MPI_Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler eh));
+RC_DECL(int, MPI_Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *eh));
+RC_DECL(int, MPI_Errhandler_free, (MPI_Errhandler *eh));
+
+/* Communicators (world and self) */
+RC_DECL(int, MPI_Comm_rank, (MPI_Comm comm, int *rank));
+RC_DECL(int, MPI_Comm_size, (MPI_Comm comm, int *size));
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RCMPI_MPI_H */

@@ -1,0 +1,88 @@
+/*
+ * tp.h - the transport contract.
+ *
+ * pt2pt protocols run over small transports that offer two things:
+ *   - active messages (am_send): a header and a payload delivered, in order
+ *     per peer, to the peer's `recv` upcall during its progress;
+ *   - one-sided get/put of exposed memory, for rendezvous (optional: without
+ *     them the protocol streams fragments through active messages).
+ * A transport never blocks and never drops: when it cannot take a message
+ * now it returns RC_AGAIN and the caller retries after progress, in order.
+ * Transports: self/in-process (tp_loop.c), shared memory (tp_shm.c),
+ * verbs RC (tp_verbs.c).
+ */
+#ifndef RC_TP_H
+#define RC_TP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "list.h"
+
+struct rc_inst;
+struct rc_tp;
+
+#define RC_TP_KEY_MAX 32	/* bytes of a remote memory key */
+
+#define RC_TP_CAP_GET 0x1u	/* get() reads peer memory */
+#define RC_TP_CAP_PUT 0x2u	/* put() writes peer memory */
+
+/* One outstanding get or put; the transport calls done() from progress. */
+struct rc_tp_rdma {
+	void (*done)(struct rc_tp_rdma *op, int status);
+	void *arg;
+	size_t len;
+	struct rc_list link;	/* transport's use while outstanding */
+};
+
+struct rc_tp_ops {
+	const char *name;
+	/* Create resources and add this process's address to the modex. */
+	int (*open)(struct rc_inst *inst, struct rc_tp **tpp);
+	/* After the modex exchange: can this transport reach world rank r? */
+	bool (*reachable)(struct rc_tp *tp, int wrank);
+	/* After the exchange: set up the peers assigned to this transport. */
+	int (*connect)(struct rc_tp *tp);
+	/* Release everything (after pt2pt has drained). */
+	void (*close)(struct rc_tp *tp);
+	/* Send hdr then payload as one message. RC_OK: both buffers may be
+	 * reused; RC_AGAIN: no room now. hlen + len <= max_am. */
+	int (*am_send)(struct rc_tp *tp, int wrank, const void *hdr,
+		       size_t hlen, const void *payload, size_t len);
+	/* Expose [addr, addr + len) for the peer's get/put and our own local
+	 * side of one: fills key (RC_TP_KEY_MAX bytes) and *handle. */
+	int (*mem_expose)(struct rc_tp *tp, void *addr, size_t len, void *key,
+			  void **handle);
+	void (*mem_release)(struct rc_tp *tp, void *handle);
+	/* Read len bytes at raddr of the peer into local (exposed, handle
+	 * lh). RC_OK: done now; RC_INPROGRESS: op->done() later; RC_AGAIN. */
+	int (*get)(struct rc_tp *tp, int wrank, void *local, void *lh,
+		   size_t len, uint64_t raddr, const void *rkey,
+		   struct rc_tp_rdma *op);
+	int (*put)(struct rc_tp *tp, int wrank, const void *local, void *lh,
+		   size_t len, uint64_t raddr, const void *rkey,
+		   struct rc_tp_rdma *op);
+	/* Poll; returns events handled. */
+	unsigned (*progress)(struct rc_tp *tp);
+};
+
+struct rc_tp {
+	const struct rc_tp_ops *ops;
+	struct rc_inst *inst;
+	const char *name;
+	unsigned caps;
+	size_t eager_limit;	/* payload bytes sent eagerly */
+	size_t max_am;		/* largest hdr + payload of one message */
+	size_t rdma_chunk;	/* pipeline chunk for get/put */
+	unsigned max_rdma;	/* get/put operations kept in flight */
+	/* Upcall into pt2pt: a message from world rank src; msg is valid
+	 * only during the call. */
+	void (*recv)(struct rc_inst *inst, int src, const void *msg,
+		     size_t len);
+};
+
+extern const struct rc_tp_ops rc_tp_loop_ops;
+extern const struct rc_tp_ops rc_tp_shm_ops;
+extern const struct rc_tp_ops rc_tp_verbs_ops;
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * dtype.h - datatypes: the type map of every MPI datatype, flattened at
+ * construction into merged contiguous blocks, and the pack/unpack engine
+ * that moves any byte range of a message's packed stream.
+ *
+ * Packed stream: the concatenation, in type-map order, of the data bytes of
+ * `count` elements; element i starts at buf + i * extent. Protocols address
+ * it by byte offset, so a rendezvous can move it in pipelined chunks.
+ */
+#ifndef RC_DTYPE_H
+#define RC_DTYPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <mpi.h>
+
+/* Basic (predefined, non-composite for ops) element kinds. */
+#define RC_BASIC_TABLE(X)                                  \
+	X(CHAR, char, "MPI_CHAR")                              \
+	X(SIGNED_CHAR, signed char, "MPI_SIGNED_CHAR")         \
+	X(UNSIGNED_CHAR, unsigned char, "MPI_UNSIGNED_CHAR")   \
+	X(BYTE, unsigned char, "MPI_BYTE")                     \
+	X(SHORT, short, "MPI_SHORT")                           \
+	X(UNSIGNED_SHORT, unsigned short, "MPI_UNSIGNED_SHORT") \
+	X(INT, int, "MPI_INT")                                 \
+	X(UNSIGNED, unsigned, "MPI_UNSIGNED")                  \
+	X(LONG, long, "MPI_LONG")                              \
+	X(UNSIGNED_LONG, unsigned long, "MPI_UNSIGNED_LONG")   \
+	X(LONG_LONG, long long, "MPI_LONG_LONG_INT")           \
+	X(UNSIGNED_LONG_LONG, unsigned long long, "MPI_UNSIGNED_LONG_LONG") \
+	X(FLOAT, float, "MPI_FLOAT")                           \
+	X(DOUBLE, double, "MPI_DOUBLE")                        \
+	X(LONG_DOUBLE, long double, "MPI_LONG_DOUBLE")         \
+	X(WCHAR, wchar_t, "MPI_WCHAR")                         \
+	X(C_BOOL, _Bool, "MPI_C_BOOL")                         \
+	X(INT8_T, int8_t, "MPI_INT8_T")                        \
+	X(INT16_T, int16_t, "MPI_INT16_T")                     \
+	X(INT32_T, int32_t, "MPI_INT32_T")                     \
+	X(INT64_T, int64_t, "MPI_INT64_T")                     \
+	X(UINT8_T, uint8_t, "MPI_UINT8_T")                     \
+	X(UINT16_T, uint16_t, "MPI_UINT16_T")                  \
+	X(UINT32_T, uint32_t, "MPI_UINT32_T")                  \
+	X(UINT64_T, uint64_t, "MPI_UINT64_T")                  \
+	X(C_FLOAT_COMPLEX, float _Complex, "MPI_C_FLOAT_COMPLEX") \
+	X(C_DOUBLE_COMPLEX, double _Complex, "MPI_C_DOUBLE_COMPLEX") \
+	X(C_LONG_DOUBLE_COMPLEX, long double _Complex, "MPI_C_LONG_DOUBLE_COMPLEX") \
+	X(AINT, MPI_Aint, "MPI_AINT")                          \
+	X(OFFSET, MPI_Offset, "MPI_OFFSET")                    \
+	X(COUNT, MPI_Count, "MPI_COUNT")                       \
+	X(PACKED, unsigned char, "MPI_PACKED")
+
+enum rc_basic {
+	RC_BASIC_NONE = 0,
+#define RC_X_BASIC(name, ctype, str) RC_BASIC_##name,
+	RC_BASIC_TABLE(RC_X_BASIC)
+#undef RC_X_BASIC
+	/* pair types for MAXLOC/MINLOC */
+	RC_BASIC_FLOAT_INT,
+	RC_BASIC_DOUBLE_INT,
+	RC_BASIC_LONG_INT,
+	RC_BASIC_2INT,
+	RC_BASIC_SHORT_INT,
+	RC_BASIC_LONG_DOUBLE_INT,
+	RC_BASIC_COUNT
+};
+
+/* One contiguous run of data bytes in an element, relative to its start. */
+struct rc_dt_block {
+	ptrdiff_t disp;
+	size_t len;
+};
+
+/* One run of identical basic elements in the type signature. */
+struct rc_dt_sig {
+	enum rc_basic basic;
+	size_t count;
+};
+
+#define RC_DT_PREDEFINED 0x1u
+#define RC_DT_COMMITTED 0x2u
+
+struct rc_dtype {
+	int refcount;
+	unsigned flags;
+	int combiner;		/* MPI_COMBINER_* */
+	enum rc_basic basic;	/* if all data is one basic kind, else NONE */
+	size_t size;		/* data bytes in one element */
+	ptrdiff_t lb, ub;	/* extent = ub - lb */
+	ptrdiff_t true_lb, true_ub;
+	size_t nblocks;		/* flattened type map, merged */
+	struct rc_dt_block *blocks;
+	size_t nsig;		/* type signature, run-length coded */
+	struct rc_dt_sig *sig;
+	size_t nbasic;		/* basic elements in one element */
+	char name[MPI_MAX_OBJECT_NAME];
+};
+
+static inline ptrdiff_t rc_dt_extent(const struct rc_dtype *dt)
+{
+	return dt->ub - dt->lb;
+}
+
+/*
+ * True when `count` elements occupy one contiguous span of memory; then the
+ * data starts at rc_dt_contig_ptr(dt, buf) and is count * size bytes long.
+ */
+bool rc_dt_is_contig(const struct rc_dtype *dt, size_t count);
+static inline void *rc_dt_contig_ptr(const struct rc_dtype *dt, const void *buf)
+{
+	return (char *)buf + (dt->nblocks ? dt->blocks[0].disp : 0);
+}
+
+/* Pack bytes [offset, offset + len) of the packed stream of (buf, count, dt)
+ * into out. Returns the bytes written (less than len only at the end). */
+size_t rc_dt_pack(const struct rc_dtype *dt, size_t count, const void *buf,
+		  size_t offset, void *out, size_t len);
+/* Unpack len bytes of packed stream, starting at stream offset `offset`,
+ * into (buf, count, dt). Returns the bytes consumed. */
+size_t rc_dt_unpack(const struct rc_dtype *dt, size_t count, void *buf,
+		    size_t offset, const void *in, size_t len);
+
+/* MPI_Get_elements: basic elements in `bytes` of packed data of dt;
+ * MPI_UNDEFINED if bytes does not end on a basic element boundary. */
+MPI_Count rc_dt_get_elements(const struct rc_dtype *dt, MPI_Count bytes);
+
+/* Is `dt` a valid, committed (or predefined) datatype handle for transfer? */
+bool rc_dt_valid(const struct rc_dtype *dt);
+void rc_dt_retain(struct rc_dtype *dt);
+void rc_dt_release(struct rc_dtype *dt);
+
+/* Size in bytes of one basic element kind. */
+size_t rc_basic_size(enum rc_basic b);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * errhandler.h - MPI error handlers and the API-boundary error path.
+ */
+#ifndef RC_ERRHANDLER_H
+#define RC_ERRHANDLER_H
+
+#include <mpi.h>
+
+struct rc_comm;
+
+struct rc_errhandler {
+	int refcount;
+	int kind;		/* RC_EH_FATAL, RC_EH_RETURN, RC_EH_USER */
+	MPI_Comm_errhandler_function *fn;
+};
+
+enum { RC_EH_FATAL = 1, RC_EH_RETURN, RC_EH_USER };
+
+/*
+ * Raise MPI error class `cls` from function `fn` on `comm` (NULL: world).
+ * Runs the communicator's handler: fatal prints the function, the error
+ * string and the rank, then aborts the job; otherwise returns cls.
+ * `detail` (may be NULL) adds context to the fatal message.
+ */
+int rc_err_raise(struct rc_comm *comm, int cls, const char *fn,
+		 const char *detail);
+
+/* Error string of an MPI error class. */
+const char *rc_err_class_str(int cls);
+
+#endif

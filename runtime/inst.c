@@ -1,0 +1,160 @@
+/*
+ * inst.c - the process-wide instance, the progress engine and the modex.
+ *
+ * Progress has fixed phases: each registered hook runs once per call, in
+ * registration order (pt2pt first: it polls the transports and retries
+ * queued sends; completions then drive collective schedules through request
+ * callbacks). It never blocks and is never re-entered.
+ */
+#include <assert.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "inst.h"
+#include "log.h"
+#include "status.h"
+
+struct rc_inst rc_g;
+
+unsigned rc_progress(struct rc_inst *inst)
+{
+	unsigned events = 0;
+	int i;
+
+	assert(!inst->in_progress);
+	inst->in_progress = 1;
+	for (i = 0; i < inst->nhooks; i++)
+		events += inst->hooks[i].fn(inst, inst->hooks[i].arg);
+	inst->in_progress = 0;
+	if (events)
+		inst->idle = 0;
+	else
+		inst->idle++;
+	return events;
+}
+
+void rc_progress_idle(struct rc_inst *inst)
+{
+	/* With more ranks than cores the peer we wait for may need our core;
+	 * otherwise yield only after a long idle stretch. */
+	if (inst->oversubscribed || (inst->idle & 0x3ff) == 0x3ff)
+		sched_yield();
+	else
+		__builtin_ia32_pause();
+}
+
+int rc_progress_register(struct rc_inst *inst, rc_progress_fn fn, void *arg)
+{
+	if (inst->nhooks == (int)(sizeof(inst->hooks) / sizeof(inst->hooks[0])))
+		return RC_ERR_INTERN;
+	inst->hooks[inst->nhooks].fn = fn;
+	inst->hooks[inst->nhooks].arg = arg;
+	inst->nhooks++;
+	return RC_OK;
+}
+
+void rc_abort(struct rc_inst *inst, int code, const char *msg)
+{
+	if (msg)
+		rc_log_err("%s", msg);
+	if (inst && inst->boot.ops && inst->boot.ops->abort)
+		inst->boot.ops->abort(&inst->boot, code, msg);
+	_exit(code ? code : 1);
+}
+
+/* ---- modex ---------------------------------------------------------------
+ * Blob layout: sections of { u16 tag, u16 zero, u32 len, data, pad to 8 }.
+ */
+struct rc_modex_sec {
+	uint16_t tag;
+	uint16_t zero;
+	uint32_t len;
+};
+
+#define RC_ALIGN8(x) (((x) + 7) & ~(size_t)7)
+
+int rc_modex_add(struct rc_inst *inst, uint16_t tag, const void *data,
+		 size_t len)
+{
+	size_t need = sizeof(struct rc_modex_sec) + RC_ALIGN8(len);
+	struct rc_modex_sec sec = { .tag = tag, .len = (uint32_t)len };
+	char *p = realloc(inst->modex_out, inst->modex_out_len + need);
+
+	if (!p)
+		return RC_ERR_NOMEM;
+	memset(p + inst->modex_out_len, 0, need);
+	memcpy(p + inst->modex_out_len, &sec, sizeof(sec));
+	memcpy(p + inst->modex_out_len + sizeof(sec), data, len);
+	inst->modex_out = p;
+	inst->modex_out_len += need;
+	return RC_OK;
+}
+
+int rc_modex_exchange(struct rc_inst *inst)
+{
+	int ret;
+
+	inst->modex_in = calloc(inst->size, sizeof(*inst->modex_in));
+	inst->modex_in_len = calloc(inst->size, sizeof(*inst->modex_in_len));
+	if (!inst->modex_in || !inst->modex_in_len)
+		return RC_ERR_NOMEM;
+	ret = inst->boot.ops->put(&inst->boot, inst->modex_out,
+				  inst->modex_out_len);
+	if (ret)
+		return ret;
+	return inst->boot.ops->fence(&inst->boot, true);
+}
+
+int rc_modex_get(struct rc_inst *inst, int rank, uint16_t tag,
+		 const void **data, size_t *len)
+{
+	const char *p, *end;
+	int ret;
+
+	if (rank == inst->rank) {
+		p = inst->modex_out;
+		end = p + inst->modex_out_len;
+	} else {
+		if (!inst->modex_in[rank]) {
+			ret = inst->boot.ops->get(&inst->boot, rank,
+						  &inst->modex_in[rank],
+						  &inst->modex_in_len[rank]);
+			if (ret)
+				return ret;
+		}
+		p = inst->modex_in[rank];
+		end = p + inst->modex_in_len[rank];
+	}
+	while (p + sizeof(struct rc_modex_sec) <= end) {
+		struct rc_modex_sec sec;
+
+		memcpy(&sec, p, sizeof(sec));
+		if (p + sizeof(sec) + sec.len > end)
+			break;
+		if (sec.tag == tag) {
+			*data = p + sizeof(sec);
+			*len = sec.len;
+			return RC_OK;
+		}
+		p += sizeof(sec) + RC_ALIGN8(sec.len);
+	}
+	return RC_ERR_INVAL;
+}
+
+
+void rc_modex_free(struct rc_inst *inst)
+{
+	int i;
+
+	if (inst->modex_in)
+		for (i = 0; i < inst->size; i++)
+			free(inst->modex_in[i]);
+	free(inst->modex_in);
+	free(inst->modex_in_len);
+	free(inst->modex_out);
+	inst->modex_in = NULL;
+	inst->modex_in_len = NULL;
+	inst->modex_out = NULL;
+	inst->modex_out_len = 0;
+}

@@ -1,0 +1,118 @@
+/*
+ * inst.h - the runtime instance: everything one MPI process owns.
+ *
+ * No engine state lives in globals: the process has exactly one instance
+ * (rc_g), reached from MPI_COMM_WORLD; unit tests create several instances in
+ * one process and wire them with the in-process transport.
+ */
+#ifndef RC_INST_H
+#define RC_INST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "boot.h"
+#include "list.h"
+
+struct rc_inst;
+struct rc_tp;
+struct rc_comm;
+struct rc_req;
+struct rc_p2p;
+
+#define RC_TP_MAX 4
+#define RC_CTX_MAX 8192		/* context ids (two per communicator) */
+#define RC_HOST_MAX 64
+
+/* A peer process, by world rank. */
+struct rc_proc {
+	struct rc_tp *tp;	/* the transport that reaches it */
+	bool local;		/* same node (same kernel boot id) */
+	pid_t pid;
+	char host[RC_HOST_MAX];
+	struct rc_list pending;	/* sends waiting for the transport */
+};
+
+typedef unsigned (*rc_progress_fn)(struct rc_inst *inst, void *arg);
+
+struct rc_progress_hook {
+	rc_progress_fn fn;
+	void *arg;
+};
+
+struct rc_inst {
+	int rank, size;
+	int local_rank, local_size;
+	int *local_peers;
+	char host[RC_HOST_MAX];
+	char boot_id[40];
+	char nspace[256];
+	bool singleton;
+	bool oversubscribed;	/* more local ranks than cores: yield */
+
+	struct rc_boot boot;
+	struct rc_proc *procs;
+	struct rc_tp *tps[RC_TP_MAX];
+	int ntps;
+	struct rc_tp *self_tp;	/* in-process transport to myself */
+
+	struct rc_p2p *p2p;	/* matching and protocol state (pt2pt) */
+	void *coll;		/* collective module state (coll) */
+
+	/* request pool */
+	struct rc_req *req_free;
+	void **req_slabs;
+	size_t nreq_slabs;
+
+	struct rc_comm *world, *self;
+	uint32_t ctx_used[RC_CTX_MAX / 32];
+
+	struct rc_progress_hook hooks[8];
+	int nhooks;
+	int in_progress;
+	unsigned idle;		/* consecutive empty progress calls */
+
+	int thread_level;
+	void *thread_main;
+	bool initialized, finalized;
+
+	/* modex blobs: ours, and peers' (fetched lazily) */
+	void *modex_out;
+	size_t modex_out_len;
+	void **modex_in;
+	size_t *modex_in_len;
+};
+
+/* The process-wide instance behind MPI_COMM_WORLD. */
+extern struct rc_inst rc_g;
+
+/* Drive every transport and protocol once; returns events handled. Never
+ * blocks, never re-entered. */
+unsigned rc_progress(struct rc_inst *inst);
+/* Called by blocking loops that made no progress: yields when
+ * oversubscribed, otherwise relaxes the CPU. */
+void rc_progress_idle(struct rc_inst *inst);
+int rc_progress_register(struct rc_inst *inst, rc_progress_fn fn, void *arg);
+
+/* Modex: each transport adds a tagged section to this process's address
+ * blob before the exchange; afterwards it reads peers' sections. */
+int rc_modex_add(struct rc_inst *inst, uint16_t tag, const void *data,
+		 size_t len);
+int rc_modex_exchange(struct rc_inst *inst);
+/* Peer's section `tag` (points into a blob the instance owns). */
+int rc_modex_get(struct rc_inst *inst, int rank, uint16_t tag,
+		 const void **data, size_t *len);
+
+enum rc_modex_tag {
+	RC_MODEX_PROC = 1,	/* host, boot id, pid */
+	RC_MODEX_SHM,
+	RC_MODEX_VERBS,
+};
+
+void rc_modex_free(struct rc_inst *inst);
+
+/* End the job (all ranks) with `code`; prints msg. Does not return. */
+__attribute__((noreturn)) void rc_abort(struct rc_inst *inst, int code,
+					const char *msg);
+
+#endif

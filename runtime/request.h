@@ -1,0 +1,122 @@
+/*
+ * request.h - requests: one object per nonblocking operation (pt2pt send or
+ * receive, collective schedule), from a per-instance pool.
+ *
+ * State machine (asserted):
+ *   INACTIVE --start--> ACTIVE --rc_req_complete--> DONE
+ *   DONE --wait/test: persistent--> INACTIVE; non-persistent--> freed
+ * MPI_Request_free on an ACTIVE request sets RC_REQ_USER_FREED and the
+ * request is freed when it completes.
+ */
+#ifndef RC_REQUEST_H
+#define RC_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+#include "list.h"
+
+struct rc_inst;
+struct rc_comm;
+struct rc_dtype;
+struct rc_umsg;
+
+enum rc_req_kind {
+	RC_REQ_SEND = 1,
+	RC_REQ_RECV,
+	RC_REQ_COLL,	/* a collective schedule */
+	RC_REQ_NULL,	/* completes at once (MPI_PROC_NULL peers) */
+};
+
+enum rc_req_state {
+	RC_REQ_INACTIVE = 0,
+	RC_REQ_ACTIVE,
+	RC_REQ_DONE,
+};
+
+enum rc_send_mode {
+	RC_SEND_STD = 0,
+	RC_SEND_SYNC,
+	RC_SEND_READY,
+};
+
+#define RC_REQ_PERSISTENT 0x1u	/* MPI_Send_init / MPI_Recv_init */
+#define RC_REQ_USER_FREED 0x2u	/* MPI_Request_free while active */
+#define RC_REQ_POOLED 0x4u	/* from the pool (not on a caller's stack) */
+#define RC_REQ_CANCELLED 0x8u
+#define RC_REQ_POSTED 0x10u	/* on a posted-receive queue */
+
+/* Protocol state, owned by pt2pt. */
+struct rc_p2p_state {
+	int wpeer;		/* world rank of the peer once known */
+	size_t len;		/* bytes the protocol moves (packed) */
+	size_t sent;		/* bytes handed to the transport / fetched */
+	size_t acked;		/* bytes known to be done */
+	unsigned inflight;	/* transport operations outstanding */
+	uint64_t remote_id;	/* peer's request id (rendezvous, ssend) */
+	uint64_t raddr;		/* peer buffer for RGET/RPUT */
+	uint8_t rkey[32];	/* peer's memory key, transport-defined */
+	void *tmp;		/* packing buffer for non-contiguous data */
+	void *mreg;		/* transport memory registration */
+	uint8_t proto;		/* chosen protocol (pt2pt/engine.c) */
+	bool waiting_ack;	/* synchronous send: ACK not yet seen */
+};
+
+struct rc_req {
+	struct rc_inst *inst;
+	uint8_t kind;
+	uint8_t state;
+	uint16_t flags;
+	int err;		/* internal status (status.h) */
+	struct rc_comm *comm;
+	MPI_Status status;
+	/* called inside progress when the request completes */
+	void (*cb)(struct rc_req *req);
+	void *cb_data;
+	struct rc_list link;	/* posted-receive queue, pending list */
+
+	/* the operation */
+	void *buf;
+	size_t count;
+	struct rc_dtype *dt;
+	int peer;		/* comm rank, MPI_ANY_SOURCE, MPI_PROC_NULL */
+	int tag;
+	uint32_t ctx;
+	uint8_t mode;		/* enum rc_send_mode */
+	struct rc_umsg *msg;	/* MPI_Imrecv: the message to receive */
+
+	struct rc_p2p_state p2p;
+	void *coll;		/* collective schedule (coll/) */
+	struct rc_req *pool_next;
+};
+
+/* Allocate from the instance's pool; fields zeroed, state INACTIVE. */
+struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind);
+/* Initialise a request that lives on the caller's stack (blocking calls). */
+void rc_req_init_stack(struct rc_req *req, struct rc_inst *inst,
+		       enum rc_req_kind kind);
+void rc_req_free(struct rc_req *req);
+
+/* Mark the request done and run its completion callback. */
+void rc_req_complete(struct rc_req *req);
+
+static inline bool rc_req_done(const struct rc_req *req)
+{
+	return req->state == RC_REQ_DONE;
+}
+
+/* Spin on progress until req is done (never returns early). */
+void rc_req_wait_done(struct rc_req *req);
+
+/* After DONE: copy status out, release or re-arm per the rules above.
+ * Returns the request's internal status. */
+int rc_req_finish(struct rc_req **reqp, MPI_Status *status);
+
+void rc_req_pool_init(struct rc_inst *inst);
+void rc_req_pool_fini(struct rc_inst *inst);
+
+/* A status for an operation with nothing to receive (PROC_NULL). */
+void rc_status_set_empty(MPI_Status *st);
+
+#endif

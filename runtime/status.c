@@ -1,0 +1,28 @@
+/*
+ * status.c - internal status codes: texts and MPI error classes, from the
+ * one table in status.h.
+ */
+#include "status.h"
+
+static const struct {
+	int cls;
+	const char *str;
+} rc_status_tab[] = {
+#define RC_X_TAB(name, c, s) [name] = { c, s },
+	RC_STATUS_TABLE(RC_X_TAB)
+#undef RC_X_TAB
+};
+
+int rc_status_to_mpi(int status)
+{
+	if (status < 0 || status >= RC_STATUS_COUNT)
+		return MPI_ERR_INTERN;
+	return rc_status_tab[status].cls;
+}
+
+const char *rc_status_str(int status)
+{
+	if (status < 0 || status >= RC_STATUS_COUNT)
+		return "unknown status";
+	return rc_status_tab[status].str;
+}
