@@ -71,7 +71,6 @@ extern struct rc_umsg rc_mpi_message_no_proc;
 #define MPI_MESSAGE_NO_PROC RC_PREDEF(MPI_Message, rc_mpi_message_no_proc)
 
 /* Predefined datatypes. RC_DTYPES(X) lists name, C type, rcmpi symbol. */
-extern struct rc_dtype rc_mpi_datatype_null;
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)
 extern struct rc_dtype rc_mpi_char, rc_mpi_signed_char, rc_mpi_unsigned_char,
 	rc_mpi_byte, rc_mpi_short, rc_mpi_unsigned_short, rc_mpi_int,
@@ -84,7 +83,7 @@ extern struct rc_dtype rc_mpi_char, rc_mpi_signed_char, rc_mpi_unsigned_char,
 	rc_mpi_c_long_double_complex, rc_mpi_aint, rc_mpi_offset,
 	rc_mpi_count, rc_mpi_packed, rc_mpi_float_int, rc_mpi_double_int,
 	rc_mpi_long_int, rc_mpi_2int, rc_mpi_short_int,
-	rc_mpi_long_double_int, rc_mpi_lb_marker, rc_mpi_ub_marker;
+	rc_mpi_long_double_int;
 
 #define MPI_CHAR RC_PREDEF(MPI_Datatype, rc_mpi_char)
 #define MPI_SIGNED_CHAR RC_PREDEF(MPI_Datatype, rc_mpi_signed_char)
@@ -311,6 +310,16 @@ RC_DECL(int, MPI_Errhandler_free, (MPI_Errhandler *eh));
 /* Communicators (world and self) */
 RC_DECL(int, MPI_Comm_rank, (MPI_Comm comm, int *rank));
 RC_DECL(int, MPI_Comm_size, (MPI_Comm comm, int *size));
+
+/* Communicators, groups and topologies (more) */
+
+/* Point-to-point */
+
+/* Datatypes and packing */
+
+/* Reduction operations */
+
+/* Collectives */
 
 #ifdef __cplusplus
 }
