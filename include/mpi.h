@@ -314,6 +314,86 @@ RC_DECL(int, MPI_Comm_size, (MPI_Comm comm, int *size));
 /* Communicators, groups and topologies (more) */
 
 /* Point-to-point */
+RC_DECL(int, MPI_Send, (const void *buf, int count, MPI_Datatype datatype,
+			int dest, int tag, MPI_Comm comm));
+RC_DECL(int, MPI_Ssend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm));
+RC_DECL(int, MPI_Rsend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm));
+RC_DECL(int, MPI_Recv, (void *buf, int count, MPI_Datatype datatype,
+			int source, int tag, MPI_Comm comm,
+			MPI_Status *status));
+RC_DECL(int, MPI_Isend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm,
+			 MPI_Request *request));
+RC_DECL(int, MPI_Issend, (const void *buf, int count, MPI_Datatype datatype,
+			  int dest, int tag, MPI_Comm comm,
+			  MPI_Request *request));
+RC_DECL(int, MPI_Irsend, (const void *buf, int count, MPI_Datatype datatype,
+			  int dest, int tag, MPI_Comm comm,
+			  MPI_Request *request));
+RC_DECL(int, MPI_Irecv, (void *buf, int count, MPI_Datatype datatype,
+			 int source, int tag, MPI_Comm comm,
+			 MPI_Request *request));
+RC_DECL(int, MPI_Sendrecv,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+	 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	 int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+RC_DECL(int, MPI_Sendrecv_replace,
+	(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+	 int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+RC_DECL(int, MPI_Send_init, (const void *buf, int count,
+			     MPI_Datatype datatype, int dest, int tag,
+			     MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Ssend_init, (const void *buf, int count,
+			      MPI_Datatype datatype, int dest, int tag,
+			      MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Rsend_init, (const void *buf, int count,
+			      MPI_Datatype datatype, int dest, int tag,
+			      MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Recv_init, (void *buf, int count, MPI_Datatype datatype,
+			     int source, int tag, MPI_Comm comm,
+			     MPI_Request *request));
+RC_DECL(int, MPI_Start, (MPI_Request *request));
+RC_DECL(int, MPI_Startall, (int count, MPI_Request requests[]));
+RC_DECL(int, MPI_Probe, (int source, int tag, MPI_Comm comm,
+			 MPI_Status *status));
+RC_DECL(int, MPI_Iprobe, (int source, int tag, MPI_Comm comm, int *flag,
+			  MPI_Status *status));
+RC_DECL(int, MPI_Mprobe, (int source, int tag, MPI_Comm comm,
+			  MPI_Message *message, MPI_Status *status));
+RC_DECL(int, MPI_Improbe, (int source, int tag, MPI_Comm comm, int *flag,
+			   MPI_Message *message, MPI_Status *status));
+RC_DECL(int, MPI_Mrecv, (void *buf, int count, MPI_Datatype datatype,
+			 MPI_Message *message, MPI_Status *status));
+RC_DECL(int, MPI_Imrecv, (void *buf, int count, MPI_Datatype datatype,
+			  MPI_Message *message, MPI_Request *request));
+RC_DECL(int, MPI_Cancel, (MPI_Request *request));
+RC_DECL(int, MPI_Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+RC_DECL(int, MPI_Free_mem, (void *base));
+
+/* Requests */
+RC_DECL(int, MPI_Wait, (MPI_Request *request, MPI_Status *status));
+RC_DECL(int, MPI_Test, (MPI_Request *request, int *flag,
+			MPI_Status *status));
+RC_DECL(int, MPI_Waitall, (int count, MPI_Request requests[],
+			   MPI_Status statuses[]));
+RC_DECL(int, MPI_Testall, (int count, MPI_Request requests[], int *flag,
+			   MPI_Status statuses[]));
+RC_DECL(int, MPI_Waitany, (int count, MPI_Request requests[], int *index,
+			   MPI_Status *status));
+RC_DECL(int, MPI_Testany, (int count, MPI_Request requests[], int *index,
+			   int *flag, MPI_Status *status));
+RC_DECL(int, MPI_Waitsome, (int incount, MPI_Request requests[],
+			    int *outcount, int indices[],
+			    MPI_Status statuses[]));
+RC_DECL(int, MPI_Testsome, (int incount, MPI_Request requests[],
+			    int *outcount, int indices[],
+			    MPI_Status statuses[]));
+RC_DECL(int, MPI_Request_free, (MPI_Request *request));
+RC_DECL(int, MPI_Request_get_status, (MPI_Request request, int *flag,
+				      MPI_Status *status));
+RC_DECL(int, MPI_Test_cancelled, (const MPI_Status *status, int *flag));
 
 /* Datatypes and packing */
 
