@@ -63,26 +63,29 @@ static int dt_check_blens(int count, const int *blens, const char *fn)
 	return MPI_SUCCESS;
 }
 
-static int dt_new(int status, struct rc_dtype *dt, MPI_Datatype *newtype,
-		  const char *fn)
+/* Hand a constructor's result out. dtp, not the pointer itself: the
+ * constructor call that fills it is a sibling argument, evaluated in an
+ * unspecified order. */
+static int dt_new(int status, struct rc_dtype *const *dtp,
+		  MPI_Datatype *newtype, const char *fn)
 {
 	if (status)
 		return rc_api_status(NULL, status, fn);
-	*newtype = dt;
+	*newtype = *dtp;
 	return MPI_SUCCESS;
 }
 
 /* (h)indexed with count 0 may pass NULL blocklengths, which the engine
  * reads as the _block form: restore the combiner MPI_Type_get_envelope
  * reports. */
-static int dt_new_indexed(int status, struct rc_dtype *dt, int combiner,
-			  MPI_Datatype *newtype, const char *fn)
+static int dt_new_indexed(int status, struct rc_dtype *const *dtp,
+			  int combiner, MPI_Datatype *newtype, const char *fn)
 {
-	if (!status && dt->combiner != combiner) {
-		dt->combiner = combiner;
-		dt->env[0] = 1;
+	if (!status && (*dtp)->combiner != combiner) {
+		(*dtp)->combiner = combiner;
+		(*dtp)->env[0] = 1;
 	}
-	return dt_new(status, dt, newtype, fn);
+	return dt_new(status, dtp, newtype, fn);
 }
 
 /* ---- constructors ----------------------------------------------------- */
@@ -97,7 +100,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
 	DT_CHECK_COUNT(count, fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_contig((size_t)count, oldtype, &dt), dt,
+	return dt_new(rc_dt_create_contig((size_t)count, oldtype, &dt), &dt,
 		      newtype, fn);
 }
 RC_WEAK(MPI_Type_contiguous)
@@ -116,7 +119,7 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 	DT_CHECK_PTR(newtype, fn);
 	return dt_new(rc_dt_create_vector((size_t)count, (size_t)blocklength,
 					  stride, oldtype, &dt),
-		      dt, newtype, fn);
+		      &dt, newtype, fn);
 }
 RC_WEAK(MPI_Type_vector)
 
@@ -134,7 +137,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 	DT_CHECK_PTR(newtype, fn);
 	return dt_new(rc_dt_create_hvector((size_t)count, (size_t)blocklength,
 					   stride, oldtype, &dt),
-		      dt, newtype, fn);
+		      &dt, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_hvector)
 
@@ -159,7 +162,7 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 						   array_of_blocklengths, 0,
 						   array_of_displacements,
 						   oldtype, &dt),
-			      dt, MPI_COMBINER_INDEXED, newtype, fn);
+			      &dt, MPI_COMBINER_INDEXED, newtype, fn);
 }
 RC_WEAK(MPI_Type_indexed)
 
@@ -184,7 +187,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 						    array_of_blocklengths, 0,
 						    array_of_displacements,
 						    oldtype, &dt),
-			      dt, MPI_COMBINER_HINDEXED, newtype, fn);
+			      &dt, MPI_COMBINER_HINDEXED, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_hindexed)
 
@@ -206,7 +209,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 	return dt_new(rc_dt_create_indexed((size_t)count, NULL,
 					   (size_t)blocklength,
 					   array_of_displacements, oldtype, &dt),
-		      dt, newtype, fn);
+		      &dt, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_indexed_block)
 
@@ -229,7 +232,7 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 					    (size_t)blocklength,
 					    array_of_displacements, oldtype,
 					    &dt),
-		      dt, newtype, fn);
+		      &dt, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_hindexed_block)
 
@@ -257,7 +260,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 	return dt_new(rc_dt_create_struct((size_t)count, array_of_blocklengths,
 					  array_of_displacements,
 					  array_of_types, &dt),
-		      dt, newtype, fn);
+		      &dt, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_struct)
 
@@ -300,7 +303,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 	return dt_new(rc_dt_create_subarray(ndims, array_of_sizes,
 					    array_of_subsizes, array_of_starts,
 					    order, oldtype, &dt),
-		      dt, newtype, fn);
+		      &dt, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_subarray)
 
@@ -313,7 +316,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_resized(oldtype, lb, extent, &dt), dt,
+	return dt_new(rc_dt_create_resized(oldtype, lb, extent, &dt), &dt,
 		      newtype, fn);
 }
 RC_WEAK(MPI_Type_create_resized)
@@ -326,7 +329,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_dup(oldtype, &dt), dt, newtype, fn);
+	return dt_new(rc_dt_create_dup(oldtype, &dt), &dt, newtype, fn);
 }
 RC_WEAK(MPI_Type_dup)
 
