@@ -1206,6 +1206,9 @@ START_TEST(test_flatten_merges)
 	t = commit(t);
 	ck_assert_uint_eq(t->nblocks, 1000000);
 	ck_assert_uint_eq(t->nsig, 1);
+	/* equal blocks at a constant stride: the table-free pack loop */
+	ck_assert(t->flags & RC_DT_REGULAR);
+	ck_assert_int_eq(t->rstride, 8);
 	buf = malloc(2000000 * sizeof(int));
 	out = malloc(1000000 * sizeof(int));
 	for (i = 0; i < 2000000; i++)
@@ -1255,6 +1258,7 @@ START_TEST(test_is_contig)
 	ck_assert_int_eq(MPI_Type_create_struct(2, bl, dp, ts, &t),
 			 MPI_SUCCESS);
 	ck_assert(!rc_dt_is_contig(t, 1));
+	ck_assert(!(t->flags & RC_DT_REGULAR));	/* lengths 1 and 8 */
 	dfree(t);
 	ck_assert_int_eq(MPI_Type_contiguous(0, MPI_INT, &t), MPI_SUCCESS);
 	ck_assert(rc_dt_is_contig(t, 9));
