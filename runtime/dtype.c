@@ -339,9 +339,12 @@ static inline void dt_flat_block(struct dt_flat *f, ptrdiff_t disp,
 			return;
 		}
 	}
-	if (f->nb == f->cb &&
-	    (f->err = dt_grow((void **)&f->b, &f->cb, f->nb + 1, sizeof(*f->b))))
-		return;
+	if (f->nb == f->cb) {
+		f->err = dt_grow((void **)&f->b, &f->cb, f->nb + 1,
+				 sizeof(*f->b));
+		if (f->err)
+			return;
+	}
 	f->b[f->nb].disp = disp;
 	f->b[f->nb].len = len;
 	f->nb++;
@@ -356,9 +359,12 @@ static inline void dt_flat_sig(struct dt_flat *f, enum rc_basic basic,
 		f->s[f->ns - 1].count += count;
 		return;
 	}
-	if (f->ns == f->cs &&
-	    (f->err = dt_grow((void **)&f->s, &f->cs, f->ns + 1, sizeof(*f->s))))
-		return;
+	if (f->ns == f->cs) {
+		f->err = dt_grow((void **)&f->s, &f->cs, f->ns + 1,
+				 sizeof(*f->s));
+		if (f->err)
+			return;
+	}
 	f->s[f->ns].basic = basic;
 	f->s[f->ns].count = count;
 	f->ns++;
@@ -366,7 +372,8 @@ static inline void dt_flat_sig(struct dt_flat *f, enum rc_basic basic,
 
 static bool dt_dense(const struct rc_dtype *t)
 {
-	return t->nblocks == 1 && (ptrdiff_t)t->blocks[0].len == rc_dt_extent(t);
+	return t->nblocks == 1 &&
+	       (ptrdiff_t)t->blocks[0].len == rc_dt_extent(t);
 }
 
 /* Append n copies of t's type map at disp + k * extent(t). */
@@ -420,7 +427,8 @@ static void dt_calc_regular(struct rc_dtype *dt)
 	dt->rstride = dt->blocks[1].disp - dt->blocks[0].disp;
 	for (i = 1; i < dt->nblocks; i++)
 		if (dt->blocks[i].len != dt->blocks[0].len ||
-		    dt->blocks[i].disp - dt->blocks[i - 1].disp != dt->rstride) {
+		    dt->blocks[i].disp - dt->blocks[i - 1].disp !=
+			    dt->rstride) {
 			dt->rstride = 0;
 			return;
 		}
@@ -534,7 +542,8 @@ static int dt_bounds_add(struct dt_bounds *bd, const struct rc_dtype *t,
 {
 	ptrdiff_t span, lo, hi, v;
 
-	if (!n || (!t->size && !(t->flags & (RC_DT_STICKY_LB | RC_DT_STICKY_UB))))
+	if (!n ||
+	    (!t->size && !(t->flags & (RC_DT_STICKY_LB | RC_DT_STICKY_UB))))
 		return RC_OK;
 	if (__builtin_mul_overflow((ptrdiff_t)(n - 1), rc_dt_extent(t), &span))
 		return RC_ERR_INVAL;
@@ -1087,7 +1096,8 @@ dt_move(const struct rc_dtype *dt, uintptr_t buf, size_t offset, char *pk,
 	} else {
 		for (; len >= size; len -= size, base += ext) {
 			for (b = 0; b < nb; b++) {
-				DT_MOVE(unpack, pk, base + (uintptr_t)blk[b].disp,
+				DT_MOVE(unpack, pk,
+					base + (uintptr_t)blk[b].disp,
 					blk[b].len);
 				pk += blk[b].len;
 			}
@@ -1123,8 +1133,10 @@ size_t rc_dt_pack(const struct rc_dtype *dt, size_t count, const void *buf,
 	if (!len)
 		return 0;
 	if (rc_dt_is_contig(dt, count))
-		memcpy(out, (const void *)((uintptr_t)rc_dt_contig_ptr(dt, buf) +
-					   offset), len);
+		memcpy(out,
+		       (const void *)((uintptr_t)rc_dt_contig_ptr(dt, buf) +
+				      offset),
+		       len);
 	else
 		dt_move(dt, (uintptr_t)buf, offset, out, len, false);
 	return len;

@@ -63,7 +63,8 @@ enum rc_basic {
 	RC_BASIC_2INT,
 	RC_BASIC_SHORT_INT,
 	RC_BASIC_LONG_DOUBLE_INT,
-	/* number of kinds (RC_BASIC_COUNT is MPI_COUNT's kind, from the table) */
+	/* the number of kinds (RC_BASIC_COUNT, from the table, is the kind
+	 * of MPI_COUNT) */
 	RC_BASIC_NKINDS
 };
 
