@@ -63,6 +63,7 @@ struct job {
 	struct rc_jobmap map;
 	int np;
 	struct rc_lproc *procs;
+	struct rc_lproc **batch;	/* job_reap's scratch */
 	struct rc_iof_buf *obuf, *ebuf;
 	struct rc_stdin in;
 	bool stdin_on;
@@ -266,10 +267,10 @@ static const char *sig_name(int sig)
 	return s ? s : "unknown signal";
 }
 
-static void job_exited(struct rc_lproc *p, int ws)
+static void job_exited(struct rc_lproc *p)
 {
-	p->alive = false;
-	p->wstatus = ws;
+	int ws = p->wstatus;
+
 	if (job.verbose)
 		rc_lmsg("rank %d (pid %d) ended: wait status 0x%x", p->rank,
 			(int)p->pid, ws);
@@ -293,21 +294,6 @@ static void job_exited(struct rc_lproc *p, int ws)
 			 "calling MPI_Finalize (PMIx_Finalize) after MPI_Init; "
 			 "terminating the job", p->rank, (int)p->pid,
 			 job.host);
-	}
-}
-
-static void job_reap(void)
-{
-	pid_t pid;
-	int ws, i;
-
-	while ((pid = rc_procs_reap(&ws)) > 0) {
-		for (i = 0; i < job.np; i++) {
-			if (job.procs[i].pid == pid && job.procs[i].alive) {
-				job_exited(&job.procs[i], ws);
-				break;
-			}
-		}
 	}
 }
 
@@ -345,11 +331,34 @@ static void job_on_fence(struct rc_pev *ev)
 	rc_psrv_fence_done(ev, false, NULL, 0);
 }
 
-static void job_events(void)
+static void job_on_abort(struct rc_pev *ev)
 {
-	struct rc_pev *ev;
+	struct rc_lproc *p = ev->rank >= 0 && ev->rank < job.np ?
+			     &job.procs[ev->rank] : NULL;
+	int code = ev->status & 0xff;
+
+	if (!code && ev->status)
+		code = 1;
+	job_fail(code, SIGTERM,
+		 "rank %d (pid %d) on %s called MPI_Abort with error code "
+		 "%d%s%s; terminating the job", ev->rank,
+		 p ? (int)p->pid : -1, job.host, ev->status,
+		 ev->msg && *ev->msg ? ": " : "", ev->msg ? ev->msg : "");
+	rc_psrv_ack(ev, true);
+	rc_pev_free(ev);
+}
+
+/*
+ * Everything libpmix queued. With `aborts` non-NULL, aborts are set aside
+ * there instead of being handled (see job_reap).
+ */
+static void job_events_defer(struct rc_pev **aborts)
+{
+	struct rc_pev *ev, **tail = aborts;
 	struct rc_lproc *p;
 
+	while (tail && *tail)
+		tail = &(*tail)->next;
 	while ((ev = rc_psrv_next())) {
 		p = ev->rank >= 0 && ev->rank < job.np ? &job.procs[ev->rank] :
 							 NULL;
@@ -366,25 +375,61 @@ static void job_events(void)
 			if (job.verbose)
 				rc_lmsg("rank %d finalized", ev->rank);
 			break;
-		case RC_PEV_ABORT: {
-			int code = ev->status & 0xff;
-
-			if (!code && ev->status)
-				code = 1;
-			job_fail(code, SIGTERM,
-				 "rank %d (pid %d) on %s called MPI_Abort "
-				 "with error code %d%s%s; terminating the job",
-				 ev->rank, p ? (int)p->pid : -1, job.host,
-				 ev->status, ev->msg && *ev->msg ? ": " : "",
-				 ev->msg ? ev->msg : "");
-			rc_psrv_ack(ev, true);
-			break;
-		}
+		case RC_PEV_ABORT:
+			if (tail) {
+				*tail = ev;
+				tail = &ev->next;
+			} else {
+				job_on_abort(ev);
+			}
+			continue;
 		case RC_PEV_FENCE:
 			job_on_fence(ev);
 			continue;	/* freed */
 		}
 		rc_pev_free(ev);
+	}
+}
+
+static void job_events(void)
+{
+	job_events_defer(NULL);
+}
+
+/*
+ * Collect every child that exited, then judge them together. The first
+ * failure names the job's cause, but exits that arrive together come
+ * from waitpid() in no useful order: when one rank is killed, the others
+ * often fail in turn (a fence returns an error, they exit or abort)
+ * before we look. So: the events queued before those exits are recorded
+ * first (a rank's "finalized" precedes its exit), deaths by signal are
+ * judged before exits, and aborts queued meanwhile only after both.
+ */
+static void job_reap(void)
+{
+	struct rc_pev *aborts = NULL, *ev;
+	int n = 0, i, pass, ws;
+	pid_t pid;
+
+	while ((pid = rc_procs_reap(&ws)) > 0) {
+		for (i = 0; i < job.np; i++) {
+			if (job.procs[i].pid == pid && job.procs[i].alive) {
+				job.procs[i].alive = false;
+				job.procs[i].wstatus = ws;
+				job.batch[n++] = &job.procs[i];
+				break;
+			}
+		}
+	}
+	job_events_defer(&aborts);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+			if (!!WIFSIGNALED(job.batch[i]->wstatus) == !pass)
+				job_exited(job.batch[i]);
+	while ((ev = aborts)) {
+		aborts = ev->next;
+		ev->next = NULL;
+		job_on_abort(ev);
 	}
 }
 
@@ -399,11 +444,8 @@ static void job_on_sigfd(void)
 		else
 			job_on_signal((int)si.ssi_signo);
 	}
-	if (chld) {
-		/* "finalized" is queued before the client can exit */
-		job_events();
+	if (chld)
 		job_reap();
-	}
 }
 
 /* ---- the loop ----------------------------------------------------------- */
@@ -839,10 +881,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	job.procs = calloc(job.np, sizeof(*job.procs));
+	job.batch = calloc(job.np, sizeof(*job.batch));
 	job.obuf = calloc(job.np, sizeof(*job.obuf));
 	job.ebuf = calloc(job.np, sizeof(*job.ebuf));
 	job.fences = rc_fence_tab_new();
-	if (!job.procs || !job.obuf || !job.ebuf || !job.fences ||
+	if (!job.procs || !job.batch || !job.obuf || !job.ebuf || !job.fences ||
 	    job_map()) {
 		rc_lerr("out of memory");
 		return 1;

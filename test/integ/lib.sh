@@ -73,7 +73,7 @@ mpirun_run() {
 # no rank process left (by marker), no PMIx tmpdir, no shm segment
 check_clean() {
 	local left
-	left=$(pgrep -f -- "--mark=$MARK" || true)
+	left=$(pgrep -f -- "$MARK" || true)
 	if [[ -n $left ]]; then
 		fail "processes left behind: $(ps -o pid=,stat=,args= -p "${left//$'\n'/,}")"
 		kill -KILL $left 2>/dev/null
