@@ -82,7 +82,7 @@ int rc_iof_pump(struct rc_iof_buf *b, int fd, int rank, int stream,
 		n = read(fd, b->buf + b->len, IOF_CHUNK);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return errno == EAGAIN ? 1 : -1;
+		return errno == EAGAIN ? 2 : -1;
 	if (n == 0)
 		return 0;
 	b->len += (size_t)n;

@@ -87,8 +87,10 @@ struct rc_pev {
 };
 
 int rc_psrv_init(const char *tmpdir, const char *host);
-/* readable when events are queued; rc_psrv_next drains the wakeups */
+/* readable when events are queued: drain the wakeups, then take events
+ * until rc_psrv_next says NULL */
 int rc_psrv_event_fd(void);
+void rc_psrv_drain_wakeups(void);
 struct rc_pev *rc_psrv_next(void);
 void rc_psrv_ack(struct rc_pev *ev, bool ok);		/* abort: release caller */
 /* hand the all-gathered blob (malloc'd, ownership taken) back; frees ev */
@@ -155,7 +157,8 @@ struct rc_iof_buf {
 typedef void (*rc_iof_emit_fn)(void *arg, int rank, int stream,
 			       const char *buf, size_t len);
 
-/* read fd once; emit complete lines. 1: more may come, 0: EOF, -1: error */
+/* read fd once; emit complete lines. 1: read some, 2: nothing there now,
+ * 0: EOF, -1: error */
 int rc_iof_pump(struct rc_iof_buf *b, int fd, int rank, int stream,
 		rc_iof_emit_fn emit, void *arg);
 /* emit whatever is left (a last line without '\n') and free the buffer */

@@ -206,14 +206,22 @@ static void job_close_out(struct rc_lproc *p, int stream)
 	*fd = -1;
 }
 
-static void job_pump(struct rc_lproc *p, int stream)
+/* rc_iof_pump's answer; 0 once the stream is closed */
+static int job_pump(struct rc_lproc *p, int stream)
 {
 	int fd = stream == RC_IOF_OUT ? p->fd_out : p->fd_err;
 	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &job.obuf[p->rank] :
 						      &job.ebuf[p->rank];
+	int rc;
 
-	if (fd >= 0 && rc_iof_pump(b, fd, p->rank, stream, job_emit, NULL) <= 0)
+	if (fd < 0)
+		return 0;
+	rc = rc_iof_pump(b, fd, p->rank, stream, job_emit, NULL);
+	if (rc <= 0) {
 		job_close_out(p, stream);
+		return 0;
+	}
+	return rc;
 }
 
 /* what an exited rank wrote last, before we talk about it */
@@ -221,10 +229,10 @@ static void job_drain(struct rc_lproc *p)
 {
 	int i;
 
-	for (i = 0; i < 64 && p->fd_out >= 0; i++)
-		job_pump(p, RC_IOF_OUT);
-	for (i = 0; i < 64 && p->fd_err >= 0; i++)
-		job_pump(p, RC_IOF_ERR);
+	for (i = 0; i < 64 && job_pump(p, RC_IOF_OUT) == 1; i++)
+		;
+	for (i = 0; i < 64 && job_pump(p, RC_IOF_ERR) == 1; i++)
+		;
 }
 
 /* ---- job state ---------------------------------------------------------- */
@@ -359,6 +367,7 @@ static void job_events_defer(struct rc_pev **aborts)
 
 	while (tail && *tail)
 		tail = &(*tail)->next;
+	rc_psrv_drain_wakeups();
 	while ((ev = rc_psrv_next())) {
 		p = ev->rank >= 0 && ev->rank < job.np ? &job.procs[ev->rank] :
 							 NULL;

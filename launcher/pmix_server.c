@@ -109,30 +109,28 @@ int rc_psrv_event_fd(void)
 	return psrv.wake[0];
 }
 
-struct rc_pev *rc_psrv_next(void)
+void rc_psrv_drain_wakeups(void)
 {
 	char junk[256];
-	struct psrv_ev *e;
 
 	while (read(psrv.wake[0], junk, sizeof(junk)) > 0)
 		;
+}
+
+/* an event posted after the drain leaves its byte: poll wakes us again */
+struct rc_pev *rc_psrv_next(void)
+{
+	struct psrv_ev *e;
+
 	pthread_mutex_lock(&psrv.lock);
 	e = psrv.head;
 	if (e) {
-		psrv.head = (struct psrv_ev *)(void *)e->pub.next;
+		psrv.head = e->pub.next ? psrv_of(e->pub.next) : NULL;
 		if (!psrv.head)
 			psrv.tail = NULL;
 		e->pub.next = NULL;
 	}
 	pthread_mutex_unlock(&psrv.lock);
-	/* one event at a time: make sure the loop comes back for the rest */
-	if (e && psrv.head) {
-		char c = 0;
-
-		if (write(psrv.wake[1], &c, 1) < 0) {
-			/* full pipe: already readable */
-		}
-	}
 	return e ? &e->pub : NULL;
 }
 

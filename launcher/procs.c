@@ -179,17 +179,31 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 	cpu_set_t *mask = NULL;
 	size_t masksize = 0;
 	pid_t parent = getpid(), pid;
-	char rankstr[16];
-	int i;
+	char rankstr[16], **sh_argv;
+	int i, argc = 0;
 
 	if (p->cpu >= 0) {
 		mask = CPU_ALLOC(p->cpu + 1);
-		if (!mask)
+		if (!mask) {
+			rc_lerr("cannot start rank %d: out of memory", p->rank);
 			return -1;
+		}
 		masksize = CPU_ALLOC_SIZE(p->cpu + 1);
 		CPU_ZERO_S(masksize, mask);
 		CPU_SET_S(p->cpu, masksize, mask);
 	}
+	/* execvp's fallback for scripts without "#!": run them with sh */
+	while (argv[argc])
+		argc++;
+	sh_argv = calloc(argc + 2, sizeof(*sh_argv));
+	if (!sh_argv) {
+		rc_lerr("cannot start rank %d: out of memory", p->rank);
+		goto err_mask;
+	}
+	sh_argv[0] = "/bin/sh";
+	sh_argv[1] = (char *)path;
+	for (i = 1; i < argc; i++)
+		sh_argv[i + 1] = argv[i];
 	if (want_stdin && pipe2(in, O_CLOEXEC))
 		goto err_pipes;
 	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
@@ -226,6 +240,8 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 		    dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0)
 			_exit(127);
 		execve(path, argv, p->env);
+		if (errno == ENOEXEC)
+			execve(sh_argv[0], sh_argv, p->env);
 		msg[6] = strerrordesc_np(errno);
 		if (!msg[6])
 			msg[6] = "error";
@@ -234,7 +250,9 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 	}
 	/* both sides set the group: no window where a signal misses it */
 	setpgid(pid, pid);
-	CPU_FREE(mask);
+	free(sh_argv);
+	if (mask)
+		CPU_FREE(mask);
 	p->pid = pid;
 	p->alive = true;
 	procs_close(&in[0]);
@@ -257,6 +275,8 @@ err_pipes:
 	procs_close(&out[1]);
 	procs_close(&err[0]);
 	procs_close(&err[1]);
+	free(sh_argv);
+err_mask:
 	if (mask)
 		CPU_FREE(mask);
 	return -1;
