@@ -64,6 +64,8 @@ struct job {
 	int np;
 	struct rc_lproc *procs;
 	struct rc_lproc **batch;	/* job_reap's scratch */
+	struct pollfd *pfd;	/* job_loop's: 4 + 2 per rank */
+	int *who;
 	struct rc_iof_buf *obuf, *ebuf;
 	struct rc_stdin in;
 	bool stdin_on;
@@ -499,32 +501,11 @@ static int job_timeout_ms(double t)
 
 static void job_loop(void)
 {
-	struct pollfd *pfd;
-	int *who, n, i, k;
+	struct pollfd *pfd = job.pfd;
+	int *who = job.who, n, i, k;
+	bool stdin_polled;
 	double t;
 
-	/* signalfd, events, stdin src, stdin dst, 2 per rank */
-	pfd = calloc(4 + 2 * (size_t)job.np, sizeof(*pfd));
-	who = calloc(4 + 2 * (size_t)job.np, sizeof(*who));
-	if (!pfd || !who) {
-		rc_lerr("out of memory");
-		job_fail(1, SIGKILL, "out of memory; terminating the job");
-		/* without poll: wait for the children */
-		while (job.nalive > 0) {
-			int ws;
-			pid_t pid = waitpid(-1, &ws, 0);
-
-			if (pid < 0)
-				break;
-			for (i = 0; i < job.np; i++)
-				if (job.procs[i].pid == pid)
-					job.procs[i].alive = false;
-			job.nalive--;
-		}
-		free(pfd);
-		free(who);
-		return;
-	}
 	for (;;) {
 		t = now_s();
 		if (job.nalive == 0) {
@@ -540,7 +521,8 @@ static void job_loop(void)
 		pfd[n++].events = POLLIN;
 		pfd[n].fd = rc_psrv_event_fd();
 		pfd[n++].events = POLLIN;
-		if (job.stdin_on) {
+		stdin_polled = job.stdin_on;
+		if (stdin_polled) {
 			pfd[n].fd = job.in.src;
 			pfd[n++].events = rc_stdin_want_src(&job.in);
 			pfd[n].fd = job.in.dst;
@@ -571,14 +553,15 @@ static void job_loop(void)
 			job_on_sigfd();
 		if (pfd[1].revents)
 			job_events();
-		if (job.stdin_on) {
+		/* rank 0 may have exited meanwhile: closed is checked first */
+		if (stdin_polled && !job.in.closed) {
 			if (pfd[2].revents)
 				rc_stdin_on_src(&job.in);
 			if (pfd[3].revents)
 				rc_stdin_on_dst(&job.in);
-			if (job.in.closed)
-				job.stdin_on = false;
 		}
+		if (job.in.closed)
+			job.stdin_on = false;
 		for (i = k; i < n; i++) {
 			if (!pfd[i].revents)
 				continue;
@@ -598,8 +581,6 @@ static void job_loop(void)
 			job.t_kill = 0;
 		}
 	}
-	free(pfd);
-	free(who);
 	job_close_all_outputs();
 }
 
@@ -891,11 +872,13 @@ int main(int argc, char **argv)
 	}
 	job.procs = calloc(job.np, sizeof(*job.procs));
 	job.batch = calloc(job.np, sizeof(*job.batch));
+	job.pfd = calloc(4 + 2 * (size_t)job.np, sizeof(*job.pfd));
+	job.who = calloc(4 + 2 * (size_t)job.np, sizeof(*job.who));
 	job.obuf = calloc(job.np, sizeof(*job.obuf));
 	job.ebuf = calloc(job.np, sizeof(*job.ebuf));
 	job.fences = rc_fence_tab_new();
-	if (!job.procs || !job.batch || !job.obuf || !job.ebuf || !job.fences ||
-	    job_map()) {
+	if (!job.procs || !job.batch || !job.pfd || !job.who || !job.obuf ||
+	    !job.ebuf || !job.fences || job_map()) {
 		rc_lerr("out of memory");
 		return 1;
 	}
