@@ -281,9 +281,12 @@ static void job_exited(struct rc_lproc *p)
 {
 	int ws = p->wstatus;
 
-	if (job.verbose)
-		rc_lmsg("rank %d (pid %d) ended: wait status 0x%x", p->rank,
-			(int)p->pid, ws);
+	if (job.verbose && WIFSIGNALED(ws))
+		rc_lmsg("rank %d (pid %d) ended: killed by signal %d", p->rank,
+			(int)p->pid, WTERMSIG(ws));
+	else if (job.verbose)
+		rc_lmsg("rank %d (pid %d) ended: exit status %d", p->rank,
+			(int)p->pid, WEXITSTATUS(ws));
 	job.nalive--;
 	if (p->rank == 0 && job.stdin_on)
 		rc_stdin_close(&job.in);

@@ -115,9 +115,9 @@ expect_faster() {	# ms
 
 show_output() {
 	echo "    --- stdout (head):"
-	head -c 2000 "$D/out" 2>/dev/null | head -n 15 | sed 's/^/    | /'
+	head -c 2000 "$D/out" 2>/dev/null | head -n 15 | cut -c1-160 | sed 's/^/    | /'
 	echo "    --- stderr (head):"
-	head -c 2000 "$D/err" 2>/dev/null | head -n 15 | sed 's/^/    | /'
+	head -c 2000 "$D/err" 2>/dev/null | head -n 15 | cut -c1-160 | sed 's/^/    | /'
 }
 
 # wait until $D/out has N lines matching regex (at most S seconds)
