@@ -320,12 +320,17 @@ struct psrv_wait {
 	pmix_status_t status;
 };
 
-static void psrv_wait_init(struct psrv_wait *w, int pending)
+static struct psrv_wait *psrv_wait_new(int pending)
 {
+	struct psrv_wait *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	w->pending = pending;
 	w->status = PMIX_SUCCESS;
+	return w;
 }
 
 static void psrv_wait_cb(pmix_status_t status, void *cbdata)
@@ -340,11 +345,15 @@ static void psrv_wait_cb(pmix_status_t status, void *cbdata)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* false on timeout (max_s > 0) */
-static bool psrv_wait_done(struct psrv_wait *w, double max_s)
+/*
+ * Wait for every callback, at most max_s seconds; the status they gave.
+ * After a timeout `w` is left to the late callbacks (leaked: we are on
+ * our way out).
+ */
+static pmix_status_t psrv_wait_finish(struct psrv_wait *w, double max_s)
 {
+	pmix_status_t status;
 	struct timespec ts;
-	bool ok = true;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += (time_t)max_s;
@@ -355,16 +364,18 @@ static bool psrv_wait_done(struct psrv_wait *w, double max_s)
 	}
 	pthread_mutex_lock(&w->lock);
 	while (w->pending > 0) {
-		if (max_s <= 0) {
-			pthread_cond_wait(&w->cond, &w->lock);
-		} else if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) ==
-			   ETIMEDOUT) {
-			ok = false;
-			break;
+		if (pthread_cond_timedwait(&w->cond, &w->lock, &ts) ==
+		    ETIMEDOUT) {
+			pthread_mutex_unlock(&w->lock);
+			return PMIX_ERR_TIMEOUT;
 		}
 	}
+	status = w->status;
 	pthread_mutex_unlock(&w->lock);
-	return ok;
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
+	return status;
 }
 
 /* ---- public ------------------------------------------------------------ */
@@ -495,6 +506,7 @@ static void psrv_load_rank(pmix_info_t *i, const char *key, pmix_rank_t v)
 }
 
 #define PSRV_JOB_KEYS 15
+#define PSRV_REGISTER_MAX_S 60.0
 #define PSRV_PROC_KEYS 8
 
 static int psrv_proc_data(pmix_info_t *slot, const struct rc_jobmap *m,
@@ -529,11 +541,11 @@ int rc_psrv_register(const struct rc_jobmap *m, int my_node,
 {
 	char *nodemap = NULL, *procmap = NULL, *peers = NULL;
 	size_t ninfo, k = 0;
-	struct psrv_wait w;
 	pmix_info_t *info;
 	pmix_status_t rc;
 	pmix_proc_t proc;
 	int *local, nlocal, i, ret = -1;
+	struct psrv_wait *w;
 
 	psrv.map = m;
 	local = malloc(sizeof(*local) * (m->size + 1));
@@ -567,40 +579,38 @@ int rc_psrv_register(const struct rc_jobmap *m, int my_node,
 		if (psrv_proc_data(&info[k++], m, i))
 			goto out_info;
 
-	psrv_wait_init(&w, 1);
+	w = psrv_wait_new(1);
+	if (!w)
+		goto out_info;
 	rc = PMIx_server_register_nspace(m->nspace, nlocal, info, k,
-					 psrv_wait_cb, &w);
-	if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED) {
+					 psrv_wait_cb, w);
+	if (rc == PMIX_OPERATION_SUCCEEDED || rc != PMIX_SUCCESS)
+		psrv_wait_cb(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc,
+			     w);
+	rc = psrv_wait_finish(w, PSRV_REGISTER_MAX_S);
+	if (rc != PMIX_SUCCESS) {
 		rc_lerr("PMIx_server_register_nspace: %s",
 			PMIx_Error_string(rc));
 		goto out_info;
 	}
-	if (rc == PMIX_SUCCESS)
-		psrv_wait_done(&w, 0);
-	if (w.status != PMIX_SUCCESS) {
-		rc_lerr("PMIx_server_register_nspace: %s",
-			PMIx_Error_string(w.status));
-		goto out_info;
-	}
 
 	/* every client at once, one wait */
-	psrv_wait_init(&w, nlocal);
+	w = psrv_wait_new(nlocal);
+	if (!w)
+		goto out_info;
 	for (i = 0; i < nlocal; i++) {
 		PMIX_LOAD_PROCID(&proc, m->nspace, (pmix_rank_t)local[i]);
 		rc = PMIx_server_register_client(&proc, getuid(), getgid(),
-						 NULL, psrv_wait_cb, &w);
-		if (rc == PMIX_OPERATION_SUCCEEDED) {
-			psrv_wait_cb(PMIX_SUCCESS, &w);
-		} else if (rc != PMIX_SUCCESS) {
-			psrv_wait_cb(rc, &w);
-			while (++i < nlocal)
-				psrv_wait_cb(rc, &w);
-		}
+						 NULL, psrv_wait_cb, w);
+		if (rc == PMIX_OPERATION_SUCCEEDED)
+			psrv_wait_cb(PMIX_SUCCESS, w);
+		else if (rc != PMIX_SUCCESS)
+			psrv_wait_cb(rc, w);
 	}
-	psrv_wait_done(&w, 0);
-	if (w.status != PMIX_SUCCESS) {
+	rc = psrv_wait_finish(w, PSRV_REGISTER_MAX_S);
+	if (rc != PMIX_SUCCESS) {
 		rc_lerr("PMIx_server_register_client: %s",
-			PMIx_Error_string(w.status));
+			PMIx_Error_string(rc));
 		goto out_info;
 	}
 	ret = 0;
@@ -631,14 +641,16 @@ int rc_psrv_setup_fork(const char *nspace, int rank, char ***env)
 
 bool rc_psrv_fini(const char *nspace, double max_s)
 {
-	struct psrv_wait w;
+	struct psrv_wait *w;
 	pmix_status_t rc;
 
 	if (!psrv.inited)
 		return true;
-	psrv_wait_init(&w, 1);
-	PMIx_server_deregister_nspace(nspace, psrv_wait_cb, &w);
-	if (!psrv_wait_done(&w, max_s))
+	w = psrv_wait_new(1);
+	if (!w)
+		return false;
+	PMIx_server_deregister_nspace(nspace, psrv_wait_cb, w);
+	if (psrv_wait_finish(w, max_s) == PMIX_ERR_TIMEOUT)
 		return false;
 	rc = PMIx_server_finalize();
 	psrv.inited = false;
