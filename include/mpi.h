@@ -314,10 +314,169 @@ RC_DECL(int, MPI_Comm_size, (MPI_Comm comm, int *size));
 /* Communicators, groups and topologies (more) */
 
 /* Point-to-point */
+RC_DECL(int, MPI_Send, (const void *buf, int count, MPI_Datatype datatype,
+			int dest, int tag, MPI_Comm comm));
+RC_DECL(int, MPI_Ssend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm));
+RC_DECL(int, MPI_Rsend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm));
+RC_DECL(int, MPI_Recv, (void *buf, int count, MPI_Datatype datatype,
+			int source, int tag, MPI_Comm comm,
+			MPI_Status *status));
+RC_DECL(int, MPI_Isend, (const void *buf, int count, MPI_Datatype datatype,
+			 int dest, int tag, MPI_Comm comm,
+			 MPI_Request *request));
+RC_DECL(int, MPI_Issend, (const void *buf, int count, MPI_Datatype datatype,
+			  int dest, int tag, MPI_Comm comm,
+			  MPI_Request *request));
+RC_DECL(int, MPI_Irsend, (const void *buf, int count, MPI_Datatype datatype,
+			  int dest, int tag, MPI_Comm comm,
+			  MPI_Request *request));
+RC_DECL(int, MPI_Irecv, (void *buf, int count, MPI_Datatype datatype,
+			 int source, int tag, MPI_Comm comm,
+			 MPI_Request *request));
+RC_DECL(int, MPI_Sendrecv,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+	 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	 int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+RC_DECL(int, MPI_Sendrecv_replace,
+	(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+	 int source, int recvtag, MPI_Comm comm, MPI_Status *status));
+RC_DECL(int, MPI_Send_init, (const void *buf, int count,
+			     MPI_Datatype datatype, int dest, int tag,
+			     MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Ssend_init, (const void *buf, int count,
+			      MPI_Datatype datatype, int dest, int tag,
+			      MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Rsend_init, (const void *buf, int count,
+			      MPI_Datatype datatype, int dest, int tag,
+			      MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Recv_init, (void *buf, int count, MPI_Datatype datatype,
+			     int source, int tag, MPI_Comm comm,
+			     MPI_Request *request));
+RC_DECL(int, MPI_Start, (MPI_Request *request));
+RC_DECL(int, MPI_Startall, (int count, MPI_Request requests[]));
+RC_DECL(int, MPI_Probe, (int source, int tag, MPI_Comm comm,
+			 MPI_Status *status));
+RC_DECL(int, MPI_Iprobe, (int source, int tag, MPI_Comm comm, int *flag,
+			  MPI_Status *status));
+RC_DECL(int, MPI_Mprobe, (int source, int tag, MPI_Comm comm,
+			  MPI_Message *message, MPI_Status *status));
+RC_DECL(int, MPI_Improbe, (int source, int tag, MPI_Comm comm, int *flag,
+			   MPI_Message *message, MPI_Status *status));
+RC_DECL(int, MPI_Mrecv, (void *buf, int count, MPI_Datatype datatype,
+			 MPI_Message *message, MPI_Status *status));
+RC_DECL(int, MPI_Imrecv, (void *buf, int count, MPI_Datatype datatype,
+			  MPI_Message *message, MPI_Request *request));
+RC_DECL(int, MPI_Cancel, (MPI_Request *request));
+RC_DECL(int, MPI_Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr));
+RC_DECL(int, MPI_Free_mem, (void *base));
+
+/* Requests */
+RC_DECL(int, MPI_Wait, (MPI_Request *request, MPI_Status *status));
+RC_DECL(int, MPI_Test, (MPI_Request *request, int *flag,
+			MPI_Status *status));
+RC_DECL(int, MPI_Waitall, (int count, MPI_Request requests[],
+			   MPI_Status statuses[]));
+RC_DECL(int, MPI_Testall, (int count, MPI_Request requests[], int *flag,
+			   MPI_Status statuses[]));
+RC_DECL(int, MPI_Waitany, (int count, MPI_Request requests[], int *index,
+			   MPI_Status *status));
+RC_DECL(int, MPI_Testany, (int count, MPI_Request requests[], int *index,
+			   int *flag, MPI_Status *status));
+RC_DECL(int, MPI_Waitsome, (int incount, MPI_Request requests[],
+			    int *outcount, int indices[],
+			    MPI_Status statuses[]));
+RC_DECL(int, MPI_Testsome, (int incount, MPI_Request requests[],
+			    int *outcount, int indices[],
+			    MPI_Status statuses[]));
+RC_DECL(int, MPI_Request_free, (MPI_Request *request));
+RC_DECL(int, MPI_Request_get_status, (MPI_Request request, int *flag,
+				      MPI_Status *status));
+RC_DECL(int, MPI_Test_cancelled, (const MPI_Status *status, int *flag));
 
 /* Datatypes and packing */
+RC_DECL(int, MPI_Type_contiguous,
+	(int count, MPI_Datatype oldtype, MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_vector,
+	(int count, int blocklength, int stride, MPI_Datatype oldtype,
+	 MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_hvector,
+	(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+	 MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_indexed,
+	(int count, const int array_of_blocklengths[],
+	 const int array_of_displacements[], MPI_Datatype oldtype,
+	 MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_hindexed,
+	(int count, const int array_of_blocklengths[],
+	 const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+	 MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_indexed_block,
+	(int count, int blocklength, const int array_of_displacements[],
+	 MPI_Datatype oldtype, MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_hindexed_block,
+	(int count, int blocklength, const MPI_Aint array_of_displacements[],
+	 MPI_Datatype oldtype, MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_struct,
+	(int count, const int array_of_blocklengths[],
+	 const MPI_Aint array_of_displacements[],
+	 const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_subarray,
+	(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+	 const int array_of_starts[], int order, MPI_Datatype oldtype,
+	 MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_resized,
+	(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+	 MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_commit, (MPI_Datatype *datatype));
+RC_DECL(int, MPI_Type_free, (MPI_Datatype *datatype));
+RC_DECL(int, MPI_Type_size, (MPI_Datatype datatype, int *size));
+RC_DECL(int, MPI_Type_size_x, (MPI_Datatype datatype, MPI_Count *size));
+RC_DECL(int, MPI_Type_get_extent,
+	(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent));
+RC_DECL(int, MPI_Type_get_extent_x,
+	(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent));
+RC_DECL(int, MPI_Type_get_true_extent,
+	(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent));
+RC_DECL(int, MPI_Type_get_true_extent_x,
+	(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent));
+RC_DECL(int, MPI_Type_get_name,
+	(MPI_Datatype datatype, char *type_name, int *resultlen));
+RC_DECL(int, MPI_Type_set_name,
+	(MPI_Datatype datatype, const char *type_name));
+RC_DECL(int, MPI_Type_get_envelope,
+	(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+	 int *num_datatypes, int *combiner));
+RC_DECL(int, MPI_Get_address, (const void *location, MPI_Aint *address));
+RC_DECL(MPI_Aint, MPI_Aint_add, (MPI_Aint base, MPI_Aint disp));
+RC_DECL(MPI_Aint, MPI_Aint_diff, (MPI_Aint addr1, MPI_Aint addr2));
+RC_DECL(int, MPI_Get_count,
+	(const MPI_Status *status, MPI_Datatype datatype, int *count));
+RC_DECL(int, MPI_Get_elements,
+	(const MPI_Status *status, MPI_Datatype datatype, int *count));
+RC_DECL(int, MPI_Get_elements_x,
+	(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count));
+RC_DECL(int, MPI_Pack,
+	(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf,
+	 int outsize, int *position, MPI_Comm comm));
+RC_DECL(int, MPI_Unpack,
+	(const void *inbuf, int insize, int *position, void *outbuf,
+	 int outcount, MPI_Datatype datatype, MPI_Comm comm));
+RC_DECL(int, MPI_Pack_size,
+	(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size));
 
 /* Reduction operations */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len,
+			       MPI_Datatype *datatype);
+RC_DECL(int, MPI_Op_create,
+	(MPI_User_function *user_fn, int commute, MPI_Op *op));
+RC_DECL(int, MPI_Op_free, (MPI_Op *op));
+RC_DECL(int, MPI_Op_commutative, (MPI_Op op, int *commute));
+RC_DECL(int, MPI_Reduce_local,
+	(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+	 MPI_Op op));
 
 /* Collectives */
 

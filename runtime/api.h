@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 #include "comm.h"
+#include "compiler.h"
 #include "errhandler.h"
 #include "inst.h"
 #include "status.h"
@@ -19,8 +20,6 @@
 #define RC_STR(x) RC_STR_(x)
 #define RC_WEAK(fn) _Pragma(RC_STR(weak fn = P##fn))
 
-#define RC_LIKELY(x) __builtin_expect(!!(x), 1)
-#define RC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* True once MPI_Init has run and MPI_Finalize has not. */
 static inline bool rc_api_ready(void)

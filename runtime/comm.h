@@ -25,7 +25,10 @@ struct rc_group {
 
 #define RC_COMM_PREDEFINED 0x1u
 
+#define RC_COMM_MAGIC 0x636f6d6du
+
 struct rc_comm {
+	uint32_t magic;		/* RC_COMM_MAGIC while the handle is live */
 	struct rc_inst *inst;
 	int refcount;
 	unsigned flags;
@@ -59,5 +62,8 @@ void rc_group_release(struct rc_group *g);
 int rc_comm_init_world(struct rc_inst *inst, struct rc_comm *world,
 		       struct rc_comm *self);
 void rc_comm_fini_world(struct rc_inst *inst);
+
+/* Mark a context id pair used or free in this process. */
+void rc_ctx_mark(struct rc_inst *inst, uint32_t ctx, bool used);
 
 #endif

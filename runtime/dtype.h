@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <mpi.h>
 
@@ -62,8 +63,28 @@ enum rc_basic {
 	RC_BASIC_2INT,
 	RC_BASIC_SHORT_INT,
 	RC_BASIC_LONG_DOUBLE_INT,
-	RC_BASIC_COUNT
+	/* number of kinds (RC_BASIC_COUNT is MPI_COUNT's kind, from the table) */
+	RC_BASIC_NKINDS
 };
+
+/* The pair types of MAXLOC/MINLOC: name, value C type, value basic kind,
+ * standard name. Their layout is the C struct { value; int; }, padding
+ * included in the extent. */
+#define RC_PAIR_TABLE(X)                                             \
+	X(FLOAT_INT, float, FLOAT, "MPI_FLOAT_INT")                  \
+	X(DOUBLE_INT, double, DOUBLE, "MPI_DOUBLE_INT")              \
+	X(LONG_INT, long, LONG, "MPI_LONG_INT")                      \
+	X(2INT, int, INT, "MPI_2INT")                                \
+	X(SHORT_INT, short, SHORT, "MPI_SHORT_INT")                  \
+	X(LONG_DOUBLE_INT, long double, LONG_DOUBLE, "MPI_LONG_DOUBLE_INT")
+
+#define RC_X_PAIR_STRUCT(name, vtype, vbasic, str) \
+	struct rc_pair_##name {                    \
+		vtype v;                           \
+		int i;                             \
+	};
+RC_PAIR_TABLE(RC_X_PAIR_STRUCT)
+#undef RC_X_PAIR_STRUCT
 
 /* One contiguous run of data bytes in an element, relative to its start. */
 struct rc_dt_block {
@@ -79,8 +100,15 @@ struct rc_dt_sig {
 
 #define RC_DT_PREDEFINED 0x1u
 #define RC_DT_COMMITTED 0x2u
+/* lb / ub were set explicitly (MPI_Type_create_resized, or a type built
+ * from one): the "lb/ub markers" of the standard, which win over data. */
+#define RC_DT_STICKY_LB 0x4u
+#define RC_DT_STICKY_UB 0x8u
+
+#define RC_DT_MAGIC 0x64747970u	/* "dtyp": a live datatype object */
 
 struct rc_dtype {
+	unsigned magic;		/* RC_DT_MAGIC while the object is live */
 	int refcount;
 	unsigned flags;
 	int combiner;		/* MPI_COMBINER_* */
@@ -90,9 +118,17 @@ struct rc_dtype {
 	ptrdiff_t true_lb, true_ub;
 	size_t nblocks;		/* flattened type map, merged */
 	struct rc_dt_block *blocks;
+	size_t *boff;		/* packed offset of each block (prefix sum) */
 	size_t nsig;		/* type signature, run-length coded */
 	struct rc_dt_sig *sig;
 	size_t nbasic;		/* basic elements in one element */
+	size_t align;		/* largest alignment of the basic types in it */
+	size_t dalign;		/* power of two dividing every block disp and
+				 * the extent (capped at 64): typed kernels
+				 * may access blocks directly when the buffer
+				 * is aligned to it */
+	int env[3];		/* MPI_Type_get_envelope: integers,
+				 * addresses, datatypes */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -108,7 +144,9 @@ static inline ptrdiff_t rc_dt_extent(const struct rc_dtype *dt)
 bool rc_dt_is_contig(const struct rc_dtype *dt, size_t count);
 static inline void *rc_dt_contig_ptr(const struct rc_dtype *dt, const void *buf)
 {
-	return (char *)buf + (dt->nblocks ? dt->blocks[0].disp : 0);
+	/* integer arithmetic: buf may be MPI_BOTTOM with absolute disps */
+	return (void *)((uintptr_t)buf +
+			(uintptr_t)(dt->nblocks ? dt->blocks[0].disp : 0));
 }
 
 /* Pack bytes [offset, offset + len) of the packed stream of (buf, count, dt)
@@ -129,7 +167,53 @@ bool rc_dt_valid(const struct rc_dtype *dt);
 void rc_dt_retain(struct rc_dtype *dt);
 void rc_dt_release(struct rc_dtype *dt);
 
-/* Size in bytes of one basic element kind. */
+/* Size in bytes of one basic element kind (pair types: their packed size,
+ * value plus int, without padding). */
 size_t rc_basic_size(enum rc_basic b);
+/* C alignment of a basic kind (pair types: of their C struct). */
+size_t rc_basic_align(enum rc_basic b);
+/* Standard name ("MPI_INT") of a basic kind, NULL for NONE. */
+const char *rc_basic_name(enum rc_basic b);
+static inline bool rc_basic_is_pair(enum rc_basic b)
+{
+	return b >= RC_BASIC_FLOAT_INT && b <= RC_BASIC_LONG_DOUBLE_INT;
+}
+
+/* Is dt a live datatype object (predefined or derived, committed or not)? */
+bool rc_dt_ok(const struct rc_dtype *dt);
+
+/*
+ * Constructors. Arguments are assumed checked by the caller (the API layer
+ * checks and raises MPI errors); old types need not be committed. The new
+ * type has refcount 1 and is not committed. Return RC_OK, RC_ERR_NOMEM, or
+ * RC_ERR_INVAL when a size or displacement overflows.
+ */
+int rc_dt_create_contig(size_t count, const struct rc_dtype *old,
+			struct rc_dtype **newp);
+/* stride in multiples of old's extent (MPI_Type_vector) */
+int rc_dt_create_vector(size_t count, size_t blocklen, ptrdiff_t stride,
+			const struct rc_dtype *old, struct rc_dtype **newp);
+int rc_dt_create_hvector(size_t count, size_t blocklen, ptrdiff_t stride,
+			 const struct rc_dtype *old, struct rc_dtype **newp);
+/* blens NULL: every block is `blen` long. */
+int rc_dt_create_hindexed(size_t count, const int *blens, size_t blen,
+			  const MPI_Aint *disps, const struct rc_dtype *old,
+			  struct rc_dtype **newp);
+/* displacements in multiples of old's extent (MPI_Type_indexed, and
+ * MPI_Type_create_indexed_block when blens is NULL) */
+int rc_dt_create_indexed(size_t count, const int *blens, size_t blen,
+			 const int *disps, const struct rc_dtype *old,
+			 struct rc_dtype **newp);
+int rc_dt_create_struct(size_t count, const int *blens, const MPI_Aint *disps,
+			struct rc_dtype *const *types, struct rc_dtype **newp);
+int rc_dt_create_resized(const struct rc_dtype *old, ptrdiff_t lb,
+			 ptrdiff_t extent, struct rc_dtype **newp);
+/* order is MPI_ORDER_C or MPI_ORDER_FORTRAN; sizes > 0, subsizes > 0,
+ * starts + subsizes <= sizes (checked by the caller). */
+int rc_dt_create_subarray(int ndims, const int *sizes, const int *subsizes,
+			  const int *starts, int order,
+			  const struct rc_dtype *old, struct rc_dtype **newp);
+int rc_dt_create_dup(const struct rc_dtype *old, struct rc_dtype **newp);
+void rc_dt_commit(struct rc_dtype *dt);
 
 #endif

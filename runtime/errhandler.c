@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "api.h"
 #include "log.h"
 
@@ -118,3 +119,65 @@ int rc_err_raise(struct rc_comm *comm, int cls, const char *fn,
 		 detail ? ": " : "", detail ? detail : "");
 	rc_abort(inst, cls ? cls : 1, msg);
 }
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+	if (!errorclass)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Error_class");
+	if (!rc_err_class_str(errorcode))
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Error_class");
+	/* rcmpi's error codes are its error classes */
+	*errorclass = errorcode;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Error_class)
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+	const char *s = rc_err_class_str(errorcode);
+
+	if (!string || !resultlen)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Error_string");
+	if (!s)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Error_string");
+	snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+	*resultlen = (int)strlen(string);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Error_string)
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+	RC_API_CHECK_INIT("MPI_Comm_set_errhandler");
+	if (!rc_comm_valid(comm))
+		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler");
+	if (!eh || (eh->kind != RC_EH_FATAL && eh->kind != RC_EH_RETURN &&
+		    eh->kind != RC_EH_USER))
+		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
+	comm->errh = eh;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
+{
+	RC_API_CHECK_INIT("MPI_Comm_get_errhandler");
+	if (!rc_comm_valid(comm))
+		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+	if (!eh)
+		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler");
+	*eh = comm->errh;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Comm_get_errhandler)
+
+int PMPI_Errhandler_free(MPI_Errhandler *eh)
+{
+	RC_API_CHECK_INIT("MPI_Errhandler_free");
+	if (!eh || !*eh)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
+	/* the predefined handlers are never released */
+	*eh = MPI_ERRHANDLER_NULL;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Errhandler_free)

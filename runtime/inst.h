@@ -48,6 +48,7 @@ struct rc_inst {
 	char boot_id[40];
 	char nspace[256];
 	bool singleton;
+	int universe_size;
 	bool oversubscribed;	/* more local ranks than cores: yield */
 
 	struct rc_boot boot;
@@ -55,6 +56,9 @@ struct rc_inst {
 	struct rc_tp *tps[RC_TP_MAX];
 	int ntps;
 	struct rc_tp *self_tp;	/* in-process transport to myself */
+	/* unit tests: the in-process fabric joining several instances; when
+	 * set, it is the only transport */
+	void *loop_fabric;
 
 	struct rc_p2p *p2p;	/* matching and protocol state (pt2pt) */
 	void *coll;		/* collective module state (coll) */

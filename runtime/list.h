@@ -58,4 +58,19 @@ static inline void rc_list_del(struct rc_list *e)
 	e->prev = e;
 }
 
+/* Move every entry of `from` to the (uninitialised) head `to`. */
+static inline void rc_list_splice_init(struct rc_list *from,
+				       struct rc_list *to)
+{
+	if (rc_list_empty(from)) {
+		rc_list_init(to);
+		return;
+	}
+	to->next = from->next;
+	to->prev = from->prev;
+	to->next->prev = to;
+	to->prev->next = to;
+	rc_list_init(from);
+}
+
 #endif

@@ -18,7 +18,10 @@ enum rc_op_kind {
 	RC_OP_MAXLOC, RC_OP_MINLOC, RC_OP_REPLACE, RC_OP_NO_OP,
 };
 
+#define RC_OP_MAGIC 0x6f706f70u	/* "opop": a live op object */
+
 struct rc_op {
+	unsigned magic;		/* RC_OP_MAGIC while the object is live */
 	int refcount;
 	bool predefined;
 	bool commute;
@@ -27,10 +30,22 @@ struct rc_op {
 	char name[32];
 };
 
-/* Is op defined on dt (MPI_ERR_OP otherwise)? */
+/* Is op a live op object (predefined or from MPI_Op_create)? */
+bool rc_op_ok(const struct rc_op *op);
+/* Operations in flight hold a reference (no-ops on predefined ops). */
+void rc_op_retain(struct rc_op *op);
+void rc_op_release(struct rc_op *op);
+/* A user op with refcount 1; RC_OK or RC_ERR_NOMEM. */
+int rc_op_create(MPI_User_function *fn, bool commute, struct rc_op **opp);
+
+/* Is op defined on dt (MPI_ERR_OP otherwise)? Predefined ops: on the types
+ * MPI-3.1 5.9.2 allows, and on derived types made of one such basic type
+ * (dt->basic); MPI_REPLACE, MPI_NO_OP and user ops: on every type. */
 bool rc_op_valid_for(const struct rc_op *op, const struct rc_dtype *dt);
 /* inout[i] = in[i] op inout[i] for count elements of dt (the MPI order of a
- * user function's (invec, inoutvec) arguments). */
+ * user function's (invec, inoutvec) arguments). Both buffers are laid out
+ * by (count, dt) and must not overlap; rc_op_valid_for(op, dt) must hold.
+ * MPI_REPLACE copies in to inout, MPI_NO_OP leaves inout alone. */
 void rc_op_apply(const struct rc_op *op, const void *in, void *inout,
 		 size_t count, struct rc_dtype *dt);
 

@@ -106,6 +106,12 @@ static inline bool rc_req_done(const struct rc_req *req)
 	return req->state == RC_REQ_DONE;
 }
 
+/* Does this look like a live request handle? */
+static inline bool rc_req_valid(const struct rc_req *req)
+{
+	return req->inst && req->kind >= RC_REQ_SEND && req->kind <= RC_REQ_NULL;
+}
+
 /* Spin on progress until req is done (never returns early). */
 void rc_req_wait_done(struct rc_req *req);
 

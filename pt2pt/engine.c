@@ -1,0 +1,1322 @@
+/*
+ * engine.c - MPI matching and the eager / rendezvous protocols (proto.h has
+ * the message sequences) over the transports of tp.h.
+ *
+ * Matching: one posted-receive queue and one unexpected queue per context
+ * id, both in arrival order, so MPI_ANY_SOURCE and MPI_ANY_TAG receives keep
+ * the standard's order. Non-overtaking holds because every peer is reached
+ * through exactly one transport that delivers in order, and everything the
+ * engine sends to a peer (messages and control) leaves through one FIFO: a
+ * message that the transport cannot take now (RC_AGAIN) is queued on the
+ * peer and everything after it waits behind it.
+ *
+ * Sender states:   EAGER -> done | SYNC -> WAIT_ACK -> done
+ *                  RTS -> WAIT (CTS or FIN) -> FRAG | PUT -> PUT_FIN -> done
+ * Receiver states: POSTED -> done (eager) | RGET -> done | FRAG -> done |
+ *                  RPUT -> done (on FIN)
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include "comm.h"
+#include "compiler.h"
+#include "dtype.h"
+#include "inst.h"
+#include "log.h"
+#include "param.h"
+#include "proto.h"
+#include "pt2pt.h"
+#include "request.h"
+#include "status.h"
+#include "tp.h"
+
+enum p2p_state {
+	SP_EAGER = 1,
+	SP_SYNC,	/* eager-synchronous message to send */
+	SP_WAIT_ACK,
+	SP_RTS,		/* RTS to send */
+	SP_WAIT,	/* RTS sent: waiting for CTS or FIN */
+	SP_FRAG,	/* streaming DATA fragments */
+	SP_PUT,		/* writing with put() */
+	SP_PUT_FIN,	/* FIN to send after the puts */
+	RP_POSTED,
+	RP_RGET,
+	RP_FRAG,
+	RP_RPUT,
+};
+
+enum p2p_rndv_mode {
+	RNDV_GET = 0,
+	RNDV_PUT,
+	RNDV_FRAG,
+};
+
+/* A message waiting for its peer's transport: either a control message
+ * (copied here) or a send request to resume. */
+struct p2p_out {
+	struct rc_list link;
+	struct rc_req *req;
+	uint16_t hlen;
+	uint8_t hdr[sizeof(struct rc_p2p_cts)];
+	struct p2p_out *next_free;
+};
+
+struct p2p_match {
+	struct rc_list posted;
+	struct rc_list unexp;
+};
+
+/* An outstanding get/put chunk of a request. */
+struct p2p_rdma {
+	struct rc_tp_rdma op;
+	struct rc_req *req;
+};
+
+struct rc_p2p {
+	struct rc_inst *inst;
+	struct p2p_match *match[RC_CTX_MAX];
+	unsigned nqueued;	/* p2p_out items queued on peers */
+	unsigned nsends;	/* send requests started, not complete */
+	unsigned nrecvs_rndv;	/* receives with rendezvous in progress */
+	struct rc_list rdma_reqs; /* requests with get/put left to issue */
+	struct p2p_out *out_free;
+	void *bounce;		/* packing buffer for one fragment */
+	size_t bounce_len;
+	int rndv_mode;
+	size_t eager_max;	/* RCMPI_EAGER_LIMIT override (0: per tp) */
+};
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static inline uint64_t req_id(struct rc_req *req)
+{
+	return (uint64_t)(uintptr_t)req;
+}
+
+static inline struct rc_req *id_req(uint64_t id)
+{
+	return (struct rc_req *)(uintptr_t)id;
+}
+
+static inline size_t min_sz(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline struct rc_tp *peer_tp(struct rc_inst *inst, int wrank)
+{
+	return inst->procs[wrank].tp;
+}
+
+static inline size_t tp_eager(struct rc_p2p *p2p, struct rc_tp *tp)
+{
+	if (p2p->eager_max && p2p->eager_max < tp->eager_limit)
+		return p2p->eager_max;
+	return tp->eager_limit;
+}
+
+static struct p2p_match *match_get(struct rc_p2p *p2p, uint32_t ctx)
+{
+	struct p2p_match *m;
+
+	assert(ctx < RC_CTX_MAX);
+	m = p2p->match[ctx];
+	if (RC_LIKELY(m))
+		return m;
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		rc_abort(p2p->inst, MPI_ERR_NO_MEM,
+			 "out of memory for a matching queue");
+	}
+	rc_list_init(&m->posted);
+	rc_list_init(&m->unexp);
+	p2p->match[ctx] = m;
+	return m;
+}
+
+static inline bool match_ok(int want_src, int want_tag, int src, int tag)
+{
+	return (want_src == src || want_src == MPI_ANY_SOURCE) &&
+	       (want_tag == tag || want_tag == MPI_ANY_TAG);
+}
+
+static struct p2p_out *out_alloc(struct rc_p2p *p2p)
+{
+	struct p2p_out *o = p2p->out_free;
+
+	if (o) {
+		p2p->out_free = o->next_free;
+	} else {
+		o = malloc(sizeof(*o));
+		if (!o)
+			rc_abort(p2p->inst, MPI_ERR_NO_MEM,
+				 "out of memory queueing a message");
+	}
+	o->req = NULL;
+	o->hlen = 0;
+	return o;
+}
+
+static void out_free(struct rc_p2p *p2p, struct p2p_out *o)
+{
+	o->next_free = p2p->out_free;
+	p2p->out_free = o;
+}
+
+static void out_enqueue(struct rc_p2p *p2p, int wrank, struct p2p_out *o)
+{
+	rc_list_add_tail(&p2p->inst->procs[wrank].pending, &o->link);
+	p2p->nqueued++;
+}
+
+/* Send a control message, behind anything already queued for the peer. */
+static void ctl_send(struct rc_p2p *p2p, int wrank, const void *hdr,
+		     size_t hlen)
+{
+	struct rc_inst *inst = p2p->inst;
+	struct rc_tp *tp = peer_tp(inst, wrank);
+	struct p2p_out *o;
+	int ret;
+
+	if (rc_list_empty(&inst->procs[wrank].pending)) {
+		ret = tp->ops->am_send(tp, wrank, hdr, hlen, NULL, 0);
+		if (ret == RC_OK)
+			return;
+		if (ret != RC_AGAIN)
+			rc_abort(inst, MPI_ERR_PROC_FAILED,
+				 "cannot send a control message");
+	}
+	assert(hlen <= sizeof(o->hdr));
+	o = out_alloc(p2p);
+	memcpy(o->hdr, hdr, hlen);
+	o->hlen = (uint16_t)hlen;
+	out_enqueue(p2p, wrank, o);
+}
+
+static void ctl_fin(struct rc_p2p *p2p, int wrank, uint64_t id)
+{
+	struct rc_p2p_ctl fin = { .type = RC_P2P_FIN, .id = id };
+
+	ctl_send(p2p, wrank, &fin, sizeof(fin));
+}
+
+/* Bytes a receive request can hold. */
+static inline size_t recv_cap(const struct rc_req *req)
+{
+	return req->count * req->dt->size;
+}
+
+/* Copy bytes [off, off + n) of the incoming stream into the receive buffer */
+static void recv_copy(struct rc_req *req, size_t off, const void *src,
+		      size_t n)
+{
+	if (!n)
+		return;
+	if (rc_dt_is_contig(req->dt, req->count))
+		memcpy((char *)rc_dt_contig_ptr(req->dt, req->buf) + off, src,
+		       n);
+	else
+		rc_dt_unpack(req->dt, req->count, req->buf, off, src, n);
+}
+
+static void recv_set_status(struct rc_req *req, int src, int tag,
+			    size_t len)
+{
+	size_t cap = recv_cap(req);
+
+	req->status.MPI_SOURCE = src;
+	req->status.MPI_TAG = tag;
+	req->status.rc_count = (MPI_Count)min_sz(len, cap);
+	req->status.rc_cancelled = 0;
+	req->p2p.len = min_sz(len, cap);
+	/* truncation becomes the request's error when it completes: until
+	 * then req->err only records transfer failures */
+	req->status.MPI_ERROR = len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+static void send_complete(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_tp *tp;
+
+	if (req->p2p.mreg) {
+		tp = peer_tp(p2p->inst, req->p2p.wpeer);
+		tp->ops->mem_release(tp, req->p2p.mreg);
+		req->p2p.mreg = NULL;
+	}
+	free(req->p2p.tmp);
+	req->p2p.tmp = NULL;
+	p2p->nsends--;
+	rc_req_complete(req);
+}
+
+static void recv_complete(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_tp *tp;
+
+	if (req->p2p.mreg) {
+		tp = peer_tp(p2p->inst, req->p2p.wpeer);
+		tp->ops->mem_release(tp, req->p2p.mreg);
+		req->p2p.mreg = NULL;
+	}
+	if (req->p2p.tmp) {
+		rc_dt_unpack(req->dt, req->count, req->buf, 0, req->p2p.tmp,
+			     req->p2p.len);
+		free(req->p2p.tmp);
+		req->p2p.tmp = NULL;
+	}
+	if (req->p2p.proto != RP_POSTED)
+		p2p->nrecvs_rndv--;
+	if (req->err)
+		req->status.MPI_ERROR = rc_status_to_mpi(req->err);
+	else if (req->status.MPI_ERROR == MPI_ERR_TRUNCATE)
+		req->err = RC_ERR_TRUNCATE;
+	rc_req_complete(req);
+}
+
+/* ---- sending ----------------------------------------------------------------
+ * send_push() hands the next part of a send request to the transport:
+ * RC_OK when nothing more is to be pushed now, RC_AGAIN when blocked.
+ */
+
+/* Contiguous source of a send: the user's buffer or the packed copy. */
+static const void *send_src(struct rc_req *req)
+{
+	if (req->p2p.tmp)
+		return req->p2p.tmp;
+	return rc_dt_contig_ptr(req->dt, req->buf);
+}
+
+static bool send_is_contig(struct rc_req *req)
+{
+	return req->p2p.tmp || rc_dt_is_contig(req->dt, req->count);
+}
+
+static int send_push_eager(struct rc_p2p *p2p, struct rc_req *req,
+			   struct rc_tp *tp)
+{
+	struct rc_p2p_sync h;
+	size_t hlen = req->p2p.proto == SP_SYNC ? sizeof(h) : sizeof(h.h);
+	const void *payload;
+	size_t len = req->p2p.len;
+	int ret;
+
+	h.h.type = req->p2p.proto == SP_SYNC ? RC_P2P_EAGER_SYNC : RC_P2P_EAGER;
+	h.h.flags = 0;
+	h.h.rsvd = 0;
+	h.h.ctx = req->ctx;
+	h.h.src = req->comm->rank;
+	h.h.tag = req->tag;
+	h.sreq = req_id(req);
+	if (send_is_contig(req)) {
+		payload = send_src(req);
+	} else {
+		rc_dt_pack(req->dt, req->count, req->buf, 0, p2p->bounce, len);
+		payload = p2p->bounce;
+	}
+	ret = tp->ops->am_send(tp, req->p2p.wpeer, &h, hlen, payload, len);
+	if (ret != RC_OK)
+		return ret;
+	if (req->p2p.proto == SP_SYNC) {
+		req->p2p.proto = SP_WAIT_ACK;
+		return RC_OK;
+	}
+	send_complete(p2p, req);
+	return RC_OK;
+}
+
+static int send_push_frag(struct rc_p2p *p2p, struct rc_req *req,
+			  struct rc_tp *tp)
+{
+	struct rc_p2p_data d = { .c.type = RC_P2P_DATA };
+	size_t room = tp->max_am - sizeof(d);
+	bool contig = send_is_contig(req);
+	int ret;
+
+	d.c.id = req->p2p.remote_id;
+	while (req->p2p.sent < req->p2p.acked) {
+		size_t n = min_sz(room, req->p2p.acked - req->p2p.sent);
+		const void *payload;
+
+		if (n > p2p->bounce_len)
+			n = p2p->bounce_len;
+		d.off = req->p2p.sent;
+		if (contig) {
+			payload = (const char *)send_src(req) + req->p2p.sent;
+		} else {
+			rc_dt_pack(req->dt, req->count, req->buf, req->p2p.sent,
+				   p2p->bounce, n);
+			payload = p2p->bounce;
+		}
+		ret = tp->ops->am_send(tp, req->p2p.wpeer, &d, sizeof(d),
+				       payload, n);
+		if (ret != RC_OK)
+			return ret;
+		req->p2p.sent += n;
+	}
+	send_complete(p2p, req);
+	return RC_OK;
+}
+
+static int send_push(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_tp *tp = peer_tp(p2p->inst, req->p2p.wpeer);
+	struct rc_p2p_rts rts;
+	struct rc_p2p_ctl fin;
+	int ret;
+
+	switch (req->p2p.proto) {
+	case SP_EAGER:
+	case SP_SYNC:
+		return send_push_eager(p2p, req, tp);
+	case SP_RTS:
+		memset(&rts, 0, sizeof(rts));
+		rts.h.type = RC_P2P_RTS;
+		rts.h.ctx = req->ctx;
+		rts.h.src = req->comm->rank;
+		rts.h.tag = req->tag;
+		rts.sreq = req_id(req);
+		rts.len = req->p2p.len;
+		if (req->p2p.mreg) {
+			rts.h.flags = RC_RTS_ADDR;
+			rts.addr = (uint64_t)(uintptr_t)send_src(req);
+			memcpy(rts.key, req->p2p.rkey, sizeof(rts.key));
+		}
+		ret = tp->ops->am_send(tp, req->p2p.wpeer, &rts, sizeof(rts),
+				       NULL, 0);
+		if (ret == RC_OK)
+			req->p2p.proto = SP_WAIT;
+		return ret;
+	case SP_FRAG:
+		return send_push_frag(p2p, req, tp);
+	case SP_PUT_FIN:
+		fin = (struct rc_p2p_ctl){ .type = RC_P2P_FIN,
+					   .id = req->p2p.remote_id };
+		ret = tp->ops->am_send(tp, req->p2p.wpeer, &fin, sizeof(fin),
+				       NULL, 0);
+		if (ret == RC_OK)
+			send_complete(p2p, req);
+		return ret;
+	default:
+		assert(!"send_push: request has nothing to send");
+		return RC_ERR_INTERN;
+	}
+}
+
+/* Push req now if nothing waits for its peer, else queue it behind. */
+static void send_kick(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_proc *proc = &p2p->inst->procs[req->p2p.wpeer];
+	struct p2p_out *o;
+	int ret;
+
+	if (rc_list_empty(&proc->pending)) {
+		ret = send_push(p2p, req);
+		if (ret == RC_OK)
+			return;
+		if (ret != RC_AGAIN) {
+			req->err = ret;
+			send_complete(p2p, req);
+			return;
+		}
+	}
+	o = out_alloc(p2p);
+	o->req = req;
+	out_enqueue(p2p, req->p2p.wpeer, o);
+}
+
+/* Retry what is queued on the peers, in order. */
+static unsigned pending_progress(struct rc_p2p *p2p)
+{
+	struct rc_inst *inst = p2p->inst;
+	unsigned events = 0;
+	int w, ret;
+
+	for (w = 0; w < inst->size && p2p->nqueued; w++) {
+		struct rc_proc *proc = &inst->procs[w];
+
+		while (!rc_list_empty(&proc->pending)) {
+			struct p2p_out *o = rc_list_first(&proc->pending,
+							  struct p2p_out, link);
+
+			if (o->req)
+				ret = send_push(p2p, o->req);
+			else
+				ret = proc->tp->ops->am_send(proc->tp, w, o->hdr,
+							     o->hlen, NULL, 0);
+			if (ret == RC_AGAIN)
+				break;
+			if (ret != RC_OK)
+				rc_abort(inst, MPI_ERR_PROC_FAILED,
+					 "transport failed sending to a peer");
+			rc_list_del(&o->link);
+			out_free(p2p, o);
+			p2p->nqueued--;
+			events++;
+		}
+	}
+	return events;
+}
+
+/* ---- get/put pipelines ---------------------------------------------------- */
+
+static void rdma_finish(struct rc_p2p *p2p, struct rc_req *req);
+
+static void rdma_done(struct rc_tp_rdma *op, int status)
+{
+	struct p2p_rdma *r = rc_container_of(op, struct p2p_rdma, op);
+	struct rc_req *req = r->req;
+	struct rc_p2p *p2p = req->inst->p2p;
+
+	req->p2p.inflight--;
+	if (status != RC_OK && !req->err)
+		req->err = status;
+	req->p2p.acked += op->len;
+	free(r);
+	if (req->p2p.acked == req->p2p.len && !req->p2p.inflight)
+		rdma_finish(p2p, req);
+}
+
+static void recv_rts(struct rc_p2p *p2p, struct rc_req *req, int wsrc,
+		     uint64_t sreq, size_t len, unsigned flags, uint64_t raddr,
+		     const uint8_t *rkey);
+
+/* An RGET that cannot read: release the buffer and ask for fragments. */
+static void rdma_fallback_frag(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_tp *tp = peer_tp(p2p->inst, req->p2p.wpeer);
+
+	tp->ops->mem_release(tp, req->p2p.mreg);
+	req->p2p.mreg = NULL;
+	free(req->p2p.tmp);
+	req->p2p.tmp = NULL;
+	p2p->nrecvs_rndv--;
+	/* without the ADDR flag recv_rts chooses FRAG */
+	recv_rts(p2p, req, req->p2p.wpeer, req->p2p.remote_id, req->p2p.len,
+		 0, 0, NULL);
+}
+
+/* Issue get (receiver, RGET) or put (sender, RPUT) chunks. Returns true
+ * when everything has been issued. */
+static bool rdma_pump(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_tp *tp = peer_tp(p2p->inst, req->p2p.wpeer);
+	bool get = req->kind == RC_REQ_RECV;
+	char *local = get ? (req->p2p.tmp ? req->p2p.tmp
+					  : rc_dt_contig_ptr(req->dt, req->buf))
+			  : (char *)send_src(req);
+
+	while (req->p2p.sent < req->p2p.len && !req->err &&
+	       req->p2p.inflight < tp->max_rdma) {
+		size_t n = min_sz(tp->rdma_chunk, req->p2p.len - req->p2p.sent);
+		struct p2p_rdma *r = malloc(sizeof(*r));
+		int ret;
+
+		if (!r)
+			rc_abort(p2p->inst, MPI_ERR_NO_MEM,
+				 "out of memory for a rendezvous chunk");
+		r->req = req;
+		r->op.done = rdma_done;
+		r->op.arg = req;
+		r->op.len = n;
+		if (get)
+			ret = tp->ops->get(tp, req->p2p.wpeer,
+					   local + req->p2p.sent, req->p2p.mreg,
+					   n, req->p2p.raddr + req->p2p.sent,
+					   req->p2p.rkey, &r->op);
+		else
+			ret = tp->ops->put(tp, req->p2p.wpeer,
+					   local + req->p2p.sent, req->p2p.mreg,
+					   n, req->p2p.raddr + req->p2p.sent,
+					   req->p2p.rkey, &r->op);
+		if (ret == RC_AGAIN) {
+			free(r);
+			break;
+		}
+		if (ret == RC_ERR_UNSUPPORTED && get && !req->p2p.sent &&
+		    !req->p2p.inflight) {
+			/* the transport lost its get (e.g. CMA not permitted):
+			 * stream the data instead */
+			free(r);
+			rdma_fallback_frag(p2p, req);
+			return true;
+		}
+		req->p2p.sent += n;
+		if (ret == RC_INPROGRESS) {
+			req->p2p.inflight++;
+			continue;
+		}
+		free(r);
+		if (ret != RC_OK) {
+			req->err = ret;
+			break;
+		}
+		req->p2p.acked += n;
+	}
+	if (req->err && !req->p2p.inflight) {
+		req->p2p.sent = req->p2p.acked = req->p2p.len;
+	}
+	if (req->p2p.acked == req->p2p.len && !req->p2p.inflight) {
+		rdma_finish(p2p, req);
+		return true;
+	}
+	return req->p2p.sent == req->p2p.len;
+}
+
+static void rdma_schedule(struct rc_p2p *p2p, struct rc_req *req)
+{
+	/* the request may complete inside rdma_pump: look before */
+	if (rdma_pump(p2p, req))
+		return;
+	rc_list_add_tail(&p2p->rdma_reqs, &req->link);
+}
+
+static unsigned rdma_progress(struct rc_p2p *p2p)
+{
+	struct rc_list batch;
+	unsigned events = 0;
+
+	/* requests that still have chunks to issue go back on the list */
+	rc_list_splice_init(&p2p->rdma_reqs, &batch);
+	while (!rc_list_empty(&batch)) {
+		struct rc_req *req = rc_list_first(&batch, struct rc_req, link);
+
+		rc_list_del(&req->link);
+		if (rdma_pump(p2p, req))
+			events++;	/* req may be gone */
+		else
+			rc_list_add_tail(&p2p->rdma_reqs, &req->link);
+	}
+	return events;
+}
+
+static void rdma_finish(struct rc_p2p *p2p, struct rc_req *req)
+{
+	if (req->kind == RC_REQ_RECV) {
+		/* RGET done: tell the sender, then deliver */
+		ctl_fin(p2p, req->p2p.wpeer, req->p2p.remote_id);
+		if (req->err)
+			rc_log_err("rendezvous read from rank %d failed: %s",
+				   req->p2p.wpeer, rc_status_str(req->err));
+		recv_complete(p2p, req);
+		return;
+	}
+	/* RPUT done: FIN behind the data */
+	if (req->err) {
+		rc_log_err("rendezvous write to rank %d failed: %s",
+			   req->p2p.wpeer, rc_status_str(req->err));
+		send_complete(p2p, req);
+		return;
+	}
+	req->p2p.proto = SP_PUT_FIN;
+	send_kick(p2p, req);
+}
+
+/* ---- receiving -------------------------------------------------------------- */
+
+/* Matched an RTS: choose RGET, RPUT or FRAG and start it. */
+static void recv_rts(struct rc_p2p *p2p, struct rc_req *req, int wsrc,
+		     uint64_t sreq, size_t len, unsigned flags, uint64_t raddr,
+		     const uint8_t *rkey)
+{
+	struct rc_tp *tp = peer_tp(p2p->inst, wsrc);
+	bool contig = rc_dt_is_contig(req->dt, req->count);
+	struct rc_p2p_cts cts;
+	void *local;
+	int ret;
+
+	req->p2p.wpeer = wsrc;
+	req->p2p.remote_id = sreq;
+	req->p2p.sent = 0;
+	req->p2p.acked = 0;
+	p2p->nrecvs_rndv++;
+	/* req->p2p.len is now what we take (recv_set_status) */
+	if ((flags & RC_RTS_ADDR) && req->p2p.len &&
+	    (((tp->caps & RC_TP_CAP_GET) && p2p->rndv_mode == RNDV_GET) ||
+	     ((tp->caps & RC_TP_CAP_PUT) && p2p->rndv_mode == RNDV_PUT))) {
+		if (!contig) {
+			req->p2p.tmp = malloc(req->p2p.len);
+			if (!req->p2p.tmp)
+				goto frag;
+		}
+		local = req->p2p.tmp ? req->p2p.tmp
+				     : rc_dt_contig_ptr(req->dt, req->buf);
+		ret = tp->ops->mem_expose(tp, local, req->p2p.len, cts.key,
+					  &req->p2p.mreg);
+		if (ret != RC_OK) {
+			free(req->p2p.tmp);
+			req->p2p.tmp = NULL;
+			goto frag;
+		}
+		if (p2p->rndv_mode == RNDV_GET) {
+			req->p2p.proto = RP_RGET;
+			req->p2p.raddr = raddr;
+			memcpy(req->p2p.rkey, rkey, sizeof(req->p2p.rkey));
+			rdma_schedule(p2p, req);
+			return;
+		}
+		req->p2p.proto = RP_RPUT;
+		memset(&cts.c, 0, sizeof(cts.c));
+		cts.c.type = RC_P2P_CTS;
+		cts.c.flags = RC_CTS_ADDR;
+		cts.c.id = sreq;
+		cts.rreq = req_id(req);
+		cts.want = req->p2p.len;
+		cts.addr = (uint64_t)(uintptr_t)local;
+		ctl_send(p2p, wsrc, &cts, sizeof(cts));
+		return;
+	}
+frag:
+	if (!req->p2p.len) {
+		/* nothing to take: release the sender at once */
+		req->p2p.proto = RP_FRAG;
+		if (flags & RC_RTS_ADDR) {
+			ctl_fin(p2p, wsrc, sreq);
+		} else {
+			memset(&cts, 0, sizeof(cts));
+			cts.c.type = RC_P2P_CTS;
+			cts.c.id = sreq;
+			cts.rreq = req_id(req);
+			ctl_send(p2p, wsrc, &cts, sizeof(cts));
+		}
+		recv_complete(p2p, req);
+		return;
+	}
+	req->p2p.proto = RP_FRAG;
+	memset(&cts, 0, sizeof(cts));
+	cts.c.type = RC_P2P_CTS;
+	cts.c.id = sreq;
+	cts.rreq = req_id(req);
+	cts.want = req->p2p.len;
+	ctl_send(p2p, wsrc, &cts, sizeof(cts));
+}
+
+/* Deliver a matched message announced by hdr (payload for eager types). */
+static void recv_matched(struct rc_p2p *p2p, struct rc_req *req, int wsrc,
+			 const void *msg, size_t msglen)
+{
+	const struct rc_p2p_hdr *h = msg;
+
+	req->flags &= ~RC_REQ_POSTED;
+	req->p2p.wpeer = wsrc;
+	if (h->type == RC_P2P_RTS) {
+		const struct rc_p2p_rts *rts = msg;
+
+		recv_set_status(req, h->src, h->tag, rts->len);
+		recv_rts(p2p, req, wsrc, rts->sreq, rts->len, h->flags,
+			 rts->addr, rts->key);
+		return;
+	}
+	if (h->type == RC_P2P_EAGER_SYNC) {
+		const struct rc_p2p_sync *s = msg;
+		struct rc_p2p_ctl ack = { .type = RC_P2P_ACK, .id = s->sreq };
+
+		recv_set_status(req, h->src, h->tag, msglen - sizeof(*s));
+		recv_copy(req, 0, s + 1, req->p2p.len);
+		ctl_send(p2p, wsrc, &ack, sizeof(ack));
+	} else {
+		recv_set_status(req, h->src, h->tag, msglen - sizeof(*h));
+		recv_copy(req, 0, h + 1, req->p2p.len);
+	}
+	req->p2p.proto = RP_POSTED;
+	recv_complete(p2p, req);
+}
+
+static struct rc_umsg *umsg_new(struct rc_p2p *p2p, int wsrc, const void *msg,
+				size_t msglen)
+{
+	const struct rc_p2p_hdr *h = msg;
+	size_t hlen = h->type == RC_P2P_EAGER_SYNC ? sizeof(struct rc_p2p_sync)
+		    : h->type == RC_P2P_EAGER      ? sizeof(*h)
+						   : msglen;
+	size_t dlen = msglen - hlen;
+	struct rc_umsg *u = malloc(sizeof(*u) + dlen);
+
+	if (!u)
+		rc_abort(p2p->inst, MPI_ERR_NO_MEM,
+			 "out of memory buffering an unexpected message");
+	memset(u, 0, sizeof(*u));
+	u->ctx = h->ctx;
+	u->src = h->src;
+	u->tag = h->tag;
+	u->wsrc = wsrc;
+	u->type = h->type;
+	u->data = u + 1;
+	if (h->type == RC_P2P_RTS) {
+		const struct rc_p2p_rts *rts = msg;
+
+		u->len = rts->len;
+		u->sreq = rts->sreq;
+		u->raddr = rts->addr;
+		u->flags = h->flags;
+		memcpy(u->rkey, rts->key, sizeof(u->rkey));
+	} else {
+		if (h->type == RC_P2P_EAGER_SYNC)
+			u->sreq = ((const struct rc_p2p_sync *)msg)->sreq;
+		u->len = dlen;
+		memcpy(u->data, (const char *)msg + hlen, dlen);
+	}
+	return u;
+}
+
+/* A message carrying a match header arrived. */
+static void on_match_msg(struct rc_p2p *p2p, int wsrc, const void *msg,
+			 size_t len)
+{
+	const struct rc_p2p_hdr *h = msg;
+	struct p2p_match *m = match_get(p2p, h->ctx);
+	struct rc_list *pos;
+
+	rc_list_for_each(pos, &m->posted) {
+		struct rc_req *req = rc_list_entry(pos, struct rc_req, link);
+
+		if (match_ok(req->peer, req->tag, h->src, h->tag)) {
+			rc_list_del(&req->link);
+			recv_matched(p2p, req, wsrc, msg, len);
+			return;
+		}
+	}
+	rc_list_add_tail(&m->unexp, &umsg_new(p2p, wsrc, msg, len)->link);
+}
+
+/* Receive an unexpected message into req; frees u. */
+static void recv_umsg(struct rc_p2p *p2p, struct rc_req *req,
+		      struct rc_umsg *u)
+{
+	req->flags &= ~RC_REQ_POSTED;
+	req->p2p.wpeer = u->wsrc;
+	recv_set_status(req, u->src, u->tag, u->len);
+	if (u->type == RC_P2P_RTS) {
+		recv_rts(p2p, req, u->wsrc, u->sreq, u->len, u->flags,
+			 u->raddr, u->rkey);
+	} else {
+		recv_copy(req, 0, u->data, req->p2p.len);
+		if (u->type == RC_P2P_EAGER_SYNC) {
+			struct rc_p2p_ctl ack = { .type = RC_P2P_ACK,
+						  .id = u->sreq };
+
+			ctl_send(p2p, u->wsrc, &ack, sizeof(ack));
+		}
+		req->p2p.proto = RP_POSTED;
+		recv_complete(p2p, req);
+	}
+	free(u);
+}
+
+static void on_cts(struct rc_p2p *p2p, int wsrc, const struct rc_p2p_cts *cts)
+{
+	struct rc_req *req = id_req(cts->c.id);
+
+	assert(req->kind == RC_REQ_SEND && req->p2p.proto == SP_WAIT);
+	req->p2p.remote_id = cts->rreq;
+	req->p2p.sent = 0;
+	req->p2p.acked = 0;
+	if (cts->c.flags & RC_CTS_ADDR) {
+		req->p2p.proto = SP_PUT;
+		req->p2p.len = cts->want;
+		req->p2p.raddr = cts->addr;
+		memcpy(req->p2p.rkey, cts->key, sizeof(req->p2p.rkey));
+		rdma_schedule(p2p, req);
+		return;
+	}
+	/* FRAG: stream `want` bytes; acked holds the target */
+	req->p2p.proto = SP_FRAG;
+	req->p2p.acked = cts->want;
+	if (!cts->want) {
+		send_complete(p2p, req);
+		return;
+	}
+	send_kick(p2p, req);
+}
+
+static void on_data(struct rc_p2p *p2p, const struct rc_p2p_data *d,
+		    size_t len)
+{
+	struct rc_req *req = id_req(d->c.id);
+	size_t n = len - sizeof(*d);
+
+	assert(req->kind == RC_REQ_RECV && req->p2p.proto == RP_FRAG);
+	recv_copy(req, d->off, d + 1, n);
+	req->p2p.acked += n;
+	if (req->p2p.acked == req->p2p.len)
+		recv_complete(p2p, req);
+}
+
+static void on_fin(struct rc_p2p *p2p, const struct rc_p2p_ctl *c)
+{
+	struct rc_req *req = id_req(c->id);
+
+	if (req->kind == RC_REQ_SEND) {
+		/* the receiver has read our data (RGET) or took nothing */
+		send_complete(p2p, req);
+		return;
+	}
+	assert(req->p2p.proto == RP_RPUT);
+	recv_complete(p2p, req);
+}
+
+static void on_ack(struct rc_p2p *p2p, const struct rc_p2p_ctl *c)
+{
+	struct rc_req *req = id_req(c->id);
+
+	assert(req->kind == RC_REQ_SEND && req->p2p.proto == SP_WAIT_ACK);
+	send_complete(p2p, req);
+}
+
+/* The transports' upcall: one message from world rank wsrc. */
+static void p2p_recv(struct rc_inst *inst, int wsrc, const void *msg,
+		     size_t len)
+{
+	struct rc_p2p *p2p = inst->p2p;
+
+	switch (*(const uint8_t *)msg) {
+	case RC_P2P_EAGER:
+	case RC_P2P_EAGER_SYNC:
+	case RC_P2P_RTS:
+		on_match_msg(p2p, wsrc, msg, len);
+		break;
+	case RC_P2P_CTS:
+		on_cts(p2p, wsrc, msg);
+		break;
+	case RC_P2P_DATA:
+		on_data(p2p, msg, len);
+		break;
+	case RC_P2P_FIN:
+		on_fin(p2p, msg);
+		break;
+	case RC_P2P_ACK:
+		on_ack(p2p, msg);
+		break;
+	default:
+		rc_log_err("unknown message type %u from rank %d",
+			   *(const uint8_t *)msg, wsrc);
+		rc_abort(inst, MPI_ERR_INTERN, "protocol error");
+	}
+}
+
+/* ---- the interface ---------------------------------------------------------- */
+
+void rc_p2p_req_setup(struct rc_req *req, struct rc_comm *comm, uint32_t ctx,
+		      void *buf, size_t count, struct rc_dtype *dt, int peer,
+		      int tag, enum rc_send_mode mode)
+{
+	req->comm = comm;
+	req->ctx = ctx;
+	req->buf = buf;
+	req->count = count;
+	if (req->dt != dt) {
+		if (req->dt)
+			rc_dt_release(req->dt);
+		rc_dt_retain(dt);
+		req->dt = dt;
+	}
+	req->peer = peer;
+	req->tag = tag;
+	req->mode = (uint8_t)mode;
+}
+
+static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_inst *inst = p2p->inst;
+	struct rc_tp *tp;
+	size_t len;
+	int ret;
+
+	req->state = RC_REQ_ACTIVE;
+	req->err = RC_OK;
+	if (req->peer == MPI_PROC_NULL) {
+		rc_status_set_empty(&req->status);
+		rc_req_complete(req);
+		return RC_OK;
+	}
+	req->p2p.wpeer = rc_comm_wrank(req->comm, req->peer);
+	req->p2p.tmp = NULL;
+	req->p2p.mreg = NULL;
+	req->p2p.sent = 0;
+	req->p2p.acked = 0;
+	req->p2p.inflight = 0;
+	tp = peer_tp(inst, req->p2p.wpeer);
+	len = req->count * req->dt->size;
+	req->p2p.len = len;
+	p2p->nsends++;
+	if (len <= tp_eager(p2p, tp) && len + sizeof(struct rc_p2p_sync) <= tp->max_am) {
+		req->p2p.proto = req->mode == RC_SEND_SYNC ? SP_SYNC : SP_EAGER;
+	} else {
+		req->p2p.proto = SP_RTS;
+		if (tp->caps & (RC_TP_CAP_GET | RC_TP_CAP_PUT)) {
+			if (!rc_dt_is_contig(req->dt, req->count)) {
+				req->p2p.tmp = malloc(len);
+				if (!req->p2p.tmp) {
+					p2p->nsends--;
+					req->state = RC_REQ_INACTIVE;
+					return RC_ERR_NOMEM;
+				}
+				rc_dt_pack(req->dt, req->count, req->buf, 0,
+					   req->p2p.tmp, len);
+			}
+			ret = tp->ops->mem_expose(tp, (void *)send_src(req), len,
+						  req->p2p.rkey, &req->p2p.mreg);
+			if (ret != RC_OK)
+				req->p2p.mreg = NULL;	/* FRAG it is */
+		}
+	}
+	send_kick(p2p, req);
+	return RC_OK;
+}
+
+static int p2p_recv_start(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct p2p_match *m;
+	struct rc_list *pos;
+
+	req->state = RC_REQ_ACTIVE;
+	req->err = RC_OK;
+	req->p2p.tmp = NULL;
+	req->p2p.mreg = NULL;
+	req->p2p.proto = RP_POSTED;
+	if (req->peer == MPI_PROC_NULL) {
+		rc_status_set_empty(&req->status);
+		rc_req_complete(req);
+		return RC_OK;
+	}
+	m = match_get(p2p, req->ctx);
+	rc_list_for_each(pos, &m->unexp) {
+		struct rc_umsg *u = rc_list_entry(pos, struct rc_umsg, link);
+
+		if (match_ok(req->peer, req->tag, u->src, u->tag)) {
+			rc_list_del(&u->link);
+			recv_umsg(p2p, req, u);
+			return RC_OK;
+		}
+	}
+	req->flags |= RC_REQ_POSTED;
+	rc_list_add_tail(&m->posted, &req->link);
+	return RC_OK;
+}
+
+int rc_p2p_start(struct rc_req *req)
+{
+	struct rc_p2p *p2p = req->inst->p2p;
+
+	assert(req->state != RC_REQ_ACTIVE);
+	memset(&req->status, 0, sizeof(req->status));
+	if (req->kind == RC_REQ_SEND)
+		return p2p_send_start(p2p, req);
+	if (req->msg) {
+		struct rc_umsg *u = req->msg;
+
+		req->msg = NULL;
+		return rc_p2p_mrecv_start(req, u);
+	}
+	return p2p_recv_start(p2p, req);
+}
+
+int rc_p2p_mrecv_start(struct rc_req *req, struct rc_umsg *u)
+{
+	struct rc_p2p *p2p = req->inst->p2p;
+
+	req->state = RC_REQ_ACTIVE;
+	req->err = RC_OK;
+	req->p2p.tmp = NULL;
+	req->p2p.mreg = NULL;
+	if (u == &rc_mpi_message_no_proc) {
+		rc_status_set_empty(&req->status);
+		rc_req_complete(req);
+		return RC_OK;
+	}
+	recv_umsg(p2p, req, u);
+	return RC_OK;
+}
+
+int rc_p2p_isend(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		 size_t count, struct rc_dtype *dt, int dst, int tag,
+		 enum rc_send_mode mode, struct rc_req **reqp)
+{
+	struct rc_req *req = rc_req_alloc(comm->inst, RC_REQ_SEND);
+	int ret;
+
+	if (!req)
+		return RC_ERR_NOMEM;
+	rc_p2p_req_setup(req, comm, ctx, (void *)buf, count, dt, dst, tag,
+			 mode);
+	ret = p2p_send_start(comm->inst->p2p, req);
+	if (ret) {
+		rc_req_free(req);
+		return ret;
+	}
+	*reqp = req;
+	return RC_OK;
+}
+
+int rc_p2p_irecv(struct rc_comm *comm, uint32_t ctx, void *buf, size_t count,
+		 struct rc_dtype *dt, int src, int tag, struct rc_req **reqp)
+{
+	struct rc_req *req = rc_req_alloc(comm->inst, RC_REQ_RECV);
+
+	if (!req)
+		return RC_ERR_NOMEM;
+	rc_p2p_req_setup(req, comm, ctx, buf, count, dt, src, tag,
+			 RC_SEND_STD);
+	p2p_recv_start(comm->inst->p2p, req);
+	*reqp = req;
+	return RC_OK;
+}
+
+int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		size_t count, struct rc_dtype *dt, int dst, int tag,
+		enum rc_send_mode mode)
+{
+	struct rc_inst *inst = comm->inst;
+	struct rc_req req;
+	int ret;
+
+	if (dst == MPI_PROC_NULL)
+		return RC_OK;
+	if (mode != RC_SEND_SYNC && rc_dt_is_contig(dt, count)) {
+		int w = rc_comm_wrank(comm, dst);
+		struct rc_proc *proc = &inst->procs[w];
+		struct rc_tp *tp = proc->tp;
+		size_t len = count * dt->size;
+
+		if (len <= tp_eager(inst->p2p, tp) &&
+		    len + sizeof(struct rc_p2p_hdr) <= tp->max_am &&
+		    rc_list_empty(&proc->pending)) {
+			struct rc_p2p_hdr h = {
+				.type = RC_P2P_EAGER,
+				.ctx = ctx,
+				.src = comm->rank,
+				.tag = tag,
+			};
+
+			ret = tp->ops->am_send(tp, w, &h, sizeof(h),
+					       rc_dt_contig_ptr(dt, buf), len);
+			if (ret != RC_AGAIN)
+				return ret;
+		}
+	}
+	rc_req_init_stack(&req, inst, RC_REQ_SEND);
+	rc_p2p_req_setup(&req, comm, ctx, (void *)buf, count, dt, dst, tag,
+			 mode);
+	ret = p2p_send_start(inst->p2p, &req);
+	if (ret == RC_OK) {
+		rc_req_wait_done(&req);
+		ret = req.err;
+	}
+	rc_dt_release(req.dt);
+	return ret;
+}
+
+bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
+		   bool remove, MPI_Status *status, struct rc_umsg **msg)
+{
+	struct rc_p2p *p2p = comm->inst->p2p;
+	struct p2p_match *m = match_get(p2p, ctx);
+	struct rc_list *pos;
+
+	rc_list_for_each(pos, &m->unexp) {
+		struct rc_umsg *u = rc_list_entry(pos, struct rc_umsg, link);
+
+		if (!match_ok(src, tag, u->src, u->tag))
+			continue;
+		if (status != MPI_STATUS_IGNORE) {
+			status->MPI_SOURCE = u->src;
+			status->MPI_TAG = u->tag;
+			status->rc_count = (MPI_Count)u->len;
+			status->rc_cancelled = 0;
+		}
+		if (remove) {
+			rc_list_del(&u->link);
+			u->comm = comm;
+			*msg = u;
+		}
+		return true;
+	}
+	return false;
+}
+
+void rc_p2p_cancel(struct rc_req *req)
+{
+	if (req->kind != RC_REQ_RECV || !(req->flags & RC_REQ_POSTED) ||
+	    req->state != RC_REQ_ACTIVE)
+		return;
+	rc_list_del(&req->link);
+	req->flags &= ~RC_REQ_POSTED;
+	req->flags |= RC_REQ_CANCELLED;
+	req->status.rc_cancelled = 1;
+	req->status.rc_count = 0;
+	req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+	req->status.MPI_TAG = MPI_ANY_TAG;
+	rc_req_complete(req);
+}
+
+/* ---- progress, open, close -------------------------------------------------- */
+
+static unsigned p2p_progress(struct rc_inst *inst, void *arg)
+{
+	struct rc_p2p *p2p = arg;
+	unsigned events = 0;
+	int i;
+
+	for (i = 0; i < inst->ntps; i++)
+		events += inst->tps[i]->ops->progress(inst->tps[i]);
+	if (RC_UNLIKELY(p2p->nqueued))
+		events += pending_progress(p2p);
+	if (RC_UNLIKELY(!rc_list_empty(&p2p->rdma_reqs)))
+		events += rdma_progress(p2p);
+	return events;
+}
+
+static int p2p_add_tp(struct rc_inst *inst, const struct rc_tp_ops *ops,
+		      struct rc_tp **out)
+{
+	struct rc_tp *tp;
+	int ret;
+
+	ret = ops->open(inst, &tp);
+	if (ret)
+		return ret;
+	tp->recv = p2p_recv;
+	inst->tps[inst->ntps++] = tp;
+	if (out)
+		*out = tp;
+	return RC_OK;
+}
+
+/* Which transports RCMPI_TRANSPORTS allows ("shm,verbs" by default). */
+static bool tp_wanted(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+int rc_p2p_open(struct rc_inst *inst)
+{
+	struct rc_p2p *p2p = calloc(1, sizeof(*p2p));
+	const char *list, *mode;
+	int w, ret;
+
+	if (!p2p)
+		return RC_ERR_NOMEM;
+	p2p->inst = inst;
+	inst->p2p = p2p;
+	rc_list_init(&p2p->rdma_reqs);
+	for (w = 0; w < inst->size; w++)
+		rc_list_init(&inst->procs[w].pending);
+	mode = rc_param_str("RNDV_MODE", "get");
+	if (!strcmp(mode, "put")) {
+		p2p->rndv_mode = RNDV_PUT;
+	} else if (!strcmp(mode, "frag")) {
+		p2p->rndv_mode = RNDV_FRAG;
+	} else if (strcmp(mode, "get")) {
+		rc_log_err("RCMPI_RNDV_MODE=%s: expected get, put or frag",
+			   mode);
+		return RC_ERR_INVAL;
+	}
+	p2p->eager_max = (size_t)rc_param_int("EAGER_LIMIT", 0, 0, 1L << 30);
+
+	ret = p2p_add_tp(inst, &rc_tp_loop_ops, &inst->self_tp);
+	if (ret)
+		return ret;
+	if (inst->loop_fabric)
+		return rc_progress_register(inst, p2p_progress, p2p);
+	list = rc_param_str("TRANSPORTS", "shm,verbs");
+	if (tp_wanted(list, "shm") && inst->size > 1) {
+		ret = p2p_add_tp(inst, &rc_tp_shm_ops, NULL);
+		if (ret)
+			return ret;
+	}
+	/* the verbs transport registers here (tp_verbs.c) */
+	return rc_progress_register(inst, p2p_progress, p2p);
+}
+
+int rc_p2p_connect(struct rc_inst *inst)
+{
+	struct rc_p2p *p2p = inst->p2p;
+	size_t bounce = 0;
+	int w, i, ret;
+
+	for (w = 0; w < inst->size; w++) {
+		struct rc_proc *proc = &inst->procs[w];
+
+		if (w == inst->rank) {
+			proc->tp = inst->self_tp;
+			continue;
+		}
+		for (i = 0; i < inst->ntps && !proc->tp; i++) {
+			struct rc_tp *tp = inst->tps[i];
+
+			if (tp->ops->reachable(tp, w))
+				proc->tp = tp;
+		}
+		if (!proc->tp) {
+			rc_log_err("no transport reaches rank %d on %s "
+				   "(RCMPI_TRANSPORTS=%s)", w, proc->host,
+				   rc_param_str("TRANSPORTS", "shm,verbs"));
+			return RC_ERR_UNREACH;
+		}
+	}
+	for (i = 0; i < inst->ntps; i++) {
+		struct rc_tp *tp = inst->tps[i];
+
+		ret = tp->ops->connect(tp);
+		if (ret)
+			return ret;
+		if (tp->eager_limit > bounce)
+			bounce = tp->eager_limit;
+		if (tp->max_am > bounce)
+			bounce = tp->max_am;
+	}
+	p2p->bounce_len = bounce;
+	p2p->bounce = malloc(bounce);
+	return p2p->bounce ? RC_OK : RC_ERR_NOMEM;
+}
+
+int rc_p2p_drain(struct rc_inst *inst)
+{
+	struct rc_p2p *p2p = inst->p2p;
+
+	if (!p2p)
+		return RC_OK;
+	while (p2p->nsends || p2p->nqueued || p2p->nrecvs_rndv) {
+		if (!rc_progress(inst))
+			rc_progress_idle(inst);
+	}
+	return RC_OK;
+}
+
+void rc_p2p_close(struct rc_inst *inst)
+{
+	struct rc_p2p *p2p = inst->p2p;
+	struct p2p_out *o;
+	int i;
+
+	if (!p2p)
+		return;
+	for (i = inst->ntps - 1; i >= 0; i--)
+		inst->tps[i]->ops->close(inst->tps[i]);
+	inst->ntps = 0;
+	inst->self_tp = NULL;
+	for (i = 0; i < RC_CTX_MAX; i++) {
+		struct p2p_match *m = p2p->match[i];
+		struct rc_list *pos, *n;
+
+		if (!m)
+			continue;
+		rc_list_for_each_safe(pos, n, &m->unexp)
+			free(rc_list_entry(pos, struct rc_umsg, link));
+		free(m);
+	}
+	while ((o = p2p->out_free)) {
+		p2p->out_free = o->next_free;
+		free(o);
+	}
+	free(p2p->bounce);
+	free(p2p);
+	inst->p2p = NULL;
+}

@@ -1,0 +1,529 @@
+/*
+ * p2p_api.c - the MPI point-to-point functions: argument checks and the
+ * mapping onto the engine (engine.c). Blocking calls keep their request on
+ * the stack; MPI_Send of a small contiguous message needs none at all.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "api.h"
+#include "dtype.h"
+#include "pt2pt.h"
+#include "request.h"
+
+#define RC_TAG_UB 0x7fffffff
+
+struct rc_umsg rc_mpi_message_no_proc;
+
+/* Check the arguments common to sends and receives; 0 or an error class. */
+static int p2p_check(struct rc_comm *comm, const void *buf, int count,
+		     struct rc_dtype *dt, int peer, int tag, bool recv)
+{
+	if (RC_UNLIKELY(count < 0))
+		return MPI_ERR_COUNT;
+	if (RC_UNLIKELY(!rc_dt_valid(dt)))
+		return MPI_ERR_TYPE;
+	if (RC_UNLIKELY(peer < 0 || peer >= comm->size)) {
+		if (peer != MPI_PROC_NULL &&
+		    !(recv && peer == MPI_ANY_SOURCE))
+			return MPI_ERR_RANK;
+	}
+	if (RC_UNLIKELY(tag < 0 || tag > RC_TAG_UB)) {
+		if (!(recv && tag == MPI_ANY_TAG))
+			return MPI_ERR_TAG;
+	}
+	/* MPI_BOTTOM (NULL) is only meaningful with absolute displacements */
+	if (RC_UNLIKELY(!buf && count > 0 && (dt->flags & RC_DT_PREDEFINED)))
+		return MPI_ERR_BUFFER;
+	return MPI_SUCCESS;
+}
+
+#define P2P_CHECK(fn, comm, buf, count, dt, peer, tag, recv)               \
+	do {                                                               \
+		int cls_;                                                  \
+		RC_API_CHECK_INIT(fn);                                     \
+		if (RC_UNLIKELY(!rc_comm_valid(comm)))                     \
+			return RC_ERR(NULL, MPI_ERR_COMM, fn);             \
+		cls_ = p2p_check(comm, buf, count, dt, peer, tag, recv);   \
+		if (RC_UNLIKELY(cls_))                                     \
+			return RC_ERR(comm, cls_, fn);                     \
+	} while (0)
+
+static int p2p_blocking_send(const void *buf, int count, MPI_Datatype dt,
+			     int dest, int tag, MPI_Comm comm,
+			     enum rc_send_mode mode, const char *fn)
+{
+	int ret;
+
+	P2P_CHECK(fn, comm, buf, count, dt, dest, tag, false);
+	ret = rc_p2p_send(comm, comm->ctx, buf, (size_t)count, dt, dest, tag,
+			  mode);
+	return rc_api_status(comm, ret, fn);
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	      MPI_Comm comm)
+{
+	return p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_STD,
+				 "MPI_Send");
+}
+RC_WEAK(MPI_Send)
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm)
+{
+	return p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_SYNC,
+				 "MPI_Ssend");
+}
+RC_WEAK(MPI_Ssend)
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm)
+{
+	return p2p_blocking_send(buf, count, dt, dest, tag, comm,
+				 RC_SEND_READY, "MPI_Rsend");
+}
+RC_WEAK(MPI_Rsend)
+
+/* Finish a blocking receive: status out, truncation through the handler. */
+static int p2p_recv_finish(struct rc_req *req, MPI_Status *status,
+			   MPI_Comm comm, const char *fn)
+{
+	int ret;
+
+	rc_req_wait_done(req);
+	ret = req->err;
+	if (status != MPI_STATUS_IGNORE) {
+		int keep = status->MPI_ERROR;
+
+		*status = req->status;
+		status->MPI_ERROR = keep;
+	}
+	rc_dt_release(req->dt);
+	req->dt = NULL;
+	return rc_api_status(comm, ret, fn);
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+	      MPI_Comm comm, MPI_Status *status)
+{
+	struct rc_req req;
+
+	P2P_CHECK("MPI_Recv", comm, buf, count, dt, source, tag, true);
+	rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
+	rc_p2p_req_setup(&req, comm, comm->ctx, buf, (size_t)count, dt, source,
+			 tag, RC_SEND_STD);
+	rc_p2p_start(&req);
+	return p2p_recv_finish(&req, status, comm, "MPI_Recv");
+}
+RC_WEAK(MPI_Recv)
+
+static int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest,
+		     int tag, MPI_Comm comm, MPI_Request *request,
+		     enum rc_send_mode mode, const char *fn)
+{
+	int ret;
+
+	P2P_CHECK(fn, comm, buf, count, dt, dest, tag, false);
+	if (RC_UNLIKELY(!request))
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	ret = rc_p2p_isend(comm, comm->ctx, buf, (size_t)count, dt, dest, tag,
+			   mode, request);
+	return rc_api_status(comm, ret, fn);
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_isend(buf, count, dt, dest, tag, comm, request, RC_SEND_STD,
+			 "MPI_Isend");
+}
+RC_WEAK(MPI_Isend)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_isend(buf, count, dt, dest, tag, comm, request, RC_SEND_SYNC,
+			 "MPI_Issend");
+}
+RC_WEAK(MPI_Issend)
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_isend(buf, count, dt, dest, tag, comm, request,
+			 RC_SEND_READY, "MPI_Irsend");
+}
+RC_WEAK(MPI_Irsend)
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	int ret;
+
+	P2P_CHECK("MPI_Irecv", comm, buf, count, dt, source, tag, true);
+	if (RC_UNLIKELY(!request))
+		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Irecv");
+	ret = rc_p2p_irecv(comm, comm->ctx, buf, (size_t)count, dt, source,
+			   tag, request);
+	return rc_api_status(comm, ret, "MPI_Irecv");
+}
+RC_WEAK(MPI_Irecv)
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		  int dest, int sendtag, void *recvbuf, int recvcount,
+		  MPI_Datatype recvtype, int source, int recvtag,
+		  MPI_Comm comm, MPI_Status *status)
+{
+	struct rc_req req;
+	int ret;
+
+	P2P_CHECK("MPI_Sendrecv", comm, sendbuf, sendcount, sendtype, dest,
+		  sendtag, false);
+	P2P_CHECK("MPI_Sendrecv", comm, recvbuf, recvcount, recvtype, source,
+		  recvtag, true);
+	rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
+	rc_p2p_req_setup(&req, comm, comm->ctx, recvbuf, (size_t)recvcount,
+			 recvtype, source, recvtag, RC_SEND_STD);
+	rc_p2p_start(&req);
+	ret = rc_p2p_send(comm, comm->ctx, sendbuf, (size_t)sendcount,
+			  sendtype, dest, sendtag, RC_SEND_STD);
+	if (ret) {
+		/* the receive is posted on our stack: it must finish */
+		rc_req_wait_done(&req);
+		rc_dt_release(req.dt);
+		return rc_api_status(comm, ret, "MPI_Sendrecv");
+	}
+	return p2p_recv_finish(&req, status, comm, "MPI_Sendrecv");
+}
+RC_WEAK(MPI_Sendrecv)
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+			  int sendtag, int source, int recvtag, MPI_Comm comm,
+			  MPI_Status *status)
+{
+	struct rc_req req;
+	size_t len;
+	void *tmp;
+	int ret;
+
+	P2P_CHECK("MPI_Sendrecv_replace", comm, buf, count, dt, dest, sendtag,
+		  false);
+	P2P_CHECK("MPI_Sendrecv_replace", comm, buf, count, dt, source,
+		  recvtag, true);
+	/* send a packed copy, receive in place */
+	len = (size_t)count * dt->size;
+	tmp = malloc(len ? len : 1);
+	if (!tmp)
+		return RC_ERR(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+	rc_dt_pack(dt, (size_t)count, buf, 0, tmp, len);
+	rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
+	rc_p2p_req_setup(&req, comm, comm->ctx, buf, (size_t)count, dt, source,
+			 recvtag, RC_SEND_STD);
+	rc_p2p_start(&req);
+	ret = rc_p2p_send(comm, comm->ctx, tmp, len, &rc_mpi_byte, dest,
+			  sendtag, RC_SEND_STD);
+	if (ret) {
+		rc_req_wait_done(&req);
+		rc_dt_release(req.dt);
+		free(tmp);
+		return rc_api_status(comm, ret, "MPI_Sendrecv_replace");
+	}
+	ret = p2p_recv_finish(&req, status, comm, "MPI_Sendrecv_replace");
+	free(tmp);
+	return ret;
+}
+RC_WEAK(MPI_Sendrecv_replace)
+
+/* ---- persistent requests ---------------------------------------------------- */
+
+static int p2p_init(void *buf, int count, MPI_Datatype dt, int peer, int tag,
+		    MPI_Comm comm, MPI_Request *request, enum rc_req_kind kind,
+		    enum rc_send_mode mode, const char *fn)
+{
+	struct rc_req *req;
+
+	P2P_CHECK(fn, comm, buf, count, dt, peer, tag, kind == RC_REQ_RECV);
+	if (RC_UNLIKELY(!request))
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	req = rc_req_alloc(comm->inst, kind);
+	if (!req)
+		return RC_ERR(comm, MPI_ERR_NO_MEM, fn);
+	rc_p2p_req_setup(req, comm, comm->ctx, buf, (size_t)count, dt, peer,
+			 tag, mode);
+	req->flags |= RC_REQ_PERSISTENT;
+	*request = req;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest,
+		   int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
+			RC_REQ_SEND, RC_SEND_STD, "MPI_Send_init");
+}
+RC_WEAK(MPI_Send_init)
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest,
+		    int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
+			RC_REQ_SEND, RC_SEND_SYNC, "MPI_Ssend_init");
+}
+RC_WEAK(MPI_Ssend_init)
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest,
+		    int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
+			RC_REQ_SEND, RC_SEND_READY, "MPI_Rsend_init");
+}
+RC_WEAK(MPI_Rsend_init)
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag,
+		   MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init(buf, count, dt, source, tag, comm, request, RC_REQ_RECV,
+			RC_SEND_STD, "MPI_Recv_init");
+}
+RC_WEAK(MPI_Recv_init)
+
+static bool p2p_persistent_ok(struct rc_req *req)
+{
+	return req && rc_req_valid(req) && (req->flags & RC_REQ_PERSISTENT) &&
+	       req->state != RC_REQ_ACTIVE &&
+	       (req->kind == RC_REQ_SEND || req->kind == RC_REQ_RECV);
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+	struct rc_req *req;
+	int ret;
+
+	RC_API_CHECK_INIT("MPI_Start");
+	if (!request || !p2p_persistent_ok(*request))
+		return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Start");
+	req = *request;
+	ret = rc_p2p_start(req);
+	return rc_api_status(req->comm, ret, "MPI_Start");
+}
+RC_WEAK(MPI_Start)
+
+int PMPI_Startall(int count, MPI_Request requests[])
+{
+	int i, ret;
+
+	RC_API_CHECK_INIT("MPI_Startall");
+	if (count < 0)
+		return RC_ERR(NULL, MPI_ERR_COUNT, "MPI_Startall");
+	if (count && !requests)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Startall");
+	for (i = 0; i < count; i++)
+		if (!p2p_persistent_ok(requests[i]))
+			return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Startall");
+	for (i = 0; i < count; i++) {
+		ret = rc_p2p_start(requests[i]);
+		if (ret)
+			return rc_api_status(requests[i]->comm, ret,
+					     "MPI_Startall");
+	}
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Startall)
+
+/* ---- probe and matched receive ---------------------------------------------- */
+
+static int probe_check(MPI_Comm comm, int source, int tag, const char *fn)
+{
+	if (!rc_comm_valid(comm))
+		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if ((source < 0 || source >= comm->size) && source != MPI_ANY_SOURCE &&
+	    source != MPI_PROC_NULL)
+		return RC_ERR(comm, MPI_ERR_RANK, fn);
+	if ((tag < 0 || tag > RC_TAG_UB) && tag != MPI_ANY_TAG)
+		return RC_ERR(comm, MPI_ERR_TAG, fn);
+	return MPI_SUCCESS;
+}
+
+/* One probe attempt; spin says whether to wait for a match. */
+static int probe(int source, int tag, MPI_Comm comm, int *flag,
+		 MPI_Message *message, MPI_Status *status, bool spin,
+		 const char *fn)
+{
+	struct rc_umsg *u = NULL;
+	int ret;
+
+	RC_API_CHECK_INIT(fn);
+	ret = probe_check(comm, source, tag, fn);
+	if (ret)
+		return ret;
+	if (source == MPI_PROC_NULL) {
+		if (status != MPI_STATUS_IGNORE)
+			rc_status_set_empty(status);
+		if (flag)
+			*flag = 1;
+		if (message)
+			*message = MPI_MESSAGE_NO_PROC;
+		return MPI_SUCCESS;
+	}
+	for (;;) {
+		unsigned ev = rc_progress(comm->inst);
+
+		if (rc_p2p_iprobe(comm, comm->ctx, source, tag, message != NULL,
+				  status, &u)) {
+			if (flag)
+				*flag = 1;
+			if (message)
+				*message = u;
+			return MPI_SUCCESS;
+		}
+		if (!spin)
+			break;
+		if (!ev)
+			rc_progress_idle(comm->inst);
+	}
+	*flag = 0;
+	if (message)
+		*message = MPI_MESSAGE_NULL;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	return probe(source, tag, comm, NULL, NULL, status, true, "MPI_Probe");
+}
+RC_WEAK(MPI_Probe)
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+		MPI_Status *status)
+{
+	if (!flag)
+		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
+			      "MPI_Iprobe");
+	return probe(source, tag, comm, flag, NULL, status, false,
+		     "MPI_Iprobe");
+}
+RC_WEAK(MPI_Iprobe)
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+		MPI_Status *status)
+{
+	if (!message)
+		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
+			      "MPI_Mprobe");
+	return probe(source, tag, comm, NULL, message, status, true,
+		     "MPI_Mprobe");
+}
+RC_WEAK(MPI_Mprobe)
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+		 MPI_Message *message, MPI_Status *status)
+{
+	if (!flag || !message)
+		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
+			      "MPI_Improbe");
+	return probe(source, tag, comm, flag, message, status, false,
+		     "MPI_Improbe");
+}
+RC_WEAK(MPI_Improbe)
+
+/* Validate a message handle; the communicator it was probed on. */
+static int mrecv_check(void *buf, int count, MPI_Datatype dt,
+		       MPI_Message *message, struct rc_comm **commp,
+		       const char *fn)
+{
+	struct rc_comm *comm;
+	int cls;
+
+	RC_API_CHECK_INIT(fn);
+	if (!message || *message == MPI_MESSAGE_NULL)
+		return RC_ERR(NULL, MPI_ERR_REQUEST, fn);
+	comm = *message == MPI_MESSAGE_NO_PROC ? rc_g.self : (*message)->comm;
+	if (!rc_comm_valid(comm))
+		return RC_ERR(NULL, MPI_ERR_REQUEST, fn);
+	cls = p2p_check(comm, buf, count, dt, MPI_ANY_SOURCE, MPI_ANY_TAG,
+			true);
+	if (cls)
+		return RC_ERR(comm, cls, fn);
+	*commp = comm;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+	       MPI_Status *status)
+{
+	struct rc_comm *comm;
+	struct rc_req req;
+	int ret;
+
+	ret = mrecv_check(buf, count, dt, message, &comm, "MPI_Mrecv");
+	if (ret)
+		return ret;
+	rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
+	rc_p2p_req_setup(&req, comm, comm->ctx, buf, (size_t)count, dt,
+			 MPI_ANY_SOURCE, MPI_ANY_TAG, RC_SEND_STD);
+	rc_p2p_mrecv_start(&req, *message);
+	*message = MPI_MESSAGE_NULL;
+	return p2p_recv_finish(&req, status, comm, "MPI_Mrecv");
+}
+RC_WEAK(MPI_Mrecv)
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+		MPI_Request *request)
+{
+	struct rc_comm *comm;
+	struct rc_req *req;
+	int ret;
+
+	ret = mrecv_check(buf, count, dt, message, &comm, "MPI_Imrecv");
+	if (ret)
+		return ret;
+	if (!request)
+		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Imrecv");
+	req = rc_req_alloc(comm->inst, RC_REQ_RECV);
+	if (!req)
+		return RC_ERR(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
+	rc_p2p_req_setup(req, comm, comm->ctx, buf, (size_t)count, dt,
+			 MPI_ANY_SOURCE, MPI_ANY_TAG, RC_SEND_STD);
+	rc_p2p_mrecv_start(req, *message);
+	*message = MPI_MESSAGE_NULL;
+	*request = req;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Imrecv)
+
+int PMPI_Cancel(MPI_Request *request)
+{
+	RC_API_CHECK_INIT("MPI_Cancel");
+	if (!request || !*request || !rc_req_valid(*request))
+		return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
+	/* Receives still waiting for a match are cancelled; a send or a
+	 * matched receive completes normally (MPI_Test_cancelled says 0). */
+	rc_p2p_cancel(*request);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Cancel)
+
+/* ---- memory ------------------------------------------------------------------ */
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	void *p;
+
+	RC_API_CHECK_INIT("MPI_Alloc_mem");
+	if (size < 0 || !baseptr)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Alloc_mem");
+	/* page aligned: friendlier to registration and CMA */
+	if (posix_memalign(&p, 4096, size ? (size_t)size : 1))
+		return RC_ERR(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem");
+	memcpy(baseptr, &p, sizeof(p));
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Alloc_mem)
+
+int PMPI_Free_mem(void *base)
+{
+	RC_API_CHECK_INIT("MPI_Free_mem");
+	free(base);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Free_mem)

@@ -1,0 +1,30 @@
+/*
+ * tp_loop.h - the in-process fabric (tp_loop.c), for the self transport and
+ * for unit tests that run several ranks' engines in one process.
+ */
+#ifndef RC_TP_LOOP_H
+#define RC_TP_LOOP_H
+
+#include <stddef.h>
+
+struct rc_tp;
+
+struct rc_loop_fabric {
+	int size;
+	struct rc_tp **tps;	/* by world rank */
+	/* shape of the transport, set before the instances open */
+	size_t eager_limit;
+	size_t max_am;
+	size_t rdma_chunk;
+	unsigned max_rdma;
+	/* flow-control knobs for tests: 0 disables */
+	unsigned max_queued;	/* messages queued towards one rank */
+	unsigned again_every;	/* refuse every n-th send with RC_AGAIN */
+	/* counters */
+	unsigned long nmsgs, nrdma;
+};
+
+struct rc_loop_fabric *rc_loop_fabric_new(int size);
+void rc_loop_fabric_free(struct rc_loop_fabric *f);
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * comm.c - communicators and groups: MPI_COMM_WORLD and MPI_COMM_SELF, rank
+ * translation, context ids.
+ *
+ * Context ids come in pairs (ctx for pt2pt, ctx + 1 for collectives).
+ * World owns 0/1, self owns 2/3; new communicators agree on the lowest pair
+ * free on every member (comm_api.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "api.h"
+#include "comm.h"
+#include "errhandler.h"
+#include "inst.h"
+
+struct rc_comm rc_mpi_comm_world, rc_mpi_comm_self;
+struct rc_group rc_mpi_group_empty = { .refcount = 1, .predefined = true,
+				       .size = 0, .rank = MPI_UNDEFINED };
+
+bool rc_comm_valid(const struct rc_comm *c)
+{
+	return c && c->magic == RC_COMM_MAGIC;
+}
+
+struct rc_group *rc_group_new(int size)
+{
+	struct rc_group *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->wranks = calloc(size ? size : 1, sizeof(int));
+	if (!g->wranks) {
+		free(g);
+		return NULL;
+	}
+	g->refcount = 1;
+	g->size = size;
+	g->rank = MPI_UNDEFINED;
+	return g;
+}
+
+void rc_group_release(struct rc_group *g)
+{
+	if (!g || g->predefined)
+		return;
+	if (--g->refcount == 0) {
+		free(g->wranks);
+		free(g);
+	}
+}
+
+void rc_ctx_mark(struct rc_inst *inst, uint32_t ctx, bool used)
+{
+	if (used) {
+		inst->ctx_used[ctx / 32] |= 1u << (ctx % 32);
+		inst->ctx_used[(ctx + 1) / 32] |= 1u << ((ctx + 1) % 32);
+	} else {
+		inst->ctx_used[ctx / 32] &= ~(1u << (ctx % 32));
+		inst->ctx_used[(ctx + 1) / 32] &= ~(1u << ((ctx + 1) % 32));
+	}
+}
+
+static int comm_setup(struct rc_inst *inst, struct rc_comm *c, int size,
+		      int rank, uint32_t ctx, const char *name)
+{
+	int i;
+
+	c->group = rc_group_new(size);
+	if (!c->group)
+		return RC_ERR_NOMEM;
+	for (i = 0; i < size; i++)
+		c->group->wranks[i] = size == 1 ? inst->rank : i;
+	c->group->rank = rank;
+	c->inst = inst;
+	c->refcount = 1;
+	c->flags = RC_COMM_PREDEFINED;
+	c->ctx = ctx;
+	c->rank = rank;
+	c->size = size;
+	c->errh = &rc_mpi_errors_are_fatal;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	rc_ctx_mark(inst, ctx, true);
+	c->magic = RC_COMM_MAGIC;
+	return RC_OK;
+}
+
+int rc_comm_init_world(struct rc_inst *inst, struct rc_comm *world,
+		       struct rc_comm *self)
+{
+	int ret;
+
+	if (!world)
+		world = calloc(1, sizeof(*world));
+	if (!self)
+		self = calloc(1, sizeof(*self));
+	if (!world || !self)
+		return RC_ERR_NOMEM;
+	ret = comm_setup(inst, world, inst->size, inst->rank, 0,
+			 "MPI_COMM_WORLD");
+	if (ret)
+		return ret;
+	ret = comm_setup(inst, self, 1, 0, 2, "MPI_COMM_SELF");
+	if (ret)
+		return ret;
+	inst->world = world;
+	inst->self = self;
+	return RC_OK;
+}
+
+void rc_comm_fini_world(struct rc_inst *inst)
+{
+	struct rc_comm *c[2] = { inst->world, inst->self };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!c[i])
+			continue;
+		rc_group_release(c[i]->group);
+		c[i]->group = NULL;
+		c[i]->magic = 0;
+		if (c[i] != &rc_mpi_comm_world && c[i] != &rc_mpi_comm_self)
+			free(c[i]);
+	}
+	inst->world = NULL;
+	inst->self = NULL;
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+	RC_API_CHECK_INIT("MPI_Comm_rank");
+	if (!rc_comm_valid(comm))
+		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_rank");
+	if (!rank)
+		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_rank");
+	*rank = comm->rank;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Comm_rank)
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+	RC_API_CHECK_INIT("MPI_Comm_size");
+	if (!rc_comm_valid(comm))
+		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_size");
+	if (!size)
+		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_size");
+	*size = comm->size;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Comm_size)

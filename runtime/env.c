@@ -1,0 +1,59 @@
+/*
+ * env.c - environment inquiry: clocks, processor name, versions.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "api.h"
+
+double PMPI_Wtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+RC_WEAK(MPI_Wtime)
+
+double PMPI_Wtick(void)
+{
+	struct timespec ts;
+
+	if (clock_getres(CLOCK_MONOTONIC, &ts))
+		return 1e-9;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+RC_WEAK(MPI_Wtick)
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+	RC_API_CHECK_INIT("MPI_Get_processor_name");
+	if (!name || !resultlen)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Get_processor_name");
+	snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", rc_g.host);
+	*resultlen = (int)strlen(name);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Get_processor_name)
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+	if (!version || !subversion)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Get_version");
+	*version = MPI_VERSION;
+	*subversion = MPI_SUBVERSION;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Get_version)
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+	if (!version || !resultlen)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Get_library_version");
+	snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+		 "rcmpi %s (MPI %d.%d subset; transports: self, shm, verbs)",
+		 RCMPI_VERSION, MPI_VERSION, MPI_SUBVERSION);
+	*resultlen = (int)strlen(version);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Get_library_version)

@@ -1,0 +1,286 @@
+/*
+ * init.c - MPI_Init and MPI_Finalize: bring the layers up and down, in order.
+ *
+ * Init:  bootstrap (PMIx or singleton) -> this process's modex section ->
+ *        pt2pt opens its transports (each adds its address) -> one
+ *        collecting fence -> peers' host, pid and boot id -> pt2pt picks a
+ *        transport per peer and connects -> MPI_COMM_WORLD / MPI_COMM_SELF.
+ * Finalize: complete every send this process started (peers may need to
+ *        make progress for that, so it spins on progress) -> a barrier over
+ *        pt2pt that keeps progressing -> close transports -> PMIx_Finalize.
+ *
+ * This file is the one place where the runtime calls up into pt2pt (and
+ * coll): it orchestrates the layers' start and end.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "api.h"
+#include "coll.h"
+#include "log.h"
+#include "param.h"
+#include "pt2pt.h"
+#include "request.h"
+
+/* What every rank publishes about itself. */
+struct rc_proc_info {
+	int32_t pid;
+	char boot_id[40];
+	char host[RC_HOST_MAX];
+};
+
+static void read_boot_id(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	out[0] = 0;
+	if (f) {
+		if (!fgets(out, (int)len, f))
+			out[0] = 0;
+		fclose(f);
+	}
+	out[strcspn(out, "\n")] = 0;
+	if (!out[0])
+		snprintf(out, len, "unknown-boot-id");
+}
+
+static int usable_cores(void)
+{
+	cpu_set_t set;
+	long n;
+
+	/* The node's cores, not our binding: a rank bound to one core still
+	 * shares the node with its peers. */
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n > 0)
+		return (int)n;
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	return 1;
+}
+
+static int inst_boot(struct rc_inst *inst)
+{
+	struct rc_boot_info info;
+	int ret;
+
+	memset(&info, 0, sizeof(info));
+	inst->boot.ops = &rc_boot_pmix_ops;
+	ret = inst->boot.ops->init(&inst->boot, &info);
+	if (ret == RC_ERR_UNREACH) {
+		inst->boot.ops = &rc_boot_single_ops;
+		ret = inst->boot.ops->init(&inst->boot, &info);
+	}
+	if (ret) {
+		inst->boot.ops = NULL;
+		return ret;
+	}
+	inst->rank = info.rank;
+	inst->size = info.size;
+	inst->local_rank = info.local_rank;
+	inst->local_size = info.local_size;
+	inst->local_peers = info.local_peers;
+	inst->singleton = info.singleton;
+	inst->universe_size = info.universe_size;
+	snprintf(inst->nspace, sizeof(inst->nspace), "%s", info.nspace);
+	return RC_OK;
+}
+
+/* After the exchange: who is where. */
+static int inst_learn_peers(struct rc_inst *inst)
+{
+	int w, nlocal = 0, ret;
+
+	for (w = 0; w < inst->size; w++) {
+		struct rc_proc *p = &inst->procs[w];
+		struct rc_proc_info pi;
+		const void *data;
+		size_t len;
+
+		ret = rc_modex_get(inst, w, RC_MODEX_PROC, &data, &len);
+		if (ret || len != sizeof(pi)) {
+			rc_log_err("no address information from rank %d", w);
+			return ret ? ret : RC_ERR_BOOT;
+		}
+		memcpy(&pi, data, sizeof(pi));
+		pi.host[sizeof(pi.host) - 1] = 0;
+		pi.boot_id[sizeof(pi.boot_id) - 1] = 0;
+		p->pid = pi.pid;
+		snprintf(p->host, sizeof(p->host), "%s", pi.host);
+		/* locality is the kernel, not the host name */
+		p->local = !strcmp(pi.boot_id, inst->boot_id);
+		nlocal += p->local;
+	}
+	inst->oversubscribed = nlocal > usable_cores() ||
+			       rc_param_bool("YIELD", false);
+	return RC_OK;
+}
+
+int rc_inst_open(struct rc_inst *inst);
+int rc_inst_open(struct rc_inst *inst)
+{
+	struct rc_proc_info pi;
+	int ret;
+
+	ret = inst_boot(inst);
+	if (ret)
+		return ret;
+	rc_req_pool_init(inst);
+	read_boot_id(inst->boot_id, sizeof(inst->boot_id));
+	memset(&pi, 0, sizeof(pi));
+	pi.pid = (int32_t)getpid();
+	snprintf(pi.boot_id, sizeof(pi.boot_id), "%s", inst->boot_id);
+	snprintf(pi.host, sizeof(pi.host), "%s", inst->host);
+	rc_log_set_identity(inst->rank, inst->host);
+
+	inst->procs = calloc(inst->size, sizeof(*inst->procs));
+	if (!inst->procs)
+		return RC_ERR_NOMEM;
+	ret = rc_modex_add(inst, RC_MODEX_PROC, &pi, sizeof(pi));
+	if (ret)
+		return ret;
+	ret = rc_p2p_open(inst);
+	if (ret)
+		return ret;
+	ret = rc_modex_exchange(inst);
+	if (ret)
+		return ret;
+	ret = inst_learn_peers(inst);
+	if (ret)
+		return ret;
+	ret = rc_p2p_connect(inst);
+	if (ret)
+		return ret;
+	ret = rc_comm_init_world(inst, &rc_mpi_comm_world, &rc_mpi_comm_self);
+	if (ret)
+		return ret;
+	return rc_coll_open(inst);
+}
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	struct rc_inst *inst = &rc_g;
+	int ret;
+
+	if (inst->initialized || inst->finalized)
+		return RC_ERR_MSG(NULL, MPI_ERR_OTHER, "MPI_Init",
+				  inst->finalized ? "called after MPI_Finalize"
+						  : "MPI is already initialised");
+	if (gethostname(inst->host, sizeof(inst->host)))
+		snprintf(inst->host, sizeof(inst->host), "unknown");
+	inst->host[sizeof(inst->host) - 1] = 0;
+	ret = rc_inst_open(inst);
+	if (ret) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "MPI_Init failed: %s",
+			 rc_status_str(ret));
+		rc_abort(inst, 1, msg);
+	}
+	/* No locks inside: any thread may call, one at a time. */
+	inst->thread_level = required < MPI_THREAD_SERIALIZED
+				     ? (required < MPI_THREAD_SINGLE
+						? MPI_THREAD_SINGLE : required)
+				     : MPI_THREAD_SERIALIZED;
+	inst->thread_main = (void *)pthread_self();
+	inst->initialized = true;
+	if (provided)
+		*provided = inst->thread_level;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Init_thread)
+
+int PMPI_Init(int *argc, char ***argv)
+{
+	int provided;
+
+	return PMPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+RC_WEAK(MPI_Init)
+
+int PMPI_Initialized(int *flag)
+{
+	if (!flag)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Initialized");
+	*flag = rc_g.initialized;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Initialized)
+
+int PMPI_Finalized(int *flag)
+{
+	if (!flag)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Finalized");
+	*flag = rc_g.finalized;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Finalized)
+
+int PMPI_Query_thread(int *provided)
+{
+	RC_API_CHECK_INIT("MPI_Query_thread");
+	if (!provided)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Query_thread");
+	*provided = rc_g.thread_level;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Query_thread)
+
+int PMPI_Is_thread_main(int *flag)
+{
+	RC_API_CHECK_INIT("MPI_Is_thread_main");
+	if (!flag)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Is_thread_main");
+	*flag = pthread_equal(pthread_self(), (pthread_t)rc_g.thread_main);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Is_thread_main)
+
+void rc_inst_close(struct rc_inst *inst);
+void rc_inst_close(struct rc_inst *inst)
+{
+	rc_coll_close(inst);
+	rc_p2p_close(inst);
+	rc_comm_fini_world(inst);
+	rc_modex_free(inst);
+	rc_req_pool_fini(inst);
+	free(inst->procs);
+	inst->procs = NULL;
+	free(inst->local_peers);
+	inst->local_peers = NULL;
+}
+
+int PMPI_Finalize(void)
+{
+	struct rc_inst *inst = &rc_g;
+	int ret;
+
+	RC_API_CHECK_INIT("MPI_Finalize");
+	ret = rc_p2p_drain(inst);
+	if (!ret)
+		ret = rc_coll_fence(inst);
+	if (ret)
+		return rc_api_status(inst->world, ret, "MPI_Finalize");
+	rc_inst_close(inst);
+	inst->boot.ops->fini(&inst->boot);
+	inst->finalized = true;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Finalize)
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+	char msg[200];
+
+	snprintf(msg, sizeof(msg), "MPI_Abort(%s, %d) called",
+		 comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD"
+		 : comm == MPI_COMM_SELF ? "MPI_COMM_SELF"
+					 : "comm",
+		 errorcode);
+	rc_abort(&rc_g, errorcode, msg);
+}
+RC_WEAK(MPI_Abort)

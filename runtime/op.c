@@ -1,0 +1,472 @@
+/*
+ * op.c - reduction operations: the predefined op objects, one typed kernel
+ * per (op, basic type) pair the standard allows, and user ops.
+ *
+ * Kernels are generated from X-macro lists of the type classes of MPI-3.1
+ * 5.9.2 (C integer, multi-language, floating point, complex, logical,
+ * byte): each is a plain loop over a typed array, inout[i] = in[i] op
+ * inout[i], which the compiler vectorises. Signed integer SUM and PROD are
+ * computed in the matching unsigned type, so overflow wraps instead of being
+ * undefined. The table op_tab[op][basic] is both the dispatch and the
+ * validity check (NULL: MPI_ERR_OP).
+ *
+ * rc_op_apply() finds the cheapest path for (count, dt):
+ *   - contiguous data, aligned: one kernel call over all of it;
+ *   - non-contiguous with long blocks, aligned: one kernel call per block;
+ *   - otherwise (short blocks, misaligned buffers, pair types in derived
+ *     layouts): pack both operands by 4 KiB chunks into aligned scratch
+ *     buffers, run the kernel on the packed arrays, unpack the result.
+ * Pair types (MAXLOC/MINLOC) have two kernels: one on the C struct layout
+ * (the predefined pair type and its equivalents), one on the packed layout
+ * (value then int, no padding), used by the chunked path.
+ * No path calls a function pointer per element.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+/* gcc's -O2 cost model ("very cheap") leaves loops of unknown trip count
+ * scalar; the kernels are the one place that must vectorise. */
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+#include <assert.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dtype.h"
+#include "op.h"
+#include "status.h"
+
+/* ---- predefined ops ----------------------------------------------------- */
+
+/* symbol, kind, name, commutative */
+#define RC_OP_PREDEF_TABLE(X)                              \
+	X(rc_mpi_max, MAX, "MPI_MAX", true)                \
+	X(rc_mpi_min, MIN, "MPI_MIN", true)                \
+	X(rc_mpi_sum, SUM, "MPI_SUM", true)                \
+	X(rc_mpi_prod, PROD, "MPI_PROD", true)             \
+	X(rc_mpi_land, LAND, "MPI_LAND", true)             \
+	X(rc_mpi_band, BAND, "MPI_BAND", true)             \
+	X(rc_mpi_lor, LOR, "MPI_LOR", true)                \
+	X(rc_mpi_bor, BOR, "MPI_BOR", true)                \
+	X(rc_mpi_lxor, LXOR, "MPI_LXOR", true)             \
+	X(rc_mpi_bxor, BXOR, "MPI_BXOR", true)             \
+	X(rc_mpi_maxloc, MAXLOC, "MPI_MAXLOC", true)       \
+	X(rc_mpi_minloc, MINLOC, "MPI_MINLOC", true)       \
+	/* the result depends on the operands' order */    \
+	X(rc_mpi_replace, REPLACE, "MPI_REPLACE", false)   \
+	X(rc_mpi_no_op, NO_OP, "MPI_NO_OP", false)
+
+#define RC_X_OP_OBJ(sym, k, str, comm)                           \
+	struct rc_op sym = { .magic = RC_OP_MAGIC,                \
+			     .refcount = 1,                       \
+			     .predefined = true,                  \
+			     .commute = comm,                     \
+			     .kind = RC_OP_##k,                   \
+			     .name = str };
+RC_OP_PREDEF_TABLE(RC_X_OP_OBJ)
+#undef RC_X_OP_OBJ
+
+bool rc_op_ok(const struct rc_op *op)
+{
+	return op && op->magic == RC_OP_MAGIC;
+}
+
+int rc_op_create(MPI_User_function *fn, bool commute, struct rc_op **opp)
+{
+	struct rc_op *op = calloc(1, sizeof(*op));
+
+	if (!op)
+		return RC_ERR_NOMEM;
+	op->magic = RC_OP_MAGIC;
+	op->refcount = 1;
+	op->commute = commute;
+	op->kind = RC_OP_USER;
+	op->user_fn = (void *)fn;
+	strcpy(op->name, "user op");
+	*opp = op;
+	return RC_OK;
+}
+
+void rc_op_retain(struct rc_op *op)
+{
+	if (op->predefined)
+		return;
+	__atomic_add_fetch(&op->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void rc_op_release(struct rc_op *op)
+{
+	if (op->predefined)
+		return;
+	assert(op->refcount > 0);
+	if (__atomic_sub_fetch(&op->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+		op->magic = 0;
+		free(op);
+	}
+}
+
+/* ---- type classes (MPI-3.1 5.9.2): kind, C type, arithmetic type ------ */
+
+#define OP_CINT(X)                                           \
+	X(SIGNED_CHAR, signed char, unsigned)                \
+	X(UNSIGNED_CHAR, unsigned char, unsigned)            \
+	X(SHORT, short, unsigned)                            \
+	X(UNSIGNED_SHORT, unsigned short, unsigned)          \
+	X(INT, int, unsigned)                                \
+	X(UNSIGNED, unsigned, unsigned)                      \
+	X(LONG, long, unsigned long)                         \
+	X(UNSIGNED_LONG, unsigned long, unsigned long)       \
+	X(LONG_LONG, long long, unsigned long long)          \
+	X(UNSIGNED_LONG_LONG, unsigned long long, unsigned long long) \
+	X(INT8_T, int8_t, unsigned)                          \
+	X(INT16_T, int16_t, unsigned)                        \
+	X(INT32_T, int32_t, uint32_t)                        \
+	X(INT64_T, int64_t, uint64_t)                        \
+	X(UINT8_T, uint8_t, unsigned)                        \
+	X(UINT16_T, uint16_t, unsigned)                      \
+	X(UINT32_T, uint32_t, uint32_t)                      \
+	X(UINT64_T, uint64_t, uint64_t)
+
+/* MPI_AINT, MPI_OFFSET, MPI_COUNT */
+#define OP_MULTI(X)                                          \
+	X(AINT, MPI_Aint, uintptr_t)                         \
+	X(OFFSET, MPI_Offset, unsigned long long)            \
+	X(COUNT, MPI_Count, unsigned long long)
+
+#define OP_FLOAT(X)                                          \
+	X(FLOAT, float, float)                               \
+	X(DOUBLE, double, double)                            \
+	X(LONG_DOUBLE, long double, long double)
+
+#define OP_COMPLEX(X)                                        \
+	X(C_FLOAT_COMPLEX, float _Complex, float _Complex)   \
+	X(C_DOUBLE_COMPLEX, double _Complex, double _Complex) \
+	X(C_LONG_DOUBLE_COMPLEX, long double _Complex, long double _Complex)
+
+#define OP_LOGICAL(X) X(C_BOOL, _Bool, _Bool)
+
+#define OP_BYTE(X) X(BYTE, unsigned char, unsigned)
+
+/* ---- kernels ----------------------------------------------------------- */
+
+typedef void (*op_kernel)(const void *restrict in, void *restrict inout,
+			  size_t n);
+
+#define OP_KDEF(op, N, T, A, expr)                                      \
+	static void op_##op##_##N(const void *restrict vin,            \
+				  void *restrict vio, size_t n)         \
+	{                                                               \
+		const T *restrict in = vin;                             \
+		T *restrict io = vio;                                   \
+		size_t i;                                               \
+                                                                        \
+		for (i = 0; i < n; i++) {                               \
+			const T a = in[i], b = io[i];                   \
+			io[i] = (T)(expr);                              \
+		}                                                       \
+	}
+
+#define OP_K_MAX(N, T, A) OP_KDEF(max, N, T, A, a > b ? a : b)
+#define OP_K_MIN(N, T, A) OP_KDEF(min, N, T, A, a < b ? a : b)
+#define OP_K_SUM(N, T, A) OP_KDEF(sum, N, T, A, (A)a + (A)b)
+#define OP_K_PROD(N, T, A) OP_KDEF(prod, N, T, A, (A)a * (A)b)
+#define OP_K_LAND(N, T, A) OP_KDEF(land, N, T, A, (a != 0) && (b != 0))
+#define OP_K_LOR(N, T, A) OP_KDEF(lor, N, T, A, (a != 0) || (b != 0))
+#define OP_K_LXOR(N, T, A) OP_KDEF(lxor, N, T, A, (a != 0) != (b != 0))
+#define OP_K_BAND(N, T, A) OP_KDEF(band, N, T, A, (A)a & (A)b)
+#define OP_K_BOR(N, T, A) OP_KDEF(bor, N, T, A, (A)a | (A)b)
+#define OP_K_BXOR(N, T, A) OP_KDEF(bxor, N, T, A, (A)a ^ (A)b)
+
+/* MAX, MIN: C integer, multi-language, floating point */
+OP_CINT(OP_K_MAX) OP_MULTI(OP_K_MAX) OP_FLOAT(OP_K_MAX)
+OP_CINT(OP_K_MIN) OP_MULTI(OP_K_MIN) OP_FLOAT(OP_K_MIN)
+/* SUM, PROD: C integer, multi-language, floating point, complex */
+OP_CINT(OP_K_SUM) OP_MULTI(OP_K_SUM) OP_FLOAT(OP_K_SUM) OP_COMPLEX(OP_K_SUM)
+OP_CINT(OP_K_PROD) OP_MULTI(OP_K_PROD) OP_FLOAT(OP_K_PROD)
+OP_COMPLEX(OP_K_PROD)
+/* LAND, LOR, LXOR: C integer, logical */
+OP_CINT(OP_K_LAND) OP_LOGICAL(OP_K_LAND)
+OP_CINT(OP_K_LOR) OP_LOGICAL(OP_K_LOR)
+OP_CINT(OP_K_LXOR) OP_LOGICAL(OP_K_LXOR)
+/* BAND, BOR, BXOR: C integer, multi-language, byte */
+OP_CINT(OP_K_BAND) OP_MULTI(OP_K_BAND) OP_BYTE(OP_K_BAND)
+OP_CINT(OP_K_BOR) OP_MULTI(OP_K_BOR) OP_BYTE(OP_K_BOR)
+OP_CINT(OP_K_BXOR) OP_MULTI(OP_K_BXOR) OP_BYTE(OP_K_BXOR)
+
+/*
+ * MAXLOC / MINLOC: (u, i) op (v, j) = (max or min of u and v, the index of
+ * the winner; the lower index on a tie). `better` is > for MAXLOC, < for
+ * MINLOC. Struct layout and packed layout (value, then int).
+ */
+#define OP_KLOC(op, better, pn, vtype)                                     \
+	static void op_##op##_##pn(const void *restrict vin,              \
+				   void *restrict vio, size_t n)           \
+	{                                                                  \
+		const struct rc_pair_##pn *restrict in = vin;              \
+		struct rc_pair_##pn *restrict io = vio;                    \
+		size_t i;                                                  \
+                                                                           \
+		for (i = 0; i < n; i++) {                                  \
+			if (in[i].v better io[i].v) {                      \
+				io[i].v = in[i].v;                         \
+				io[i].i = in[i].i;                         \
+			} else if (in[i].v == io[i].v && in[i].i < io[i].i) { \
+				io[i].i = in[i].i;                         \
+			}                                                  \
+		}                                                          \
+	}                                                                  \
+	static void op_p##op##_##pn(const void *restrict vin,             \
+				    void *restrict vio, size_t n)          \
+	{                                                                  \
+		const char *in = vin;                                      \
+		char *io = vio;                                            \
+		const size_t vs = sizeof(vtype), es = vs + sizeof(int);    \
+		vtype u, v;                                                \
+		int iu, iv;                                                \
+		size_t i;                                                  \
+                                                                           \
+		for (i = 0; i < n; i++, in += es, io += es) {              \
+			memcpy(&u, in, vs);                                \
+			memcpy(&v, io, vs);                                \
+			memcpy(&iu, in + vs, sizeof(int));                 \
+			memcpy(&iv, io + vs, sizeof(int));                 \
+			if (u better v)                                    \
+				memcpy(io, in, es);                        \
+			else if (u == v && iu < iv)                        \
+				memcpy(io + vs, &iu, sizeof(int));         \
+		}                                                          \
+	}
+#define OP_K_LOC(pn, vtype, vb, str) \
+	OP_KLOC(maxloc, >, pn, vtype) OP_KLOC(minloc, <, pn, vtype)
+RC_PAIR_TABLE(OP_K_LOC)
+
+/* ---- dispatch tables ---------------------------------------------------- */
+
+#define OP_T(K, k, N) [RC_OP_##K][RC_BASIC_##N] = op_##k##_##N,
+#define OP_T_MAX(N, T, A) OP_T(MAX, max, N)
+#define OP_T_MIN(N, T, A) OP_T(MIN, min, N)
+#define OP_T_SUM(N, T, A) OP_T(SUM, sum, N)
+#define OP_T_PROD(N, T, A) OP_T(PROD, prod, N)
+#define OP_T_LAND(N, T, A) OP_T(LAND, land, N)
+#define OP_T_LOR(N, T, A) OP_T(LOR, lor, N)
+#define OP_T_LXOR(N, T, A) OP_T(LXOR, lxor, N)
+#define OP_T_BAND(N, T, A) OP_T(BAND, band, N)
+#define OP_T_BOR(N, T, A) OP_T(BOR, bor, N)
+#define OP_T_BXOR(N, T, A) OP_T(BXOR, bxor, N)
+#define OP_T_LOC(pn, vtype, vb, str) \
+	OP_T(MAXLOC, maxloc, pn) OP_T(MINLOC, minloc, pn)
+
+/* The kernel on the memory layout; NULL: op not defined on that type. */
+static const op_kernel op_tab[RC_OP_NO_OP + 1][RC_BASIC_NKINDS] = {
+	OP_CINT(OP_T_MAX) OP_MULTI(OP_T_MAX) OP_FLOAT(OP_T_MAX)
+	OP_CINT(OP_T_MIN) OP_MULTI(OP_T_MIN) OP_FLOAT(OP_T_MIN)
+	OP_CINT(OP_T_SUM) OP_MULTI(OP_T_SUM) OP_FLOAT(OP_T_SUM)
+	OP_COMPLEX(OP_T_SUM)
+	OP_CINT(OP_T_PROD) OP_MULTI(OP_T_PROD) OP_FLOAT(OP_T_PROD)
+	OP_COMPLEX(OP_T_PROD)
+	OP_CINT(OP_T_LAND) OP_LOGICAL(OP_T_LAND)
+	OP_CINT(OP_T_LOR) OP_LOGICAL(OP_T_LOR)
+	OP_CINT(OP_T_LXOR) OP_LOGICAL(OP_T_LXOR)
+	OP_CINT(OP_T_BAND) OP_MULTI(OP_T_BAND) OP_BYTE(OP_T_BAND)
+	OP_CINT(OP_T_BOR) OP_MULTI(OP_T_BOR) OP_BYTE(OP_T_BOR)
+	OP_CINT(OP_T_BXOR) OP_MULTI(OP_T_BXOR) OP_BYTE(OP_T_BXOR)
+	RC_PAIR_TABLE(OP_T_LOC)
+};
+
+/* Pair kernels on the packed layout, [0] MAXLOC, [1] MINLOC. */
+#define OP_TP_LOC(pn, vtype, vb, str)                      \
+	[0][RC_BASIC_##pn] = op_pmaxloc_##pn,              \
+	[1][RC_BASIC_##pn] = op_pminloc_##pn,
+static const op_kernel op_ptab[2][RC_BASIC_NKINDS] = {
+	RC_PAIR_TABLE(OP_TP_LOC)
+};
+
+bool rc_op_valid_for(const struct rc_op *op, const struct rc_dtype *dt)
+{
+	if (!rc_op_ok(op) || !rc_dt_ok(dt))
+		return false;
+	switch (op->kind) {
+	case RC_OP_USER:
+	case RC_OP_REPLACE:
+	case RC_OP_NO_OP:
+		return true;
+	default:
+		return dt->basic != RC_BASIC_NONE && op->kind <= RC_OP_NO_OP &&
+		       op_tab[op->kind][dt->basic];
+	}
+}
+
+/* ---- apply ----------------------------------------------------------- */
+
+#define OP_CHUNK 4096		/* scratch bytes per operand */
+#define OP_BLOCK_MIN 64		/* mean block bytes for the per-block path */
+
+static inline bool op_aligned(uintptr_t a, uintptr_t b, size_t align)
+{
+	return ((a | b) & (align - 1)) == 0;
+}
+
+/*
+ * Apply kernel k (on packed arrays of esize-byte elements) by chunks: pack
+ * both operands, combine, unpack the result into inout.
+ */
+static void op_chunked(op_kernel k, const void *in, void *inout, size_t count,
+		       const struct rc_dtype *dt, size_t esize)
+{
+	_Alignas(64) unsigned char bi[OP_CHUNK], bo[OP_CHUNK];
+	const size_t step = OP_CHUNK / esize * esize;
+	size_t off = 0, n;
+
+	while ((n = rc_dt_pack(dt, count, in, off, bi, step))) {
+		rc_dt_pack(dt, count, inout, off, bo, n);
+		k(bi, bo, n / esize);
+		rc_dt_unpack(dt, count, inout, off, bo, n);
+		off += n;
+	}
+}
+
+/* One kernel call per block (blocks hold whole, aligned elements). */
+static void op_blocks(op_kernel k, const void *in, void *inout, size_t count,
+		      const struct rc_dtype *dt, size_t esize)
+{
+	const uintptr_t ext = (uintptr_t)rc_dt_extent(dt);
+	uintptr_t pi = (uintptr_t)in, po = (uintptr_t)inout;
+	size_t e, b;
+
+	for (e = 0; e < count; e++, pi += ext, po += ext)
+		for (b = 0; b < dt->nblocks; b++)
+			k((const void *)(pi + (uintptr_t)dt->blocks[b].disp),
+			  (void *)(po + (uintptr_t)dt->blocks[b].disp),
+			  dt->blocks[b].len / esize);
+}
+
+static void op_replace(const void *in, void *inout, size_t count,
+		       const struct rc_dtype *dt)
+{
+	_Alignas(64) unsigned char buf[OP_CHUNK];
+	size_t off = 0, n;
+
+	if (rc_dt_is_contig(dt, count)) {
+		memcpy(rc_dt_contig_ptr(dt, inout), rc_dt_contig_ptr(dt, in),
+		       count * dt->size);
+		return;
+	}
+	while ((n = rc_dt_pack(dt, count, in, off, buf, sizeof(buf)))) {
+		rc_dt_unpack(dt, count, inout, off, buf, n);
+		off += n;
+	}
+}
+
+/* User functions take an int count: call in INT_MAX pieces. */
+static void op_user(const struct rc_op *op, const void *in, void *inout,
+		    size_t count, struct rc_dtype *dt)
+{
+	MPI_User_function *fn = (MPI_User_function *)op->user_fn;
+	const uintptr_t ext = (uintptr_t)rc_dt_extent(dt);
+	uintptr_t pi = (uintptr_t)in, po = (uintptr_t)inout;
+	MPI_Datatype h;
+	int len, n;
+
+	while (count) {
+		n = count > INT_MAX ? INT_MAX : (int)count;
+		len = n;
+		h = dt;
+		fn((void *)pi, (void *)po, &len, &h);
+		pi += (uintptr_t)n * ext;
+		po += (uintptr_t)n * ext;
+		count -= (size_t)n;
+	}
+}
+
+/* the predefined datatype object of each pair kind */
+#define OP_PAIR_OBJ_FLOAT_INT rc_mpi_float_int
+#define OP_PAIR_OBJ_DOUBLE_INT rc_mpi_double_int
+#define OP_PAIR_OBJ_LONG_INT rc_mpi_long_int
+#define OP_PAIR_OBJ_2INT rc_mpi_2int
+#define OP_PAIR_OBJ_SHORT_INT rc_mpi_short_int
+#define OP_PAIR_OBJ_LONG_DOUBLE_INT rc_mpi_long_double_int
+
+static void op_pair(const struct rc_op *op, const void *in, void *inout,
+		    size_t count, const struct rc_dtype *dt)
+{
+	const enum rc_basic b = dt->basic;
+	const size_t esize = rc_basic_size(b);
+	const op_kernel kp = op_ptab[op->kind == RC_OP_MINLOC][b];
+	const struct rc_dtype *pdt;
+
+	/* C struct layout: one pair per element at offset 0, no other gaps
+	 * (the predefined pair type, a dup of it, a contiguous(1) of it) */
+	switch (b) {
+#define OP_PDT(pn, vtype, vb, str) \
+	case RC_BASIC_##pn:        \
+		pdt = RC_PREDEF(MPI_Datatype, OP_PAIR_OBJ_##pn); \
+		break;
+		RC_PAIR_TABLE(OP_PDT)
+#undef OP_PDT
+	default:
+		assert(0);
+		return;
+	}
+	if (dt->size == esize && dt->true_lb == 0 &&
+	    rc_dt_extent(dt) == rc_dt_extent(pdt) &&
+	    op_aligned((uintptr_t)in, (uintptr_t)inout, pdt->align)) {
+		op_tab[op->kind][b](in, inout, count);
+		return;
+	}
+	if (rc_dt_is_contig(dt, count)) {
+		kp(rc_dt_contig_ptr(dt, in), rc_dt_contig_ptr(dt, inout),
+		   count * dt->size / esize);
+		return;
+	}
+	op_chunked(kp, in, inout, count, dt, esize);
+}
+
+void rc_op_apply(const struct rc_op *op, const void *in, void *inout,
+		 size_t count, struct rc_dtype *dt)
+{
+	enum rc_basic b;
+	op_kernel k;
+	size_t esize, align;
+	const void *pi;
+	void *po;
+
+	if (!count)
+		return;
+	switch (op->kind) {
+	case RC_OP_USER:
+		op_user(op, in, inout, count, dt);
+		return;
+	case RC_OP_NO_OP:
+		return;
+	case RC_OP_REPLACE:
+		op_replace(in, inout, count, dt);
+		return;
+	default:
+		break;
+	}
+	if (!dt->size)
+		return;
+	b = dt->basic;
+	assert(rc_op_valid_for(op, dt));
+	if (rc_basic_is_pair(b)) {
+		op_pair(op, in, inout, count, dt);
+		return;
+	}
+	k = op_tab[op->kind][b];
+	esize = rc_basic_size(b);
+	align = rc_basic_align(b);
+	if (rc_dt_is_contig(dt, count)) {
+		pi = rc_dt_contig_ptr(dt, in);
+		po = rc_dt_contig_ptr(dt, inout);
+		if (op_aligned((uintptr_t)pi, (uintptr_t)po, align))
+			k(pi, po, count * dt->size / esize);
+		else
+			op_chunked(k, in, inout, count, dt, esize);
+		return;
+	}
+	if (dt->dalign >= align &&
+	    op_aligned((uintptr_t)in, (uintptr_t)inout, align) &&
+	    dt->size / dt->nblocks >= OP_BLOCK_MIN)
+		op_blocks(k, in, inout, count, dt, esize);
+	else
+		op_chunked(k, in, inout, count, dt, esize);
+}

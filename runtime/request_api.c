@@ -1,0 +1,392 @@
+/*
+ * request_api.c - MPI_Wait / MPI_Test and their families, MPI_Request_free,
+ * MPI_Test_cancelled. They work on any request kind (pt2pt or collective):
+ * each spins on the one progress engine until the requests it needs are done.
+ *
+ * Errors: single-completion calls return the request's error class through
+ * its communicator's handler; multiple-completion calls set MPI_ERROR in
+ * every status and return MPI_ERR_IN_STATUS.
+ */
+#include <stdlib.h>
+#include "api.h"
+#include "request.h"
+
+/* The status of a null or inactive request. */
+static void status_empty(MPI_Status *st)
+{
+	if (st == MPI_STATUS_IGNORE)
+		return;
+	st->MPI_SOURCE = MPI_ANY_SOURCE;
+	st->MPI_TAG = MPI_ANY_TAG;
+	st->MPI_ERROR = MPI_SUCCESS;
+	st->rc_count = 0;
+	st->rc_cancelled = 0;
+}
+
+static inline bool req_active(const struct rc_req *r)
+{
+	return r && r->state != RC_REQ_INACTIVE;
+}
+
+static bool reqs_valid(int count, MPI_Request reqs[])
+{
+	int i;
+
+	for (i = 0; i < count; i++)
+		if (reqs[i] && !rc_req_valid(reqs[i]))
+			return false;
+	return true;
+}
+
+static inline struct rc_inst *req_inst(struct rc_req *r)
+{
+	return r ? r->inst : &rc_g;
+}
+
+/* Finish a done request into status; its MPI error class. */
+static int finish(MPI_Request *r, MPI_Status *st, struct rc_comm **commp)
+{
+	struct rc_comm *comm = (*r)->comm;
+	int err = rc_req_finish(r, st);
+
+	if (commp)
+		*commp = comm;
+	return rc_status_to_mpi(err);
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	struct rc_comm *comm;
+	int cls;
+
+	RC_API_CHECK_INIT("MPI_Wait");
+	if (!request || (*request && !rc_req_valid(*request)))
+		return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Wait");
+	if (!req_active(*request)) {
+		status_empty(status);
+		return MPI_SUCCESS;
+	}
+	rc_req_wait_done(*request);
+	cls = finish(request, status, &comm);
+	if (cls)
+		return rc_err_raise(comm, cls, "MPI_Wait", NULL);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Wait)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	struct rc_comm *comm;
+	int cls;
+
+	RC_API_CHECK_INIT("MPI_Test");
+	if (!request || !flag || (*request && !rc_req_valid(*request)))
+		return RC_ERR(NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST,
+			      "MPI_Test");
+	if (!req_active(*request)) {
+		*flag = 1;
+		status_empty(status);
+		return MPI_SUCCESS;
+	}
+	if (!rc_req_done(*request))
+		rc_progress((*request)->inst);
+	if (!rc_req_done(*request)) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
+	*flag = 1;
+	cls = finish(request, status, &comm);
+	if (cls)
+		return rc_err_raise(comm, cls, "MPI_Test", NULL);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Test)
+
+/* Complete every done request of the array; returns MPI_ERR_IN_STATUS when
+ * one failed (statuses get MPI_ERROR), else MPI_SUCCESS. */
+static int finish_all(int count, MPI_Request reqs[], MPI_Status statuses[],
+		      struct rc_comm **errcomm)
+{
+	int i, ret = MPI_SUCCESS;
+
+	for (i = 0; i < count; i++) {
+		MPI_Status *st = statuses == MPI_STATUSES_IGNORE
+					 ? MPI_STATUS_IGNORE : &statuses[i];
+		struct rc_comm *comm;
+		int cls;
+
+		if (!req_active(reqs[i])) {
+			status_empty(st);
+			continue;
+		}
+		cls = finish(&reqs[i], st, &comm);
+		if (st != MPI_STATUS_IGNORE)
+			st->MPI_ERROR = cls;
+		if (cls) {
+			ret = MPI_ERR_IN_STATUS;
+			*errcomm = comm;
+		}
+	}
+	return ret;
+}
+
+static bool all_done(int count, MPI_Request reqs[])
+{
+	int i;
+
+	for (i = 0; i < count; i++)
+		if (req_active(reqs[i]) && !rc_req_done(reqs[i]))
+			return false;
+	return true;
+}
+
+static int check_array(int count, MPI_Request reqs[], const char *fn)
+{
+	if (count < 0)
+		return RC_ERR(NULL, MPI_ERR_COUNT, fn);
+	if (count && !reqs)
+		return RC_ERR(NULL, MPI_ERR_ARG, fn);
+	if (!reqs_valid(count, reqs))
+		return RC_ERR(NULL, MPI_ERR_REQUEST, fn);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+	struct rc_comm *errcomm = NULL;
+	struct rc_inst *inst = &rc_g;
+	int ret;
+
+	RC_API_CHECK_INIT("MPI_Waitall");
+	ret = check_array(count, reqs, "MPI_Waitall");
+	if (ret)
+		return ret;
+	while (!all_done(count, reqs)) {
+		if (!rc_progress(inst) && !all_done(count, reqs))
+			rc_progress_idle(inst);
+	}
+	ret = finish_all(count, reqs, statuses, &errcomm);
+	if (ret)
+		return rc_err_raise(errcomm, ret, "MPI_Waitall", NULL);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Waitall)
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
+		 MPI_Status statuses[])
+{
+	struct rc_comm *errcomm = NULL;
+	int ret;
+
+	RC_API_CHECK_INIT("MPI_Testall");
+	ret = check_array(count, reqs, "MPI_Testall");
+	if (ret)
+		return ret;
+	if (!flag)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Testall");
+	if (!all_done(count, reqs))
+		rc_progress(&rc_g);
+	if (!all_done(count, reqs)) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
+	*flag = 1;
+	ret = finish_all(count, reqs, statuses, &errcomm);
+	if (ret)
+		return rc_err_raise(errcomm, ret, "MPI_Testall", NULL);
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Testall)
+
+/* Index of a done active request, MPI_UNDEFINED if none is active, or -1. */
+static int find_done(int count, MPI_Request reqs[])
+{
+	int i, active = 0;
+
+	for (i = 0; i < count; i++) {
+		if (!req_active(reqs[i]))
+			continue;
+		active++;
+		if (rc_req_done(reqs[i]))
+			return i;
+	}
+	return active ? -1 : MPI_UNDEFINED;
+}
+
+static int any(int count, MPI_Request reqs[], int *index, int *flag,
+	       MPI_Status *status, bool wait, const char *fn)
+{
+	struct rc_comm *comm;
+	int i, cls, ret;
+
+	RC_API_CHECK_INIT(fn);
+	ret = check_array(count, reqs, fn);
+	if (ret)
+		return ret;
+	if (!index || (!wait && !flag))
+		return RC_ERR(NULL, MPI_ERR_ARG, fn);
+	for (;;) {
+		i = find_done(count, reqs);
+		if (i != -1)
+			break;
+		if (!rc_progress(&rc_g)) {
+			i = find_done(count, reqs);
+			if (i != -1)
+				break;
+			if (!wait)
+				break;
+			rc_progress_idle(&rc_g);
+		}
+	}
+	if (flag)
+		*flag = i != -1;
+	if (i == -1)
+		return MPI_SUCCESS;
+	*index = i;
+	if (i == MPI_UNDEFINED) {
+		status_empty(status);
+		return MPI_SUCCESS;
+	}
+	cls = finish(&reqs[i], status, &comm);
+	if (cls)
+		return rc_err_raise(comm, cls, fn, NULL);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+	return any(count, reqs, index, NULL, status, true, "MPI_Waitany");
+}
+RC_WEAK(MPI_Waitany)
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
+		 MPI_Status *status)
+{
+	return any(count, reqs, index, flag, status, false, "MPI_Testany");
+}
+RC_WEAK(MPI_Testany)
+
+static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
+		MPI_Status statuses[], bool wait, const char *fn)
+{
+	struct rc_comm *errcomm = NULL;
+	int i, n, ret = MPI_SUCCESS;
+
+	RC_API_CHECK_INIT(fn);
+	ret = check_array(incount, reqs, fn);
+	if (ret)
+		return ret;
+	if (!outcount || (incount && !indices))
+		return RC_ERR(NULL, MPI_ERR_ARG, fn);
+	for (;;) {
+		i = find_done(incount, reqs);
+		if (i == MPI_UNDEFINED) {
+			*outcount = MPI_UNDEFINED;
+			return MPI_SUCCESS;
+		}
+		if (i >= 0)
+			break;
+		if (!rc_progress(&rc_g)) {
+			if (find_done(incount, reqs) >= 0)
+				break;
+			if (!wait) {
+				*outcount = 0;
+				return MPI_SUCCESS;
+			}
+			rc_progress_idle(&rc_g);
+		}
+	}
+	for (i = 0, n = 0; i < incount; i++) {
+		MPI_Status *st;
+		struct rc_comm *comm;
+		int cls;
+
+		if (!req_active(reqs[i]) || !rc_req_done(reqs[i]))
+			continue;
+		st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+						     : &statuses[n];
+		cls = finish(&reqs[i], st, &comm);
+		if (st != MPI_STATUS_IGNORE)
+			st->MPI_ERROR = cls;
+		if (cls) {
+			ret = MPI_ERR_IN_STATUS;
+			errcomm = comm;
+		}
+		indices[n++] = i;
+	}
+	*outcount = n;
+	if (ret)
+		return rc_err_raise(errcomm, ret, fn, NULL);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
+		  int indices[], MPI_Status statuses[])
+{
+	return some(incount, reqs, outcount, indices, statuses, true,
+		    "MPI_Waitsome");
+}
+RC_WEAK(MPI_Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount,
+		  int indices[], MPI_Status statuses[])
+{
+	return some(incount, reqs, outcount, indices, statuses, false,
+		    "MPI_Testsome");
+}
+RC_WEAK(MPI_Testsome)
+
+int PMPI_Request_free(MPI_Request *request)
+{
+	struct rc_req *req;
+
+	RC_API_CHECK_INIT("MPI_Request_free");
+	if (!request || !*request || !rc_req_valid(*request))
+		return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
+	req = *request;
+	if (req->state == RC_REQ_ACTIVE) {
+		/* released by rc_req_complete */
+		req->flags |= RC_REQ_USER_FREED;
+		req->flags &= ~RC_REQ_PERSISTENT;
+	} else {
+		rc_req_free(req);
+	}
+	*request = MPI_REQUEST_NULL;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Request_free)
+
+int PMPI_Request_get_status(MPI_Request request, int *flag,
+			    MPI_Status *status)
+{
+	RC_API_CHECK_INIT("MPI_Request_get_status");
+	if (!flag || (request && !rc_req_valid(request)))
+		return RC_ERR(NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST,
+			      "MPI_Request_get_status");
+	if (!req_active(request)) {
+		*flag = 1;
+		status_empty(status);
+		return MPI_SUCCESS;
+	}
+	if (!rc_req_done(request))
+		rc_progress(request->inst);
+	*flag = rc_req_done(request);
+	if (*flag && status != MPI_STATUS_IGNORE) {
+		int keep = status->MPI_ERROR;
+
+		*status = request->status;
+		status->MPI_ERROR = keep;
+	}
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Request_get_status)
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+	RC_API_CHECK_INIT("MPI_Test_cancelled");
+	if (!status || !flag)
+		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Test_cancelled");
+	*flag = status->rc_cancelled;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Test_cancelled)

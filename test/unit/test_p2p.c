@@ -1,0 +1,547 @@
+/*
+ * test_p2p.c - the point-to-point engine over the in-process fabric: every
+ * protocol (eager, synchronous, rendezvous by get, put and fragments) at
+ * sizes around each threshold, contiguous and strided on either side, with
+ * and without flow-control pressure; matching order, wildcards, truncation,
+ * synchronous completion, probe, matched receive, cancel, persistent
+ * requests and floods.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "comm.h"
+#include "dtype.h"
+#include "pt2pt.h"
+#include "request.h"
+#include "status.h"
+#include "world.h"
+
+static const int sizes[] = { 0, 1, 2, 2047, 2048, 2049, 16384, 262145 };
+#define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+
+static const char *const rndv_modes[] = { "get", "put", "frag" };
+
+/* Loop index -> rendezvous mode and fabric pressure. */
+static struct tw *world_for(int idx, int n)
+{
+	struct tw *tw = tw_new(n);
+
+	setenv("RCMPI_RNDV_MODE", rndv_modes[idx % 3], 1);
+	switch (idx / 3) {
+	case 1:		/* tiny queues, small chunks: RC_AGAIN everywhere */
+		tw->fab->max_queued = 1;
+		tw->fab->rdma_chunk = 4096;
+		tw->fab->max_rdma = 2;
+		break;
+	case 2:		/* every third send refused */
+		tw->fab->again_every = 3;
+		tw->fab->max_am = 3000;
+		tw->fab->eager_limit = 2048;
+		break;
+	}
+	tw_open(tw);
+	return tw;
+}
+
+static struct rc_dtype *strided_int(int n)
+{
+	struct rc_dtype *dt;
+
+	ck_assert_int_eq(rc_dt_create_vector((size_t)n, 1, 2, &rc_mpi_int, &dt),
+			 RC_OK);
+	rc_dt_commit(dt);
+	return dt;
+}
+
+static int pattern(int i, int seed)
+{
+	return i * 31 + seed;
+}
+
+/* First index in [0, n) where buf[i * stride + off] != want(i), or -1.
+ * (One assertion per buffer: Check records every assertion it runs.) */
+static int first_bad(const int *buf, int n, int stride, int off, int seed,
+		     bool sentinel, int sval)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (buf[i * stride + off] != (sentinel ? sval : pattern(i, seed)))
+			return i;
+	return -1;
+}
+
+/* One message of n ints from rank 0 to rank 1; strided layouts place the
+ * ints at even indices. Checks data, status, and that gaps are untouched. */
+static void one_message(struct tw *tw, int n, bool sstride, bool rstride,
+			enum rc_send_mode mode, bool post_first, int seed)
+{
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	struct rc_dtype *sdt = sstride ? strided_int(n) : &rc_mpi_int;
+	struct rc_dtype *rdt = rstride ? strided_int(n) : &rc_mpi_int;
+	size_t scount = sstride ? 1 : (size_t)n, rcount = rstride ? 1 : (size_t)n;
+	int *sbuf = malloc(sizeof(int) * (2 * n + 1));
+	int *rbuf = malloc(sizeof(int) * (2 * n + 1));
+	struct rc_req *sreq, *rreq = NULL;
+	int i;
+
+	for (i = 0; i < 2 * n + 1; i++) {
+		sbuf[i] = -1;
+		rbuf[i] = -7;
+	}
+	for (i = 0; i < n; i++)
+		sbuf[sstride ? 2 * i : i] = pattern(i, seed);
+	if (post_first)
+		ck_assert_int_eq(rc_p2p_irecv(c1, c1->ctx, rbuf, rcount, rdt, 0,
+					      seed, &rreq), RC_OK);
+	ck_assert_int_eq(rc_p2p_isend(c0, c0->ctx, sbuf, scount, sdt, 1, seed,
+				      mode, &sreq), RC_OK);
+	if (!post_first) {
+		tw_quiesce(tw);
+		if (mode == RC_SEND_SYNC)
+			ck_assert_msg(!rc_req_done(sreq),
+				      "synchronous send completed unmatched");
+		ck_assert_int_eq(rc_p2p_irecv(c1, c1->ctx, rbuf, rcount, rdt, 0,
+					      seed, &rreq), RC_OK);
+	}
+	tw_wait(tw, rreq);
+	tw_wait(tw, sreq);
+	ck_assert_int_eq(rreq->err, RC_OK);
+	ck_assert_int_eq(sreq->err, RC_OK);
+	ck_assert_int_eq(rreq->status.MPI_SOURCE, 0);
+	ck_assert_int_eq(rreq->status.MPI_TAG, seed);
+	ck_assert_int_eq(rreq->status.rc_count, (MPI_Count)n * (int)sizeof(int));
+	ck_assert_int_eq(first_bad(rbuf, n, rstride ? 2 : 1, 0, seed, false, 0),
+			 -1);
+	if (rstride)
+		ck_assert_int_eq(first_bad(rbuf, n, 2, 1, 0, true, -7), -1);
+	else
+		ck_assert_int_eq(rbuf[n], -7);
+	rc_req_finish(&sreq, MPI_STATUS_IGNORE);
+	rc_req_finish(&rreq, MPI_STATUS_IGNORE);
+	if (sstride)
+		rc_dt_release(sdt);
+	if (rstride)
+		rc_dt_release(rdt);
+	free(sbuf);
+	free(rbuf);
+}
+
+START_TEST(protocol_matrix)
+{
+	struct tw *tw = world_for(_i, 2);
+	int s, layout, seed = 0;
+
+	for (s = 0; s < NSIZES; s++)
+		for (layout = 0; layout < 16; layout++)
+			one_message(tw, sizes[s], layout & 1, layout & 2,
+				    (layout & 4) ? RC_SEND_SYNC : RC_SEND_STD,
+				    layout & 8, seed++);
+	tw_free(tw);
+}
+END_TEST
+
+/* Non-overtaking: a stream of mixed eager and rendezvous messages with one
+ * tag, received with wildcards posted late, arrives in order. */
+START_TEST(order_mixed_protocols)
+{
+	struct tw *tw = world_for(_i, 2);
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	enum { N = 40 };
+	struct rc_req *sreq[N], *rreq[N];
+	int *sbuf[N], *rbuf[N];
+	int i, k;
+
+	for (i = 0; i < N; i++) {
+		int n = sizes[i % NSIZES];
+
+		sbuf[i] = malloc(sizeof(int) * (n + 1));
+		rbuf[i] = malloc(sizeof(int) * 262146);
+		for (k = 0; k < n; k++)
+			sbuf[i][k] = pattern(k, i);
+		ck_assert_int_eq(rc_p2p_isend(c0, c0->ctx, sbuf[i], (size_t)n,
+					      &rc_mpi_int, 1, 5,
+					      RC_SEND_STD, &sreq[i]), RC_OK);
+	}
+	tw_progress(tw);
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(rc_p2p_irecv(c1, c1->ctx, rbuf[i], 262146,
+					      &rc_mpi_int, MPI_ANY_SOURCE,
+					      MPI_ANY_TAG, &rreq[i]), RC_OK);
+	tw_wait_all(tw, rreq, N);
+	tw_wait_all(tw, sreq, N);
+	for (i = 0; i < N; i++) {
+		int n = sizes[i % NSIZES];
+
+		ck_assert_int_eq(rreq[i]->status.rc_count,
+				 (MPI_Count)n * (int)sizeof(int));
+		ck_assert_int_eq(first_bad(rbuf[i], n, 1, 0, i, false, 0), -1);
+		rc_req_finish(&rreq[i], MPI_STATUS_IGNORE);
+		rc_req_finish(&sreq[i], MPI_STATUS_IGNORE);
+		free(sbuf[i]);
+		free(rbuf[i]);
+	}
+	tw_free(tw);
+}
+END_TEST
+
+/* Several senders, ANY_SOURCE receiver: each sender's messages in order. */
+START_TEST(any_source_per_sender_order)
+{
+	struct tw *tw = world_for(_i, 4);
+	struct rc_comm *root = tw->inst[0]->world;
+	enum { PER = 30 };
+	struct rc_req *sreq[3][PER], *rreq[3 * PER];
+	int val[3][PER], got[3 * PER], next[4] = { 0 };
+	int r, i;
+
+	for (r = 1; r < 4; r++) {
+		struct rc_comm *c = tw->inst[r]->world;
+
+		for (i = 0; i < PER; i++) {
+			val[r - 1][i] = r * 1000 + i;
+			ck_assert_int_eq(rc_p2p_isend(c, c->ctx, &val[r - 1][i],
+						      1, &rc_mpi_int, 0, i % 3,
+						      RC_SEND_STD,
+						      &sreq[r - 1][i]), RC_OK);
+		}
+	}
+	for (i = 0; i < 3 * PER; i++)
+		ck_assert_int_eq(rc_p2p_irecv(root, root->ctx, &got[i], 1,
+					      &rc_mpi_int, MPI_ANY_SOURCE,
+					      MPI_ANY_TAG, &rreq[i]), RC_OK);
+	tw_wait_all(tw, rreq, 3 * PER);
+	for (i = 0; i < 3 * PER; i++) {
+		int src = rreq[i]->status.MPI_SOURCE;
+
+		ck_assert(src >= 1 && src <= 3);
+		ck_assert_int_eq(got[i], src * 1000 + next[src]);
+		ck_assert_int_eq(rreq[i]->status.MPI_TAG, next[src] % 3);
+		next[src]++;
+		rc_req_finish(&rreq[i], MPI_STATUS_IGNORE);
+	}
+	for (r = 0; r < 3; r++)
+		for (i = 0; i < PER; i++) {
+			tw_wait(tw, sreq[r][i]);
+			rc_req_finish(&sreq[r][i], MPI_STATUS_IGNORE);
+		}
+	tw_free(tw);
+}
+END_TEST
+
+/* A specific-tag receive skips earlier messages with other tags. */
+START_TEST(tag_selects)
+{
+	struct tw *tw = world_for(0, 2);
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	int a = 1, b = 2, got = 0;
+	struct rc_req *s1, *s2, *r;
+
+	rc_p2p_isend(c0, c0->ctx, &a, 1, &rc_mpi_int, 1, 10, RC_SEND_STD, &s1);
+	rc_p2p_isend(c0, c0->ctx, &b, 1, &rc_mpi_int, 1, 20, RC_SEND_STD, &s2);
+	tw_quiesce(tw);
+	rc_p2p_irecv(c1, c1->ctx, &got, 1, &rc_mpi_int, 0, 20, &r);
+	tw_wait(tw, r);
+	ck_assert_int_eq(got, 2);
+	rc_req_finish(&r, MPI_STATUS_IGNORE);
+	rc_p2p_irecv(c1, c1->ctx, &got, 1, &rc_mpi_int, MPI_ANY_SOURCE, 10, &r);
+	tw_wait(tw, r);
+	ck_assert_int_eq(got, 1);
+	rc_req_finish(&r, MPI_STATUS_IGNORE);
+	/* contexts separate: a message in the collective context is not seen
+	 * by a pt2pt receive */
+	rc_p2p_isend(c0, rc_comm_coll_ctx(c0), &a, 1, &rc_mpi_int, 1, 1,
+		     RC_SEND_STD, &s1);
+	rc_p2p_irecv(c1, c1->ctx, &got, 1, &rc_mpi_int, MPI_ANY_SOURCE,
+		     MPI_ANY_TAG, &r);
+	tw_quiesce(tw);
+	ck_assert(!rc_req_done(r));
+	rc_p2p_cancel(r);
+	ck_assert(rc_req_done(r));
+	ck_assert_int_eq(r->status.rc_cancelled, 1);
+	rc_req_finish(&r, MPI_STATUS_IGNORE);
+	rc_p2p_irecv(c1, rc_comm_coll_ctx(c1), &got, 1, &rc_mpi_int, 0, 1, &r);
+	tw_wait(tw, r);
+	rc_req_finish(&r, MPI_STATUS_IGNORE);
+	tw_wait(tw, s1);
+	rc_req_finish(&s1, MPI_STATUS_IGNORE);
+	tw_wait(tw, s2);
+	rc_req_finish(&s2, MPI_STATUS_IGNORE);
+	tw_free(tw);
+}
+END_TEST
+
+/* Truncation at eager and rendezvous sizes: MPI_ERR_TRUNCATE, the count is
+ * what fit, nothing past the buffer is written, the sender completes. */
+START_TEST(truncation)
+{
+	struct tw *tw = world_for(_i, 2);
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	static const int n[] = { 2, 100, 2048, 2049, 100000 };
+	int k, i;
+
+	for (k = 0; k < 5; k++) {
+		int cap = n[k] / 2;
+		int *sbuf = malloc(sizeof(int) * n[k]);
+		int *rbuf = malloc(sizeof(int) * (cap + 16));
+		struct rc_req *s, *r;
+
+		for (i = 0; i < n[k]; i++)
+			sbuf[i] = pattern(i, k);
+		for (i = 0; i < cap + 16; i++)
+			rbuf[i] = -3;
+		rc_p2p_irecv(c1, c1->ctx, rbuf, (size_t)cap, &rc_mpi_int, 0,
+			     MPI_ANY_TAG, &r);
+		rc_p2p_isend(c0, c0->ctx, sbuf, (size_t)n[k], &rc_mpi_int, 1, 4,
+			     (k & 1) ? RC_SEND_SYNC : RC_SEND_STD, &s);
+		tw_wait(tw, r);
+		tw_wait(tw, s);
+		ck_assert_int_eq(r->err, RC_ERR_TRUNCATE);
+		ck_assert_int_eq(r->status.MPI_ERROR, MPI_ERR_TRUNCATE);
+		ck_assert_int_eq(r->status.rc_count,
+				 (MPI_Count)cap * (int)sizeof(int));
+		ck_assert_int_eq(s->err, RC_OK);
+		ck_assert_int_eq(first_bad(rbuf, cap, 1, 0, k, false, 0), -1);
+		ck_assert_int_eq(first_bad(rbuf + cap, 16, 1, 0, 0, true, -3), -1);
+		rc_req_finish(&r, MPI_STATUS_IGNORE);
+		rc_req_finish(&s, MPI_STATUS_IGNORE);
+		free(sbuf);
+		free(rbuf);
+	}
+	tw_free(tw);
+}
+END_TEST
+
+/* Probe sees size and source without receiving; improbe takes the message
+ * off the queue so a later wildcard receive does not get it. */
+START_TEST(probe_and_mrecv)
+{
+	struct tw *tw = world_for(_i, 3);
+	struct rc_comm *c1 = tw->inst[1]->world, *c2 = tw->inst[2]->world;
+	struct rc_comm *c0 = tw->inst[0]->world;
+	int *big = calloc(100000, sizeof(int)), small = 42, got = 0;
+	int *rbig = calloc(100000, sizeof(int));
+	struct rc_req *s1, *s2, *r;
+	struct rc_umsg *msg = NULL;
+	MPI_Status st;
+
+	big[99999] = 77;
+	rc_p2p_isend(c1, c1->ctx, big, 100000, &rc_mpi_int, 0, 3, RC_SEND_STD,
+		     &s1);
+	tw_quiesce(tw);
+	rc_p2p_isend(c2, c2->ctx, &small, 1, &rc_mpi_int, 0, 9, RC_SEND_STD,
+		     &s2);
+	tw_quiesce(tw);
+	ck_assert(!rc_p2p_iprobe(c0, c0->ctx, 2, 3, false, &st, NULL));
+	ck_assert(rc_p2p_iprobe(c0, c0->ctx, MPI_ANY_SOURCE, 9, false, &st,
+				NULL));
+	ck_assert_int_eq(st.MPI_SOURCE, 2);
+	ck_assert_int_eq(st.rc_count, 4);
+	ck_assert(rc_p2p_iprobe(c0, c0->ctx, MPI_ANY_SOURCE, MPI_ANY_TAG, true,
+				&st, &msg));
+	ck_assert_int_eq(st.MPI_SOURCE, 1);
+	ck_assert_int_eq(st.rc_count, 400000);
+	/* the probed rendezvous message is ours; the wildcard gets the other */
+	rc_p2p_irecv(c0, c0->ctx, &got, 1, &rc_mpi_int, MPI_ANY_SOURCE,
+		     MPI_ANY_TAG, &r);
+	tw_wait(tw, r);
+	ck_assert_int_eq(got, 42);
+	ck_assert_int_eq(r->status.MPI_SOURCE, 2);
+	rc_req_finish(&r, MPI_STATUS_IGNORE);
+	r = rc_req_alloc(tw->inst[0], RC_REQ_RECV);
+	rc_p2p_req_setup(r, c0, c0->ctx, rbig, 100000, &rc_mpi_int,
+			 MPI_ANY_SOURCE, MPI_ANY_TAG, RC_SEND_STD);
+	rc_p2p_mrecv_start(r, msg);
+	tw_wait(tw, r);
+	tw_wait(tw, s1);
+	ck_assert_int_eq(rbig[99999], 77);
+	rc_req_finish(&r, MPI_STATUS_IGNORE);
+	rc_req_finish(&s1, MPI_STATUS_IGNORE);
+	tw_wait(tw, s2);
+	rc_req_finish(&s2, MPI_STATUS_IGNORE);
+	free(big);
+	free(rbig);
+	tw_free(tw);
+}
+END_TEST
+
+/* Messages to oneself, through the same engine. */
+START_TEST(self_messages)
+{
+	struct tw *tw = world_for(_i, 1);
+	struct rc_comm *c = tw->inst[0]->world;
+	int s, i;
+
+	for (s = 0; s < NSIZES; s++) {
+		int n = sizes[s];
+		int *a = malloc(sizeof(int) * (n + 1)), *b = malloc(sizeof(int) * (n + 1));
+		struct rc_req *sr, *rr;
+
+		for (i = 0; i < n; i++)
+			a[i] = pattern(i, s);
+		rc_p2p_isend(c, c->ctx, a, (size_t)n, &rc_mpi_int, 0, s,
+			     RC_SEND_SYNC, &sr);
+		rc_p2p_irecv(c, c->ctx, b, (size_t)n, &rc_mpi_int, 0, s, &rr);
+		tw_wait(tw, rr);
+		tw_wait(tw, sr);
+		ck_assert_int_eq(first_bad(b, n, 1, 0, s, false, 0), -1);
+		rc_req_finish(&sr, MPI_STATUS_IGNORE);
+		rc_req_finish(&rr, MPI_STATUS_IGNORE);
+		free(a);
+		free(b);
+	}
+	tw_free(tw);
+}
+END_TEST
+
+/* Persistent requests restart with fresh data each time. */
+START_TEST(persistent)
+{
+	struct tw *tw = world_for(_i, 2);
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	int *a = malloc(sizeof(int) * 5000), *b = malloc(sizeof(int) * 5000);
+	struct rc_req *s = rc_req_alloc(tw->inst[0], RC_REQ_SEND);
+	struct rc_req *r = rc_req_alloc(tw->inst[1], RC_REQ_RECV);
+	int round, i;
+
+	rc_p2p_req_setup(s, c0, c0->ctx, a, 5000, &rc_mpi_int, 1, 1,
+			 RC_SEND_STD);
+	rc_p2p_req_setup(r, c1, c1->ctx, b, 5000, &rc_mpi_int, 0, 1,
+			 RC_SEND_STD);
+	s->flags |= RC_REQ_PERSISTENT;
+	r->flags |= RC_REQ_PERSISTENT;
+	for (round = 0; round < 5; round++) {
+		for (i = 0; i < 5000; i++)
+			a[i] = pattern(i, round);
+		rc_p2p_start(r);
+		rc_p2p_start(s);
+		tw_wait(tw, s);
+		tw_wait(tw, r);
+		ck_assert_int_eq(first_bad(b, 5000, 1, 0, round, false, 0), -1);
+		rc_req_finish(&s, MPI_STATUS_IGNORE);
+		rc_req_finish(&r, MPI_STATUS_IGNORE);
+		ck_assert_ptr_nonnull(s);
+		ck_assert_int_eq(s->state, RC_REQ_INACTIVE);
+	}
+	rc_req_free(s);
+	rc_req_free(r);
+	free(a);
+	free(b);
+	tw_free(tw);
+}
+END_TEST
+
+/* Two ranks flood each other through tiny queues: no loss, no deadlock. */
+START_TEST(flood_both_ways)
+{
+	struct tw *tw = tw_new(2);
+	enum { N = 2000 };
+	struct rc_req **s[2], **r[2];
+	int *out[2], *in[2];
+	int p, i;
+
+	tw->fab->max_queued = 4;
+	tw_open(tw);
+	for (p = 0; p < 2; p++) {
+		struct rc_comm *c = tw->inst[p]->world;
+
+		s[p] = calloc(N, sizeof(**s));
+		r[p] = calloc(N, sizeof(**r));
+		out[p] = malloc(sizeof(int) * N);
+		in[p] = malloc(sizeof(int) * N);
+		for (i = 0; i < N; i++) {
+			out[p][i] = p * N + i;
+			rc_p2p_isend(c, c->ctx, &out[p][i], 1, &rc_mpi_int,
+				     1 - p, 0, RC_SEND_STD, &s[p][i]);
+		}
+	}
+	for (p = 0; p < 2; p++) {
+		struct rc_comm *c = tw->inst[p]->world;
+
+		for (i = 0; i < N; i++)
+			rc_p2p_irecv(c, c->ctx, &in[p][i], 1, &rc_mpi_int,
+				     1 - p, 0, &r[p][i]);
+	}
+	for (p = 0; p < 2; p++) {
+		tw_wait_all(tw, r[p], N);
+		tw_wait_all(tw, s[p], N);
+		for (i = 0; i < N; i++) {
+			ck_assert_int_eq(in[p][i], (1 - p) * N + i);
+			rc_req_finish(&r[p][i], MPI_STATUS_IGNORE);
+			rc_req_finish(&s[p][i], MPI_STATUS_IGNORE);
+		}
+		free(s[p]);
+		free(r[p]);
+		free(out[p]);
+		free(in[p]);
+	}
+	tw_free(tw);
+}
+END_TEST
+
+/* A request freed by the user while active is released on completion and
+ * its send still reaches the receiver (what MPI_Finalize relies on). */
+START_TEST(user_freed_send)
+{
+	struct tw *tw = world_for(_i, 2);
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	int *a = malloc(sizeof(int) * 100000), *b = malloc(sizeof(int) * 100000);
+	struct rc_req *s, *r;
+	int i;
+
+	for (i = 0; i < 100000; i++)
+		a[i] = i;
+	rc_p2p_isend(c0, c0->ctx, a, 100000, &rc_mpi_int, 1, 0, RC_SEND_STD,
+		     &s);
+	s->flags |= RC_REQ_USER_FREED;
+	tw_quiesce(tw);
+	rc_p2p_irecv(c1, c1->ctx, b, 100000, &rc_mpi_int, 0, 0, &r);
+	tw_wait(tw, r);
+	ck_assert_int_eq(memcmp(a, b, sizeof(int) * 100000), 0);
+	rc_req_finish(&r, MPI_STATUS_IGNORE);
+	ck_assert_int_eq(rc_p2p_drain(tw->inst[0]), RC_OK);
+	free(a);
+	free(b);
+	tw_free(tw);
+}
+END_TEST
+
+static Suite *p2p_suite(void)
+{
+	Suite *s = suite_create("pt2pt");
+	/* loop index: rendezvous mode (get, put, frag) x pressure (3) */
+#define CASE(fn, loops)                                            \
+	do {                                                       \
+		TCase *tc = tcase_create(#fn);                     \
+		tcase_set_timeout(tc, 120);                        \
+		if (loops)                                         \
+			tcase_add_loop_test(tc, fn, 0, loops);     \
+		else                                               \
+			tcase_add_test(tc, fn);                    \
+		suite_add_tcase(s, tc);                            \
+	} while (0)
+	CASE(protocol_matrix, 9);
+	CASE(order_mixed_protocols, 9);
+	CASE(any_source_per_sender_order, 9);
+	CASE(tag_selects, 0);
+	CASE(truncation, 9);
+	CASE(probe_and_mrecv, 9);
+	CASE(self_messages, 9);
+	CASE(persistent, 9);
+	CASE(flood_both_ways, 0);
+	CASE(user_freed_send, 9);
+#undef CASE
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(p2p_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * world.h - several ranks' engines in one process, joined by the in-process
+ * fabric (pt2pt/tp_loop.c), for unit tests of protocols and collectives.
+ * Nothing moves unless a test drives progress (tw_progress, tw_wait).
+ */
+#ifndef RC_TEST_WORLD_H
+#define RC_TEST_WORLD_H
+
+#include <stdbool.h>
+#include "inst.h"
+#include "request.h"
+#include "tp_loop.h"
+
+struct tw {
+	int n;
+	struct rc_inst **inst;
+	struct rc_loop_fabric *fab;
+};
+
+/* A fabric for n ranks; adjust tw->fab's knobs, then tw_open(). */
+struct tw *tw_new(int n);
+void tw_open(struct tw *tw);
+void tw_free(struct tw *tw);
+
+/* One progress call on every rank; events handled. */
+unsigned tw_progress(struct tw *tw);
+/* Progress every rank until req is done (fails the test after a bound). */
+void tw_wait(struct tw *tw, struct rc_req *req);
+void tw_wait_all(struct tw *tw, struct rc_req **reqs, int n);
+/* Progress until nothing moves any more. */
+void tw_quiesce(struct tw *tw);
+
+#endif
