@@ -46,6 +46,7 @@
 #include "launcher.h"
 
 #define KILL_GRACE_S 2.0
+#define SETTLE_S 0.2
 #define DRAIN_S 0.5
 #define TEARDOWN_MAX_S 5.0
 #define EXIT_TIMEOUT 124
@@ -78,6 +79,13 @@ struct job {
 	bool pmix_up;
 	int nalive;
 	double t_kill, t_timeout, t_drain;
+	struct {		/* the failure that will be blamed (job_suspect) */
+		bool active;
+		int prio;
+		int code;
+		double deadline;
+		char msg[1024];
+	} suspect;
 	bool verbose;		/* RCMPI_LAUNCHER_VERBOSE: narrate events */
 };
 
@@ -270,6 +278,47 @@ static void job_fail(int code, int sig, const char *fmt, ...)
 	job.t_kill = now_s() + KILL_GRACE_S;
 }
 
+/*
+ * Blame. One rank's failure makes others fail in turn (a fence or a
+ * receive errs, they exit or call MPI_Abort), and we can see those first:
+ * a killed multi-threaded rank becomes reapable only once all its threads
+ * are gone, while its sockets, which tell its peers, are closed earlier.
+ * So an exit or an abort is only a suspect for SETTLE_S; a rank killed by
+ * a signal meanwhile takes the blame (an abort outranks an exit). A death
+ * by signal is convicted at once.
+ */
+enum { BLAME_EXIT, BLAME_ABORT, BLAME_SIGNAL };
+
+static void job_convict(void)
+{
+	if (!job.suspect.active)
+		return;
+	job.suspect.active = false;
+	job_fail(job.suspect.code, SIGTERM, "%s", job.suspect.msg);
+}
+
+static void job_suspect(int prio, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void job_suspect(int prio, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (job.state != JOB_RUNNING ||
+	    (job.suspect.active && prio <= job.suspect.prio))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(job.suspect.msg, sizeof(job.suspect.msg), fmt, ap);
+	va_end(ap);
+	job.suspect.code = code;
+	job.suspect.prio = prio;
+	if (!job.suspect.active)
+		job.suspect.deadline = now_s() + SETTLE_S;
+	job.suspect.active = true;
+	if (prio == BLAME_SIGNAL)
+		job_convict();
+}
+
 static const char *sig_name(int sig)
 {
 	const char *s = strsignal(sig);
@@ -292,17 +341,17 @@ static void job_exited(struct rc_lproc *p)
 		rc_stdin_close(&job.in);
 	job_drain(p);
 	if (WIFSIGNALED(ws)) {
-		job_fail(128 + WTERMSIG(ws), SIGTERM,
+		job_suspect(BLAME_SIGNAL, 128 + WTERMSIG(ws),
 			 "rank %d (pid %d) on %s killed by signal %d (%s); "
 			 "terminating the job", p->rank, (int)p->pid, job.host,
 			 WTERMSIG(ws), sig_name(WTERMSIG(ws)));
 	} else if (WEXITSTATUS(ws)) {
-		job_fail(WEXITSTATUS(ws), SIGTERM,
+		job_suspect(BLAME_EXIT, WEXITSTATUS(ws),
 			 "rank %d (pid %d) on %s exited with status %d; "
 			 "terminating the job", p->rank, (int)p->pid, job.host,
 			 WEXITSTATUS(ws));
 	} else if (p->connected && !p->finalized) {
-		job_fail(1, SIGTERM,
+		job_suspect(BLAME_EXIT, 1,
 			 "rank %d (pid %d) on %s exited with status 0 without "
 			 "calling MPI_Finalize (PMIx_Finalize) after MPI_Init; "
 			 "terminating the job", p->rank, (int)p->pid,
@@ -312,6 +361,11 @@ static void job_exited(struct rc_lproc *p)
 
 static void job_on_signal(int sig)
 {
+	if (job.state == JOB_RUNNING && job.suspect.active) {
+		/* already failing: end it now (SIGTERM, then SIGKILL) */
+		job_convict();
+		return;
+	}
 	if (job.state == JOB_RUNNING) {
 		job_fail(128 + sig, sig,
 			 "received signal %d (%s); terminating the job", sig,
@@ -352,11 +406,11 @@ static void job_on_abort(struct rc_pev *ev)
 
 	if (!code && ev->status)
 		code = 1;
-	job_fail(code, SIGTERM,
-		 "rank %d (pid %d) on %s called MPI_Abort with error code "
-		 "%d%s%s; terminating the job", ev->rank,
-		 p ? (int)p->pid : -1, job.host, ev->status,
-		 ev->msg && *ev->msg ? ": " : "", ev->msg ? ev->msg : "");
+	job_suspect(BLAME_ABORT, code,
+		    "rank %d (pid %d) on %s called MPI_Abort with error code "
+		    "%d%s%s; terminating the job", ev->rank,
+		    p ? (int)p->pid : -1, job.host, ev->status,
+		    ev->msg && *ev->msg ? ": " : "", ev->msg ? ev->msg : "");
 	rc_psrv_ack(ev, true);
 	rc_pev_free(ev);
 }
@@ -492,6 +546,9 @@ static int job_timeout_ms(double t)
 
 	if (job.t_timeout && job.state == JOB_RUNNING)
 		deadline = job.t_timeout;
+	if (job.suspect.active &&
+	    (!deadline || job.suspect.deadline < deadline))
+		deadline = job.suspect.deadline;
 	if (job.t_kill && (!deadline || job.t_kill < deadline))
 		deadline = job.t_kill;
 	if (job.t_drain && (!deadline || job.t_drain < deadline))
@@ -511,6 +568,9 @@ static void job_loop(void)
 
 	for (;;) {
 		t = now_s();
+		/* nobody left who could take the blame */
+		if (job.nalive == 0)
+			job_convict();
 		if (job.nalive == 0) {
 			if (!job_outputs_open())
 				break;
@@ -574,6 +634,9 @@ static void job_loop(void)
 				job_pump(&job.procs[-1 - who[i]], RC_IOF_ERR);
 		}
 		t = now_s();
+		if (job.suspect.active && (t >= job.suspect.deadline ||
+		    (job.t_timeout && t >= job.t_timeout)))
+			job_convict();
 		if (job.state == JOB_RUNNING && job.t_timeout &&
 		    t >= job.t_timeout)
 			job_fail(EXIT_TIMEOUT, SIGTERM,
