@@ -13,10 +13,11 @@
  * follows SIGTERM. The job is RUNNING until the first failure (a rank
  * exits non-zero, dies of a signal, exits without PMIx_Finalize after
  * PMIx_Init, calls PMIx_Abort; a signal to us; the timeout). The first
- * failure prints one line naming rank, pid and host, fixes the exit
- * status and moves the job to TERMINATING: every rank's process group
- * gets SIGTERM (or the signal we received), SIGKILL 2 s later. The loop
- * ends when every rank was reaped and its pipes drained.
+ * failure (a death by signal outranks exits and aborts seen up to 200 ms
+ * before it: see job_suspect) prints one line naming rank, pid and host,
+ * fixes the exit status and moves the job to TERMINATING: every rank's
+ * process group gets SIGTERM (or the signal we received), SIGKILL 2 s
+ * later. The loop ends when every rank was reaped and its pipes drained.
  *
  * After a normal end the PMIx server is torn down (under a watchdog);
  * after an abnormal end that is skipped (libpmix 4.2.2 can deadlock there
