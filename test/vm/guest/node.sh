@@ -90,7 +90,7 @@ ulimit -l unlimited || fail "ulimit -l unlimited"
 # --- sshd with per-run keys (two nodes) -------------------------------------
 start_sshd() {
 	local k=/run/rxe-vm-ssh
-	mkdir -p -m 0755 /run/sshd && mkdir -p -m 0700 $k /root/.ssh || return
+	mkdir -m 0755 /run/sshd && mkdir -m 0700 $k /root/.ssh || return
 	install -m 0600 "$CTL/ssh/host_key" $k/host_key &&
 		install -m 0600 "$CTL/ssh/id_ed25519" /root/.ssh/id_ed25519 &&
 		install -m 0644 "$CTL/ssh/id_ed25519.pub" /root/.ssh/id_ed25519.pub &&
