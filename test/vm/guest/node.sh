@@ -23,9 +23,13 @@ CTL=/run/rxe-vm
 . "$CTL/node.conf"
 
 log() { echo "rxe-vm[node$NODE]: $*"; }
+# The host polls for these files: write them whole (tmp + rename).
+report() { # file text
+	printf '%s\n' "$2" >"$CTL/$1.tmp" && mv "$CTL/$1.tmp" "$CTL/$1"
+}
 fail() {
 	log "FAILED: $*"
-	printf '%s\n' "$*" >"$CTL/failed"
+	report failed "$*"
 	exit 1
 }
 uptime_s() { read -r u _ </proc/uptime && echo "$u"; }
@@ -137,7 +141,7 @@ if [ "$NODES" = 2 ]; then
 fi
 
 log "ready after $(uptime_s) s"
-uptime_s >"$CTL/ready"
+report ready "$(uptime_s)"
 
 if [ "$NODE" != 1 ]; then
 	# node2: serve ssh until the host powers this VM off.
@@ -158,5 +162,5 @@ log "running the command after $(uptime_s) s"
 cd "$WORKDIR" || fail "cd $WORKDIR"
 bash "$CTL/cmd.sh" >"$CTL/out" 2>&1 </dev/null
 rc=$?
-echo "$rc" >"$CTL/rc.tmp" && mv "$CTL/rc.tmp" "$CTL/rc"
+report rc "$rc"
 log "command exited with status $rc after $(uptime_s) s"
