@@ -66,6 +66,7 @@ mpirun_run() {
 	wait "$MPID"
 	RC=$?
 	t1=$(now_us)
+	END_US=$t1
 	ELAPSED_MS=$(((t1 - t0) / 1000))
 	check_clean
 }
@@ -109,6 +110,20 @@ expect_lines() {	# file count regex
 	[[ $n -eq $2 ]] || fail "$(basename "$1"): $n lines match /$3/, expected $2"
 }
 
+# the job ended within MS of the last "stamp" a rank printed (the client's
+# step just before the event that must end the job): start-up, which a
+# loaded machine or a sanitizer build slows, is not counted
+expect_ended_within() {	# ms
+	local s ms
+	s=$(awk '$1 == "stamp" { if ($4 > m) m = $4 } END { printf "%.0f\n", m }' "$D/out")
+	if [[ $s -eq 0 ]]; then
+		fail "no rank printed a stamp"
+		return
+	fi
+	ms=$(((END_US - s) / 1000))
+	[[ $ms -lt $1 ]] || fail "ended $ms ms after the event, limit $1 ms"
+}
+
 expect_faster() {	# ms
 	[[ $ELAPSED_MS -lt $1 ]] || fail "took ${ELAPSED_MS} ms, limit $1 ms"
 }
@@ -142,6 +157,10 @@ run_one_case() {
 	MPID=0
 	ELAPSED_MS=0
 	cd "$D" || exit 1
+	if ! declare -F "case_$name" >/dev/null; then
+		echo "    no such case: $name"
+		exit 1
+	fi
 	"case_$name"
 	if [[ $CASE_FAILED -ne 0 ]]; then
 		show_output
