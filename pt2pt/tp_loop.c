@@ -26,6 +26,9 @@ struct loop_msg {
 	/* data follows */
 };
 
+/* Messages up to this size come from a free list, not malloc. */
+#define LOOP_SMALL 256
+
 struct loop_tp {
 	struct rc_tp tp;
 	struct rc_loop_fabric *fabric;
@@ -34,6 +37,7 @@ struct loop_tp {
 	unsigned queued;	/* messages waiting in inbox */
 	struct rc_list rdma;	/* get/put to complete at next progress */
 	unsigned long nsend;
+	struct rc_list small_free; /* LOOP_SMALL message buffers */
 };
 
 struct loop_rdma {
@@ -99,6 +103,7 @@ static int loop_open(struct rc_inst *inst, struct rc_tp **tpp)
 	lt->tp.max_rdma = lt->fabric->max_rdma;
 	rc_list_init(&lt->inbox);
 	rc_list_init(&lt->rdma);
+	rc_list_init(&lt->small_free);
 	*tpp = &lt->tp;
 	return RC_OK;
 }
@@ -121,6 +126,8 @@ static void loop_close(struct rc_tp *tp)
 	struct rc_list *pos, *n;
 
 	rc_list_for_each_safe(pos, n, &lt->inbox)
+		free(rc_list_entry(pos, struct loop_msg, link));
+	rc_list_for_each_safe(pos, n, &lt->small_free)
 		free(rc_list_entry(pos, struct loop_msg, link));
 	rc_list_for_each_safe(pos, n, &lt->rdma)
 		free(rc_list_entry(pos, struct loop_rdma, link));
@@ -145,9 +152,15 @@ static int loop_am_send(struct rc_tp *tp, int wrank, const void *hdr,
 		return RC_AGAIN;
 	if (f->max_queued && dst->queued >= f->max_queued)
 		return RC_AGAIN;
-	m = malloc(sizeof(*m) + hlen + len);
-	if (!m)
-		return RC_ERR_NOMEM;
+	if (hlen + len <= LOOP_SMALL && !rc_list_empty(&lt->small_free)) {
+		m = rc_list_first(&lt->small_free, struct loop_msg, link);
+		rc_list_del(&m->link);
+	} else {
+		m = malloc(sizeof(*m) +
+			   (hlen + len <= LOOP_SMALL ? LOOP_SMALL : hlen + len));
+		if (!m)
+			return RC_ERR_NOMEM;
+	}
 	m->src = tp->inst->rank;
 	m->len = hlen + len;
 	memcpy(m + 1, hdr, hlen);
@@ -230,7 +243,10 @@ static unsigned loop_progress(struct rc_tp *tp)
 		rc_list_del(&m->link);
 		lt->queued--;
 		tp->recv(tp->inst, m->src, m + 1, m->len);
-		free(m);
+		if (m->len <= LOOP_SMALL)
+			rc_list_add_head(&lt->small_free, &m->link);
+		else
+			free(m);
 		events++;
 	}
 	return events;
