@@ -173,6 +173,7 @@ int rc_fence_add_node(struct rc_fence_tab *t, const char *sig,
 struct rc_lproc {
 	int rank;
 	const char *label;	/* for messages; NULL: "rank N" */
+	int deathsig;		/* sent when we die (0: SIGKILL) */
 	int local_rank;
 	int cpu;		/* bind to this CPU; -1: no binding */
 	pid_t pid;		/* 0: not started */

@@ -67,6 +67,7 @@
 #define DRAIN_S 0.5
 #define REMOTE_DRAIN_S 3.0
 #define GIVEUP_S 5.0
+#define AGENT_GRACE_S 2.0
 #define END_MAX_S 5.0
 #define HB_INTERVAL_S 1.0
 #define HB_TIMEOUT_S 10.0
@@ -95,6 +96,7 @@ struct daemon {
 	struct rc_conn conn;	/* fd -1 until authenticated */
 	bool drained;
 	double t_launch;	/* must have authenticated by then */
+	double t_agent_kill;	/* SIGKILL the agent then (0: no) */
 	size_t stdin_inflight;
 	int pi_conn, pi_out, pi_err;	/* indexes in pfd, -1: none */
 };
@@ -196,6 +198,9 @@ static void agent_emit(void *arg, int rank, int stream, const char *buf,
 	const char *p, *nl, *end = buf + len;
 	int node = (int)(d - job.dmn);
 
+	/* given up on: what it says now is only about that */
+	if (d->state == DMN_GONE && !job.verbose)
+		return;
 	for (p = buf; p < end; p = nl) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		nl = nl ? nl + 1 : end;
@@ -503,10 +508,18 @@ static void dmn_end_ranks(struct daemon *d)
 	}
 }
 
+/*
+ * Give up on d's agent (ssh, or with a local agent the daemon itself):
+ * SIGTERM, with SIGCONT for a stopped one, so a daemon still alive kills
+ * its ranks and cleans up; SIGKILL AGENT_GRACE_S later.
+ */
 static void dmn_kill_agent(struct daemon *d)
 {
-	if (d->agent_alive)
-		rc_procs_kill(&d->agent, SIGKILL);
+	if (!d->agent_alive || d->t_agent_kill)
+		return;
+	rc_procs_kill(&d->agent, SIGTERM);
+	rc_procs_kill(&d->agent, SIGCONT);
+	d->t_agent_kill = rc_now() + AGENT_GRACE_S;
 }
 
 static void dmn_gone(struct daemon *d)
@@ -808,6 +821,7 @@ static int job_launch_daemons(void)
 		snprintf(d->label, sizeof(d->label),
 			 "the launch agent for host %s", job.map.hosts[i]);
 		d->agent.label = d->label;
+		d->agent.deathsig = SIGTERM;
 		if (rc_remote_launch(job.remote, i, job.map.hosts[i],
 				     &d->agent))
 			return -1;
@@ -932,6 +946,8 @@ static int job_poll_ms(double t)
 			continue;
 		if (d->state == DMN_LAUNCHING)
 			dl_min(&dl, d->t_launch);
+		if (d->agent_alive)
+			dl_min(&dl, d->t_agent_kill);
 		if (d->state == DMN_RUNNING)
 			dl_min(&dl, d->conn.last_rx + job.hb_timeout);
 	}
@@ -967,6 +983,11 @@ static void job_timers(double t)
 
 		if (i == job.me)
 			continue;
+		if (d->agent_alive && d->t_agent_kill > 0 &&
+		    t >= d->t_agent_kill) {
+			rc_procs_kill(&d->agent, SIGKILL);
+			d->t_agent_kill = -1;
+		}
 		if (d->state == DMN_LAUNCHING && t >= d->t_launch)
 			dmn_lost(d, "its daemon did not connect back within "
 				 "%g s", job.launch_timeout);
@@ -1119,7 +1140,7 @@ static void job_loop(void)
 				for (i = 0; i < job.map.nnodes; i++)
 					if (i != job.me)
 						dmn_kill_agent(&job.dmn[i]);
-				if (t >= job.t_end + 2.0)
+				if (t >= job.t_end + AGENT_GRACE_S + 1.0)
 					break;
 			}
 		}

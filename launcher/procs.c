@@ -9,7 +9,8 @@
  * setpgid (each rank leads its own process group, so a signal reaches
  * whatever the rank started too, and the terminal's ^C reaches only
  * mpirun, which forwards it), PR_SET_PDEATHSIG (ranks die with a
- * launcher killed by SIGKILL), sched_setaffinity, dup2, execve.
+ * launcher killed by SIGKILL; a launch agent gets SIGTERM, so that a
+ * daemon can still clean up), sched_setaffinity, dup2, execve.
  *
  * Signals the launcher handles are blocked in every thread from the start
  * (rc_procs_signals_setup, called before libpmix creates threads) and read
@@ -235,7 +236,7 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 				sigaction(i, &dfl, NULL);
 		sigprocmask(SIG_SETMASK, &procs_origmask, NULL);
 		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_PDEATHSIG, p->deathsig ? p->deathsig : SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
 		if (mask)

@@ -110,7 +110,7 @@ static void head_lost(const char *fmt, ...)
 	va_end(ap);
 	rc_lerr_quiet = false;
 	if (d.node.nalive)
-		rc_lmsg("%s: %s; killing the ranks", d.hostname, why);
+		rc_lmsg("%s; killing the ranks", why);
 	rc_node_kill_groups(&d.node);
 	while (d.node.nalive && rc_now() < until) {
 		pid = rc_procs_reap(&ws);

@@ -397,8 +397,12 @@ static void pend_io(struct rc_remote *r, struct pend *p, short revents)
 		return;
 	rc = rc_conn_fill(&p->c);
 	if (rc == 0 || rc < 0) {
-		pend_close(r, p, p->step ? "closed during the handshake" :
-			   NULL);
+		/* a daemon with another secret hangs up on our challenge;
+		 * so does one killed because the job is ending */
+		if (r->verbose && p->step)
+			rc_lmsg("a connection from %s closed during the "
+				"handshake", p->peer);
+		pend_close(r, p, NULL);
 		return;
 	}
 	while (p->used && (rc = rc_conn_next(&p->c, &type, &rb)) == 1)
