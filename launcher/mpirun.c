@@ -556,7 +556,7 @@ static void dmn_lost(struct daemon *d, const char *fmt, ...)
 		if (job.state == JOB_RUNNING)
 			job_fail(EXIT_LOST, SIGTERM, "lost host %s: %s; "
 				 "terminating the job", dmn_host(d), why);
-		else if (job.verbose || dmn_alive(d))
+		else if (job.verbose)	/* the job is ending anyway */
 			rc_lmsg("host %s: %s", dmn_host(d), why);
 	}
 	dmn_end_ranks(d);
@@ -654,10 +654,11 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 		s = rc_rbuf_strdup(rb);
 		if (rb->bad)
 			break;
+		/* it exits by itself: nothing more to send it */
+		dmn_end_ranks(d);
+		d->state = DMN_ENDING;
 		job_fail(1, SIGTERM, "host %s: %s; terminating the job",
 			 dmn_host(d), s);
-		dmn_end_ranks(d);
-		d->state = DMN_ENDING;	/* it exits by itself */
 		break;
 	case RC_M_SIGNALED:
 		v = rc_rbuf_u32(rb);

@@ -377,7 +377,11 @@ static void pend_msg(struct rc_remote *r, struct pend *p, uint32_t type,
 			p->used = false;	/* the owner's now */
 			return;
 		}
-		pend_close(r, p, "that node is not expected (any more)");
+		/* ours, but given up on meanwhile (or a duplicate) */
+		if (r->verbose)
+			rc_lmsg("daemon of node %u: not expected (any more)",
+				p->node);
+		pend_close(r, p, NULL);
 		return;
 	}
 	pend_close(r, p, "protocol error before authentication");
