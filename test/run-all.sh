@@ -86,6 +86,7 @@ stage_verbs() {
 }
 
 stage_multinode() {
+	"$top/test/vm/deps.sh" || return 1
 	(build "$top/_ci/gcc" CC=gcc) || return 1
 	"$top/test/multinode/run-suite.sh" "$top/_ci/gcc"
 }

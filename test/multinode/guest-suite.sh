@@ -173,7 +173,8 @@ case_daemon_killed_on_node2() {
 		sleep 0.1
 	done
 	t0=${EPOCHREALTIME/./}
-	ssh node2 'pkill -KILL -f launcher/rcmpid; sleep 0.5; rm -rf /tmp/rcmpi.*'
+	# (-x: a pattern would match this very shell's command line too)
+	ssh node2 'pkill -KILL -x rcmpid; sleep 0.5; rm -rf /tmp/rcmpi.*'
 	timeout 60 tail --pid=$pid -f /dev/null
 	wait $pid
 	RC=$?
