@@ -10,8 +10,10 @@
 #   Slurm              srun --mpi=pmix -O -n N (needs SLURM_CONF: a running
 #                      Slurm, e.g. the private one test/integ/slurm.test
 #                      starts with SLURM_KEEP=1; skipped without)
-# All run examples/hello (MPI_Init, print, MPI_Finalize) with --bind-to
-# none where rcmpi binds, so that every launcher places ranks alike.
+# All run examples/hello (MPI_Init, print, MPI_Finalize), or BENCH_PROG
+# (e.g. "BUILD/test/integ/pmix_client init fence fin": the launchers' PMIx
+# side only), with --bind-to none where rcmpi binds, so that every launcher
+# places ranks alike.
 #
 #   test/multinode/bench-startup.sh [BUILD_DIR] [RUNS]   (default ./_build, 10)
 # Prints a markdown table; hyperfine's JSON goes to BUILD_DIR/bench-startup/.
@@ -22,36 +24,44 @@ runs=${2:-10}
 out=$B/bench-startup
 mkdir -p "$out"
 H=$(hostname)
-P=$B/examples/hello
+P=${BENCH_PROG:-$B/examples/hello}
 M=$B/launcher/mpirun
 A=$top/test/integ/local-agent
 command -v hyperfine >/dev/null || { echo "hyperfine missing" >&2; exit 1; }
-[[ -x $P ]] || make -C "$B" examples/hello >/dev/null
+[[ -x $B/examples/hello ]] || make -C "$B" examples/hello >/dev/null
 
-median() {	# name command
-	local f=$out/$1.json
-	hyperfine -N --warmup 2 --runs "$runs" --export-json "$f" "$2" \
-		>/dev/null 2>&1 || { echo "failed"; return; }
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; print("%.0f" % (r["median"]*1000))' "$f" 2>/dev/null ||
-		jq '.results[0].median * 1000 | floor' "$f"
-}
-
-printf '| launcher | 2 ranks | 16 ranks | 64 ranks |\n|---|---|---|---|\n'
-row() {	# label template (N, N2 = N/2)
-	local label=$1 tmpl=$2 n cells=()
-	for n in 2 16 64; do
-		local cmd=${tmpl//@N2@/$((n / 2))}
-		cmd=${cmd//@N@/$n}
-		cells+=("$(median "$label-$n" "$cmd") ms")
-	done
-	printf '| %s | %s | %s | %s |\n' "$label" "${cells[@]}"
-}
-row "rcmpi mpirun, 1 node" "$M -n @N@ --oversubscribe --bind-to none $P"
-row "rcmpi mpirun, 2 daemons" "$M -H n1:@N2@,n2:@N2@ --bind-to none --launch-agent $A $P"
-row "rcmpi mpirun, head + 1 daemon" "$M -H $H:@N2@,n1:@N2@ --bind-to none --launch-agent $A $P"
+# one hyperfine run per size with every launcher, back to back, so that
+# they are compared under the same load (our machines are shared)
+labels=() tmpls=()
+add() { labels+=("$1"); tmpls+=("$2"); }
+add "rcmpi mpirun, 1 node" "$M -n @N@ --oversubscribe --bind-to none $P"
+add "rcmpi mpirun, 2 daemons" "$M -H n1:@N2@,n2:@N2@ --bind-to none --launch-agent $A $P"
+add "rcmpi mpirun, head + 1 daemon" "$M -H $H:@N2@,n1:@N2@ --bind-to none --launch-agent $A $P"
 if [[ -x /usr/bin/mpirun ]] && /usr/bin/mpirun --version 2>/dev/null | grep -q "Open MPI"; then
-	row "Open MPI 4.1 mpirun" "/usr/bin/mpirun --allow-run-as-root --oversubscribe -np @N@ $P"
+	add "Open MPI 4.1 mpirun" "/usr/bin/mpirun --allow-run-as-root --oversubscribe -np @N@ $P"
 fi
 if [[ -n ${SLURM_CONF:-} ]] && command -v srun >/dev/null; then
-	row "Slurm 22.05 srun --mpi=pmix" "srun --mpi=pmix -O -n @N@ $P"
+	add "Slurm 22.05 srun --mpi=pmix" "srun --mpi=pmix -O -n @N@ $P"
 fi
+
+declare -A cell
+for n in 2 16 64; do
+	cmds=()
+	for t in "${tmpls[@]}"; do
+		c=${t//@N2@/$((n / 2))}
+		cmds+=("${c//@N@/$n}")
+	done
+	hyperfine -N --warmup 2 --runs "$runs" --export-json "$out/$n.json" \
+		"${cmds[@]}" >"$out/$n.txt" 2>&1 || { cat "$out/$n.txt"; exit 1; }
+	i=0
+	while read -r ms; do
+		cell[$i,$n]=$ms
+		i=$((i + 1))
+	done < <(python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]: print("%.0f" % (r["median"] * 1000))' "$out/$n.json")
+done
+printf '| launcher | 2 ranks | 16 ranks | 64 ranks |\n|---|---|---|---|\n'
+for i in "${!labels[@]}"; do
+	printf '| %s | %s ms | %s ms | %s ms |\n' "${labels[$i]}" \
+		"${cell[$i,2]}" "${cell[$i,16]}" "${cell[$i,64]}"
+done
