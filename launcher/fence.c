@@ -13,7 +13,8 @@
  * enters the second only after the first completed everywhere), so the
  * signature is a sufficient key. On a single node (mpirun alone) each
  * fence completes with its first contribution; the head of a multi-node
- * job feeds this table with the blobs the daemons relay.
+ * job feeds this table with its own node's blob and the blobs the daemons
+ * relay, and learns on completion which nodes to answer.
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@ struct fence_coll {
 	struct fence_coll *next;
 	char *sig;
 	int nexpected, ngot;
+	int *nodes;		/* who contributed, in order */
 	char *buf;
 	size_t len;
 };
@@ -41,6 +43,7 @@ struct rc_fence_tab *rc_fence_tab_new(void)
 
 static void fence_coll_free(struct fence_coll *c)
 {
+	free(c->nodes);
 	free(c->sig);
 	free(c->buf);
 	free(c);
@@ -76,6 +79,12 @@ static struct fence_coll *fence_find(struct rc_fence_tab *t, const char *sig,
 		return NULL;
 	}
 	c->nexpected = nexpected;
+	c->nodes = calloc(nexpected > 0 ? nexpected : 1, sizeof(int));
+	if (!c->nodes) {
+		free(c->sig);
+		free(c);
+		return NULL;
+	}
 	c->next = t->head;
 	t->head = c;
 	return c;
@@ -93,8 +102,9 @@ static void fence_unlink(struct rc_fence_tab *t, struct fence_coll *c)
 	}
 }
 
-int rc_fence_add(struct rc_fence_tab *t, const char *sig, int nexpected,
-		 const char *data, size_t len, char **out, size_t *outlen)
+int rc_fence_add_node(struct rc_fence_tab *t, const char *sig,
+		      int nexpected, int node, const char *data, size_t len,
+		      char **out, size_t *outlen, int **nodes, int *nnodes)
 {
 	struct fence_coll *c = fence_find(t, sig, nexpected);
 	char *nb;
@@ -109,12 +119,26 @@ int rc_fence_add(struct rc_fence_tab *t, const char *sig, int nexpected,
 		c->buf = nb;
 		c->len += len;
 	}
+	if (c->ngot < c->nexpected)
+		c->nodes[c->ngot] = node;
 	if (++c->ngot < c->nexpected)
 		return 0;
 	fence_unlink(t, c);
 	*out = c->buf;
 	*outlen = c->len;
 	c->buf = NULL;
+	if (nodes) {
+		*nodes = c->nodes;
+		*nnodes = c->nexpected;
+		c->nodes = NULL;
+	}
 	fence_coll_free(c);
 	return 1;
+}
+
+int rc_fence_add(struct rc_fence_tab *t, const char *sig, int nexpected,
+		 const char *data, size_t len, char **out, size_t *outlen)
+{
+	return rc_fence_add_node(t, sig, nexpected, -1, data, len, out,
+				 outlen, NULL, NULL);
 }

@@ -1,12 +1,21 @@
 /*
- * launcher.h - the pieces mpirun is built from, shared with the per-node
- * daemon (rcmpid) to come.
+ * launcher.h - the pieces mpirun and the per-node daemon rcmpid are built
+ * from.
  *
  * A job is a namespace of `size` ranks spread over `nnodes` hosts
- * (struct rc_jobmap). On each host one PMIx server (mpirun itself, later
- * rcmpid) serves the ranks placed there:
+ * (struct rc_jobmap). On each host one PMIx server (mpirun itself for the
+ * ranks on its own host, rcmpid elsewhere) serves the ranks placed there:
  *
  *   opts.c        command line → struct rc_opts (mpirun only)
+ *   hostfile.c    -H / --hostfile parsing, --map-by (mpirun only)
+ *   node.c        the ranks of one node: PMIx server up, environments,
+ *                 fork, output pipes, reaping, teardown (both programs)
+ *   net.c         the head-daemon TCP link: framing, buffered
+ *                 non-blocking connections, handshake MACs (both)
+ *   auth.c        SHA-256, HMAC, the per-job secret (both)
+ *   remote.c      mpirun's side of the daemons: launch agent, accept,
+ *                 authenticate (and the daemon's half of the handshake)
+ *   rcmpid.c      the daemon (rcmpid only)
  *   pmix_server.c libpmix server glue; libpmix calls us on its own thread,
  *                 we queue a struct rc_pev and wake the main loop through a
  *                 pipe (rc_psrv_event_fd); the main loop answers through
@@ -28,10 +37,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct pollfd;
+
 #define RC_NSLEN 256	/* PMIX_MAX_NSLEN + 1 */
 
 /* ---- options (opts.c) ------------------------------------------------- */
 enum rc_bind { RC_BIND_DEFAULT, RC_BIND_CORE, RC_BIND_NONE };
+enum rc_mapby { RC_MAP_SLOT, RC_MAP_NODE };
 
 struct rc_opts {
 	int np;			/* 0: not given */
@@ -41,6 +53,12 @@ struct rc_opts {
 	bool oversubscribe;
 	enum rc_bind bind;
 	double timeout;		/* seconds; 0: none */
+	char *hosts;		/* -H, as given (NULL: none) */
+	char *hostfile;		/* --hostfile (NULL: none) */
+	enum rc_mapby mapby;
+	char *wdir;		/* --wdir (NULL: mpirun's directory) */
+	char *agent;		/* --launch-agent (NULL: RCMPI_LAUNCH_AGENT
+				 * or the default, ssh) */
 	char **argv;		/* program and its arguments (in main's argv) */
 	int argc;
 };
@@ -52,6 +70,10 @@ void rc_opts_free(struct rc_opts *o);
 __attribute__((format(printf, 1, 2))) void rc_lerr(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void rc_lmsg(const char *fmt, ...);
 extern const char *rc_progname;
+/* the last rc_lerr line (without the prefix); rc_lerr_quiet: record only */
+extern char rc_last_err[1024];
+extern bool rc_lerr_quiet;
+#define RC_DEFAULT_AGENT "ssh -x -o BatchMode=yes -o ConnectTimeout=10"
 
 /* ---- the job's placement ---------------------------------------------- */
 struct rc_jobmap {
@@ -65,6 +87,31 @@ struct rc_jobmap {
 
 /* the ranks of `node`, ascending; returns the count */
 int rc_jobmap_local(const struct rc_jobmap *m, int node, int *ranks);
+
+/* ---- host list (hostfile.c) ------------------------------------------ */
+struct rc_host {
+	char *name;
+	int slots;
+};
+
+struct rc_hostlist {
+	struct rc_host *h;
+	int n;
+};
+
+/* "host[:slots],..." (-H); 0 or -1 (message printed) */
+int rc_hosts_parse_spec(struct rc_hostlist *l, const char *spec);
+/* "host [slots=N]" lines, '#' comments; 0 or -1 (message printed) */
+int rc_hosts_parse_file(struct rc_hostlist *l, const char *path);
+/* add `slots` to host name[0..len) (a new entry or an existing one) */
+int rc_hosts_add(struct rc_hostlist *l, const char *name, size_t len,
+		 int slots);
+void rc_hosts_free(struct rc_hostlist *l);
+/* host_of[r] = index in l of rank r's host; 0 or -1 (message printed) */
+int rc_hosts_map(const struct rc_hostlist *l, int np, enum rc_mapby by,
+		 bool oversubscribe, int *host_of);
+/* `name` is this host (`me` is gethostname's answer) */
+bool rc_host_is_local(const char *name, const char *me);
 
 /* ---- PMIx server (pmix_server.c) -------------------------------------- */
 enum rc_pev_type {
@@ -116,10 +163,17 @@ void rc_fence_tab_free(struct rc_fence_tab *t);
  */
 int rc_fence_add(struct rc_fence_tab *t, const char *sig, int nexpected,
 		 const char *data, size_t len, char **out, size_t *outlen);
+/* the same, from `node`; on completion *nodes (malloc'd, *nnodes entries)
+ * lists the contributors in arrival order (nodes may be NULL) */
+int rc_fence_add_node(struct rc_fence_tab *t, const char *sig,
+		      int nexpected, int node, const char *data, size_t len,
+		      char **out, size_t *outlen, int **nodes, int *nnodes);
 
 /* ---- local processes (procs.c) ---------------------------------------- */
 struct rc_lproc {
 	int rank;
+	const char *label;	/* for messages; NULL: "rank N" */
+	int deathsig;		/* sent when we die (0: SIGKILL) */
 	int local_rank;
 	int cpu;		/* bind to this CPU; -1: no binding */
 	pid_t pid;		/* 0: not started */
@@ -144,6 +198,148 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 void rc_procs_kill(struct rc_lproc *p, int sig);
 /* one exited child, or 0 when none is left to collect now */
 pid_t rc_procs_reap(int *wstatus);
+
+/* ---- auth (auth.c) ---------------------------------------------------- */
+#define RC_SHA256_LEN 32
+#define RC_SECRET_HEX 64
+#define RC_NONCE_LEN 32
+
+struct rc_sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	unsigned char buf[64];
+	size_t nbuf;
+};
+
+struct rc_hmac {
+	struct rc_sha256 inner, outer;
+};
+
+void rc_sha256_init(struct rc_sha256 *s);
+void rc_sha256_update(struct rc_sha256 *s, const void *data, size_t len);
+void rc_sha256_final(struct rc_sha256 *s, unsigned char out[RC_SHA256_LEN]);
+void rc_hmac_init(struct rc_hmac *m, const void *key, size_t keylen);
+void rc_hmac_update(struct rc_hmac *m, const void *data, size_t len);
+void rc_hmac_final(struct rc_hmac *m, unsigned char out[RC_SHA256_LEN]);
+bool rc_ct_equal(const void *a, const void *b, size_t len);
+int rc_random(void *buf, size_t len);
+int rc_secret_new(char hex[RC_SECRET_HEX + 1]);
+
+/* ---- the head-daemon link (net.c) --------------------------------------- */
+#define RC_NET_MAGIC 0x72636d70u	/* "rcmp" */
+#define RC_NET_VERSION 1
+
+/* message types; see rcmpid.c for the payloads */
+enum rc_msg {
+	RC_M_HELLO = 1,		/* d→h: magic, version, node, nonce_d */
+	RC_M_CHALLENGE,		/* h→d: nonce_h, head's MAC */
+	RC_M_AUTH,		/* d→h: daemon's MAC */
+	RC_M_JOB,		/* h→d: what to run */
+	RC_M_KILL,		/* h→d: signal every local rank */
+	RC_M_FENCE_DONE,	/* h→d: sig, status, all nodes' blobs */
+	RC_M_STDIN,		/* h→d: bytes for rank 0 */
+	RC_M_STDIN_EOF,		/* h→d: no more */
+	RC_M_END,		/* h→d: normal?; tear down and exit */
+	RC_M_PING,		/* both: heartbeat */
+	RC_M_STARTED,		/* d→h: every local rank's pid */
+	RC_M_FAILED,		/* d→h: start-up failed (message) */
+	RC_M_CONNECTED,		/* d→h: rank called PMIx_Init */
+	RC_M_FINALIZED,		/* d→h: rank called PMIx_Finalize */
+	RC_M_ABORT,		/* d→h: rank, status, message */
+	RC_M_FENCE,		/* d→h: sig, nnodes, this node's blob */
+	RC_M_EXITED,		/* d→h: rank, wait status */
+	RC_M_OUT,		/* d→h: rank, stream, whole lines */
+	RC_M_STDIN_ACK,		/* d→h: bytes written to rank 0 */
+	RC_M_STDIN_CLOSED,	/* d→h: rank 0 takes no more input */
+	RC_M_DRAINED,		/* d→h: every rank ended, output all sent */
+	RC_M_SIGNALED,		/* d→h: the daemon got a signal */
+};
+
+struct rc_wbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;		/* an append failed: don't send it */
+};
+void rc_wbuf_u32(struct rc_wbuf *w, uint32_t v);
+void rc_wbuf_raw(struct rc_wbuf *w, const void *p, size_t len);
+void rc_wbuf_bytes(struct rc_wbuf *w, const void *p, size_t len);
+void rc_wbuf_str(struct rc_wbuf *w, const char *s);
+void rc_wbuf_free(struct rc_wbuf *w);
+
+struct rc_rbuf {
+	const char *p;
+	size_t len, off;
+	bool bad;		/* read past the end, or malformed */
+};
+uint32_t rc_rbuf_u32(struct rc_rbuf *r);
+const char *rc_rbuf_raw(struct rc_rbuf *r, size_t len);
+const char *rc_rbuf_bytes(struct rc_rbuf *r, size_t *len);
+char *rc_rbuf_strdup(struct rc_rbuf *r);	/* malloc'd; NULL if bad */
+
+struct rc_conn {
+	int fd;
+	char *out;		/* queued, not yet sent: [outoff, outlen) */
+	size_t outoff, outlen, outcap;
+	char *in;		/* received, not yet taken: [inoff, inlen) */
+	size_t inoff, inlen, incap;
+	double last_rx, last_tx;	/* rc_now() */
+};
+
+double rc_now(void);	/* CLOCK_MONOTONIC seconds */
+void rc_conn_init(struct rc_conn *c, int fd);	/* non-blocking, NODELAY */
+void rc_conn_close(struct rc_conn *c);
+/* queue a message and send what the socket takes; -1 on error */
+int rc_conn_send(struct rc_conn *c, uint32_t type, const struct rc_wbuf *w);
+int rc_conn_flush(struct rc_conn *c);		/* 0 or -1 */
+size_t rc_conn_pending(const struct rc_conn *c);	/* bytes queued */
+/* read once: 1 read some, 2 nothing now, 0 EOF, -1 error */
+int rc_conn_fill(struct rc_conn *c);
+/* the next whole message: 1 (r valid until the next fill), 0 none yet,
+ * -1 malformed */
+int rc_conn_next(struct rc_conn *c, uint32_t *type, struct rc_rbuf *r);
+/* blocking: the next message before `deadline` (rc_now()); 1 or -1 */
+int rc_conn_wait_msg(struct rc_conn *c, double deadline, uint32_t *type,
+		     struct rc_rbuf *r);
+/* a listening TCP socket on every address, ephemeral port */
+int rc_net_listen(int *port);
+/* this host's IPv4 addresses, comma-separated, loopback last */
+int rc_net_local_addrs(char *out, size_t len);
+bool rc_net_is_local_addr(const char *s);
+/* connect to the first of `addrs` (comma-separated) that answers, trying
+ * `prefer` first if it is among them; fd, or -1 with the reasons in why */
+int rc_net_connect(const char *addrs, int port, const char *prefer,
+		   double max_each_s, char *why, size_t whylen);
+/* HMAC(secret, role '\0' n1 n2 node) */
+void rc_auth_mac(const char *secret, const char *role,
+		 const unsigned char *n1, const unsigned char *n2,
+		 uint32_t node, unsigned char out[RC_SHA256_LEN]);
+
+/* ---- daemons, head side (remote.c) ------------------------------------- */
+struct rc_remote;
+/* a daemon proved it knows the secret: true if the owner takes `c`
+ * (copies the struct), false to close it */
+typedef bool (*rc_remote_authed_fn)(void *arg, int node, struct rc_conn *c);
+/* secret, listening socket, agent; NULL (message printed) on failure */
+struct rc_remote *rc_remote_new(const char *agent, int nnodes,
+				rc_remote_authed_fn authed, void *arg,
+				bool verbose);
+void rc_remote_free(struct rc_remote *r);
+/* the remote command line that starts rcmpid for `node` (malloc'd) */
+char *rc_remote_command(const struct rc_remote *r, int node,
+			const char *host, bool verbose);
+/* start the agent for `host` into *agent (label, pid, pipes) and hand it
+ * the secret; 0 or -1 (message printed) */
+int rc_remote_launch(struct rc_remote *r, int node, const char *host,
+		     struct rc_lproc *agent);
+int rc_remote_npollfd(void);
+int rc_remote_pollfds(struct rc_remote *r, struct pollfd *pfd);
+void rc_remote_handle(struct rc_remote *r, const struct pollfd *pfd);
+/* close handshakes past their time; the next deadline (0: none) */
+double rc_remote_timers(struct rc_remote *r, double now);
+/* the daemon's half: HELLO, check the head's MAC, AUTH; 0 or -1 + why */
+int rc_remote_auth_daemon(struct rc_conn *c, const char *secret,
+			  uint32_t node, double deadline, char *why,
+			  size_t whylen);
 
 /* ---- stdio forwarding (iof.c) ----------------------------------------- */
 enum { RC_IOF_OUT = 1, RC_IOF_ERR = 2 };
@@ -182,5 +378,66 @@ short rc_stdin_want_dst(const struct rc_stdin *s);
 void rc_stdin_on_src(struct rc_stdin *s);
 void rc_stdin_on_dst(struct rc_stdin *s);
 void rc_stdin_close(struct rc_stdin *s);
+
+/* ---- one node's ranks (node.c) ------------------------------------------ */
+struct rc_node_ops {
+	/* whole lines of a local rank's stdout/stderr (rc_iof_emit_fn) */
+	rc_iof_emit_fn output;
+	/* p->connected or p->finalized was just set (may be NULL) */
+	void (*state)(void *arg, struct rc_lproc *p, enum rc_pev_type what);
+	/* the local part of a fence: answer with rc_psrv_fence_done */
+	void (*fence)(void *arg, struct rc_pev *ev);
+	/* PMIx_Abort: answer with rc_psrv_ack, then rc_pev_free */
+	void (*abort)(void *arg, struct rc_pev *ev);
+	/* the rank ended (p->wstatus); its output was drained */
+	void (*exited)(void *arg, struct rc_lproc *p);
+};
+
+struct rc_node {
+	const struct rc_jobmap *map;
+	int me;			/* this node's index in map */
+	int nlocal;
+	struct rc_lproc *procs;	/* nlocal, ascending ranks */
+	struct rc_lproc **batch;	/* reaped, not yet judged */
+	int nbatch;
+	struct rc_iof_buf *obuf, *ebuf;	/* per local rank */
+	int *who;		/* rc_node_pollfds' fd → stream */
+	int nalive;
+	char tmpdir[4096];
+	bool have_tmpdir, pmix_up;
+	const struct rc_node_ops *ops;
+	void *arg;
+};
+
+int rc_node_init(struct rc_node *n, const struct rc_jobmap *m, int me,
+		 const struct rc_node_ops *ops, void *arg);
+/* bind, tmpdir, PMIx server, register, environments, fork; 0 or -1
+ * (message printed; then rc_node_abort_startup) */
+int rc_node_start(struct rc_node *n, const char *path, char *const argv[],
+		  char **env_base, enum rc_bind bind);
+void rc_node_abort_startup(struct rc_node *n);	/* SIGKILL, wait */
+struct rc_lproc *rc_node_proc(struct rc_node *n, int rank);
+int rc_node_stdin_fd(struct rc_node *n);	/* rank 0's, or -1 */
+void rc_node_kill(struct rc_node *n, int sig);	/* the live ranks */
+void rc_node_kill_groups(struct rc_node *n);	/* every group, SIGKILL */
+void rc_node_events(struct rc_node *n);		/* drain PMIx events */
+/* a reaped child: true (and queued for rc_node_judge) if it is a rank */
+bool rc_node_child(struct rc_node *n, pid_t pid, int wstatus);
+void rc_node_judge(struct rc_node *n);		/* report the batch */
+int rc_node_npollfd(const struct rc_node *n);
+/* this node's fds into pfd (outputs only if `outputs`); the count */
+int rc_node_pollfds(struct rc_node *n, struct pollfd *pfd, bool outputs);
+void rc_node_handle(struct rc_node *n, const struct pollfd *pfd, int cnt);
+bool rc_node_outputs_open(const struct rc_node *n);
+void rc_node_close_outputs(struct rc_node *n);
+void rc_node_cleanup(struct rc_node *n);	/* tmpdir, shm segments */
+/* PMIx teardown (normal end only, under a watchdog), cleanup, _exit */
+__attribute__((noreturn)) void rc_node_exit(struct rc_node *n, int code,
+					    bool normal);
+
+/* our environment without a foreign PMIx server's variables, plus `set`
+ * ("VAR=value" entries) */
+char **rc_env_base(char *const *set, int nset);
+void rc_env_free(char **env);
 
 #endif

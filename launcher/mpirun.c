@@ -1,47 +1,63 @@
 /*
- * mpirun.c - mpirun/mpiexec: run an MPI job on this host.
+ * mpirun.c - mpirun/mpiexec: run an MPI job on this host and on others.
  *
- * Start-up (nothing is started unless every step succeeds):
- *   options → resolve the program on PATH → usable CPUs, oversubscription
- *   and binding → block the signals we handle, open a signalfd → private
- *   tmpdir → PMIx server, namespace "rcmpi.<host>.<pid>", clients →
- *   per-rank environment (PMIx_server_setup_fork) → fork every rank.
+ * mpirun is the head of the job. Start-up (nothing runs unless every local
+ * step succeeds):
+ *   options → host list and mapping (hostfile.c; without one: this host,
+ *   as many ranks as usable cores) → the program → -x values → block the
+ *   signals we handle, signalfd → for every other host: listening socket,
+ *   secret, launch agent (remote.c) → this host's ranks (node.c: PMIx
+ *   server, namespace "rcmpi.<host>.<pid>", fork).
  *
- * Then one poll() loop over: the signalfd (SIGCHLD, SIGINT, SIGTERM,
- * SIGHUP), the PMIx event pipe, the ranks' stdout/stderr pipes, our stdin
- * and rank 0's stdin pipe; timers for --timeout and for the SIGKILL that
- * follows SIGTERM. The job is RUNNING until the first failure (a rank
- * exits non-zero, dies of a signal, exits without PMIx_Finalize after
- * PMIx_Init, calls PMIx_Abort; a signal to us; the timeout). The first
- * failure (a death by signal outranks exits and aborts seen up to 200 ms
- * before it: see job_suspect) prints one line naming rank, pid and host,
- * fixes the exit status and moves the job to TERMINATING: every rank's
- * process group gets SIGTERM (or the signal we received), SIGKILL 2 s
- * later. The loop ends when every rank was reaped and its pipes drained.
+ * Then one poll() loop over the signalfd, this node's PMIx events and rank
+ * pipes, stdin, the listening socket and handshakes, and per daemon its
+ * connection and its agent's stdout/stderr. Each daemon (rcmpid.c) serves
+ * its host's ranks and reports to the head what node.c reports to us for
+ * ours, so the job logic below sees every rank alike:
  *
- * After a normal end the PMIx server is torn down (under a watchdog);
- * after an abnormal end that is skipped (libpmix 4.2.2 can deadlock there
- * when a client died mid-handshake). Either way the private tmpdir and any
- * /dev/shm/rcmpi.<nspace>.* segment left by crashed ranks are removed.
+ *   daemon → head: STARTED (pids), CONNECTED, FINALIZED, ABORT, FENCE (its
+ *                  node's blob), EXITED (wait status), OUT (whole lines),
+ *                  STDIN_ACK/CLOSED, DRAINED, FAILED, SIGNALED, PING
+ *   head → daemon: JOB, KILL (signal), FENCE_DONE (every node's blobs),
+ *                  STDIN/STDIN_EOF (rank 0's input), END, PING
+ *
+ * Fences: each node's blob (ours from libpmix, the daemons' relayed) goes
+ * into fence.c; when every node hosting participants contributed, the
+ * concatenation goes back to each of them.
+ *
+ * The job is RUNNING until the first failure: a rank exits non-zero, dies
+ * of a signal, exits without PMIx_Finalize after PMIx_Init, calls
+ * PMIx_Abort; a signal to us; --timeout; a host lost (its launch agent
+ * failed, its daemon did not connect within RCMPI_LAUNCH_TIMEOUT, closed
+ * the connection, or sent nothing for RCMPI_HEARTBEAT_TIMEOUT seconds —
+ * both sides send a PING every second). The first failure (a death by
+ * signal outranks exits and aborts seen up to 200 ms before it: see
+ * job_suspect) prints one line naming rank, pid, host and cause, fixes the
+ * exit status and moves the job to TERMINATING: every rank on every node
+ * gets SIGTERM (or the signal we received), SIGKILL 2 s later; a daemon
+ * that has not reported its ranks' end 5 s after that is given up.
+ *
+ * End: once every rank ended and every output was drained (daemons say
+ * DRAINED), the daemons get END and exit; their agents are reaped (killed
+ * after 5 s). After a normal end our PMIx server is torn down (under a
+ * watchdog); after an abnormal end that is skipped (libpmix 4.2.2 can
+ * deadlock there when a client died mid-handshake). Either way the
+ * private tmpdir and any /dev/shm/rcmpi.<nspace>.* segment left by crashed
+ * ranks are removed, on every node.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "launcher.h"
@@ -49,37 +65,74 @@
 #define KILL_GRACE_S 2.0
 #define SETTLE_S 0.2
 #define DRAIN_S 0.5
-#define TEARDOWN_MAX_S 5.0
+#define REMOTE_DRAIN_S 3.0
+#define GIVEUP_S 5.0
+#define AGENT_GRACE_S 2.0
+#define END_MAX_S 5.0
+#define HB_INTERVAL_S 1.0
+#define HB_TIMEOUT_S 10.0
+#define LAUNCH_TIMEOUT_S 30.0
+#define STDIN_WINDOW 65536
 #define EXIT_TIMEOUT 124
-
-extern char **environ;
+#define EXIT_LOST 1
 
 enum job_state { JOB_RUNNING, JOB_TERMINATING };
+enum job_phase { PHASE_RUN, PHASE_END };
+enum dmn_state { DMN_LAUNCHING, DMN_RUNNING, DMN_ENDING, DMN_GONE };
 
-struct job {
+struct rank {
+	int node;
+	pid_t pid;		/* on its host; 0 until known */
+	bool ended, connected, finalized;
+};
+
+struct daemon {
+	enum dmn_state state;
+	struct rc_lproc agent;	/* the launch agent's process */
+	char label[320];
+	bool agent_alive, agent_reaped;
+	int agent_ws;
+	struct rc_iof_buf aout, aerr;
+	struct rc_conn conn;	/* fd -1 until authenticated */
+	bool drained;
+	double t_launch;	/* must have authenticated by then */
+	double t_agent_kill;	/* SIGKILL the agent then (0: no) */
+	size_t stdin_inflight;
+	int pi_conn, pi_out, pi_err;	/* indexes in pfd, -1: none */
+};
+
+static struct job {
 	struct rc_opts opts;
-	char *path;
+	char *path;		/* this host's program (if it has ranks) */
+	char *rprog;		/* what the daemons run */
 	char host[256];
-	char tmpdir[PATH_MAX];
-	bool have_tmpdir;
+	char cwd[PATH_MAX];
 	struct rc_jobmap map;
-	int np;
-	struct rc_lproc *procs;
-	struct rc_lproc **batch;	/* job_reap's scratch */
-	struct pollfd *pfd;	/* job_loop's: 4 + 2 per rank */
-	int *who;
-	struct rc_iof_buf *obuf, *ebuf;
-	struct rc_stdin in;
+	int me;			/* our node, -1 if we host no rank */
+	struct rc_node node;
+	struct rank *ranks;
+	int nalive;		/* ranks not ended (remote: not reported) */
+	struct daemon *dmn;	/* per node; ours unused */
+	int ndmn;
+	struct rc_remote *remote;
+	char **xset;		/* -x as VAR=value */
+	int nxset;
+	struct pollfd *pfd;
+	int npfd;
+	int pi_node, n_node, pi_stdin, pi_remote;	/* job_fill_poll's */
+	struct rc_stdin in;	/* our stdin → a local rank 0 */
 	bool stdin_on;
+	bool rstdin_on;		/* our stdin → a remote rank 0 */
 	bool stdout_dead, stderr_dead;
 	struct rc_fence_tab *fences;
+	struct rc_pev *lfences;	/* our node's fences awaiting the rest */
 	int sigfd;
 	enum job_state state;
+	enum job_phase phase;
 	int exit_code;
 	bool abnormal;		/* skip PMIx teardown, kill leftovers */
-	bool pmix_up;
-	int nalive;
-	double t_kill, t_timeout, t_drain;
+	double t_kill, t_giveup, t_timeout, t_drain, t_hb, t_end;
+	double hb_timeout, launch_timeout;
 	struct {		/* the failure that will be blamed (job_suspect) */
 		bool active;
 		int prio;
@@ -88,80 +141,11 @@ struct job {
 		char msg[1024];
 	} suspect;
 	bool verbose;		/* RCMPI_LAUNCHER_VERBOSE: narrate events */
-};
+} job;
 
-static struct job job;
-
-static double now_s(void)
+static const char *host_of(int rank)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* ---- cleanup ------------------------------------------------------------ */
-
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
-static void cleanup_files(void)
-{
-	char prefix[RC_NSLEN + 16], path[PATH_MAX];
-	struct dirent *de;
-	size_t plen;
-	DIR *d;
-
-	if (job.have_tmpdir) {
-		nftw(job.tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-		job.have_tmpdir = false;
-	}
-	if (!job.map.nspace[0])
-		return;
-	/* segments of ranks that crashed before unlinking them */
-	plen = (size_t)snprintf(prefix, sizeof(prefix), "rcmpi.%s.",
-				job.map.nspace);
-	d = opendir("/dev/shm");
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, prefix, plen))
-			continue;
-		snprintf(path, sizeof(path), "/dev/shm/%s", de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-}
-
-static void *teardown_watchdog(void *arg)
-{
-	struct timespec ts = { .tv_sec = (time_t)TEARDOWN_MAX_S };
-
-	nanosleep(&ts, NULL);
-	rc_lmsg("warning: PMIx server teardown hangs; exiting without it");
-	cleanup_files();
-	_exit(job.exit_code);
-	return NULL;
-}
-
-static __attribute__((noreturn)) void job_exit(void)
-{
-	pthread_t wd;
-
-	if (job.pmix_up && !job.abnormal) {
-		if (!pthread_create(&wd, NULL, teardown_watchdog, NULL) &&
-		    !rc_psrv_fini(job.map.nspace, TEARDOWN_MAX_S))
-			job.abnormal = true;
-	}
-	cleanup_files();
-	fflush(stdout);
-	fflush(stderr);
-	/* libpmix threads may still run after an abnormal end: no atexit */
-	_exit(job.exit_code);
+	return job.map.hosts[job.ranks[rank].node];
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -206,55 +190,43 @@ static void job_emit(void *arg, int rank, int stream, const char *buf,
 	}
 }
 
-static void job_close_out(struct rc_lproc *p, int stream)
+/* a launch agent's output (ssh, rcmpid before it connected): our stderr */
+static void agent_emit(void *arg, int rank, int stream, const char *buf,
+		       size_t len)
 {
-	int *fd = stream == RC_IOF_OUT ? &p->fd_out : &p->fd_err;
-	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &job.obuf[p->rank] :
-						      &job.ebuf[p->rank];
+	struct daemon *d = arg;
+	const char *p, *nl, *end = buf + len;
+	int node = (int)(d - job.dmn);
 
-	rc_iof_flush(b, p->rank, stream, job_emit, NULL);
-	close(*fd);
-	*fd = -1;
-}
-
-/* rc_iof_pump's answer; 0 once the stream is closed */
-static int job_pump(struct rc_lproc *p, int stream)
-{
-	int fd = stream == RC_IOF_OUT ? p->fd_out : p->fd_err;
-	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &job.obuf[p->rank] :
-						      &job.ebuf[p->rank];
-	int rc;
-
-	if (fd < 0)
-		return 0;
-	rc = rc_iof_pump(b, fd, p->rank, stream, job_emit, NULL);
-	if (rc <= 0) {
-		job_close_out(p, stream);
-		return 0;
+	/* given up on: what it says now is only about that */
+	if (d->state == DMN_GONE && !job.verbose)
+		return;
+	for (p = buf; p < end; p = nl) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		nl = nl ? nl + 1 : end;
+		if (job.abnormal && noise(p, (size_t)(nl - p)))
+			continue;
+		rc_lmsg("%s: %.*s", job.map.hosts[node],
+			(int)(nl - p - (nl[-1] == '\n')), p);
 	}
-	return rc;
-}
-
-/* what an exited rank wrote last, before we talk about it */
-static void job_drain(struct rc_lproc *p)
-{
-	int i;
-
-	for (i = 0; i < 64 && job_pump(p, RC_IOF_OUT) == 1; i++)
-		;
-	for (i = 0; i < 64 && job_pump(p, RC_IOF_ERR) == 1; i++)
-		;
 }
 
 /* ---- job state ---------------------------------------------------------- */
 
+static void dmn_send(struct daemon *d, uint32_t type, struct rc_wbuf *w);
+static void dmn_abandon(struct daemon *d);
+
 static void job_signal_all(int sig)
 {
+	struct rc_wbuf w = { 0 };
 	int i;
 
-	for (i = 0; i < job.np; i++)
-		if (job.procs[i].alive)
-			rc_procs_kill(&job.procs[i], sig);
+	rc_node_kill(&job.node, sig);
+	rc_wbuf_u32(&w, (uint32_t)sig);
+	for (i = 0; i < job.map.nnodes; i++)
+		if (i != job.me && job.dmn[i].state == DMN_RUNNING)
+			dmn_send(&job.dmn[i], RC_M_KILL, &w);
+	rc_wbuf_free(&w);
 }
 
 /* the first failure decides the exit status and ends the job */
@@ -265,6 +237,7 @@ static void job_fail(int code, int sig, const char *fmt, ...)
 {
 	char line[4096];
 	va_list ap;
+	int i;
 
 	if (job.state != JOB_RUNNING)
 		return;
@@ -276,7 +249,11 @@ static void job_fail(int code, int sig, const char *fmt, ...)
 	job.exit_code = code;
 	job.abnormal = true;
 	job_signal_all(sig);
-	job.t_kill = now_s() + KILL_GRACE_S;
+	/* hosts whose daemon is not there yet will not be needed */
+	for (i = 0; i < job.map.nnodes; i++)
+		if (i != job.me && job.dmn[i].state == DMN_LAUNCHING)
+			dmn_abandon(&job.dmn[i]);
+	job.t_kill = rc_now() + KILL_GRACE_S;
 }
 
 /*
@@ -314,7 +291,7 @@ static void job_suspect(int prio, int code, const char *fmt, ...)
 	job.suspect.code = code;
 	job.suspect.prio = prio;
 	if (!job.suspect.active)
-		job.suspect.deadline = now_s() + SETTLE_S;
+		job.suspect.deadline = rc_now() + SETTLE_S;
 	job.suspect.active = true;
 	if (prio == BLAME_SIGNAL)
 		job_convict();
@@ -327,37 +304,73 @@ static const char *sig_name(int sig)
 	return s ? s : "unknown signal";
 }
 
-static void job_exited(struct rc_lproc *p)
+/* rank 0 takes no more input */
+static void job_stdin_stop(void)
 {
-	int ws = p->wstatus;
-
-	if (job.verbose && WIFSIGNALED(ws))
-		rc_lmsg("rank %d (pid %d) ended: killed by signal %d", p->rank,
-			(int)p->pid, WTERMSIG(ws));
-	else if (job.verbose)
-		rc_lmsg("rank %d (pid %d) ended: exit status %d", p->rank,
-			(int)p->pid, WEXITSTATUS(ws));
-	job.nalive--;
-	if (p->rank == 0 && job.stdin_on)
+	if (job.stdin_on)
 		rc_stdin_close(&job.in);
-	job_drain(p);
+	job.stdin_on = false;
+	job.rstdin_on = false;
+}
+
+static void job_rank_exited(int rank, int ws)
+{
+	struct rank *k = &job.ranks[rank];
+	const char *host = host_of(rank);
+
+	if (k->ended)
+		return;
+	k->ended = true;
+	job.nalive--;
+	if (job.verbose && WIFSIGNALED(ws))
+		rc_lmsg("rank %d (pid %d) ended: killed by signal %d", rank,
+			(int)k->pid, WTERMSIG(ws));
+	else if (job.verbose)
+		rc_lmsg("rank %d (pid %d) ended: exit status %d", rank,
+			(int)k->pid, WEXITSTATUS(ws));
+	if (rank == 0)
+		job_stdin_stop();
 	if (WIFSIGNALED(ws)) {
 		job_suspect(BLAME_SIGNAL, 128 + WTERMSIG(ws),
-			 "rank %d (pid %d) on %s killed by signal %d (%s); "
-			 "terminating the job", p->rank, (int)p->pid, job.host,
-			 WTERMSIG(ws), sig_name(WTERMSIG(ws)));
+			    "rank %d (pid %d) on %s killed by signal %d (%s); "
+			    "terminating the job", rank, (int)k->pid, host,
+			    WTERMSIG(ws), sig_name(WTERMSIG(ws)));
 	} else if (WEXITSTATUS(ws)) {
 		job_suspect(BLAME_EXIT, WEXITSTATUS(ws),
-			 "rank %d (pid %d) on %s exited with status %d; "
-			 "terminating the job", p->rank, (int)p->pid, job.host,
-			 WEXITSTATUS(ws));
-	} else if (p->connected && !p->finalized) {
+			    "rank %d (pid %d) on %s exited with status %d; "
+			    "terminating the job", rank, (int)k->pid, host,
+			    WEXITSTATUS(ws));
+	} else if (k->connected && !k->finalized) {
 		job_suspect(BLAME_EXIT, 1,
-			 "rank %d (pid %d) on %s exited with status 0 without "
-			 "calling MPI_Finalize (PMIx_Finalize) after MPI_Init; "
-			 "terminating the job", p->rank, (int)p->pid,
-			 job.host);
+			    "rank %d (pid %d) on %s exited with status 0 "
+			    "without calling MPI_Finalize (PMIx_Finalize) after "
+			    "MPI_Init; terminating the job", rank, (int)k->pid,
+			    host);
 	}
+}
+
+static void job_rank_abort(int rank, int status, const char *msg)
+{
+	int code = status & 0xff;
+
+	if (!code && status)
+		code = 1;
+	job_suspect(BLAME_ABORT, code,
+		    "rank %d (pid %d) on %s called MPI_Abort with error code "
+		    "%d%s%s; terminating the job", rank,
+		    (int)job.ranks[rank].pid, host_of(rank), status,
+		    msg && *msg ? ": " : "", msg ? msg : "");
+}
+
+static void job_rank_state(int rank, enum rc_pev_type what)
+{
+	if (what == RC_PEV_CONNECTED)
+		job.ranks[rank].connected = true;
+	else
+		job.ranks[rank].finalized = true;
+	if (job.verbose)
+		rc_lmsg("rank %d %s", rank, what == RC_PEV_CONNECTED ?
+			"connected" : "finalized");
 }
 
 static void job_on_signal(int sig)
@@ -376,129 +389,482 @@ static void job_on_signal(int sig)
 	/* asked again: no more grace */
 	job_signal_all(SIGKILL);
 	job.t_kill = 0;
+	if (!job.t_giveup)
+		job.t_giveup = rc_now() + GIVEUP_S;
 }
 
-static void job_on_fence(struct rc_pev *ev)
+/* ---- fences --------------------------------------------------------------- */
+
+static void job_fence_add(int node, const char *sig, int nnodes,
+			  const char *data, size_t len)
 {
+	struct rc_pev *ev, **pp;
+	struct rc_wbuf w = { 0 };
 	char *out = NULL;
 	size_t outlen = 0;
-	int rc;
+	int *nodes = NULL, nn = 0, i, rc;
+	bool ours = false;
 
+	rc = rc_fence_add_node(job.fences, sig, nnodes, node, data, len,
+			       &out, &outlen, &nodes, &nn);
+	if (rc < 0) {
+		job_fail(1, SIGTERM, "fence %s: out of memory; terminating "
+			 "the job", sig);
+		return;
+	}
+	if (rc == 0)
+		return;
+	rc_wbuf_str(&w, sig);
+	rc_wbuf_u32(&w, 1);
+	rc_wbuf_bytes(&w, out, outlen);
+	for (i = 0; i < nn; i++) {
+		if (nodes[i] == job.me)
+			ours = true;
+		else if (nodes[i] >= 0 &&
+			 job.dmn[nodes[i]].state == DMN_RUNNING)
+			dmn_send(&job.dmn[nodes[i]], RC_M_FENCE_DONE, &w);
+	}
+	rc_wbuf_free(&w);
+	free(nodes);
+	for (pp = &job.lfences; ours && *pp; pp = &(*pp)->next) {
+		ev = *pp;
+		if (strcmp(ev->sig, sig))
+			continue;
+		*pp = ev->next;
+		ev->next = NULL;
+		rc_psrv_fence_done(ev, true, out, outlen);	/* takes out */
+		return;
+	}
+	free(out);
+}
+
+/* ---- our own node's ranks (node.c callbacks) -------------------------------- */
+
+static void local_state(void *arg, struct rc_lproc *p, enum rc_pev_type what)
+{
+	job_rank_state(p->rank, what);
+}
+
+static void local_fence(void *arg, struct rc_pev *ev)
+{
 	if (job.verbose)
 		rc_lmsg("fence %s: %zu bytes from this node, %d node(s)",
 			ev->sig, ev->ndata, ev->nnodes);
-	rc = rc_fence_add(job.fences, ev->sig, ev->nnodes, ev->data,
-			  ev->ndata, &out, &outlen);
-	if (rc == 1) {
-		rc_psrv_fence_done(ev, true, out, outlen);
-		return;
-	}
-	/* one node: a fence completes with its first contribution */
-	rc_lerr("fence %s: %s", ev->sig,
-		rc < 0 ? "out of memory" : "expects other nodes");
-	rc_psrv_fence_done(ev, false, NULL, 0);
+	ev->next = job.lfences;
+	job.lfences = ev;
+	job_fence_add(job.me, ev->sig, ev->nnodes, ev->data, ev->ndata);
 }
 
-static void job_on_abort(struct rc_pev *ev)
+static void local_abort(void *arg, struct rc_pev *ev)
 {
-	struct rc_lproc *p = ev->rank >= 0 && ev->rank < job.np ?
-			     &job.procs[ev->rank] : NULL;
-	int code = ev->status & 0xff;
-
-	if (!code && ev->status)
-		code = 1;
-	job_suspect(BLAME_ABORT, code,
-		    "rank %d (pid %d) on %s called MPI_Abort with error code "
-		    "%d%s%s; terminating the job", ev->rank,
-		    p ? (int)p->pid : -1, job.host, ev->status,
-		    ev->msg && *ev->msg ? ": " : "", ev->msg ? ev->msg : "");
+	if (ev->rank >= 0 && ev->rank < job.map.size)
+		job_rank_abort(ev->rank, ev->status, ev->msg);
 	rc_psrv_ack(ev, true);
 	rc_pev_free(ev);
 }
 
-/*
- * Everything libpmix queued. With `aborts` non-NULL, aborts are set aside
- * there instead of being handled (see job_reap).
- */
-static void job_events_defer(struct rc_pev **aborts)
+static void local_exited(void *arg, struct rc_lproc *p)
 {
-	struct rc_pev *ev, **tail = aborts;
-	struct rc_lproc *p;
+	job_rank_exited(p->rank, p->wstatus);
+}
 
-	while (tail && *tail)
-		tail = &(*tail)->next;
-	rc_psrv_drain_wakeups();
-	while ((ev = rc_psrv_next())) {
-		p = ev->rank >= 0 && ev->rank < job.np ? &job.procs[ev->rank] :
-							 NULL;
-		switch (ev->type) {
-		case RC_PEV_CONNECTED:
-			if (p)
-				p->connected = true;
-			if (job.verbose)
-				rc_lmsg("rank %d connected", ev->rank);
-			break;
-		case RC_PEV_FINALIZED:
-			if (p)
-				p->finalized = true;
-			if (job.verbose)
-				rc_lmsg("rank %d finalized", ev->rank);
-			break;
-		case RC_PEV_ABORT:
-			if (tail) {
-				*tail = ev;
-				tail = &ev->next;
-			} else {
-				job_on_abort(ev);
-			}
+static const struct rc_node_ops local_ops = {
+	.output = job_emit,
+	.state = local_state,
+	.fence = local_fence,
+	.abort = local_abort,
+	.exited = local_exited,
+};
+
+/* ---- daemons ------------------------------------------------------------------ */
+
+static const char *dmn_host(const struct daemon *d)
+{
+	return job.map.hosts[d - job.dmn];
+}
+
+/* ranks of d's node not yet ended */
+static int dmn_alive(const struct daemon *d)
+{
+	int r, n = 0, node = (int)(d - job.dmn);
+
+	for (r = 0; r < job.map.size; r++)
+		n += job.ranks[r].node == node && !job.ranks[r].ended;
+	return n;
+}
+
+/* d's ranks will never report: count them as ended */
+static void dmn_end_ranks(struct daemon *d)
+{
+	int r, node = (int)(d - job.dmn);
+
+	for (r = 0; r < job.map.size; r++) {
+		if (job.ranks[r].node != node || job.ranks[r].ended)
 			continue;
-		case RC_PEV_FENCE:
-			job_on_fence(ev);
-			continue;	/* freed */
-		}
-		rc_pev_free(ev);
+		job.ranks[r].ended = true;
+		job.nalive--;
+		if (r == 0)
+			job_stdin_stop();
 	}
 }
 
-static void job_events(void)
+/*
+ * Give up on d's agent (ssh, or with a local agent the daemon itself):
+ * SIGTERM, with SIGCONT for a stopped one, so a daemon still alive kills
+ * its ranks and cleans up; SIGKILL AGENT_GRACE_S later.
+ */
+static void dmn_kill_agent(struct daemon *d)
 {
-	job_events_defer(NULL);
+	if (!d->agent_alive || d->t_agent_kill)
+		return;
+	rc_procs_kill(&d->agent, SIGTERM);
+	rc_procs_kill(&d->agent, SIGCONT);
+	d->t_agent_kill = rc_now() + AGENT_GRACE_S;
 }
 
-/*
- * Collect every child that exited, then judge them together. The first
- * failure names the job's cause, but exits that arrive together come
- * from waitpid() in no useful order: when one rank is killed, the others
- * often fail in turn (a fence returns an error, they exit or abort)
- * before we look. So: the events queued before those exits are recorded
- * first (a rank's "finalized" precedes its exit), deaths by signal are
- * judged before exits, and aborts queued meanwhile only after both.
- */
+static void dmn_gone(struct daemon *d)
+{
+	rc_conn_close(&d->conn);
+	d->state = DMN_GONE;
+}
+
+/* not needed any more before it connected */
+static void dmn_abandon(struct daemon *d)
+{
+	dmn_end_ranks(d);
+	dmn_kill_agent(d);
+	dmn_gone(d);
+}
+
+static void dmn_lost(struct daemon *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void dmn_lost(struct daemon *d, const char *fmt, ...)
+{
+	char why[1024];
+	va_list ap;
+
+	if (d->state == DMN_GONE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (d->state != DMN_ENDING && (dmn_alive(d) || !d->drained)) {
+		/* a rank's failure seen just before came first */
+		if (job.suspect.active)
+			job_convict();
+		if (job.state == JOB_RUNNING)
+			job_fail(EXIT_LOST, SIGTERM, "lost host %s: %s; "
+				 "terminating the job", dmn_host(d), why);
+		else if (job.verbose)	/* the job is ending anyway */
+			rc_lmsg("host %s: %s", dmn_host(d), why);
+	}
+	dmn_end_ranks(d);
+	dmn_kill_agent(d);
+	dmn_gone(d);
+}
+
+static void dmn_send(struct daemon *d, uint32_t type, struct rc_wbuf *w)
+{
+	if (d->state != DMN_RUNNING && d->state != DMN_ENDING)
+		return;
+	if (rc_conn_send(&d->conn, type, w))
+		dmn_lost(d, "cannot send to its daemon: %s", w && w->oom ?
+			 "out of memory" : strerror(errno));
+}
+
+static void dmn_send_job(struct daemon *d)
+{
+	struct rc_wbuf w = { 0 };
+	int i;
+
+	rc_wbuf_str(&w, job.map.nspace);
+	rc_wbuf_u32(&w, (uint32_t)job.map.size);
+	rc_wbuf_u32(&w, (uint32_t)job.map.nnodes);
+	for (i = 0; i < job.map.nnodes; i++)
+		rc_wbuf_str(&w, job.map.hosts[i]);
+	for (i = 0; i < job.map.size; i++)
+		rc_wbuf_u32(&w, (uint32_t)job.map.node_of[i]);
+	rc_wbuf_str(&w, job.rprog);
+	rc_wbuf_u32(&w, (uint32_t)job.opts.argc);
+	for (i = 0; i < job.opts.argc; i++)
+		rc_wbuf_str(&w, job.opts.argv[i]);
+	rc_wbuf_u32(&w, (uint32_t)job.nxset);
+	for (i = 0; i < job.nxset; i++)
+		rc_wbuf_str(&w, job.xset[i]);
+	rc_wbuf_str(&w, job.opts.wdir ? job.opts.wdir : job.cwd);
+	rc_wbuf_u32(&w, job.opts.wdir != NULL);
+	rc_wbuf_u32(&w, (uint32_t)job.opts.bind);
+	rc_wbuf_u32(&w, (uint32_t)(HB_INTERVAL_S * 1000));
+	rc_wbuf_u32(&w, (uint32_t)(job.hb_timeout * 1000));
+	dmn_send(d, RC_M_JOB, &w);
+	rc_wbuf_free(&w);
+}
+
+/* remote.c: a daemon proved itself */
+static bool job_authed(void *arg, int node, struct rc_conn *c)
+{
+	struct daemon *d;
+	struct rc_wbuf w = { 0 };
+
+	if (node < 0 || node >= job.map.nnodes || node == job.me)
+		return false;
+	d = &job.dmn[node];
+	if (d->state != DMN_LAUNCHING || job.phase != PHASE_RUN)
+		return false;
+	d->conn = *c;
+	d->state = DMN_RUNNING;
+	if (job.verbose)
+		rc_lmsg("host %s: daemon connected", dmn_host(d));
+	dmn_send_job(d);
+	if (job.state != JOB_RUNNING && d->state == DMN_RUNNING) {
+		/* too late: the job is ending */
+		rc_wbuf_u32(&w, 0);
+		dmn_send(d, RC_M_END, &w);
+		rc_wbuf_free(&w);
+		d->state = DMN_ENDING;
+		dmn_end_ranks(d);
+	}
+	return true;
+}
+
+static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
+{
+	uint32_t rank = 0, n, i, v;
+	const char *data;
+	size_t len;
+	char *s = NULL, *sig = NULL;
+
+	switch (type) {
+	case RC_M_PING:
+		return;
+	case RC_M_STARTED:
+		n = rc_rbuf_u32(rb);
+		for (i = 0; i < n && !rb->bad; i++) {
+			rank = rc_rbuf_u32(rb);
+			v = rc_rbuf_u32(rb);
+			if (rank < (uint32_t)job.map.size)
+				job.ranks[rank].pid = (pid_t)v;
+			if (job.verbose && !rb->bad)
+				rc_lmsg("rank %u: pid %u on %s", rank, v,
+					dmn_host(d));
+		}
+		break;
+	case RC_M_FAILED:
+		s = rc_rbuf_strdup(rb);
+		if (rb->bad)
+			break;
+		/* it exits by itself: nothing more to send it */
+		dmn_end_ranks(d);
+		d->state = DMN_ENDING;
+		job_fail(1, SIGTERM, "host %s: %s; terminating the job",
+			 dmn_host(d), s);
+		break;
+	case RC_M_SIGNALED:
+		v = rc_rbuf_u32(rb);
+		if (!rb->bad && v < 65)
+			job_fail(128 + (int)v, SIGTERM, "the daemon on host %s "
+				 "received signal %u (%s); terminating the job",
+				 dmn_host(d), v, sig_name((int)v));
+		break;
+	case RC_M_CONNECTED:
+	case RC_M_FINALIZED:
+		rank = rc_rbuf_u32(rb);
+		if (!rb->bad && rank < (uint32_t)job.map.size)
+			job_rank_state((int)rank, type == RC_M_CONNECTED ?
+				       RC_PEV_CONNECTED : RC_PEV_FINALIZED);
+		break;
+	case RC_M_ABORT:
+		rank = rc_rbuf_u32(rb);
+		v = rc_rbuf_u32(rb);
+		s = rc_rbuf_strdup(rb);
+		if (!rb->bad && rank < (uint32_t)job.map.size)
+			job_rank_abort((int)rank, (int)v, s);
+		break;
+	case RC_M_FENCE:
+		sig = rc_rbuf_strdup(rb);
+		v = rc_rbuf_u32(rb);
+		data = rc_rbuf_bytes(rb, &len);
+		if (rb->bad)
+			break;
+		if (job.verbose)
+			rc_lmsg("fence %s: %zu bytes from %s, %u node(s)", sig,
+				len, dmn_host(d), v);
+		job_fence_add((int)(d - job.dmn), sig, (int)v, data, len);
+		break;
+	case RC_M_EXITED:
+		rank = rc_rbuf_u32(rb);
+		v = rc_rbuf_u32(rb);
+		if (!rb->bad && rank < (uint32_t)job.map.size &&
+		    job.ranks[rank].node == (int)(d - job.dmn))
+			job_rank_exited((int)rank, (int)v);
+		break;
+	case RC_M_OUT:
+		rank = rc_rbuf_u32(rb);
+		v = rc_rbuf_u32(rb);
+		data = rc_rbuf_bytes(rb, &len);
+		if (!rb->bad && rank < (uint32_t)job.map.size &&
+		    (v == RC_IOF_OUT || v == RC_IOF_ERR))
+			job_emit(NULL, (int)rank, (int)v, data, len);
+		break;
+	case RC_M_STDIN_ACK:
+		v = rc_rbuf_u32(rb);
+		d->stdin_inflight -= v < d->stdin_inflight ? v :
+				     d->stdin_inflight;
+		break;
+	case RC_M_STDIN_CLOSED:
+		job.rstdin_on = false;
+		break;
+	case RC_M_DRAINED:
+		d->drained = true;
+		break;
+	default:
+		rb->bad = true;
+	}
+	if (rb->bad)
+		dmn_lost(d, "its daemon sent a malformed message (type %u)",
+			 type);
+	free(s);
+	free(sig);
+}
+
+static void dmn_conn_io(struct daemon *d, short revents)
+{
+	struct rc_rbuf rb;
+	uint32_t type;
+	int rc = 2, nx;
+
+	if (d->state == DMN_GONE)
+		return;
+	if (revents & POLLOUT && rc_conn_flush(&d->conn)) {
+		dmn_lost(d, "the connection to its daemon broke (%s)",
+			 strerror(errno));
+		return;
+	}
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	rc = rc_conn_fill(&d->conn);
+	while (d->state == DMN_RUNNING || d->state == DMN_ENDING) {
+		nx = rc_conn_next(&d->conn, &type, &rb);
+		if (nx < 0)
+			dmn_lost(d, "its daemon sent a malformed message");
+		if (nx <= 0)
+			break;
+		if (d->state == DMN_RUNNING)
+			dmn_msg(d, type, &rb);
+	}
+	if (rc > 0 || d->state == DMN_GONE)
+		return;
+	if (d->state == DMN_ENDING) {
+		dmn_gone(d);
+		return;
+	}
+	dmn_lost(d, "its daemon closed the connection%s%s",
+		 rc < 0 ? ": " : "", rc < 0 ? strerror(errno) : "");
+}
+
+static int dmn_pump(struct daemon *d, int stream)
+{
+	int *fd = stream == RC_IOF_OUT ? &d->agent.fd_out : &d->agent.fd_err;
+	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &d->aout : &d->aerr;
+	int rc;
+
+	if (*fd < 0)
+		return 0;
+	rc = rc_iof_pump(b, *fd, -1, stream, agent_emit, d);
+	if (rc <= 0) {
+		rc_iof_flush(b, -1, stream, agent_emit, d);
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	return rc;
+}
+
+static void dmn_agent_exited(struct daemon *d)
+{
+	int ws = d->agent_ws, i;
+	char how[64];
+
+	for (i = 0; i < 64 && dmn_pump(d, RC_IOF_OUT) == 1; i++)
+		;
+	for (i = 0; i < 64 && dmn_pump(d, RC_IOF_ERR) == 1; i++)
+		;
+	if (WIFSIGNALED(ws))
+		snprintf(how, sizeof(how), "was killed by signal %d",
+			 WTERMSIG(ws));
+	else
+		snprintf(how, sizeof(how), "exited with status %d",
+			 WEXITSTATUS(ws));
+	if (job.verbose)
+		rc_lmsg("host %s: the launch agent %s", dmn_host(d), how);
+	/* connected daemons are judged by their connection */
+	if (d->state == DMN_LAUNCHING)
+		dmn_lost(d, "could not start its daemon: the launch agent "
+			 "(%s) %s", d->agent.label, how);
+}
+
+static int job_launch_daemons(void)
+{
+	int i;
+
+	job.remote = rc_remote_new(job.opts.agent, job.map.nnodes,
+				   job_authed, NULL, job.verbose);
+	if (!job.remote)
+		return -1;
+	for (i = 0; i < job.map.nnodes; i++) {
+		struct daemon *d = &job.dmn[i];
+
+		if (i == job.me)
+			continue;
+		d->agent.rank = -1;
+		d->agent.fd_in = d->agent.fd_out = d->agent.fd_err = -1;
+		snprintf(d->label, sizeof(d->label),
+			 "the launch agent for host %s", job.map.hosts[i]);
+		d->agent.label = d->label;
+		d->agent.deathsig = SIGTERM;
+		if (rc_remote_launch(job.remote, i, job.map.hosts[i],
+				     &d->agent))
+			return -1;
+		d->agent_alive = true;
+		d->state = DMN_LAUNCHING;
+		d->t_launch = rc_now() + job.launch_timeout;
+		snprintf(d->label, sizeof(d->label), "%s", job.opts.agent ?
+			 job.opts.agent : getenv("RCMPI_LAUNCH_AGENT") &&
+			 *getenv("RCMPI_LAUNCH_AGENT") ?
+			 getenv("RCMPI_LAUNCH_AGENT") : "ssh");
+	}
+	return 0;
+}
+
+/* ---- signals and children ---------------------------------------------------- */
+
 static void job_reap(void)
 {
-	struct rc_pev *aborts = NULL, *ev;
-	int n = 0, i, pass, ws;
+	int ws, i;
 	pid_t pid;
 
 	while ((pid = rc_procs_reap(&ws)) > 0) {
-		for (i = 0; i < job.np; i++) {
-			if (job.procs[i].pid == pid && job.procs[i].alive) {
-				job.procs[i].alive = false;
-				job.procs[i].wstatus = ws;
-				job.batch[n++] = &job.procs[i];
-				break;
+		if (rc_node_child(&job.node, pid, ws))
+			continue;
+		for (i = 0; i < job.map.nnodes; i++) {
+			struct daemon *d = &job.dmn[i];
+
+			if (i != job.me && d->agent_alive &&
+			    d->agent.pid == pid) {
+				d->agent_alive = false;
+				d->agent.alive = false;
+				d->agent_reaped = true;
+				d->agent_ws = ws;
 			}
 		}
 	}
-	job_events_defer(&aborts);
-	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < n; i++)
-			if (!!WIFSIGNALED(job.batch[i]->wstatus) == !pass)
-				job_exited(job.batch[i]);
-	while ((ev = aborts)) {
-		aborts = ev->next;
-		ev->next = NULL;
-		job_on_abort(ev);
+	rc_node_judge(&job.node);
+	for (i = 0; i < job.map.nnodes; i++) {
+		if (i != job.me && job.dmn[i].agent_reaped) {
+			job.dmn[i].agent_reaped = false;
+			dmn_agent_exited(&job.dmn[i]);
+		}
 	}
 }
 
@@ -517,141 +883,307 @@ static void job_on_sigfd(void)
 		job_reap();
 }
 
-/* ---- the loop ----------------------------------------------------------- */
+/* ---- stdin to a remote rank 0 ---------------------------------------------- */
 
-static bool job_outputs_open(void)
+static struct daemon *job_rstdin_daemon(void)
 {
-	int i;
+	struct daemon *d;
 
-	for (i = 0; i < job.np; i++)
-		if (job.procs[i].fd_out >= 0 || job.procs[i].fd_err >= 0)
-			return true;
-	return false;
+	if (!job.rstdin_on)
+		return NULL;
+	d = &job.dmn[job.ranks[0].node];
+	return d->state == DMN_RUNNING ? d : NULL;
 }
 
-static void job_close_all_outputs(void)
+static void job_rstdin_read(struct daemon *d)
 {
-	int i;
+	char buf[STDIN_WINDOW];
+	struct rc_wbuf w = { 0 };
+	ssize_t n;
 
-	for (i = 0; i < job.np; i++) {
-		if (job.procs[i].fd_out >= 0)
-			job_close_out(&job.procs[i], RC_IOF_OUT);
-		if (job.procs[i].fd_err >= 0)
-			job_close_out(&job.procs[i], RC_IOF_ERR);
+	do {
+		n = read(0, buf, STDIN_WINDOW - d->stdin_inflight);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n > 0) {
+		rc_wbuf_bytes(&w, buf, (size_t)n);
+		d->stdin_inflight += (size_t)n;
+		dmn_send(d, RC_M_STDIN, &w);
+		rc_wbuf_free(&w);
+		return;
 	}
+	dmn_send(d, RC_M_STDIN_EOF, NULL);
+	job.rstdin_on = false;
 }
 
-static int job_timeout_ms(double t)
-{
-	double deadline = 0, d;
+/* ---- the loop ---------------------------------------------------------------- */
 
-	if (job.t_timeout && job.state == JOB_RUNNING)
-		deadline = job.t_timeout;
-	if (job.suspect.active &&
-	    (!deadline || job.suspect.deadline < deadline))
-		deadline = job.suspect.deadline;
-	if (job.t_kill && (!deadline || job.t_kill < deadline))
-		deadline = job.t_kill;
-	if (job.t_drain && (!deadline || job.t_drain < deadline))
-		deadline = job.t_drain;
-	if (!deadline)
+static void dl_min(double *dl, double t)
+{
+	if (t > 0 && (!*dl || t < *dl))
+		*dl = t;
+}
+
+static int job_poll_ms(double t)
+{
+	double dl = 0, x;
+	int i;
+
+	if (job.state == JOB_RUNNING)
+		dl_min(&dl, job.t_timeout);
+	if (job.suspect.active)
+		dl_min(&dl, job.suspect.deadline);
+	dl_min(&dl, job.t_kill);
+	dl_min(&dl, job.t_giveup);
+	dl_min(&dl, job.t_drain);
+	dl_min(&dl, job.t_end);
+	if (job.ndmn)
+		dl_min(&dl, job.t_hb);
+	for (i = 0; i < job.map.nnodes; i++) {
+		struct daemon *d = &job.dmn[i];
+
+		if (i == job.me)
+			continue;
+		if (d->state == DMN_LAUNCHING)
+			dl_min(&dl, d->t_launch);
+		if (d->agent_alive)
+			dl_min(&dl, d->t_agent_kill);
+		if (d->state == DMN_RUNNING)
+			dl_min(&dl, d->conn.last_rx + job.hb_timeout);
+	}
+	if (job.remote) {
+		x = rc_remote_timers(job.remote, t);
+		dl_min(&dl, x);
+	}
+	if (!dl)
 		return -1;
-	d = (deadline - t) * 1000.0 + 1;
-	return d < 0 ? 0 : (int)d;
+	x = (dl - t) * 1000.0 + 1;
+	return x < 0 ? 0 : (int)x;
+}
+
+static void job_timers(double t)
+{
+	struct rc_wbuf w = { 0 };
+	int i;
+
+	if (job.suspect.active && (t >= job.suspect.deadline ||
+	    (job.t_timeout && t >= job.t_timeout)))
+		job_convict();
+	if (job.state == JOB_RUNNING && job.t_timeout && t >= job.t_timeout)
+		job_fail(EXIT_TIMEOUT, SIGTERM,
+			 "the job ran out of time (--timeout %g s); "
+			 "terminating the job", job.opts.timeout);
+	if (job.t_kill && t >= job.t_kill) {
+		job_signal_all(SIGKILL);
+		job.t_kill = 0;
+		job.t_giveup = t + GIVEUP_S;
+	}
+	for (i = 0; i < job.map.nnodes; i++) {
+		struct daemon *d = &job.dmn[i];
+
+		if (i == job.me)
+			continue;
+		if (d->agent_alive && d->t_agent_kill > 0 &&
+		    t >= d->t_agent_kill) {
+			rc_procs_kill(&d->agent, SIGKILL);
+			d->t_agent_kill = -1;
+		}
+		if (d->state == DMN_LAUNCHING && t >= d->t_launch)
+			dmn_lost(d, "its daemon did not connect back within "
+				 "%g s", job.launch_timeout);
+		if (d->state == DMN_RUNNING &&
+		    t - d->conn.last_rx >= job.hb_timeout)
+			dmn_lost(d, "no heartbeat from its daemon for %g s "
+				 "(stopped, or the host is down)",
+				 job.hb_timeout);
+		if (job.t_giveup && t >= job.t_giveup &&
+		    d->state == DMN_RUNNING && dmn_alive(d))
+			dmn_lost(d, "its daemon did not report its ranks' end "
+				 "%g s after SIGKILL", GIVEUP_S);
+	}
+	if (job.ndmn && t >= job.t_hb) {
+		for (i = 0; i < job.map.nnodes; i++)
+			if (i != job.me && (job.dmn[i].state == DMN_RUNNING ||
+					    job.dmn[i].state == DMN_ENDING))
+				dmn_send(&job.dmn[i], RC_M_PING, &w);
+		job.t_hb = t + HB_INTERVAL_S;
+	}
+	if (job.remote)
+		rc_remote_timers(job.remote, t);
+}
+
+static bool job_outputs_done(void)
+{
+	int i;
+
+	if (rc_node_outputs_open(&job.node))
+		return false;
+	for (i = 0; i < job.map.nnodes; i++)
+		if (i != job.me && job.dmn[i].state == DMN_RUNNING &&
+		    !job.dmn[i].drained)
+			return false;
+	return true;
+}
+
+/* every rank ended, output drained: tell the daemons to go */
+static void job_begin_end(double t)
+{
+	struct rc_wbuf w = { 0 };
+	int i;
+
+	job.phase = PHASE_END;
+	job.t_drain = 0;
+	job.t_end = t + END_MAX_S;
+	job.stdin_on = job.rstdin_on = false;
+	rc_node_close_outputs(&job.node);
+	rc_wbuf_u32(&w, !job.abnormal);
+	for (i = 0; i < job.map.nnodes; i++) {
+		struct daemon *d = &job.dmn[i];
+
+		if (i == job.me || d->state != DMN_RUNNING)
+			continue;
+		dmn_send(d, RC_M_END, &w);
+		if (d->state == DMN_RUNNING)
+			d->state = DMN_ENDING;
+	}
+	rc_wbuf_free(&w);
+}
+
+static bool job_daemons_done(void)
+{
+	int i;
+
+	for (i = 0; i < job.map.nnodes; i++)
+		if (i != job.me && (job.dmn[i].state != DMN_GONE ||
+				    job.dmn[i].agent_alive ||
+				    job.dmn[i].agent.fd_out >= 0 ||
+				    job.dmn[i].agent.fd_err >= 0))
+			return false;
+	return true;
+}
+
+static int job_fill_poll(void)
+{
+	struct pollfd *pfd = job.pfd;
+	struct daemon *rd = job_rstdin_daemon();
+	int n = 0, i;
+
+	pfd[n].fd = job.sigfd;
+	pfd[n++].events = POLLIN;
+	job.pi_node = n;
+	job.n_node = rc_node_pollfds(&job.node, pfd + n, true);
+	n += job.n_node;
+	/* local stdin relay (source, destination), remote relay */
+	job.pi_stdin = n;
+	pfd[n].fd = job.stdin_on && rc_stdin_want_src(&job.in) ? job.in.src :
+								   -1;
+	pfd[n++].events = POLLIN;
+	pfd[n].fd = job.stdin_on && rc_stdin_want_dst(&job.in) ? job.in.dst :
+								   -1;
+	pfd[n++].events = POLLOUT;
+	pfd[n].fd = rd && rd->stdin_inflight < STDIN_WINDOW ? 0 : -1;
+	pfd[n++].events = POLLIN;
+	job.pi_remote = n;
+	if (job.remote)
+		n += rc_remote_pollfds(job.remote, pfd + n);
+	for (i = 0; i < job.map.nnodes; i++) {
+		struct daemon *d = &job.dmn[i];
+
+		d->pi_conn = d->pi_out = d->pi_err = -1;
+		if (i == job.me)
+			continue;
+		if (d->conn.fd >= 0 && d->state != DMN_GONE) {
+			d->pi_conn = n;
+			pfd[n].fd = d->conn.fd;
+			pfd[n++].events = POLLIN |
+				(rc_conn_pending(&d->conn) ? POLLOUT : 0);
+		}
+		if (d->agent.fd_out >= 0) {
+			d->pi_out = n;
+			pfd[n].fd = d->agent.fd_out;
+			pfd[n++].events = POLLIN;
+		}
+		if (d->agent.fd_err >= 0) {
+			d->pi_err = n;
+			pfd[n].fd = d->agent.fd_err;
+			pfd[n++].events = POLLIN;
+		}
+	}
+	return n;
 }
 
 static void job_loop(void)
 {
 	struct pollfd *pfd = job.pfd;
-	int *who = job.who, n, i, k;
-	bool stdin_polled;
+	int k, i, n;
 	double t;
 
 	for (;;) {
-		t = now_s();
-		/* nobody left who could take the blame */
-		if (job.nalive == 0)
+		t = rc_now();
+		job_timers(t);
+		if (job.phase == PHASE_RUN && job.nalive == 0) {
+			/* nobody left who could take the blame */
 			job_convict();
-		if (job.nalive == 0) {
-			if (!job_outputs_open())
-				break;
-			if (!job.t_drain)
-				job.t_drain = t + DRAIN_S;
-			else if (t >= job.t_drain)
-				break;
-		}
-		n = 0;
-		pfd[n].fd = job.sigfd;
-		pfd[n++].events = POLLIN;
-		pfd[n].fd = rc_psrv_event_fd();
-		pfd[n++].events = POLLIN;
-		stdin_polled = job.stdin_on;
-		if (stdin_polled) {
-			pfd[n].fd = job.in.src;
-			pfd[n++].events = rc_stdin_want_src(&job.in);
-			pfd[n].fd = job.in.dst;
-			pfd[n++].events = rc_stdin_want_dst(&job.in);
-			if (!pfd[n - 2].events)
-				pfd[n - 2].fd = -1;
-			if (!pfd[n - 1].events)
-				pfd[n - 1].fd = -1;
-		}
-		k = n;
-		for (i = 0; i < job.np; i++) {
-			if (job.procs[i].fd_out >= 0) {
-				who[n] = i;
-				pfd[n].fd = job.procs[i].fd_out;
-				pfd[n++].events = POLLIN;
-			}
-			if (job.procs[i].fd_err >= 0) {
-				who[n] = -1 - i;
-				pfd[n].fd = job.procs[i].fd_err;
-				pfd[n++].events = POLLIN;
+			if (job_outputs_done()) {
+				job_begin_end(t);
+			} else if (!job.t_drain) {
+				job.t_drain = t + (job.ndmn ? REMOTE_DRAIN_S :
+						   DRAIN_S);
+			} else if (t >= job.t_drain) {
+				job_begin_end(t);
 			}
 		}
-		if (poll(pfd, n, job_timeout_ms(t)) < 0 && errno != EINTR) {
+		if (job.phase == PHASE_END) {
+			if (job_daemons_done())
+				break;
+			if (t >= job.t_end) {
+				for (i = 0; i < job.map.nnodes; i++)
+					if (i != job.me)
+						dmn_kill_agent(&job.dmn[i]);
+				if (t >= job.t_end + AGENT_GRACE_S + 1.0)
+					break;
+			}
+		}
+		n = job_fill_poll();
+		if (poll(pfd, n, job_poll_ms(t)) < 0 && errno != EINTR) {
 			rc_lerr("poll: %s", strerror(errno));
 			job_fail(1, SIGKILL, "internal error; terminating");
 		}
 		if (pfd[0].revents)
 			job_on_sigfd();
-		if (pfd[1].revents)
-			job_events();
+		rc_node_handle(&job.node, pfd + job.pi_node, job.n_node);
 		/* rank 0 may have exited meanwhile: closed is checked first */
-		if (stdin_polled && !job.in.closed) {
-			if (pfd[2].revents)
+		k = job.pi_stdin;
+		if (job.stdin_on && !job.in.closed) {
+			if (pfd[k].revents)
 				rc_stdin_on_src(&job.in);
-			if (pfd[3].revents)
+			if (pfd[k + 1].revents)
 				rc_stdin_on_dst(&job.in);
 		}
 		if (job.in.closed)
 			job.stdin_on = false;
-		for (i = k; i < n; i++) {
-			if (!pfd[i].revents)
+		if (pfd[k + 2].revents && job_rstdin_daemon())
+			job_rstdin_read(job_rstdin_daemon());
+		for (i = 0; i < job.map.nnodes; i++) {
+			struct daemon *d = &job.dmn[i];
+
+			if (i == job.me)
 				continue;
-			if (who[i] >= 0)
-				job_pump(&job.procs[who[i]], RC_IOF_OUT);
-			else
-				job_pump(&job.procs[-1 - who[i]], RC_IOF_ERR);
+			if (d->pi_conn >= 0 && pfd[d->pi_conn].revents)
+				dmn_conn_io(d, pfd[d->pi_conn].revents);
+			if (d->pi_out >= 0 && pfd[d->pi_out].revents)
+				dmn_pump(d, RC_IOF_OUT);
+			if (d->pi_err >= 0 && pfd[d->pi_err].revents)
+				dmn_pump(d, RC_IOF_ERR);
 		}
-		t = now_s();
-		if (job.suspect.active && (t >= job.suspect.deadline ||
-		    (job.t_timeout && t >= job.t_timeout)))
-			job_convict();
-		if (job.state == JOB_RUNNING && job.t_timeout &&
-		    t >= job.t_timeout)
-			job_fail(EXIT_TIMEOUT, SIGTERM,
-				 "the job ran out of time (--timeout %g s); "
-				 "terminating the job", job.opts.timeout);
-		if (job.t_kill && t >= job.t_kill) {
-			job_signal_all(SIGKILL);
-			job.t_kill = 0;
-		}
+		/* handshakes last: a new daemon's fd is not in this round */
+		if (job.remote)
+			rc_remote_handle(job.remote, pfd + job.pi_remote);
 	}
-	job_close_all_outputs();
 }
 
-/* ---- start-up ------------------------------------------------------------ */
+/* ---- start-up ------------------------------------------------------------------ */
 
 static void ensure_std_fds(void)
 {
@@ -669,221 +1201,217 @@ static void ensure_std_fds(void)
 	}
 }
 
-static void env_free(char **env)
+static int env_seconds(const char *name, double def, double *out)
 {
-	char **e;
+	const char *v = getenv(name);
+	char *end;
+	double x;
 
-	if (!env)
-		return;
-	for (e = env; *e; e++)
-		free(*e);
-	free(env);
-}
-
-static int env_set(char ***envp, int *n, const char *name, size_t nl,
-		   const char *entry)
-{
-	char **env = *envp, **ne;
-	int i;
-
-	for (i = 0; i < *n; i++) {
-		if (!strncmp(env[i], name, nl) && env[i][nl] == '=') {
-			free(env[i]);
-			env[i] = strdup(entry);
-			return env[i] ? 0 : -1;
-		}
+	*out = def;
+	if (!v || !*v)
+		return 0;
+	x = strtod(v, &end);
+	if (*end || !(x > 0) || x > 1e6) {
+		rc_lerr("%s='%s' is not a number of seconds > 0", name, v);
+		return -1;
 	}
-	ne = realloc(env, sizeof(*ne) * (*n + 2));
-	if (!ne)
-		return -1;
-	*envp = ne;
-	ne[*n] = strdup(entry);
-	if (!ne[*n])
-		return -1;
-	ne[++*n] = NULL;
+	*out = x;
 	return 0;
 }
 
-/* our environment without another PMIx server's variables, plus -x */
-static char **env_base(void)
+/* this host only, as many ranks as usable cores (the checks of old) */
+static int job_hosts_local(struct rc_hostlist *hl, int *np)
 {
-	char **env, **e, *tmp;
-	const char *v;
-	int n = 0, i;
-	size_t nl;
+	int *cpus = NULL, ncpu;
 
-	for (e = environ; *e; e++)
-		n++;
-	env = calloc(n + 1, sizeof(*env));
-	if (!env)
-		return NULL;
-	n = 0;
-	for (e = environ; *e; e++) {
-		if (!strncmp(*e, "PMIX_", 5) && strncmp(*e, "PMIX_MCA_", 9))
-			continue;
-		env[n] = strdup(*e);
-		if (!env[n++])
-			goto err;
-	}
-	for (i = 0; i < job.opts.nx; i++) {
-		const char *x = job.opts.xvars[i], *eq = strchr(x, '=');
-
-		nl = eq ? (size_t)(eq - x) : strlen(x);
-		if (eq) {
-			if (env_set(&env, &n, x, nl, x))
-				goto err;
-			continue;
-		}
-		v = getenv(x);
-		if (!v) {
-			rc_lmsg("warning: -x %s: %s is not set here", x, x);
-			continue;
-		}
-		tmp = malloc(nl + strlen(v) + 2);
-		if (!tmp)
-			goto err;
-		sprintf(tmp, "%s=%s", x, v);
-		if (env_set(&env, &n, x, nl, tmp)) {
-			free(tmp);
-			goto err;
-		}
-		free(tmp);
-	}
-	return env;
-err:
-	env_free(env);
-	return NULL;
-}
-
-static char **env_copy(char **base)
-{
-	char **env;
-	int n = 0, i;
-
-	while (base[n])
-		n++;
-	env = calloc(n + 1, sizeof(*env));
-	if (!env)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		env[i] = strdup(base[i]);
-		if (!env[i]) {
-			env_free(env);
-			return NULL;
-		}
-	}
-	return env;
-}
-
-static int job_tmpdir(void)
-{
-	const char *base = getenv("TMPDIR");
-	struct stat st;
-
-	if (!base || !*base || stat(base, &st) ||
-	    !S_ISDIR(st.st_mode))
-		base = "/tmp";
-	snprintf(job.tmpdir, sizeof(job.tmpdir), "%s/rcmpi.%d.XXXXXX", base,
-		 (int)getpid());
-	if (!mkdtemp(job.tmpdir)) {
-		rc_lerr("cannot create a directory in %s: %s", base,
-			strerror(errno));
-		return -1;
-	}
-	job.have_tmpdir = true;
-	return 0;
-}
-
-/* program, CPUs, binding; errors before anything exists */
-static int job_check(int **cpusp, int *ncpup, bool *bindp)
-{
-	int ncpu, *cpus = NULL;
-	bool bind;
-
-	job.path = rc_resolve_prog(job.opts.argv[0]);
-	if (!job.path) {
-		if (errno == ENOENT && !strchr(job.opts.argv[0], '/'))
-			rc_lerr("%s: program not found in PATH",
-				job.opts.argv[0]);
-		else if (errno == ENOENT)
-			rc_lerr("%s: no such file", job.opts.argv[0]);
-		else
-			rc_lerr("%s: not an executable program (%s)",
-				job.opts.argv[0], strerror(errno));
-		return -1;
-	}
 	ncpu = rc_cpus_allowed(&cpus);
+	free(cpus);
 	if (ncpu <= 0) {
 		rc_lerr("sched_getaffinity: %s", strerror(errno));
 		return -1;
 	}
-	job.np = job.opts.np ? job.opts.np : ncpu;
-	if (job.np > ncpu && !job.opts.oversubscribe) {
+	*np = job.opts.np ? job.opts.np : ncpu;
+	if (*np > ncpu && !job.opts.oversubscribe) {
 		rc_lerr("%d ranks requested but only %d usable core%s "
 			"(sched_getaffinity); use --oversubscribe to run "
-			"more ranks than cores", job.np, ncpu,
+			"more ranks than cores", *np, ncpu,
 			ncpu == 1 ? " is" : "s are");
-		goto err;
+		return -1;
 	}
-	if (job.opts.bind == RC_BIND_CORE && job.np > ncpu) {
+	if (job.opts.bind == RC_BIND_CORE && *np > ncpu) {
 		rc_lerr("--bind-to core: %d ranks but only %d usable cores; "
-			"use --bind-to none", job.np, ncpu);
-		goto err;
+			"use --bind-to none", *np, ncpu);
+		return -1;
 	}
-	if (job.opts.bind == RC_BIND_DEFAULT)
-		bind = job.np <= ncpu;
-	else
-		bind = job.opts.bind == RC_BIND_CORE;
-	*cpusp = cpus;
-	*ncpup = ncpu;
-	*bindp = bind;
-	return 0;
-err:
-	free(cpus);
-	return -1;
+	return rc_hosts_add(hl, job.host, strlen(job.host), *np);
 }
 
+/*
+ * The job map: the hosts that get ranks, in the order of their first
+ * rank; every name for this host is one node, named as gethostname says.
+ */
 static int job_map(void)
 {
-	int i;
+	struct rc_hostlist hl = { 0 };
+	int *host_of = NULL, *nodeidx = NULL, *count = NULL;
+	int np = 0, i, r, h, ret = -1;
+	long total = 0;
 
 	if (gethostname(job.host, sizeof(job.host) - 1))
 		strcpy(job.host, "localhost");
 	job.host[sizeof(job.host) - 1] = 0;
 	snprintf(job.map.nspace, sizeof(job.map.nspace), "rcmpi.%.200s.%d",
 		 job.host, (int)getpid());
-	job.map.size = job.np;
-	job.map.nnodes = 1;
-	job.map.hosts = calloc(1, sizeof(char *));
-	job.map.node_of = calloc(job.np, sizeof(int));
-	job.map.local_rank = calloc(job.np, sizeof(int));
-	if (!job.map.hosts || !job.map.node_of || !job.map.local_rank)
-		return -1;
-	job.map.hosts[0] = job.host;
-	for (i = 0; i < job.np; i++)
-		job.map.local_rank[i] = i;
-	return 0;
+	if (!job.opts.hosts && !job.opts.hostfile) {
+		if (job_hosts_local(&hl, &np))
+			goto out;
+	} else {
+		if (job.opts.hosts ? rc_hosts_parse_spec(&hl, job.opts.hosts) :
+		    rc_hosts_parse_file(&hl, job.opts.hostfile))
+			goto out;
+		for (h = 0; h < hl.n; h++)
+			total += hl.h[h].slots;
+		np = job.opts.np ? job.opts.np :
+		     total > 1 << 20 ? 1 << 20 : (int)total;
+	}
+	host_of = calloc(np, sizeof(int));
+	nodeidx = malloc(sizeof(int) * hl.n);
+	job.map.hosts = calloc(hl.n + 1, sizeof(char *));
+	job.map.node_of = calloc(np, sizeof(int));
+	job.map.local_rank = calloc(np, sizeof(int));
+	count = calloc(hl.n + 1, sizeof(int));
+	if (!host_of || !nodeidx || !job.map.hosts || !job.map.node_of ||
+	    !job.map.local_rank || !count) {
+		rc_lerr("out of memory");
+		goto out;
+	}
+	if (rc_hosts_map(&hl, np, job.opts.mapby, job.opts.oversubscribe,
+			 host_of))
+		goto out;
+	job.me = -1;
+	for (h = 0; h < hl.n; h++)
+		nodeidx[h] = -1;
+	for (r = 0; r < np; r++) {
+		h = host_of[r];
+		if (nodeidx[h] < 0 &&
+		    rc_host_is_local(hl.h[h].name, job.host)) {
+			if (job.me < 0) {
+				job.me = job.map.nnodes;
+				job.map.hosts[job.map.nnodes++] = job.host;
+			}
+			nodeidx[h] = job.me;
+		} else if (nodeidx[h] < 0) {
+			nodeidx[h] = job.map.nnodes;
+			job.map.hosts[job.map.nnodes] = strdup(hl.h[h].name);
+			if (!job.map.hosts[job.map.nnodes++]) {
+				rc_lerr("out of memory");
+				goto out;
+			}
+		}
+		job.map.node_of[r] = nodeidx[h];
+		job.map.local_rank[r] = count[nodeidx[h]]++;
+	}
+	job.map.size = np;
+	job.ndmn = job.map.nnodes - (job.me >= 0);
+	if (job.verbose)
+		for (i = 0; i < job.map.nnodes; i++)
+			rc_lmsg("node %d: %s, %d rank%s%s", i, job.map.hosts[i],
+				count[i], count[i] == 1 ? "" : "s",
+				i == job.me ? " (this host)" : "");
+	ret = 0;
+out:
+	rc_hosts_free(&hl);
+	free(host_of);
+	free(nodeidx);
+	free(count);
+	return ret;
 }
 
-/* the environment of every rank, complete before the first fork */
-static int job_envs(void)
+/* the program here (if we host ranks), and for the daemons */
+static int job_prog(void)
 {
-	char **base = env_base();
-	int i;
+	const char *a0 = job.opts.argv[0];
 
-	if (!base) {
-		rc_lerr("out of memory");
-		return -1;
-	}
-	for (i = 0; i < job.np; i++) {
-		job.procs[i].env = env_copy(base);
-		if (!job.procs[i].env ||
-		    rc_psrv_setup_fork(job.map.nspace, i, &job.procs[i].env)) {
-			env_free(base);
+	if (job.me >= 0) {
+		job.path = rc_resolve_prog(a0);
+		if (!job.path) {
+			if (errno == ENOENT && !strchr(a0, '/'))
+				rc_lerr("%s: program not found in PATH", a0);
+			else if (errno == ENOENT)
+				rc_lerr("%s: no such file", a0);
+			else
+				rc_lerr("%s: not an executable program (%s)",
+					a0, strerror(errno));
 			return -1;
 		}
 	}
-	env_free(base);
+	if (!job.ndmn)
+		return 0;
+	/* a relative path is relative to our directory, on every host */
+	if (strchr(a0, '/') && a0[0] != '/') {
+		job.rprog = malloc(strlen(job.cwd) + strlen(a0) + 2);
+		if (job.rprog)
+			sprintf(job.rprog, "%s/%s", job.cwd, a0);
+	} else {
+		job.rprog = strdup(a0);
+	}
+	if (!job.rprog) {
+		rc_lerr("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* -x VAR[=value] as VAR=value, the same for every host */
+static int job_xset(void)
+{
+	const char *x, *v;
+	int i;
+
+	job.xset = calloc(job.opts.nx + 1, sizeof(char *));
+	if (!job.xset)
+		goto err_nomem;
+	for (i = 0; i < job.opts.nx; i++) {
+		x = job.opts.xvars[i];
+		if (strchr(x, '=')) {
+			job.xset[job.nxset] = strdup(x);
+		} else {
+			v = getenv(x);
+			if (!v) {
+				rc_lmsg("warning: -x %s: %s is not set here", x,
+					x);
+				continue;
+			}
+			job.xset[job.nxset] = malloc(strlen(x) + strlen(v) + 2);
+			if (job.xset[job.nxset])
+				sprintf(job.xset[job.nxset], "%s=%s", x, v);
+		}
+		if (!job.xset[job.nxset++])
+			goto err_nomem;
+	}
+	return 0;
+err_nomem:
+	rc_lerr("out of memory");
+	return -1;
+}
+
+/* --wdir relative to our directory, as every host will see it */
+static int job_wdir(void)
+{
+	char *abs;
+
+	if (!getcwd(job.cwd, sizeof(job.cwd)))
+		strcpy(job.cwd, "/");
+	if (!job.opts.wdir || job.opts.wdir[0] == '/')
+		return 0;
+	abs = malloc(strlen(job.cwd) + strlen(job.opts.wdir) + 2);
+	if (!abs) {
+		rc_lerr("out of memory");
+		return -1;
+	}
+	sprintf(abs, "%s/%s", job.cwd, job.opts.wdir);
+	free(job.opts.wdir);
+	job.opts.wdir = abs;
 	return 0;
 }
 
@@ -893,23 +1421,52 @@ static __attribute__((noreturn)) void job_abort_startup(void)
 	int i, ws;
 
 	job.abnormal = true;
-	job.exit_code = 1;
-	for (i = 0; i < job.np; i++)
-		if (job.procs && job.procs[i].alive)
-			rc_procs_kill(&job.procs[i], SIGKILL);
-	for (i = 0; i < job.np; i++)
-		if (job.procs && job.procs[i].alive)
-			waitpid(job.procs[i].pid, &ws, 0);
-	job_exit();
+	rc_node_abort_startup(&job.node);
+	for (i = 0; i < job.map.nnodes; i++) {
+		struct daemon *d = &job.dmn[i];
+
+		if (i == job.me || !d->agent_alive)
+			continue;
+		rc_procs_kill(&d->agent, SIGKILL);
+		waitpid(d->agent.pid, &ws, 0);
+	}
+	rc_node_exit(&job.node, 1, false);
+}
+
+static int job_alloc(void)
+{
+	int i, npfd;
+
+	job.ranks = calloc(job.map.size, sizeof(*job.ranks));
+	job.dmn = calloc(job.map.nnodes, sizeof(*job.dmn));
+	job.fences = rc_fence_tab_new();
+	if (!job.ranks || !job.dmn || !job.fences ||
+	    rc_node_init(&job.node, &job.map, job.me, &local_ops, NULL))
+		return -1;
+	for (i = 0; i < job.map.size; i++)
+		job.ranks[i].node = job.map.node_of[i];
+	job.nalive = job.map.size;
+	for (i = 0; i < job.map.nnodes; i++) {
+		struct daemon *d = &job.dmn[i];
+
+		d->state = DMN_GONE;
+		d->conn.fd = -1;
+		d->agent.fd_in = d->agent.fd_out = d->agent.fd_err = -1;
+	}
+	npfd = 1 + rc_node_npollfd(&job.node) + 3 + rc_remote_npollfd() +
+	       3 * job.map.nnodes;
+	job.pfd = calloc(npfd, sizeof(*job.pfd));
+	return job.pfd ? 0 : -1;
 }
 
 int main(int argc, char **argv)
 {
 	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
-	int *cpus = NULL, ncpu = 0, i, rc;
 	const char *base = strrchr(argv[0], '/');
+	struct rc_lproc *p;
+	char **env;
 	sigset_t set;
-	bool bind;
+	int i, rc;
 
 	base = base ? base + 1 : argv[0];
 	if (!strcmp(base, "mpiexec"))
@@ -921,7 +1478,11 @@ int main(int argc, char **argv)
 	job.exit_code = 1;
 	job.verbose = getenv("RCMPI_LAUNCHER_VERBOSE") &&
 		      strcmp(getenv("RCMPI_LAUNCHER_VERBOSE"), "0");
-	if (job_check(&cpus, &ncpu, &bind))
+	if (env_seconds("RCMPI_LAUNCH_TIMEOUT", LAUNCH_TIMEOUT_S,
+			&job.launch_timeout) ||
+	    env_seconds("RCMPI_HEARTBEAT_TIMEOUT", HB_TIMEOUT_S,
+			&job.hb_timeout) ||
+	    job_wdir() || job_map() || job_prog() || job_xset())
 		return 1;
 
 	if (rc_procs_signals_setup(sigs, 4)) {
@@ -937,57 +1498,50 @@ int main(int argc, char **argv)
 		rc_lerr("signalfd: %s", strerror(errno));
 		return 1;
 	}
-	job.procs = calloc(job.np, sizeof(*job.procs));
-	job.batch = calloc(job.np, sizeof(*job.batch));
-	job.pfd = calloc(4 + 2 * (size_t)job.np, sizeof(*job.pfd));
-	job.who = calloc(4 + 2 * (size_t)job.np, sizeof(*job.who));
-	job.obuf = calloc(job.np, sizeof(*job.obuf));
-	job.ebuf = calloc(job.np, sizeof(*job.ebuf));
-	job.fences = rc_fence_tab_new();
-	if (!job.procs || !job.batch || !job.pfd || !job.who || !job.obuf ||
-	    !job.ebuf || !job.fences || job_map()) {
+	if (job_alloc()) {
 		rc_lerr("out of memory");
 		return 1;
 	}
-	for (i = 0; i < job.np; i++) {
-		job.procs[i].rank = i;
-		job.procs[i].local_rank = i;
-		job.procs[i].cpu = bind ? cpus[i] : -1;
-		job.procs[i].fd_in = job.procs[i].fd_out = -1;
-		job.procs[i].fd_err = -1;
+
+	/* the daemons first: ssh takes longer than anything here */
+	if (job.ndmn && job_launch_daemons())
+		job_abort_startup();
+	if (job.opts.wdir && job.me >= 0 && chdir(job.opts.wdir)) {
+		rc_lerr("--wdir %s: %s", job.opts.wdir, strerror(errno));
+		job_abort_startup();
 	}
-	free(cpus);
-
-	if (job_tmpdir())
-		return 1;
-	if (rc_psrv_init(job.tmpdir, job.host))
+	env = rc_env_base(job.xset, job.nxset);
+	if (!env) {
+		rc_lerr("out of memory");
 		job_abort_startup();
-	job.pmix_up = true;
-	if (rc_psrv_register(&job.map, 0, job.tmpdir) || job_envs())
+	}
+	if (rc_node_start(&job.node, job.path, job.opts.argv, env,
+			  job.opts.bind))
 		job_abort_startup();
-
-	for (i = 0; i < job.np; i++) {
-		if (rc_procs_spawn(&job.procs[i], job.path, job.opts.argv,
-				   i == 0))
-			job_abort_startup();
-		job.nalive++;
+	rc_env_free(env);
+	for (i = 0; i < job.node.nlocal; i++) {
+		p = &job.node.procs[i];
+		job.ranks[p->rank].pid = p->pid;
 		if (job.verbose)
-			rc_lmsg("rank %d: pid %d, cpu %d", i,
-				(int)job.procs[i].pid, job.procs[i].cpu);
+			rc_lmsg("rank %d: pid %d, cpu %d", p->rank,
+				(int)p->pid, p->cpu);
 	}
-	job.in.src = 0;
-	job.in.dst = job.procs[0].fd_in;
-	job.stdin_on = job.in.dst >= 0;
+	if (job.me >= 0 && job.ranks[0].node == job.me) {
+		job.in.src = 0;
+		job.in.dst = rc_node_stdin_fd(&job.node);
+		job.stdin_on = job.in.dst >= 0;
+	} else {
+		job.rstdin_on = true;
+	}
 	if (job.opts.timeout)
-		job.t_timeout = now_s() + job.opts.timeout;
+		job.t_timeout = rc_now() + job.opts.timeout;
+	job.t_hb = rc_now() + HB_INTERVAL_S;
 	job.exit_code = 0;
 	job.state = JOB_RUNNING;
 
 	job_loop();
-	if (job.abnormal) {
-		/* whatever the ranks left running in their groups */
-		for (i = 0; i < job.np; i++)
-			rc_procs_kill(&job.procs[i], SIGKILL);
-	}
-	job_exit();
+	if (job.abnormal)
+		rc_node_kill_groups(&job.node);
+	rc_remote_free(job.remote);
+	rc_node_exit(&job.node, job.exit_code, !job.abnormal);
 }

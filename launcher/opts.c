@@ -20,6 +20,8 @@
 #include "launcher.h"
 
 const char *rc_progname = "mpirun";
+char rc_last_err[1024];
+bool rc_lerr_quiet;
 
 void rc_lerr(const char *fmt, ...)
 {
@@ -31,6 +33,9 @@ void rc_lerr(const char *fmt, ...)
 	n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	if (n < 0)
+		return;
+	snprintf(rc_last_err, sizeof(rc_last_err), "%.1000s", line);
+	if (rc_lerr_quiet)
 		return;
 	fprintf(stderr, "%s: error: %s\n", rc_progname, line);
 	fflush(stderr);
@@ -55,17 +60,30 @@ static void opts_help(void)
 {
 	printf(
 "Usage: %s [options] program [arguments...]\n"
-"Start `program` as an MPI job of N ranks on this host. %s is the PMIx\n"
-"server of the job: it forks the ranks, forwards their output and stdin,\n"
-"and ends the whole job when one rank fails.\n"
+"Start `program` as an MPI job of N ranks on this host or on the hosts\n"
+"given. %s is the PMIx server of the job: it forks the ranks on this\n"
+"host, starts a daemon (rcmpid) on every other host, forwards the ranks'\n"
+"output and stdin, and ends the whole job when one rank fails.\n"
 "\n"
 "Options:\n"
 "  -n, -np, --np, --n N   number of ranks (default: the number of usable\n"
-"                         cores)\n"
+"                         cores, or the slots of the hosts given)\n"
+"  -H, --host HOST[:SLOTS][,HOST[:SLOTS]...]\n"
+"                         run on these hosts (SLOTS default to 1)\n"
+"  --hostfile, --machinefile FILE\n"
+"                         hosts from FILE: lines \"host [slots=N]\",\n"
+"                         '#' comments, blank lines allowed\n"
+"  --map-by slot|node     slot (default): fill each host's slots in\n"
+"                         order; node: one rank per host, round-robin\n"
+"  --launch-agent CMD     start the daemons with CMD HOST COMMAND\n"
+"                         (default: $RCMPI_LAUNCH_AGENT, else\n"
+"                         \"" RC_DEFAULT_AGENT "\")\n"
+"  --wdir DIR             the ranks' working directory on every host\n"
+"                         (default: this one's)\n"
 "  -x VAR[=value]         export VAR to the ranks, with `value` or with\n"
 "                         its value in this environment (repeatable)\n"
 "  --tag-output           prefix each output line with \"[rank] \"\n"
-"  --oversubscribe        allow more ranks than usable cores\n"
+"  --oversubscribe        allow more ranks than usable cores (or slots)\n"
 "  --bind-to core|none    core: bind local rank i to the i-th usable core\n"
 "                         (default when ranks <= cores); none: no binding\n"
 "                         (default when oversubscribed)\n"
@@ -74,20 +92,29 @@ static void opts_help(void)
 "  -V, --version          print the version and exit\n"
 "\n"
 "Usable cores are the CPUs of %s's affinity mask (sched_getaffinity).\n"
-"stdin goes to rank 0; the other ranks read /dev/null. Output is forwarded\n"
-"line by line, so lines of different ranks never mix.\n"
+"stdin goes to rank 0 (wherever it runs); the other ranks read /dev/null.\n"
+"Output is forwarded line by line, so lines of different ranks never mix.\n"
+"A host that names this one (its name, localhost, one of its addresses)\n"
+"runs its ranks under %s itself; every other host gets a daemon that\n"
+"connects back over TCP and proves it knows the job's secret (handed\n"
+"over on the launch agent's stdin).\n"
 "\n"
 "Exit status: 0 when every rank exits 0; otherwise that of the first rank\n"
 "to fail (its exit status, 128+N when killed by signal N, the code given\n"
 "to MPI_Abort, or 1 when a rank that called MPI_Init exits without\n"
 "MPI_Finalize), after the other ranks were sent SIGTERM and, 2 seconds\n"
 "later, SIGKILL. SIGINT, SIGTERM and SIGHUP are forwarded to the ranks and\n"
-"give 128+signal; 124 after --timeout; 1 for errors of %s itself.\n"
+"give 128+signal; 124 after --timeout; 1 for errors of %s itself and\n"
+"for a host lost (daemon gone, heartbeat missed, launch agent failed).\n"
 "\n"
 "Environment: PMIX_MCA_* settings reach the PMIx server library; TMPDIR\n"
 "says where the job's private PMIx directory goes (default /tmp);\n"
-"RCMPI_LAUNCHER_VERBOSE=1 narrates the job (starts, PMIx events, ends).\n",
-	       rc_progname, rc_progname, rc_progname, rc_progname);
+"RCMPI_LAUNCHER_VERBOSE=1 narrates the job (starts, PMIx events, ends);\n"
+"RCMPI_DAEMON is the path of rcmpid on the other hosts (default: next to\n"
+"%s); RCMPI_LAUNCH_TIMEOUT (s, default 30) bounds a daemon's start;\n"
+"RCMPI_HEARTBEAT_TIMEOUT (s, default 10) declares a silent host lost.\n",
+	       rc_progname, rc_progname, rc_progname, rc_progname, rc_progname,
+	       rc_progname);
 }
 
 /* a whole decimal number > 0 that fits an int */
@@ -159,7 +186,19 @@ err_nomem:
 	return -1;
 }
 
-enum { O_NP, O_X, O_TAG, O_OVER, O_BIND, O_TIMEOUT, O_HELP, O_VERSION };
+static int opts_str(char **dst, const char *val)
+{
+	free(*dst);
+	*dst = strdup(val);
+	if (!*dst) {
+		rc_lerr("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+enum { O_NP, O_X, O_TAG, O_OVER, O_BIND, O_TIMEOUT, O_HELP, O_VERSION,
+	O_HOST, O_HOSTFILE, O_MAPBY, O_WDIR, O_AGENT };
 
 static const struct opts_def {
 	const char *name;
@@ -174,6 +213,15 @@ static const struct opts_def {
 	{ "-oversubscribe", O_OVER, false },
 	{ "--bind-to", O_BIND, true }, { "-bind-to", O_BIND, true },
 	{ "--timeout", O_TIMEOUT, true }, { "-timeout", O_TIMEOUT, true },
+	{ "-H", O_HOST, true }, { "--host", O_HOST, true },
+	{ "-host", O_HOST, true },
+	{ "--hostfile", O_HOSTFILE, true }, { "-hostfile", O_HOSTFILE, true },
+	{ "--machinefile", O_HOSTFILE, true },
+	{ "-machinefile", O_HOSTFILE, true },
+	{ "--map-by", O_MAPBY, true }, { "-map-by", O_MAPBY, true },
+	{ "--wdir", O_WDIR, true }, { "-wdir", O_WDIR, true },
+	{ "--launch-agent", O_AGENT, true },
+	{ "-launch-agent", O_AGENT, true },
 	{ "-h", O_HELP, false }, { "--help", O_HELP, false },
 	{ "-help", O_HELP, false },
 	{ "-V", O_VERSION, false }, { "--version", O_VERSION, false },
@@ -257,6 +305,44 @@ int rc_opts_parse(int argc, char **argv, struct rc_opts *o)
 			if (opts_seconds(d->name, val, &o->timeout))
 				goto err;
 			break;
+		case O_HOST:
+		case O_HOSTFILE:
+			if (o->hosts || o->hostfile) {
+				rc_lerr("%s: give one host list (-H or "
+					"--hostfile), once", w);
+				goto err;
+			}
+			if (opts_str(d->id == O_HOST ? &o->hosts :
+				     &o->hostfile, val))
+				goto err;
+			break;
+		case O_MAPBY:
+			if (!strcmp(val, "slot") || !strcmp(val, "core")) {
+				o->mapby = RC_MAP_SLOT;
+			} else if (!strcmp(val, "node")) {
+				o->mapby = RC_MAP_NODE;
+			} else {
+				rc_lerr("--map-by: '%s' is not slot or node",
+					val);
+				goto err;
+			}
+			break;
+		case O_WDIR:
+			if (!*val) {
+				rc_lerr("--wdir: empty directory name");
+				goto err;
+			}
+			if (opts_str(&o->wdir, val))
+				goto err;
+			break;
+		case O_AGENT:
+			if (!val[strspn(val, " \t")]) {
+				rc_lerr("--launch-agent: empty command");
+				goto err;
+			}
+			if (opts_str(&o->agent, val))
+				goto err;
+			break;
 		case O_HELP:
 			opts_help();
 			rc_opts_free(o);
@@ -289,4 +375,9 @@ void rc_opts_free(struct rc_opts *o)
 	free(o->xvars);
 	o->xvars = NULL;
 	o->nx = 0;
+	free(o->hosts);
+	free(o->hostfile);
+	free(o->wdir);
+	free(o->agent);
+	o->hosts = o->hostfile = o->wdir = o->agent = NULL;
 }

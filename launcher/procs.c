@@ -9,7 +9,8 @@
  * setpgid (each rank leads its own process group, so a signal reaches
  * whatever the rank started too, and the terminal's ^C reaches only
  * mpirun, which forwards it), PR_SET_PDEATHSIG (ranks die with a
- * launcher killed by SIGKILL), sched_setaffinity, dup2, execve.
+ * launcher killed by SIGKILL; a launch agent gets SIGTERM, so that a
+ * daemon can still clean up), sched_setaffinity, dup2, execve.
  *
  * Signals the launcher handles are blocked in every thread from the start
  * (rc_procs_signals_setup, called before libpmix creates threads) and read
@@ -179,13 +180,18 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 	cpu_set_t *mask = NULL;
 	size_t masksize = 0;
 	pid_t parent = getpid(), pid;
-	char rankstr[16], **sh_argv;
+	char rankstr[64], **sh_argv;
 	int i, argc = 0;
 
+	/* "rank N", or what else this is (a launch agent) */
+	if (p->label)
+		snprintf(rankstr, sizeof(rankstr), "%s", p->label);
+	else
+		snprintf(rankstr, sizeof(rankstr), "rank %d", p->rank);
 	if (p->cpu >= 0) {
 		mask = CPU_ALLOC(p->cpu + 1);
 		if (!mask) {
-			rc_lerr("cannot start rank %d: out of memory", p->rank);
+			rc_lerr("cannot start %s: out of memory", rankstr);
 			return -1;
 		}
 		masksize = CPU_ALLOC_SIZE(p->cpu + 1);
@@ -197,7 +203,7 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 		argc++;
 	sh_argv = calloc(argc + 2, sizeof(*sh_argv));
 	if (!sh_argv) {
-		rc_lerr("cannot start rank %d: out of memory", p->rank);
+		rc_lerr("cannot start %s: out of memory", rankstr);
 		goto err_mask;
 	}
 	sh_argv[0] = "/bin/sh";
@@ -208,7 +214,6 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 		goto err_pipes;
 	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
 		goto err_pipes;
-	snprintf(rankstr, sizeof(rankstr), "%d", p->rank);
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 
@@ -216,7 +221,7 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 	if (pid < 0)
 		goto err_pipes;
 	if (pid == 0) {
-		const char *msg[] = { rc_progname, ": error: rank ", rankstr,
+		const char *msg[] = { rc_progname, ": error: ", rankstr,
 				      ": cannot execute ", path, ": ", NULL,
 				      "\n", NULL };
 
@@ -231,7 +236,7 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 				sigaction(i, &dfl, NULL);
 		sigprocmask(SIG_SETMASK, &procs_origmask, NULL);
 		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_PDEATHSIG, p->deathsig ? p->deathsig : SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
 		if (mask)
@@ -268,7 +273,7 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 	return 0;
 
 err_pipes:
-	rc_lerr("cannot start rank %d: %s", p->rank, strerror(errno));
+	rc_lerr("cannot start %s: %s", rankstr, strerror(errno));
 	procs_close(&in[0]);
 	procs_close(&in[1]);
 	procs_close(&out[0]);

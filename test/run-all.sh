@@ -5,14 +5,20 @@
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. clang build with warnings as errors
 #   4. the verbs suite in a Soft-RoCE VM (test/verbs/run-suite.sh)
+#   5. multinode: jobs across two Soft-RoCE VMs, mpirun starting rcmpid on
+#      the second over ssh (test/multinode/run-suite.sh; the one-machine
+#      multi-node tests are part of make check)
+#   6. slurm: rcmpi ranks under Slurm's srun --mpi=pmix (a private
+#      single-node Slurm) and Open MPI's mpirun (test/integ/slurm.test)
 # Each stage prints its time; the script stops at the first failing stage.
 #
-#   test/run-all.sh [stage...]     (stages: gcc asan clang verbs)
+#   test/run-all.sh [stage...]     (stages: gcc asan clang verbs multinode
+#                                   slurm)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 stages=("$@")
-[[ ${#stages[@]} -gt 0 ]] || stages=(gcc asan clang)
+[[ ${#stages[@]} -gt 0 ]] || stages=(gcc asan clang multinode slurm)
 jobs=$(nproc)
 
 say() { printf '\n=== %s\n' "$*"; }
@@ -77,6 +83,17 @@ stage_verbs() {
 		return 1
 	fi
 	"$top/test/verbs/run-suite.sh" "$top/_ci/gcc"
+}
+
+stage_multinode() {
+	"$top/test/vm/deps.sh" || return 1
+	(build "$top/_ci/gcc" CC=gcc) || return 1
+	"$top/test/multinode/run-suite.sh" "$top/_ci/gcc"
+}
+
+stage_slurm() {
+	(build "$top/_ci/gcc" CC=gcc && make check TESTS=test/integ/slurm.test \
+		>slurm.log 2>&1; rc=$?; cat test/integ/slurm.log; exit $rc)
 }
 
 t_all=$SECONDS

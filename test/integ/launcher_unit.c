@@ -1,16 +1,21 @@
 /*
  * launcher_unit.c - Check tests of the launcher pieces that need no
  * process: fence bookkeeping (fence.c) with several nodes, as the head of
- * a multi-node job will see it, and line assembly of forwarded output
- * (iof.c) over a real pipe, fed in awkward pieces.
+ * a multi-node job sees it; line assembly of forwarded output (iof.c) over
+ * a real pipe, fed in awkward pieces; host lists and mapping (hostfile.c);
+ * SHA-256/HMAC against published vectors (auth.c); message framing and the
+ * handshake MACs (net.c) over a socketpair.
  */
 #include "config.h"
 
 #include <check.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "launcher.h"
@@ -70,6 +75,363 @@ START_TEST(fence_barrier_has_no_data)
 	/* the same participants again: a new collective */
 	ck_assert_int_eq(rc_fence_add(t, "ns:*", 2, "z", 1, &out, &len), 0);
 	rc_fence_tab_free(t);	/* frees the pending one */
+}
+END_TEST
+
+START_TEST(fence_reports_contributing_nodes)
+{
+	struct rc_fence_tab *t = rc_fence_tab_new();
+	char *out = NULL;
+	size_t len = 0;
+	int *nodes = NULL, nn = 0;
+
+	ck_assert_int_eq(rc_fence_add_node(t, "ns:*", 3, 2, "c", 1, &out,
+					   &len, &nodes, &nn), 0);
+	ck_assert_int_eq(rc_fence_add_node(t, "ns:*", 3, 0, NULL, 0, &out,
+					   &len, &nodes, &nn), 0);
+	ck_assert_int_eq(rc_fence_add_node(t, "ns:*", 3, 1, "ab", 2, &out,
+					   &len, &nodes, &nn), 1);
+	ck_assert_int_eq(nn, 3);
+	ck_assert_int_eq(nodes[0], 2);
+	ck_assert_int_eq(nodes[1], 0);
+	ck_assert_int_eq(nodes[2], 1);
+	ck_assert_mem_eq(out, "cab", 3);
+	free(nodes);
+	free(out);
+	rc_fence_tab_free(t);
+}
+END_TEST
+
+/* ---- host lists (hostfile.c) ------------------------------------------------ */
+
+static char tmpl_dir[] = "/tmp/rcmpi-unit.XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpl_dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* parse a -H spec; the error line on stderr is not checked here */
+static int spec(struct rc_hostlist *l, const char *s)
+{
+	memset(l, 0, sizeof(*l));
+	return rc_hosts_parse_spec(l, s);
+}
+
+START_TEST(hosts_spec)
+{
+	struct rc_hostlist l;
+
+	ck_assert_int_eq(spec(&l, "a:2,b,c.x-y_z:3,a:1"), 0);
+	ck_assert_int_eq(l.n, 3);
+	ck_assert_str_eq(l.h[0].name, "a");
+	ck_assert_int_eq(l.h[0].slots, 3);	/* named twice: summed */
+	ck_assert_int_eq(l.h[1].slots, 1);	/* default */
+	ck_assert_str_eq(l.h[2].name, "c.x-y_z");
+	ck_assert_int_eq(l.h[2].slots, 3);
+	rc_hosts_free(&l);
+	ck_assert_int_eq(spec(&l, "10.0.0.1:4"), 0);
+	ck_assert_int_eq(l.h[0].slots, 4);
+	rc_hosts_free(&l);
+}
+END_TEST
+
+START_TEST(hosts_spec_rejects)
+{
+	static const char *bad[] = { "", ",", "a,", "a:", "a:0", "a:-1",
+		"a:x", "a:2x", "a:99999999999", "-a", "a b", "a:1:2", "a;b",
+		":3", "a,,b" };
+	struct rc_hostlist l;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(spec(&l, bad[i]) == -1, "accepted '%s'", bad[i]);
+		rc_hosts_free(&l);
+	}
+}
+END_TEST
+
+START_TEST(hostfile_ok)
+{
+	struct rc_hostlist l = { 0 };
+	const char *p = write_file("hf",
+		"# a comment\n"
+		"\n"
+		"node1 slots=2   # trailing comment\n"
+		"   node2\t slots=3\n"
+		"node3\n"
+		"node1 slots=1\n"
+		"   \t\n");
+
+	ck_assert_int_eq(rc_hosts_parse_file(&l, p), 0);
+	ck_assert_int_eq(l.n, 3);
+	ck_assert_str_eq(l.h[0].name, "node1");
+	ck_assert_int_eq(l.h[0].slots, 3);
+	ck_assert_int_eq(l.h[1].slots, 3);
+	ck_assert_int_eq(l.h[2].slots, 1);
+	rc_hosts_free(&l);
+}
+END_TEST
+
+START_TEST(hostfile_rejects)
+{
+	static const char *bad[] = { "node1 slots=0\n", "node1 slots=x\n",
+		"node1 slots=\n", "node1 slot=2\n", "node1 slots=2 slots=3\n",
+		"node1:2\n", "-node\n", "# only comments\n\n", "",
+		"node1 max_slots=4\n", "no/de\n" };
+	struct rc_hostlist l = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(rc_hosts_parse_file(&l, write_file("bad", bad[i]))
+			      == -1, "accepted '%s'", bad[i]);
+		rc_hosts_free(&l);
+	}
+	ck_assert_int_eq(rc_hosts_parse_file(&l, "/nonexistent/hf"), -1);
+}
+END_TEST
+
+static void map_expect(const char *s, int np, enum rc_mapby by, bool over,
+		       const char *want)
+{
+	struct rc_hostlist l;
+	int host_of[64], i;
+	char got[65];
+
+	ck_assert_int_eq(spec(&l, s), 0);
+	if (!want) {
+		ck_assert_int_eq(rc_hosts_map(&l, np, by, over, host_of), -1);
+		rc_hosts_free(&l);
+		return;
+	}
+	ck_assert_int_eq(rc_hosts_map(&l, np, by, over, host_of), 0);
+	for (i = 0; i < np; i++)
+		got[i] = (char)('a' + host_of[i]);
+	got[np] = 0;
+	ck_assert_str_eq(got, want);
+	rc_hosts_free(&l);
+}
+
+START_TEST(hosts_map)
+{
+	map_expect("a:2,b:2", 4, RC_MAP_SLOT, false, "aabb");
+	map_expect("a:2,b:2", 3, RC_MAP_SLOT, false, "aab");
+	map_expect("a:2,b:2", 4, RC_MAP_NODE, false, "abab");
+	map_expect("a:3,b:1", 4, RC_MAP_NODE, false, "abaa");
+	map_expect("a:2,b:2", 5, RC_MAP_SLOT, false, NULL);
+	map_expect("a:2,b:1", 5, RC_MAP_SLOT, true, "aabaa");
+	map_expect("a:2,b:1", 6, RC_MAP_NODE, true, "abaaba");
+}
+END_TEST
+
+START_TEST(host_is_local)
+{
+	ck_assert(rc_host_is_local("node1", "node1"));
+	ck_assert(rc_host_is_local("localhost", "node1"));
+	ck_assert(rc_host_is_local("127.0.0.1", "node1"));
+	ck_assert(rc_host_is_local("node1", "node1.cluster"));
+	ck_assert(rc_host_is_local("node1.cluster", "node1"));
+	ck_assert(!rc_host_is_local("node1.a", "node1.b"));
+	ck_assert(!rc_host_is_local("node2", "node1"));
+	ck_assert(!rc_host_is_local("node", "node1"));
+}
+END_TEST
+
+/* ---- SHA-256, HMAC (auth.c) -------------------------------------------------- */
+
+static void hex(const unsigned char *d, size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+static void sha_expect(const char *msg, size_t reps, const char *want)
+{
+	struct rc_sha256 s;
+	unsigned char md[RC_SHA256_LEN];
+	char h[65];
+	size_t i;
+
+	rc_sha256_init(&s);
+	for (i = 0; i < reps; i++)
+		rc_sha256_update(&s, msg, strlen(msg));
+	rc_sha256_final(&s, md);
+	hex(md, sizeof(md), h);
+	ck_assert_str_eq(h, want);
+}
+
+START_TEST(sha256_vectors)
+{
+	/* FIPS 180-2 appendix B */
+	sha_expect("abc", 1, "ba7816bf8f01cfea414140de5dae2223"
+			     "b00361a396177a9cb410ff61f20015ad");
+	sha_expect("", 1, "e3b0c44298fc1c149afbf4c8996fb924"
+			  "27ae41e4649b934ca495991b7852b855");
+	sha_expect("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		   1, "248d6a61d20638b8e5c026930c3e6039"
+		      "a33ce45964ff2167f6ecedd419db06c1");
+	sha_expect("a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67"
+				 "f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
+static void hmac_expect(const void *key, size_t klen, const char *msg,
+			const char *want)
+{
+	struct rc_hmac m;
+	unsigned char md[RC_SHA256_LEN];
+	char h[65];
+
+	rc_hmac_init(&m, key, klen);
+	rc_hmac_update(&m, msg, strlen(msg));
+	rc_hmac_final(&m, md);
+	hex(md, sizeof(md), h);
+	ck_assert_str_eq(h, want);
+}
+
+START_TEST(hmac_vectors)
+{
+	unsigned char k[131];
+
+	/* RFC 4231 test cases 1, 2 and 6 (a key longer than a block) */
+	memset(k, 0x0b, 20);
+	hmac_expect(k, 20, "Hi There", "b0344c61d8db38535ca8afceaf0bf12b"
+				       "881dc200c9833da726e9376c2e32cff7");
+	hmac_expect("Jefe", 4, "what do ya want for nothing?",
+		    "5bdcc146bf60754e6a042426089575c7"
+		    "5a003f089d2739839dec58b964ec3843");
+	memset(k, 0xaa, sizeof(k));
+	hmac_expect(k, sizeof(k),
+		    "Test Using Larger Than Block-Size Key - Hash Key First",
+		    "60e431591ee0b67f0d8a26aacbf5b77f"
+		    "8e0bc6213728c5140546040f0ee37f54");
+}
+END_TEST
+
+START_TEST(secret_and_compare)
+{
+	char a[RC_SECRET_HEX + 1], b[RC_SECRET_HEX + 1];
+
+	ck_assert_int_eq(rc_secret_new(a), 0);
+	ck_assert_int_eq(rc_secret_new(b), 0);
+	ck_assert_uint_eq(strlen(a), RC_SECRET_HEX);
+	ck_assert_uint_eq(strspn(a, "0123456789abcdef"), RC_SECRET_HEX);
+	ck_assert(strcmp(a, b));
+	ck_assert(rc_ct_equal(a, a, sizeof(a)));
+	b[0] = a[0];
+	memcpy(b, a, sizeof(a));
+	b[RC_SECRET_HEX - 1] ^= 1;
+	ck_assert(!rc_ct_equal(a, b, sizeof(a)));
+}
+END_TEST
+
+/* ---- framing and handshake MACs (net.c) ------------------------------------ */
+
+START_TEST(net_roundtrip)
+{
+	struct rc_conn a, b;
+	struct rc_wbuf w = { 0 };
+	struct rc_rbuf r;
+	uint32_t type;
+	size_t len, big = 3u << 20, i;
+	char *blob = malloc(big);
+	const char *p;
+	int sv[2], rc, got = 0;
+	char *s;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	rc_conn_init(&a, sv[0]);
+	rc_conn_init(&b, sv[1]);
+	for (i = 0; i < big; i++)
+		blob[i] = (char)(i * 7);
+	rc_wbuf_u32(&w, 42);
+	rc_wbuf_str(&w, "hello");
+	rc_wbuf_bytes(&w, blob, big);
+	ck_assert_int_eq(rc_conn_send(&a, RC_M_OUT, &w), 0);
+	rc_wbuf_free(&w);
+	ck_assert_int_eq(rc_conn_send(&a, RC_M_PING, NULL), 0);
+	/* more than a socket buffer: queued, sent as the peer reads */
+	while (got < 2) {
+		ck_assert_int_eq(rc_conn_flush(&a), 0);
+		rc = rc_conn_fill(&b);
+		ck_assert_int_ne(rc, 0);
+		ck_assert_int_ne(rc, -1);
+		while (rc_conn_next(&b, &type, &r) == 1) {
+			if (got++ == 0) {
+				ck_assert_uint_eq(type, RC_M_OUT);
+				ck_assert_uint_eq(rc_rbuf_u32(&r), 42);
+				s = rc_rbuf_strdup(&r);
+				ck_assert_str_eq(s, "hello");
+				free(s);
+				p = rc_rbuf_bytes(&r, &len);
+				ck_assert_uint_eq(len, big);
+				ck_assert_mem_eq(p, blob, big);
+				ck_assert(!r.bad);
+				rc_rbuf_u32(&r);	/* past the end */
+				ck_assert(r.bad);
+			} else {
+				ck_assert_uint_eq(type, RC_M_PING);
+				ck_assert_uint_eq(r.len, 0);
+			}
+		}
+	}
+	ck_assert_uint_eq(rc_conn_pending(&a), 0);
+	rc_conn_close(&a);
+	ck_assert_int_eq(rc_conn_fill(&b), 0);	/* EOF */
+	rc_conn_close(&b);
+	free(blob);
+}
+END_TEST
+
+START_TEST(net_rejects_huge_frame)
+{
+	struct rc_conn b;
+	struct rc_rbuf r;
+	uint32_t type, hdr[2] = { htonl(RC_M_OUT), htonl(0xfffffff0u) };
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	rc_conn_init(&b, sv[1]);
+	ck_assert_int_eq(write(sv[0], hdr, sizeof(hdr)), (ssize_t)sizeof(hdr));
+	ck_assert_int_eq(rc_conn_fill(&b), 1);
+	ck_assert_int_eq(rc_conn_next(&b, &type, &r), -1);
+	close(sv[0]);
+	rc_conn_close(&b);
+}
+END_TEST
+
+START_TEST(auth_macs)
+{
+	unsigned char n1[RC_NONCE_LEN], n2[RC_NONCE_LEN];
+	unsigned char m1[RC_SHA256_LEN], m2[RC_SHA256_LEN];
+	char sa[RC_SECRET_HEX + 1], sb[RC_SECRET_HEX + 1];
+
+	ck_assert_int_eq(rc_secret_new(sa), 0);
+	ck_assert_int_eq(rc_secret_new(sb), 0);
+	ck_assert_int_eq(rc_random(n1, sizeof(n1)), 0);
+	ck_assert_int_eq(rc_random(n2, sizeof(n2)), 0);
+	rc_auth_mac(sa, "rcmpi-daemon", n1, n2, 3, m1);
+	rc_auth_mac(sa, "rcmpi-daemon", n1, n2, 3, m2);
+	ck_assert_mem_eq(m1, m2, sizeof(m1));
+	/* another secret, role, node or nonce order: another MAC */
+	rc_auth_mac(sb, "rcmpi-daemon", n1, n2, 3, m2);
+	ck_assert(!rc_ct_equal(m1, m2, sizeof(m1)));
+	rc_auth_mac(sa, "rcmpi-head", n1, n2, 3, m2);
+	ck_assert(!rc_ct_equal(m1, m2, sizeof(m1)));
+	rc_auth_mac(sa, "rcmpi-daemon", n1, n2, 4, m2);
+	ck_assert(!rc_ct_equal(m1, m2, sizeof(m1)));
+	rc_auth_mac(sa, "rcmpi-daemon", n2, n1, 3, m2);
+	ck_assert(!rc_ct_equal(m1, m2, sizeof(m1)));
 }
 END_TEST
 
@@ -223,6 +585,28 @@ int main(void)
 	tcase_add_test(tc, fence_one_node_completes_at_once);
 	tcase_add_test(tc, fence_waits_for_every_node_and_concatenates);
 	tcase_add_test(tc, fence_barrier_has_no_data);
+	tcase_add_test(tc, fence_reports_contributing_nodes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hosts");
+	tcase_set_timeout(tc, 10);
+	tcase_add_test(tc, hosts_spec);
+	tcase_add_test(tc, hosts_spec_rejects);
+	tcase_add_test(tc, hostfile_ok);
+	tcase_add_test(tc, hostfile_rejects);
+	tcase_add_test(tc, hosts_map);
+	tcase_add_test(tc, host_is_local);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("auth");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, sha256_vectors);
+	tcase_add_test(tc, hmac_vectors);
+	tcase_add_test(tc, secret_and_compare);
+	tcase_add_test(tc, auth_macs);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("net");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, net_roundtrip);
+	tcase_add_test(tc, net_rejects_huge_frame);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("iof");
 	tcase_set_timeout(tc, 10);
@@ -231,9 +615,18 @@ int main(void)
 	tcase_add_test(tc, iof_tagged_lines);
 	tcase_add_test(tc, iof_many_tagged_lines);
 	suite_add_tcase(s, tc);
+	if (!mkdtemp(tmpl_dir))
+		return 1;
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	nfail = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	{
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl_dir);
+		if (system(cmd))
+			nfail++;
+	}
 	return nfail ? 1 : 0;
 }

@@ -135,6 +135,38 @@ show_output() {
 	head -c 2000 "$D/err" 2>/dev/null | head -n 15 | cut -c1-160 | sed 's/^/    | /'
 }
 
+# every line of pmix_client's "spam:L:W" intact and there once (tagged:
+# each line starts with "[rank] " of the rank that wrote it)
+check_spam() {	# stream file nranks lines width tagged
+	local bad
+	bad=$(awk -v s="$1" -v n="$3" -v lines="$4" -v w="$5" -v tagged="$6" '
+		BEGIN { abc = "abcdefghijklmnopqrstuvwxyz" }
+		{
+			line = $0
+			if (tagged != "") {
+				if (!match(line, /^\[[0-9]+\] /)) { bad++; next }
+				tag = substr(line, 2, RLENGTH - 3)
+				line = substr(line, RLENGTH + 1)
+			}
+			split(line, f, " ")
+			r = substr(f[1], 2); l = f[3]
+			c = substr(abc, l % 26 + 1, 1)
+			head = "r" r " " s " " l " "
+			body = substr(line, length(head) + 1)
+			if (substr(line, 1, length(head)) != head ||
+			    length(line) != w || body !~ ("^" c "+$") ||
+			    (tagged != "" && tag != r)) { bad++; next }
+			seen[r, l]++
+		}
+		END {
+			for (r = 0; r < n; r++)
+				for (l = 0; l < lines; l++)
+					if (seen[r, l] != 1) missing++
+			printf "%d %d", bad, missing
+		}' "$2")
+	[[ $bad == "0 0" ]] || fail "$1: broken/missing lines: $bad"
+}
+
 # wait until $D/out has N lines matching regex (at most S seconds)
 wait_for_lines() {
 	local n=$1 re=$2 s=${3:-10} i

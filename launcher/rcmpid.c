@@ -1,0 +1,785 @@
+/*
+ * rcmpid.c - the per-node daemon of a multi-node job. mpirun starts one on
+ * every other host through its launch agent (ssh by default):
+ *
+ *     rcmpid --head ADDR[,ADDR...]:PORT --node I --hostname NAME [--verbose]
+ *
+ * with the job's secret as the first line of its stdin (never in argv or
+ * the environment). It is not meant to be started by hand.
+ *
+ * Sequence:
+ *   read the secret (stdin) → connect to the first head address that
+ *   answers (the one ssh came from first) → handshake (remote.c: both
+ *   sides prove they know the secret) → JOB → chdir, program, this node's
+ *   ranks (node.c, exactly as mpirun runs its own) → STARTED → loop.
+ *
+ * JOB payload: nspace, size, nnodes, nnodes host names, size node indexes,
+ * program, argc + argv, count + "VAR=value" (-x), working directory,
+ * whether it was given (--wdir: must exist; else fall back to $HOME),
+ * binding mode, heartbeat interval and timeout (ms).
+ *
+ * The loop relays: this node's PMIx events, exits and output to the head
+ * (CONNECTED, FINALIZED, ABORT, FENCE, EXITED, OUT), the head's answers
+ * back (FENCE_DONE → libpmix; KILL → the ranks; STDIN → rank 0's pipe,
+ * acknowledged as written so the head never has more than 64 KiB in
+ * flight). Once every local rank ended and its output was sent: DRAINED.
+ * END (from the head): tear down (PMIx only after a normal end) and exit.
+ *
+ * Output a slow head cannot take piles up in the connection's queue: past
+ * 8 MiB the ranks' pipes are not read until it drains (the ranks block on
+ * a full pipe, as they would on a slow terminal).
+ *
+ * The head gone (connection closed, no heartbeat for the timeout the head
+ * chose): the ranks are killed and the daemon exits. The daemon killed:
+ * its ranks die with it (PR_SET_PDEATHSIG). A signal to the daemon is
+ * reported to the head (SIGNALED), which ends the job.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+#define DRAIN_S 0.5
+#define SECRET_MAX_S 30.0
+#define AUTH_MAX_S 30.0
+#define CONNECT_EACH_S 5.0
+#define OUT_BACKLOG (8u << 20)
+#define SIGNAL_GRACE_S 2.0
+#define LOST_REAP_S 2.0
+
+static struct {
+	char *head;		/* ADDR,...:PORT */
+	int me;			/* our node index */
+	char *hostname;
+	bool verbose;
+	char secret[RC_SECRET_HEX + 1];
+	struct rc_conn conn;
+	struct rc_jobmap map;
+	char *prog, *path, **argv, **xset, *wdir;
+	int argc, nxset;
+	bool wdir_given;
+	enum rc_bind bind;
+	double hb_interval, hb_timeout, t_hb;
+	struct rc_node node;
+	struct rc_pev *fences;	/* ours, awaiting FENCE_DONE */
+	struct rc_stdin in;
+	bool stdin_on, stdin_closed_sent;
+	int sigfd;
+	bool drained_sent, abnormal;
+	double t_drain, t_sigkill;
+} d;
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: rcmpid --head ADDR[,ADDR...]:PORT --node I "
+		"--hostname NAME [--verbose]\n"
+		"The per-node daemon of rcmpi's mpirun, started by mpirun "
+		"through its launch agent,\nwith the job's secret on stdin. "
+		"Not meant to be run by hand.\n");
+}
+
+/* ---- talking to the head ---------------------------------------------------- */
+
+static __attribute__((noreturn)) void head_lost(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* the head is gone: nobody to report to; end the ranks and go */
+static void head_lost(const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	double until = rc_now() + LOST_REAP_S;
+	int ws;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	rc_lerr_quiet = false;
+	if (d.node.nalive)
+		rc_lmsg("%s; killing the ranks", why);
+	rc_node_kill_groups(&d.node);
+	while (d.node.nalive && rc_now() < until) {
+		pid = rc_procs_reap(&ws);
+		if (pid > 0)
+			rc_node_child(&d.node, pid, ws);
+		else
+			usleep(10000);
+	}
+	rc_node_exit(&d.node, 1, false);
+}
+
+static void send_msg(uint32_t type, struct rc_wbuf *w)
+{
+	int rc = rc_conn_send(&d.conn, type, w);
+
+	rc_wbuf_free(w);
+	if (rc)
+		head_lost("cannot send to mpirun: %s", strerror(errno));
+}
+
+static void send_u32(uint32_t type, uint32_t v)
+{
+	struct rc_wbuf w = { 0 };
+
+	rc_wbuf_u32(&w, v);
+	send_msg(type, &w);
+}
+
+/* best effort, bounded: what is queued goes out before we exit */
+static void flush_for(double s)
+{
+	double until = rc_now() + s;
+	struct pollfd pfd = { .fd = d.conn.fd, .events = POLLOUT };
+
+	while (d.conn.fd >= 0 && rc_conn_pending(&d.conn) &&
+	       rc_now() < until) {
+		if (poll(&pfd, 1, 100) > 0 && rc_conn_flush(&d.conn))
+			break;
+	}
+}
+
+/* ---- this node's ranks (node.c callbacks) -------------------------------------- */
+
+static void on_output(void *arg, int rank, int stream, const char *buf,
+		      size_t len)
+{
+	struct rc_wbuf w = { 0 };
+
+	rc_wbuf_u32(&w, (uint32_t)rank);
+	rc_wbuf_u32(&w, (uint32_t)stream);
+	rc_wbuf_bytes(&w, buf, len);
+	send_msg(RC_M_OUT, &w);
+}
+
+static void on_state(void *arg, struct rc_lproc *p, enum rc_pev_type what)
+{
+	send_u32(what == RC_PEV_CONNECTED ? RC_M_CONNECTED : RC_M_FINALIZED,
+		 (uint32_t)p->rank);
+}
+
+static void on_fence(void *arg, struct rc_pev *ev)
+{
+	struct rc_wbuf w = { 0 };
+
+	ev->next = d.fences;
+	d.fences = ev;
+	rc_wbuf_str(&w, ev->sig);
+	rc_wbuf_u32(&w, (uint32_t)ev->nnodes);
+	rc_wbuf_bytes(&w, ev->data, ev->ndata);
+	send_msg(RC_M_FENCE, &w);
+}
+
+static void on_abort(void *arg, struct rc_pev *ev)
+{
+	struct rc_wbuf w = { 0 };
+
+	rc_wbuf_u32(&w, (uint32_t)ev->rank);
+	rc_wbuf_u32(&w, (uint32_t)ev->status);
+	rc_wbuf_str(&w, ev->msg);
+	send_msg(RC_M_ABORT, &w);
+	/* queued before the aborting rank can exit: the head sees it first */
+	rc_psrv_ack(ev, true);
+	rc_pev_free(ev);
+}
+
+static void stdin_stop(void)
+{
+	if (d.stdin_on)
+		rc_stdin_close(&d.in);
+	d.stdin_on = false;
+	if (!d.stdin_closed_sent && rc_node_proc(&d.node, 0)) {
+		d.stdin_closed_sent = true;
+		send_msg(RC_M_STDIN_CLOSED, NULL);
+	}
+}
+
+static void on_exited(void *arg, struct rc_lproc *p)
+{
+	struct rc_wbuf w = { 0 };
+
+	if (p->rank == 0)
+		stdin_stop();
+	rc_wbuf_u32(&w, (uint32_t)p->rank);
+	rc_wbuf_u32(&w, (uint32_t)p->wstatus);
+	send_msg(RC_M_EXITED, &w);
+}
+
+static const struct rc_node_ops node_ops = {
+	.output = on_output,
+	.state = on_state,
+	.fence = on_fence,
+	.abort = on_abort,
+	.exited = on_exited,
+};
+
+/* ---- the head's messages ------------------------------------------------------- */
+
+/* rank 0's pipe took what it could: tell the head how much */
+static void stdin_push(void)
+{
+	size_t before = d.in.len;
+
+	if (!d.stdin_on)
+		return;
+	rc_stdin_on_dst(&d.in);
+	if (before > d.in.len)
+		send_u32(RC_M_STDIN_ACK, (uint32_t)(before - d.in.len));
+	if (d.in.closed)
+		stdin_stop();
+}
+
+static __attribute__((noreturn)) void on_end(bool normal)
+{
+	if (!normal || d.abnormal)
+		rc_node_kill_groups(&d.node);
+	flush_for(2.0);
+	/* the head waits for this: close before the PMIx teardown */
+	rc_conn_close(&d.conn);
+	rc_node_exit(&d.node, 0, normal && !d.abnormal);
+}
+
+static void on_fence_done(struct rc_rbuf *rb)
+{
+	struct rc_pev *ev, **pp;
+	char *sig = rc_rbuf_strdup(rb), *copy = NULL;
+	uint32_t ok = rc_rbuf_u32(rb);
+	const char *data;
+	size_t len;
+
+	data = rc_rbuf_bytes(rb, &len);
+	if (rb->bad)
+		goto out;
+	for (pp = &d.fences; *pp; pp = &(*pp)->next) {
+		ev = *pp;
+		if (strcmp(ev->sig, sig))
+			continue;
+		*pp = ev->next;
+		ev->next = NULL;
+		if (len) {
+			copy = malloc(len);
+			if (!copy) {
+				ok = 0;
+				len = 0;
+			} else {
+				memcpy(copy, data, len);
+			}
+		}
+		rc_psrv_fence_done(ev, ok, copy, len);
+		break;
+	}
+out:
+	free(sig);
+}
+
+static void on_msg(uint32_t type, struct rc_rbuf *rb)
+{
+	const char *data;
+	size_t len;
+	uint32_t v;
+
+	switch (type) {
+	case RC_M_PING:
+		break;
+	case RC_M_KILL:
+		v = rc_rbuf_u32(rb);
+		if (!rb->bad && v > 0 && v < 65) {
+			d.abnormal = true;
+			rc_node_kill(&d.node, (int)v);
+		}
+		break;
+	case RC_M_FENCE_DONE:
+		on_fence_done(rb);
+		break;
+	case RC_M_STDIN:
+		data = rc_rbuf_bytes(rb, &len);
+		if (rb->bad)
+			break;
+		if (!d.stdin_on || len > sizeof(d.in.buf) - d.in.len) {
+			/* nobody reads it (any more): consumed */
+			send_u32(RC_M_STDIN_ACK, (uint32_t)len);
+			break;
+		}
+		memcpy(d.in.buf + d.in.len, data, len);
+		d.in.len += len;
+		stdin_push();
+		break;
+	case RC_M_STDIN_EOF:
+		d.in.eof = true;
+		if (d.stdin_on && !d.in.len)
+			stdin_stop();
+		break;
+	case RC_M_END:
+		v = rc_rbuf_u32(rb);
+		on_end(!rb->bad && v);
+	default:
+		rb->bad = true;
+	}
+	if (rb->bad)
+		head_lost("mpirun sent a malformed message (type %u)", type);
+}
+
+static void conn_io(short revents)
+{
+	struct rc_rbuf rb;
+	uint32_t type;
+	int rc, nx;
+
+	if (revents & POLLOUT && rc_conn_flush(&d.conn))
+		head_lost("the connection to mpirun broke: %s",
+			  strerror(errno));
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	rc = rc_conn_fill(&d.conn);
+	while ((nx = rc_conn_next(&d.conn, &type, &rb)) == 1)
+		on_msg(type, &rb);
+	if (nx < 0)
+		head_lost("mpirun sent a malformed message");
+	if (rc == 0)
+		head_lost("mpirun closed the connection");
+	if (rc < 0)
+		head_lost("the connection to mpirun broke: %s",
+			  strerror(errno));
+}
+
+/* ---- signals ------------------------------------------------------------------- */
+
+static void on_sigfd(void)
+{
+	struct signalfd_siginfo si;
+	bool chld = false;
+	pid_t pid;
+	int ws;
+
+	while (read(d.sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			chld = true;
+			continue;
+		}
+		/* the head decides; we make sure the ranks go */
+		if (!d.abnormal) {
+			send_u32(RC_M_SIGNALED, si.ssi_signo);
+			rc_node_kill(&d.node, (int)si.ssi_signo);
+			d.t_sigkill = rc_now() + SIGNAL_GRACE_S;
+		} else {
+			rc_node_kill(&d.node, SIGKILL);
+		}
+		d.abnormal = true;
+	}
+	if (!chld)
+		return;
+	while ((pid = rc_procs_reap(&ws)) > 0)
+		rc_node_child(&d.node, pid, ws);
+	rc_node_judge(&d.node);
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+static int poll_ms(double t)
+{
+	double dl = d.t_hb, x;
+
+	x = d.conn.last_rx + d.hb_timeout;
+	if (x < dl)
+		dl = x;
+	if (d.t_drain && d.t_drain < dl)
+		dl = d.t_drain;
+	if (d.t_sigkill && d.t_sigkill < dl)
+		dl = d.t_sigkill;
+	x = (dl - t) * 1000.0 + 1;
+	return x < 0 ? 0 : (int)x;
+}
+
+static void loop(void)
+{
+	struct pollfd *pfd;
+	int n, nn, pi_in;
+	double t;
+
+	pfd = calloc(3 + rc_node_npollfd(&d.node), sizeof(*pfd));
+	if (!pfd)
+		head_lost("out of memory");
+	for (;;) {
+		t = rc_now();
+		if (t >= d.t_hb) {
+			send_msg(RC_M_PING, NULL);
+			d.t_hb = t + d.hb_interval;
+		}
+		if (t - d.conn.last_rx >= d.hb_timeout)
+			head_lost("no heartbeat from mpirun for %g s",
+				  d.hb_timeout);
+		if (d.t_sigkill && t >= d.t_sigkill) {
+			rc_node_kill(&d.node, SIGKILL);
+			d.t_sigkill = 0;
+		}
+		if (!d.node.nalive && !d.drained_sent) {
+			if (!rc_node_outputs_open(&d.node) ||
+			    (d.t_drain && t >= d.t_drain)) {
+				rc_node_close_outputs(&d.node);
+				d.drained_sent = true;
+				d.t_drain = 0;
+				send_msg(RC_M_DRAINED, NULL);
+			} else if (!d.t_drain) {
+				d.t_drain = t + DRAIN_S;
+			}
+		}
+		n = 0;
+		pfd[n].fd = d.sigfd;
+		pfd[n++].events = POLLIN;
+		pfd[n].fd = d.conn.fd;
+		pfd[n++].events = POLLIN |
+			(rc_conn_pending(&d.conn) ? POLLOUT : 0);
+		pi_in = n;
+		pfd[n].fd = d.stdin_on && rc_stdin_want_dst(&d.in) ?
+			    d.in.dst : -1;
+		pfd[n++].events = POLLOUT;
+		nn = rc_node_pollfds(&d.node, pfd + n,
+				     rc_conn_pending(&d.conn) < OUT_BACKLOG);
+		if (poll(pfd, n + nn, poll_ms(t)) < 0 && errno != EINTR)
+			head_lost("poll: %s", strerror(errno));
+		if (pfd[0].revents)
+			on_sigfd();
+		if (pfd[1].revents)
+			conn_io(pfd[1].revents);
+		if (pfd[pi_in].revents)
+			stdin_push();
+		rc_node_handle(&d.node, pfd + n, nn);
+	}
+}
+
+/* ---- start-up ------------------------------------------------------------------- */
+
+/* the first line of stdin, byte by byte (nothing past it is consumed) */
+static int read_secret(void)
+{
+	double until = rc_now() + SECRET_MAX_S;
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+	size_t n = 0;
+	ssize_t r;
+	char c;
+
+	for (;;) {
+		if (poll(&pfd, 1, (int)((until - rc_now()) * 1000) + 1) <= 0) {
+			rc_lerr("no job secret on stdin within %g s",
+				SECRET_MAX_S);
+			return -1;
+		}
+		r = read(0, &c, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc_lerr("no job secret on stdin (%s)",
+				r ? strerror(errno) : "end of file");
+			return -1;
+		}
+		if (c == '\n')
+			break;
+		if (n >= RC_SECRET_HEX || !strchr("0123456789abcdef", c)) {
+			rc_lerr("malformed job secret on stdin");
+			return -1;
+		}
+		d.secret[n++] = c;
+	}
+	if (n != RC_SECRET_HEX) {
+		rc_lerr("malformed job secret on stdin");
+		return -1;
+	}
+	d.secret[n] = 0;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	char *end;
+	int i;
+
+	d.me = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--verbose")) {
+			d.verbose = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage();
+			exit(0);
+		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+			printf("rcmpid (rcmpi) %s\n", PACKAGE_VERSION);
+			exit(0);
+		} else if (i + 1 < argc && !strcmp(a, "--head")) {
+			d.head = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--node")) {
+			d.me = (int)strtol(argv[++i], &end, 10);
+			if (*end || d.me < 0)
+				d.me = -1;
+		} else if (i + 1 < argc && !strcmp(a, "--hostname")) {
+			d.hostname = argv[++i];
+		} else {
+			rc_lerr("unexpected argument '%s'", a);
+			usage();
+			return -1;
+		}
+	}
+	if (!d.head || !strrchr(d.head, ':') || d.me < 0 || !d.hostname ||
+	    !*d.hostname) {
+		usage();
+		return -1;
+	}
+	return 0;
+}
+
+/* ssh's client address ("SSH_CONNECTION=client port server port") */
+static char *ssh_client(void)
+{
+	const char *sc = getenv("SSH_CONNECTION");
+	size_t n;
+
+	if (!sc || !*sc)
+		return NULL;
+	n = strcspn(sc, " ");
+	return strndup(sc, n);
+}
+
+static int connect_head(void)
+{
+	char addrs[1024], why[2048], *colon, *end, *prefer;
+	long port;
+	int fd;
+
+	snprintf(addrs, sizeof(addrs), "%s", d.head);
+	colon = strrchr(addrs, ':');
+	*colon = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (*end || port <= 0 || port > 65535) {
+		rc_lerr("--head %s: bad port", d.head);
+		return -1;
+	}
+	prefer = ssh_client();
+	fd = rc_net_connect(addrs, (int)port, prefer, CONNECT_EACH_S, why,
+			    sizeof(why));
+	free(prefer);
+	if (fd < 0) {
+		rc_lerr("%s: cannot connect to mpirun: %s", d.hostname, why);
+		return -1;
+	}
+	rc_conn_init(&d.conn, fd);
+	if (rc_remote_auth_daemon(&d.conn, d.secret, (uint32_t)d.me,
+				  rc_now() + AUTH_MAX_S, why, sizeof(why))) {
+		rc_lerr("%s: authentication with mpirun failed: %s",
+			d.hostname, why);
+		return -1;
+	}
+	memset(d.secret, 0, sizeof(d.secret));
+	return 0;
+}
+
+static char **read_strs(struct rc_rbuf *rb, int n)
+{
+	char **v = calloc(n + 1, sizeof(char *));
+	int i;
+
+	if (!v) {
+		rb->bad = true;
+		return NULL;
+	}
+	for (i = 0; i < n && !rb->bad; i++)
+		v[i] = rc_rbuf_strdup(rb);
+	return v;
+}
+
+static int parse_job(struct rc_rbuf *rb)
+{
+	struct rc_jobmap *m = &d.map;
+	uint32_t size, nnodes, v, *count = NULL;
+	char *ns = rc_rbuf_strdup(rb);
+	int i;
+
+	size = rc_rbuf_u32(rb);
+	nnodes = rc_rbuf_u32(rb);
+	if (rb->bad || !ns || strlen(ns) >= RC_NSLEN || !size ||
+	    size > 1u << 20 || !nnodes || nnodes > size ||
+	    (uint32_t)d.me >= nnodes)
+		goto bad;
+	snprintf(m->nspace, sizeof(m->nspace), "%s", ns);
+	m->size = (int)size;
+	m->nnodes = (int)nnodes;
+	m->hosts = read_strs(rb, m->nnodes);
+	m->node_of = calloc(size, sizeof(int));
+	m->local_rank = calloc(size, sizeof(int));
+	count = calloc(nnodes, sizeof(*count));
+	if (rb->bad || !m->node_of || !m->local_rank || !count)
+		goto bad;
+	for (i = 0; i < m->size; i++) {
+		v = rc_rbuf_u32(rb);
+		if (v >= nnodes)
+			goto bad;
+		m->node_of[i] = (int)v;
+		m->local_rank[i] = (int)count[v]++;
+	}
+	d.prog = rc_rbuf_strdup(rb);
+	d.argc = (int)rc_rbuf_u32(rb);
+	if (rb->bad || d.argc < 1 || d.argc > 1 << 16)
+		goto bad;
+	d.argv = read_strs(rb, d.argc);
+	d.nxset = (int)rc_rbuf_u32(rb);
+	if (rb->bad || d.nxset < 0 || d.nxset > 1 << 16)
+		goto bad;
+	d.xset = read_strs(rb, d.nxset);
+	d.wdir = rc_rbuf_strdup(rb);
+	d.wdir_given = rc_rbuf_u32(rb);
+	v = rc_rbuf_u32(rb);
+	d.bind = v <= RC_BIND_NONE ? (enum rc_bind)v : RC_BIND_DEFAULT;
+	d.hb_interval = rc_rbuf_u32(rb) / 1000.0;
+	d.hb_timeout = rc_rbuf_u32(rb) / 1000.0;
+	if (rb->bad || d.hb_interval <= 0 || d.hb_timeout <= 0)
+		goto bad;
+	free(ns);
+	free(count);
+	return 0;
+bad:
+	free(ns);
+	free(count);
+	rc_lerr("%s: malformed job description from mpirun", d.hostname);
+	return -1;
+}
+
+static int wait_job(void)
+{
+	struct rc_rbuf rb;
+	uint32_t type;
+
+	if (rc_conn_wait_msg(&d.conn, rc_now() + AUTH_MAX_S, &type, &rb) !=
+	    1) {
+		rc_lerr("%s: no job from mpirun: %s", d.hostname,
+			errno == ECONNRESET ? "connection closed" :
+			strerror(errno));
+		return -1;
+	}
+	if (type != RC_M_JOB) {
+		if (type == RC_M_END)	/* the job ended before we came */
+			exit(0);
+		rc_lerr("%s: mpirun sent message %u, not a job", d.hostname,
+			type);
+		return -1;
+	}
+	return parse_job(&rb);
+}
+
+/* start-up failed after we connected: tell the head, clean up, exit */
+static __attribute__((noreturn)) void start_failed(void)
+{
+	struct rc_wbuf w = { 0 };
+
+	rc_node_abort_startup(&d.node);
+	rc_wbuf_str(&w, rc_last_err[0] ? rc_last_err : "start-up failed");
+	if (!rc_conn_send(&d.conn, RC_M_FAILED, &w))
+		flush_for(2.0);
+	rc_wbuf_free(&w);
+	rc_conn_close(&d.conn);
+	rc_node_exit(&d.node, 1, false);
+}
+
+static void start(void)
+{
+	const char *home = getenv("HOME");
+	struct rc_wbuf w = { 0 };
+	char **env;
+	int i;
+
+	if (rc_node_init(&d.node, &d.map, d.me, &node_ops, NULL)) {
+		rc_lerr("out of memory");
+		start_failed();
+	}
+	if (chdir(d.wdir)) {
+		if (d.wdir_given) {
+			rc_lerr("--wdir %s: %s", d.wdir, strerror(errno));
+			start_failed();
+		}
+		/* mpirun's directory is not here: like ssh, go home */
+		if (!home || chdir(home))
+			(void)!chdir("/");
+	}
+	d.path = rc_resolve_prog(d.prog);
+	if (!d.path) {
+		if (errno == ENOENT && !strchr(d.prog, '/'))
+			rc_lerr("%s: program not found in PATH", d.prog);
+		else if (errno == ENOENT)
+			rc_lerr("%s: no such file", d.prog);
+		else
+			rc_lerr("%s: not an executable program (%s)", d.prog,
+				strerror(errno));
+		start_failed();
+	}
+	env = rc_env_base(d.xset, d.nxset);
+	if (!env) {
+		rc_lerr("out of memory");
+		start_failed();
+	}
+	if (rc_node_start(&d.node, d.path, d.argv, env, d.bind))
+		start_failed();
+	rc_env_free(env);
+	rc_wbuf_u32(&w, (uint32_t)d.node.nlocal);
+	for (i = 0; i < d.node.nlocal; i++) {
+		rc_wbuf_u32(&w, (uint32_t)d.node.procs[i].rank);
+		rc_wbuf_u32(&w, (uint32_t)d.node.procs[i].pid);
+	}
+	send_msg(RC_M_STARTED, &w);
+	d.in.src = -1;
+	d.in.dst = rc_node_stdin_fd(&d.node);
+	d.stdin_on = d.in.dst >= 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
+	sigset_t set;
+	int i, fd;
+
+	rc_progname = "rcmpid";
+	if (parse_args(argc, argv))
+		return 2;
+	if (read_secret())
+		return 1;
+	/* stdin was only for the secret */
+	fd = open("/dev/null", O_RDONLY);
+	if (fd > 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+	if (rc_procs_signals_setup(sigs, 4)) {
+		rc_lerr("signal setup: %s", strerror(errno));
+		return 1;
+	}
+	sigemptyset(&set);
+	for (i = 0; i < 4; i++)
+		sigaddset(&set, sigs[i]);
+	d.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d.sigfd < 0) {
+		rc_lerr("signalfd: %s", strerror(errno));
+		return 1;
+	}
+	if (connect_head() || wait_job())
+		return 1;
+	/* from now on errors go to mpirun as messages */
+	rc_lerr_quiet = true;
+	if (strcmp(d.map.hosts[d.me], d.hostname) && d.verbose)
+		rc_lmsg("note: --hostname %s, job map says %s", d.hostname,
+			d.map.hosts[d.me]);
+	d.hostname = d.map.hosts[d.me];
+	start();
+	d.t_hb = rc_now() + d.hb_interval;
+	loop();
+	return 0;
+}

@@ -1,0 +1,521 @@
+/*
+ * remote.c - mpirun's side of its daemons, up to the moment a daemon is
+ * known to be genuine: the listening socket, the launch agent, and the
+ * handshake with every connection that comes in.
+ *
+ * Launch: for a host H, mpirun runs
+ *
+ *     AGENT... H "exec '/path/rcmpid' --head A1,A2,...:PORT --node I
+ *                 --hostname 'H'"
+ *
+ * (AGENT from --launch-agent, $RCMPI_LAUNCH_AGENT, or "ssh ..."; split on
+ * blanks; the remote command is one shell-quoted string, as ssh wants it)
+ * and writes the job's secret, one line, to the agent's stdin, which ssh
+ * forwards to rcmpid's stdin. The agent's stdout and stderr come back to
+ * mpirun (ssh's complaints, rcmpid's messages before it connected).
+ * Nothing in any argv or environment holds the secret, so ps and
+ * /proc/PID/cmdline show nobody anything that would let them in.
+ *
+ * Connections: anyone may connect to the port, so nothing is believed
+ * before the handshake (net.c) proves the peer knows the secret. Each
+ * pending connection has RC_PEND_MAX_S to complete it; at most
+ * RC_PEND_MAX are pending at once (more are closed at once). A failed
+ * handshake closes the connection and is reported (the first few).
+ * A daemon that completed it is handed to the owner (authed callback),
+ * which decides whether that node was expected. The daemon's half of the
+ * handshake is here too (rc_remote_auth_daemon), next to the head's.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+#define RC_PEND_MAX 64
+#define RC_PEND_MAX_S 10.0
+#define RC_REFUSED_REPORTS 5
+
+extern char **environ;
+
+struct pend {
+	bool used;
+	int step;		/* 0: waiting for HELLO, 1: for AUTH */
+	struct rc_conn c;
+	unsigned char nh[RC_NONCE_LEN], nd[RC_NONCE_LEN];
+	uint32_t node;
+	double deadline;
+	char peer[64];
+};
+
+struct rc_remote {
+	char secret[RC_SECRET_HEX + 1];
+	int lfd, port;
+	char addrs[1024];
+	char **agent;		/* argv of the launch agent */
+	int nagent;
+	char *daemon;		/* rcmpid's path on the other hosts */
+	int nnodes;
+	struct pend pend[RC_PEND_MAX];
+	int nrefused;
+	rc_remote_authed_fn authed;
+	void *arg;
+	bool verbose;
+};
+
+/* ---- set-up ----------------------------------------------------------------- */
+
+static int remote_split(struct rc_remote *r, const char *cmd)
+{
+	char *copy = strdup(cmd), *save, *w, **na;
+
+	if (!copy)
+		return -1;
+	for (w = strtok_r(copy, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		na = realloc(r->agent, sizeof(*na) * (r->nagent + 4));
+		if (!na)
+			goto err;
+		r->agent = na;
+		r->agent[r->nagent] = strdup(w);
+		if (!r->agent[r->nagent])
+			goto err;
+		r->nagent++;
+	}
+	free(copy);
+	return r->nagent ? 0 : -1;
+err:
+	free(copy);
+	return -1;
+}
+
+/* rcmpid next to our own executable, unless RCMPI_DAEMON says otherwise */
+static char *remote_daemon_path(void)
+{
+	const char *env = getenv("RCMPI_DAEMON");
+	char self[PATH_MAX], *slash, *out;
+	ssize_t n;
+
+	if (env && *env)
+		return strdup(env);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return strdup("rcmpid");
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (!slash)
+		return strdup("rcmpid");
+	slash[1] = 0;
+	out = malloc(strlen(self) + 8);
+	if (out)
+		sprintf(out, "%srcmpid", self);
+	return out;
+}
+
+struct rc_remote *rc_remote_new(const char *agent, int nnodes,
+				rc_remote_authed_fn authed, void *arg,
+				bool verbose)
+{
+	struct rc_remote *r = calloc(1, sizeof(*r));
+	const char *addrs = getenv("RCMPI_HEAD_ADDRESS");
+
+	if (!r) {
+		rc_lerr("out of memory");
+		return NULL;
+	}
+	r->lfd = -1;
+	r->nnodes = nnodes;
+	r->authed = authed;
+	r->arg = arg;
+	r->verbose = verbose;
+	if (!agent || !*agent)
+		agent = getenv("RCMPI_LAUNCH_AGENT");
+	if (!agent || !agent[strspn(agent, " \t")])
+		agent = RC_DEFAULT_AGENT;
+	if (remote_split(r, agent)) {
+		rc_lerr("launch agent '%s': no command (or out of memory)",
+			agent);
+		goto err;
+	}
+	r->daemon = remote_daemon_path();
+	if (!r->daemon || rc_secret_new(r->secret)) {
+		rc_lerr("cannot make the job's secret: %s", strerror(errno));
+		goto err;
+	}
+	r->lfd = rc_net_listen(&r->port);
+	if (r->lfd < 0) {
+		rc_lerr("cannot listen for the daemons: %s", strerror(errno));
+		goto err;
+	}
+	if (addrs && *addrs)
+		snprintf(r->addrs, sizeof(r->addrs), "%s", addrs);
+	else if (rc_net_local_addrs(r->addrs, sizeof(r->addrs)))
+		snprintf(r->addrs, sizeof(r->addrs), "127.0.0.1");
+	if (verbose)
+		rc_lmsg("daemons connect to %s port %d", r->addrs, r->port);
+	return r;
+err:
+	rc_remote_free(r);
+	return NULL;
+}
+
+void rc_remote_free(struct rc_remote *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < RC_PEND_MAX; i++)
+		if (r->pend[i].used)
+			rc_conn_close(&r->pend[i].c);
+	if (r->lfd >= 0)
+		close(r->lfd);
+	for (i = 0; i < r->nagent; i++)
+		free(r->agent[i]);
+	free(r->agent);
+	free(r->daemon);
+	memset(r->secret, 0, sizeof(r->secret));
+	free(r);
+}
+
+/* 'it'\''s' */
+static size_t remote_quote(char *out, const char *s)
+{
+	size_t n = 0;
+
+	out[n++] = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			out[n++] = *s;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = 0;
+	return n;
+}
+
+char *rc_remote_command(const struct rc_remote *r, int node,
+			const char *host, bool verbose)
+{
+	char head[1100], nodestr[16];
+	const char *parts[] = { r->daemon, "--head", head, "--node", nodestr,
+				"--hostname", host,
+				verbose ? "--verbose" : NULL };
+	size_t len = 8, i;
+	char *cmd;
+
+	snprintf(head, sizeof(head), "%s:%d", r->addrs, r->port);
+	snprintf(nodestr, sizeof(nodestr), "%d", node);
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (parts[i])
+			len += 4 * strlen(parts[i]) + 3;
+	cmd = malloc(len);
+	if (!cmd)
+		return NULL;
+	strcpy(cmd, "exec");
+	len = 4;
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (!parts[i])
+			continue;
+		cmd[len++] = ' ';
+		len += remote_quote(cmd + len, parts[i]);
+	}
+	return cmd;
+}
+
+int rc_remote_launch(struct rc_remote *r, int node, const char *host,
+		     struct rc_lproc *agent)
+{
+	char **argv, *cmd, *path = NULL, line[RC_SECRET_HEX + 2];
+	int i, ret = -1;
+	ssize_t n;
+
+	cmd = rc_remote_command(r, node, host, r->verbose);
+	argv = calloc(r->nagent + 3, sizeof(*argv));
+	if (!cmd || !argv) {
+		rc_lerr("out of memory");
+		goto out;
+	}
+	for (i = 0; i < r->nagent; i++)
+		argv[i] = r->agent[i];
+	argv[i++] = (char *)host;
+	argv[i++] = cmd;
+	argv[i] = NULL;
+	agent->env = environ;
+	agent->cpu = -1;
+	if (r->verbose)
+		rc_lmsg("host %s: %s %s '%s'", host, r->agent[0], host, cmd);
+	path = rc_resolve_prog(r->agent[0]);
+	if (!path) {
+		rc_lerr("launch agent '%s': %s", r->agent[0],
+			errno == ENOENT ? "not found" : strerror(errno));
+		goto out;
+	}
+	if (rc_procs_spawn(agent, path, argv, true))
+		goto out;
+	/* the secret: one line on the agent's stdin (an empty pipe takes
+	 * it whole), then EOF */
+	snprintf(line, sizeof(line), "%s\n", r->secret);
+	do {
+		n = write(agent->fd_in, line, strlen(line));
+	} while (n < 0 && errno == EINTR);
+	memset(line, 0, sizeof(line));
+	close(agent->fd_in);
+	agent->fd_in = -1;
+	/* a short write means the agent is gone: its exit says why */
+	ret = 0;
+out:
+	free(path);
+	free(cmd);
+	free(argv);
+	return ret;
+}
+
+/* ---- the handshake, head side ----------------------------------------------- */
+
+static void pend_close(struct rc_remote *r, struct pend *p, const char *why)
+{
+	if (why && r->nrefused++ < RC_REFUSED_REPORTS)
+		rc_lmsg("warning: refused a connection from %s: %s%s",
+			p->peer, why, r->nrefused == RC_REFUSED_REPORTS ?
+			" (not reporting more)" : "");
+	rc_conn_close(&p->c);
+	p->used = false;
+}
+
+static void remote_accept(struct rc_remote *r)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	struct pend *p = NULL;
+	char ip[INET_ADDRSTRLEN] = "?";
+	int fd, i;
+
+	fd = accept4(r->lfd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < RC_PEND_MAX && !p; i++)
+		if (!r->pend[i].used)
+			p = &r->pend[i];
+	if (!p) {
+		close(fd);
+		return;
+	}
+	memset(p, 0, sizeof(*p));
+	p->used = true;
+	rc_conn_init(&p->c, fd);
+	if (sa.sin_family == AF_INET)
+		inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip));
+	snprintf(p->peer, sizeof(p->peer), "%s:%d", ip,
+		 sa.sin_family == AF_INET ? ntohs(sa.sin_port) : 0);
+	p->deadline = rc_now() + RC_PEND_MAX_S;
+}
+
+static void pend_msg(struct rc_remote *r, struct pend *p, uint32_t type,
+		     struct rc_rbuf *rb)
+{
+	unsigned char mac[RC_SHA256_LEN];
+	struct rc_wbuf w = { 0 };
+	const char *nd, *got;
+
+	if (p->step == 0 && type == RC_M_HELLO) {
+		uint32_t magic = rc_rbuf_u32(rb), ver = rc_rbuf_u32(rb);
+
+		p->node = rc_rbuf_u32(rb);
+		nd = rc_rbuf_raw(rb, RC_NONCE_LEN);
+		if (rb->bad || magic != RC_NET_MAGIC) {
+			pend_close(r, p, "not an rcmpid hello");
+			return;
+		}
+		if (ver != RC_NET_VERSION) {
+			pend_close(r, p, "rcmpid of another version");
+			return;
+		}
+		if (p->node >= (uint32_t)r->nnodes) {
+			pend_close(r, p, "no such node");
+			return;
+		}
+		memcpy(p->nd, nd, RC_NONCE_LEN);
+		if (rc_random(p->nh, RC_NONCE_LEN)) {
+			pend_close(r, p, "no random numbers");
+			return;
+		}
+		rc_auth_mac(r->secret, "rcmpi-head", p->nd, p->nh, p->node,
+			    mac);
+		rc_wbuf_raw(&w, p->nh, RC_NONCE_LEN);
+		rc_wbuf_raw(&w, mac, RC_SHA256_LEN);
+		if (rc_conn_send(&p->c, RC_M_CHALLENGE, &w))
+			pend_close(r, p, NULL);
+		else
+			p->step = 1;
+		rc_wbuf_free(&w);
+		return;
+	}
+	if (p->step == 1 && type == RC_M_AUTH) {
+		got = rc_rbuf_raw(rb, RC_SHA256_LEN);
+		rc_auth_mac(r->secret, "rcmpi-daemon", p->nh, p->nd, p->node,
+			    mac);
+		if (!got || !rc_ct_equal(got, mac, RC_SHA256_LEN)) {
+			pend_close(r, p, "wrong job secret");
+			return;
+		}
+		if (r->verbose)
+			rc_lmsg("daemon of node %u authenticated (%s)",
+				p->node, p->peer);
+		if (r->authed(r->arg, (int)p->node, &p->c)) {
+			p->used = false;	/* the owner's now */
+			return;
+		}
+		/* ours, but given up on meanwhile (or a duplicate) */
+		if (r->verbose)
+			rc_lmsg("daemon of node %u: not expected (any more)",
+				p->node);
+		pend_close(r, p, NULL);
+		return;
+	}
+	pend_close(r, p, "protocol error before authentication");
+}
+
+static void pend_io(struct rc_remote *r, struct pend *p, short revents)
+{
+	struct rc_rbuf rb;
+	uint32_t type;
+	int rc;
+
+	if (revents & POLLOUT && rc_conn_flush(&p->c)) {
+		pend_close(r, p, NULL);
+		return;
+	}
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	rc = rc_conn_fill(&p->c);
+	if (rc == 0 || rc < 0) {
+		/* a daemon with another secret hangs up on our challenge;
+		 * so does one killed because the job is ending */
+		if (r->verbose && p->step)
+			rc_lmsg("a connection from %s closed during the "
+				"handshake", p->peer);
+		pend_close(r, p, NULL);
+		return;
+	}
+	while (p->used && (rc = rc_conn_next(&p->c, &type, &rb)) == 1)
+		pend_msg(r, p, type, &rb);
+	if (p->used && rc < 0)
+		pend_close(r, p, "malformed message");
+}
+
+int rc_remote_npollfd(void)
+{
+	return 1 + RC_PEND_MAX;
+}
+
+int rc_remote_pollfds(struct rc_remote *r, struct pollfd *pfd)
+{
+	int i, k = 0;
+
+	pfd[k].fd = r->lfd;
+	pfd[k++].events = POLLIN;
+	for (i = 0; i < RC_PEND_MAX; i++) {
+		pfd[k].fd = r->pend[i].used ? r->pend[i].c.fd : -1;
+		pfd[k++].events = POLLIN |
+			(r->pend[i].used && rc_conn_pending(&r->pend[i].c) ?
+			 POLLOUT : 0);
+	}
+	return k;
+}
+
+void rc_remote_handle(struct rc_remote *r, const struct pollfd *pfd)
+{
+	int i;
+
+	for (i = 0; i < RC_PEND_MAX; i++)
+		if (r->pend[i].used && pfd[1 + i].revents &&
+		    pfd[1 + i].fd == r->pend[i].c.fd)
+			pend_io(r, &r->pend[i], pfd[1 + i].revents);
+	if (pfd[0].revents & POLLIN)
+		remote_accept(r);
+}
+
+double rc_remote_timers(struct rc_remote *r, double now)
+{
+	double next = 0;
+	int i;
+
+	for (i = 0; i < RC_PEND_MAX; i++) {
+		struct pend *p = &r->pend[i];
+
+		if (!p->used)
+			continue;
+		if (now >= p->deadline) {
+			pend_close(r, p, "no handshake in time");
+			continue;
+		}
+		if (!next || p->deadline < next)
+			next = p->deadline;
+	}
+	return next;
+}
+
+/* ---- the handshake, daemon side ---------------------------------------------- */
+
+int rc_remote_auth_daemon(struct rc_conn *c, const char *secret,
+			  uint32_t node, double deadline, char *why,
+			  size_t whylen)
+{
+	unsigned char nd[RC_NONCE_LEN], mac[RC_SHA256_LEN];
+	const char *nh, *hmac;
+	struct rc_wbuf w = { 0 };
+	struct rc_rbuf rb;
+	uint32_t type;
+
+	if (rc_random(nd, sizeof(nd))) {
+		snprintf(why, whylen, "getrandom: %s", strerror(errno));
+		return -1;
+	}
+	rc_wbuf_u32(&w, RC_NET_MAGIC);
+	rc_wbuf_u32(&w, RC_NET_VERSION);
+	rc_wbuf_u32(&w, node);
+	rc_wbuf_raw(&w, nd, sizeof(nd));
+	if (rc_conn_send(c, RC_M_HELLO, &w))
+		goto err_io;
+	rc_wbuf_free(&w);
+	if (rc_conn_wait_msg(c, deadline, &type, &rb) != 1)
+		goto err_io;
+	nh = rc_rbuf_raw(&rb, RC_NONCE_LEN);
+	hmac = rc_rbuf_raw(&rb, RC_SHA256_LEN);
+	if (type != RC_M_CHALLENGE || rb.bad) {
+		snprintf(why, whylen, "the head sent no challenge");
+		return -1;
+	}
+	rc_auth_mac(secret, "rcmpi-head", nd, (const unsigned char *)nh,
+		    node, mac);
+	if (!rc_ct_equal(hmac, mac, sizeof(mac))) {
+		snprintf(why, whylen, "the head does not know the job's "
+			 "secret");
+		return -1;
+	}
+	rc_auth_mac(secret, "rcmpi-daemon", (const unsigned char *)nh, nd,
+		    node, mac);
+	rc_wbuf_raw(&w, mac, sizeof(mac));
+	if (rc_conn_send(c, RC_M_AUTH, &w))
+		goto err_io;
+	rc_wbuf_free(&w);
+	return 0;
+err_io:
+	rc_wbuf_free(&w);
+	snprintf(why, whylen, "%s", errno == ECONNRESET ?
+		 "the head closed the connection (wrong secret?)" :
+		 strerror(errno));
+	return -1;
+}
