@@ -339,9 +339,12 @@ static inline void dt_flat_block(struct dt_flat *f, ptrdiff_t disp,
 			return;
 		}
 	}
-	if (f->nb == f->cb &&
-	    (f->err = dt_grow((void **)&f->b, &f->cb, f->nb + 1, sizeof(*f->b))))
-		return;
+	if (f->nb == f->cb) {
+		f->err = dt_grow((void **)&f->b, &f->cb, f->nb + 1,
+				 sizeof(*f->b));
+		if (f->err)
+			return;
+	}
 	f->b[f->nb].disp = disp;
 	f->b[f->nb].len = len;
 	f->nb++;
@@ -356,9 +359,12 @@ static inline void dt_flat_sig(struct dt_flat *f, enum rc_basic basic,
 		f->s[f->ns - 1].count += count;
 		return;
 	}
-	if (f->ns == f->cs &&
-	    (f->err = dt_grow((void **)&f->s, &f->cs, f->ns + 1, sizeof(*f->s))))
-		return;
+	if (f->ns == f->cs) {
+		f->err = dt_grow((void **)&f->s, &f->cs, f->ns + 1,
+				 sizeof(*f->s));
+		if (f->err)
+			return;
+	}
 	f->s[f->ns].basic = basic;
 	f->s[f->ns].count = count;
 	f->ns++;
@@ -366,7 +372,8 @@ static inline void dt_flat_sig(struct dt_flat *f, enum rc_basic basic,
 
 static bool dt_dense(const struct rc_dtype *t)
 {
-	return t->nblocks == 1 && (ptrdiff_t)t->blocks[0].len == rc_dt_extent(t);
+	return t->nblocks == 1 &&
+	       (ptrdiff_t)t->blocks[0].len == rc_dt_extent(t);
 }
 
 /* Append n copies of t's type map at disp + k * extent(t). */
@@ -408,6 +415,26 @@ static size_t dt_calc_dalign(const struct rc_dtype *dt)
 	return v && v < DT_DALIGN_MAX ? v : DT_DALIGN_MAX;
 }
 
+/* Equal block lengths at a constant stride (a vector's shape)? */
+static void dt_calc_regular(struct rc_dtype *dt)
+{
+	size_t i;
+
+	dt->flags &= ~RC_DT_REGULAR;
+	dt->rstride = 0;
+	if (dt->nblocks < 2)
+		return;
+	dt->rstride = dt->blocks[1].disp - dt->blocks[0].disp;
+	for (i = 1; i < dt->nblocks; i++)
+		if (dt->blocks[i].len != dt->blocks[0].len ||
+		    dt->blocks[i].disp - dt->blocks[i - 1].disp !=
+			    dt->rstride) {
+			dt->rstride = 0;
+			return;
+		}
+	dt->flags |= RC_DT_REGULAR;
+}
+
 /* Install the flattened arrays into dt (shrunk to size) and the derived
  * fields; consumes f. */
 static int dt_finish(struct rc_dtype *dt, struct dt_flat *f)
@@ -441,6 +468,7 @@ static int dt_finish(struct rc_dtype *dt, struct dt_flat *f)
 	dt->nsig = f->ns;
 	assert(off == dt->size);
 	dt->dalign = dt_calc_dalign(dt);
+	dt_calc_regular(dt);
 	return RC_OK;
 err:
 	free(f->b);
@@ -514,7 +542,8 @@ static int dt_bounds_add(struct dt_bounds *bd, const struct rc_dtype *t,
 {
 	ptrdiff_t span, lo, hi, v;
 
-	if (!n || (!t->size && !(t->flags & (RC_DT_STICKY_LB | RC_DT_STICKY_UB))))
+	if (!n ||
+	    (!t->size && !(t->flags & (RC_DT_STICKY_LB | RC_DT_STICKY_UB))))
 		return RC_OK;
 	if (__builtin_mul_overflow((ptrdiff_t)(n - 1), rc_dt_extent(t), &span))
 		return RC_ERR_INVAL;
@@ -735,7 +764,9 @@ static int dt_copy(const struct rc_dtype *old, int combiner,
 
 	if (!dt)
 		return RC_ERR_NOMEM;
-	dt->flags = old->flags & (RC_DT_STICKY_LB | RC_DT_STICKY_UB);
+	dt->flags = old->flags &
+		    (RC_DT_STICKY_LB | RC_DT_STICKY_UB | RC_DT_REGULAR);
+	dt->rstride = old->rstride;
 	dt->basic = old->basic;
 	dt->size = old->size;
 	dt->lb = old->lb;
@@ -990,6 +1021,25 @@ static size_t dt_find_block(const struct rc_dtype *dt, size_t off)
 			dt_cp((pk), (const void *)(mem), (n)); \
 	} while (0)
 
+/* The body of dt_move for RC_DT_REGULAR types: whole elements, blocks of
+ * `bl` bytes at d0 + b * rstride. */
+#define DT_REGULAR(unpack, bl)                                              \
+	do {                                                                \
+		const uintptr_t d0_ = (uintptr_t)blk[0].disp;               \
+		const uintptr_t rs_ = (uintptr_t)dt->rstride;               \
+		uintptr_t p_;                                               \
+                                                                            \
+		for (; len >= size; len -= size, base += ext) {             \
+			p_ = base + d0_;                                    \
+			for (b = 0; b < nb; b++, p_ += rs_, pk += (bl)) {    \
+				if (unpack)                                 \
+					memcpy((void *)p_, pk, (bl));       \
+				else                                        \
+					memcpy(pk, (const void *)p_, (bl)); \
+			}                                                   \
+		}                                                           \
+	} while (0)
+
 /*
  * Move len bytes between packed stream offset `offset` (pk) and the
  * elements at buf: the head finishes a partial element (block found by
@@ -1026,10 +1076,28 @@ dt_move(const struct rc_dtype *dt, uintptr_t buf, size_t offset, char *pk,
 
 		for (; len >= size; len -= size, base += ext, pk += size)
 			DT_MOVE(unpack, pk, base + d0, size);
+	} else if (dt->flags & RC_DT_REGULAR) {
+		/* a fixed copy size per loop, so small blocks become plain
+		 * loads and stores; no block table traffic */
+		switch (blk[0].len) {
+		case 4:
+			DT_REGULAR(unpack, 4);
+			break;
+		case 8:
+			DT_REGULAR(unpack, 8);
+			break;
+		case 16:
+			DT_REGULAR(unpack, 16);
+			break;
+		default:
+			DT_REGULAR(unpack, blk[0].len);
+			break;
+		}
 	} else {
 		for (; len >= size; len -= size, base += ext) {
 			for (b = 0; b < nb; b++) {
-				DT_MOVE(unpack, pk, base + (uintptr_t)blk[b].disp,
+				DT_MOVE(unpack, pk,
+					base + (uintptr_t)blk[b].disp,
 					blk[b].len);
 				pk += blk[b].len;
 			}
@@ -1065,8 +1133,10 @@ size_t rc_dt_pack(const struct rc_dtype *dt, size_t count, const void *buf,
 	if (!len)
 		return 0;
 	if (rc_dt_is_contig(dt, count))
-		memcpy(out, (const void *)((uintptr_t)rc_dt_contig_ptr(dt, buf) +
-					   offset), len);
+		memcpy(out,
+		       (const void *)((uintptr_t)rc_dt_contig_ptr(dt, buf) +
+				      offset),
+		       len);
 	else
 		dt_move(dt, (uintptr_t)buf, offset, out, len, false);
 	return len;

@@ -63,7 +63,8 @@ enum rc_basic {
 	RC_BASIC_2INT,
 	RC_BASIC_SHORT_INT,
 	RC_BASIC_LONG_DOUBLE_INT,
-	/* number of kinds (RC_BASIC_COUNT is MPI_COUNT's kind, from the table) */
+	/* the number of kinds (RC_BASIC_COUNT, from the table, is the kind
+	 * of MPI_COUNT) */
 	RC_BASIC_NKINDS
 };
 
@@ -105,6 +106,10 @@ struct rc_dt_sig {
 #define RC_DT_STICKY_LB 0x4u
 #define RC_DT_STICKY_UB 0x8u
 
+/* blocks all have one length and follow at one stride (rstride): the
+ * pack loop computes displacements instead of reading them */
+#define RC_DT_REGULAR 0x10u
+
 #define RC_DT_MAGIC 0x64747970u	/* "dtyp": a live datatype object */
 
 struct rc_dtype {
@@ -119,6 +124,7 @@ struct rc_dtype {
 	size_t nblocks;		/* flattened type map, merged */
 	struct rc_dt_block *blocks;
 	size_t *boff;		/* packed offset of each block (prefix sum) */
+	ptrdiff_t rstride;	/* RC_DT_REGULAR: disp[i + 1] - disp[i] */
 	size_t nsig;		/* type signature, run-length coded */
 	struct rc_dt_sig *sig;
 	size_t nbasic;		/* basic elements in one element */

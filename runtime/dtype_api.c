@@ -114,7 +114,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
 	if (blocklength < 0)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "negative blocklength");
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "negative blocklength");
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
 	return dt_new(rc_dt_create_vector((size_t)count, (size_t)blocklength,
@@ -132,7 +133,8 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
 	if (blocklength < 0)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "negative blocklength");
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "negative blocklength");
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
 	return dt_new(rc_dt_create_hvector((size_t)count, (size_t)blocklength,
@@ -201,14 +203,16 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
 	if (blocklength < 0)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "negative blocklength");
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "negative blocklength");
 	if (count)
 		DT_CHECK_PTR(array_of_displacements, fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
 	return dt_new(rc_dt_create_indexed((size_t)count, NULL,
 					   (size_t)blocklength,
-					   array_of_displacements, oldtype, &dt),
+					   array_of_displacements, oldtype,
+					   &dt),
 		      &dt, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_indexed_block)
@@ -223,7 +227,8 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
 	if (blocklength < 0)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "negative blocklength");
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "negative blocklength");
 	if (count)
 		DT_CHECK_PTR(array_of_displacements, fn);
 	DT_CHECK(oldtype, fn);
@@ -590,7 +595,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	if (comm == MPI_COMM_NULL)
 		return RC_ERR(NULL, MPI_ERR_COMM, fn);
 	if (incount < 0)
-		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn, "incount is negative");
+		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn,
+				  "incount is negative");
 	DT_CHECK_COMMITTED(comm, datatype, fn);
 	if (!position)
 		return RC_ERR_MSG(comm, MPI_ERR_ARG, fn, "position is NULL");
@@ -653,7 +659,8 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 	if (comm == MPI_COMM_NULL)
 		return RC_ERR(NULL, MPI_ERR_COMM, fn);
 	if (incount < 0)
-		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn, "incount is negative");
+		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn,
+				  "incount is negative");
 	DT_CHECK_COMMITTED(comm, datatype, fn);
 	if (!size)
 		return RC_ERR_MSG(comm, MPI_ERR_ARG, fn, "size is NULL");

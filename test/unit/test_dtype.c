@@ -31,7 +31,7 @@
 
 #define TMO 30
 
-/* ---- API environment -------------------------------------------------- */
+/* ---- API environment ----------------------------------------------------- */
 
 static struct rc_comm test_world;
 
@@ -54,7 +54,7 @@ static void api_teardown(void)
 
 #define WORLD ((MPI_Comm)&test_world)
 
-/* ---- predefined types, as this test knows them ------------------------ */
+/* ---- predefined types, as this test knows them --------------------------- */
 
 struct t_fi { float v; int i; };
 struct t_di { double v; int i; };
@@ -72,8 +72,9 @@ struct pre {
 	size_t vsize, ioff;	/* pairs: value size, offset of the int */
 };
 
-#define PB(d, ct, k, nm) \
-	{ d, nm, sizeof(ct), sizeof(ct), _Alignof(ct), RC_BASIC_##k, false, 0, 0 }
+#define PB(d, ct, k, nm)                                              \
+	{ d, nm, sizeof(ct), sizeof(ct), _Alignof(ct), RC_BASIC_##k, false, \
+	  0, 0 }
 #define PP(d, st, vk, nm)                                                 \
 	{ d, nm, sizeof(((st *)0)->v) + sizeof(int), sizeof(st),          \
 	  _Alignof(st), RC_BASIC_##vk, true, sizeof(((st *)0)->v),        \
@@ -82,7 +83,8 @@ struct pre {
 static const struct pre pre_tab[] = {
 	PB(MPI_CHAR, char, CHAR, "MPI_CHAR"),
 	PB(MPI_SIGNED_CHAR, signed char, SIGNED_CHAR, "MPI_SIGNED_CHAR"),
-	PB(MPI_UNSIGNED_CHAR, unsigned char, UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"),
+	PB(MPI_UNSIGNED_CHAR, unsigned char, UNSIGNED_CHAR,
+	   "MPI_UNSIGNED_CHAR"),
 	PB(MPI_BYTE, unsigned char, BYTE, "MPI_BYTE"),
 	PB(MPI_SHORT, short, SHORT, "MPI_SHORT"),
 	PB(MPI_UNSIGNED_SHORT, unsigned short, UNSIGNED_SHORT,
@@ -90,7 +92,8 @@ static const struct pre pre_tab[] = {
 	PB(MPI_INT, int, INT, "MPI_INT"),
 	PB(MPI_UNSIGNED, unsigned, UNSIGNED, "MPI_UNSIGNED"),
 	PB(MPI_LONG, long, LONG, "MPI_LONG"),
-	PB(MPI_UNSIGNED_LONG, unsigned long, UNSIGNED_LONG, "MPI_UNSIGNED_LONG"),
+	PB(MPI_UNSIGNED_LONG, unsigned long, UNSIGNED_LONG,
+	   "MPI_UNSIGNED_LONG"),
 	PB(MPI_LONG_LONG_INT, long long, LONG_LONG, "MPI_LONG_LONG_INT"),
 	PB(MPI_LONG_LONG, long long, LONG_LONG, "MPI_LONG_LONG_INT"),
 	PB(MPI_UNSIGNED_LONG_LONG, unsigned long long, UNSIGNED_LONG_LONG,
@@ -140,7 +143,7 @@ static const struct pre *pre_find(MPI_Datatype dt)
 	return NULL;
 }
 
-/* ---- reference type maps ---------------------------------------------- */
+/* ---- reference type maps ------------------------------------------------- */
 
 struct ref_ent {
 	ptrdiff_t disp;
@@ -899,7 +902,8 @@ static MPI_Datatype b_sub2d_c(struct ref **r)
 {
 	static const int sz[] = { 5, 6 }, sub[] = { 2, 3 }, st[] = { 1, 2 };
 	struct ref *c = ref_pre(MPI_INT);
-	MPI_Datatype t = mk_subarray(2, sz, sub, st, MPI_ORDER_C, MPI_INT, c, r);
+	MPI_Datatype t =
+		mk_subarray(2, sz, sub, st, MPI_ORDER_C, MPI_INT, c, r);
 
 	ref_free(c);
 	return t;
@@ -934,7 +938,8 @@ static MPI_Datatype b_sub3d_f(struct ref **r)
 			 st[] = { 1, 0, 2 };
 	struct ref *c = ref_pre(MPI_DOUBLE);
 	MPI_Datatype t =
-		mk_subarray(3, sz, sub, st, MPI_ORDER_FORTRAN, MPI_DOUBLE, c, r);
+		mk_subarray(3, sz, sub, st, MPI_ORDER_FORTRAN, MPI_DOUBLE, c,
+			    r);
 
 	ref_free(c);
 	return t;
@@ -1095,7 +1100,7 @@ START_TEST(test_predefined_vs_reference)
 }
 END_TEST
 
-/* ---- hand-computed values ----------------------------------------------- */
+/* ---- hand-computed values ------------------------------------------------ */
 
 static void expect(MPI_Datatype t, size_t size, MPI_Aint lb, MPI_Aint ext,
 		   MPI_Aint tlb, MPI_Aint text, size_t nblocks)
@@ -1172,7 +1177,7 @@ START_TEST(test_hand_computed)
 }
 END_TEST
 
-/* ---- flattening stays small ----------------------------------------------- */
+/* ---- flattening stays small ---------------------------------------------- */
 
 START_TEST(test_flatten_merges)
 {
@@ -1206,6 +1211,9 @@ START_TEST(test_flatten_merges)
 	t = commit(t);
 	ck_assert_uint_eq(t->nblocks, 1000000);
 	ck_assert_uint_eq(t->nsig, 1);
+	/* equal blocks at a constant stride: the table-free pack loop */
+	ck_assert(t->flags & RC_DT_REGULAR);
+	ck_assert_int_eq(t->rstride, 8);
 	buf = malloc(2000000 * sizeof(int));
 	out = malloc(1000000 * sizeof(int));
 	for (i = 0; i < 2000000; i++)
@@ -1255,6 +1263,7 @@ START_TEST(test_is_contig)
 	ck_assert_int_eq(MPI_Type_create_struct(2, bl, dp, ts, &t),
 			 MPI_SUCCESS);
 	ck_assert(!rc_dt_is_contig(t, 1));
+	ck_assert(!(t->flags & RC_DT_REGULAR));	/* lengths 1 and 8 */
 	dfree(t);
 	ck_assert_int_eq(MPI_Type_contiguous(0, MPI_INT, &t), MPI_SUCCESS);
 	ck_assert(rc_dt_is_contig(t, 9));
@@ -1296,7 +1305,7 @@ START_TEST(test_bottom)
 }
 END_TEST
 
-/* ---- names ---------------------------------------------------------------- */
+/* ---- names --------------------------------------------------------------- */
 
 START_TEST(test_names)
 {
@@ -1395,7 +1404,7 @@ START_TEST(test_envelope)
 }
 END_TEST
 
-/* ---- counts from a status --------------------------------------------------- */
+/* ---- counts from a status ------------------------------------------------ */
 
 START_TEST(test_get_count_elements)
 {
@@ -1473,7 +1482,7 @@ START_TEST(test_get_count_elements)
 }
 END_TEST
 
-/* ---- MPI_Pack / MPI_Unpack / MPI_Pack_size ----------------------------------- */
+/* ---- MPI_Pack / MPI_Unpack / MPI_Pack_size ------------------------------- */
 
 START_TEST(test_pack_api)
 {
@@ -1554,7 +1563,7 @@ START_TEST(test_pack_api)
 }
 END_TEST
 
-/* ---- constructor argument errors ------------------------------------------- */
+/* ---- constructor argument errors ----------------------------------------- */
 
 START_TEST(test_constructor_errors)
 {
@@ -1708,7 +1717,7 @@ START_TEST(test_refcount)
 }
 END_TEST
 
-/* ---- the internal constructors without the API ------------------------------- */
+/* ---- the internal constructors without the API --------------------------- */
 
 START_TEST(test_internal_ctors)
 {
@@ -1733,7 +1742,7 @@ START_TEST(test_internal_ctors)
 }
 END_TEST
 
-/* ---- initialisation and the fatal handler (forked, exit code) ----------------- */
+/* ---- initialisation and the fatal handler (forked, exit code) ------------ */
 
 START_TEST(test_before_init_is_fatal)
 {

@@ -215,7 +215,8 @@ static int op_index(MPI_Op op)
 	X(UINT8_T, uint8_t) X(UINT16_T, uint16_t) X(UINT32_T, uint32_t)    \
 	X(UINT64_T, uint64_t) X(AINT, MPI_Aint) X(OFFSET, MPI_Offset)      \
 	X(COUNT, MPI_Count) X(PACKED, unsigned char)
-#define T_FLOATS(X) X(FLOAT, float) X(DOUBLE, double) X(LONG_DOUBLE, long double)
+#define T_FLOATS(X) \
+	X(FLOAT, float) X(DOUBLE, double) X(LONG_DOUBLE, long double)
 #define T_CPLXS(X)                                                         \
 	X(C_FLOAT_COMPLEX, float _Complex)                                 \
 	X(C_DOUBLE_COMPLEX, double _Complex)                               \
@@ -289,8 +290,9 @@ struct tinfo {
 	bool (*eq)(const void *, const void *, size_t);
 };
 
-#define T_INFO(N, T, C) \
-	{ RC_PREDEF(MPI_Datatype, rc_mpi_##N##_sym), #N, sizeof(T), C, ref_##N, fill_##N, eq_##N },
+#define T_INFO(N, T, C)                                                  \
+	{ RC_PREDEF(MPI_Datatype, rc_mpi_##N##_sym), #N, sizeof(T), C,   \
+	  ref_##N, fill_##N, eq_##N },
 
 /* mpi.h's objects by kind name */
 #define rc_mpi_CHAR_sym rc_mpi_char
@@ -405,7 +407,7 @@ START_TEST(test_valid_derived)
 }
 END_TEST
 
-/* ---- every predefined op on every allowed type ----------------------------- */
+/* ---- every predefined op on every allowed type --------------------------- */
 
 static const size_t counts[] = { 1, 3, 7, 33, 1000, 4097 };
 
@@ -433,8 +435,9 @@ START_TEST(test_predefined_ops)
 			memcpy(orig, io, n * sz);
 			ti->ref(ops[o].op, in, want, n);
 			rc_op_apply(ops[o].op, in, io, n, ti->dt);
-			ck_assert_msg(ti->eq(io, want, n), "%s on %s, count %zu",
-				      ops[o].name, ti->name, n);
+			ck_assert_msg(ti->eq(io, want, n),
+				      "%s on %s, count %zu", ops[o].name,
+				      ti->name, n);
 			/* the same through MPI_Reduce_local */
 			memcpy(io, orig, n * sz);
 			ck_assert_int_eq(MPI_Reduce_local(in, io, (int)n,
@@ -469,7 +472,7 @@ START_TEST(test_int_wrap)
 }
 END_TEST
 
-/* ---- MAXLOC / MINLOC ------------------------------------------------------- */
+/* ---- MAXLOC / MINLOC ----------------------------------------------------- */
 
 /* The standard's definition, on (value, index) as long double / int. */
 static void loc_ref(bool max, long double u, int i, long double v, int j,
@@ -672,7 +675,7 @@ START_TEST(test_loc_ties)
 }
 END_TEST
 
-/* ---- derived types: the three paths, gaps untouched --------------------------- */
+/* ---- derived types: the three paths, gaps untouched ---------------------- */
 
 /*
  * dt = hvector(nblk, blen, stride bytes) of double, applied with SUM at
@@ -768,7 +771,7 @@ START_TEST(test_replace_noop)
 }
 END_TEST
 
-/* ---- user ops ------------------------------------------------------------------ */
+/* ---- user ops ------------------------------------------------------------ */
 
 static int calls;
 static MPI_Datatype seen_dt;
