@@ -167,7 +167,7 @@ int vb_params_read(struct vb_params *p)
 	p->max_rdma = (unsigned)rc_param_int("VERBS_MAX_RDMA", 4, 1, 64);
 	p->rd_atom = (unsigned)rc_param_int("VERBS_RD_ATOM", 16, 1, 255);
 	p->timeout = (unsigned)rc_param_int("VERBS_TIMEOUT", 18, 1, 31);
-	p->retry = (unsigned)rc_param_int("VERBS_RETRY", 7, 0, 7);
+	p->retry = (unsigned)rc_param_int("VERBS_RETRY", 6, 0, 7);
 	p->rnr_retry = (unsigned)rc_param_int("VERBS_RNR_RETRY", 0, 0, 7);
 	p->rcache = rc_param_bool("VERBS_RCACHE", true);
 	p->rcache_entries = (size_t)rc_param_int("VERBS_RCACHE_ENTRIES", 1024,

@@ -117,6 +117,9 @@ static void wildcards(void)
 	if (vt_rank) {
 		v = 1000 + vt_rank;
 		MPI_Send(&v, 1, MPI_INT, 0, vt_rank * 10, MPI_COMM_WORLD);
+		/* nothing else may reach rank 0's MPI_ANY_TAG receives */
+		MPI_Recv(&v, 1, MPI_INT, 0, 11, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
 		return;
 	}
 	for (i = 1; i < vt_size; i++) {
@@ -131,6 +134,8 @@ static void wildcards(void)
 	for (i = 1; i < vt_size; i++)
 		VT_CHECK(got[i] == 1, "wildcard: %d messages from %d", got[i],
 			 i);
+	for (i = 1; i < vt_size; i++)
+		MPI_Send(&v, 1, MPI_INT, i, 11, MPI_COMM_WORLD);
 }
 
 static void truncation(void)
@@ -291,6 +296,6 @@ int main(int argc, char **argv)
 	ssend();
 	probes();
 	ordering();
-	MPI_Barrier(MPI_COMM_WORLD);
+	vt_barrier();
 	return vt_finish("pt2pt");
 }
