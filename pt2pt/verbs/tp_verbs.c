@@ -509,7 +509,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 		goto err_free;
 
 	vt->peers = calloc(inst->size, sizeof(*vt->peers));
-	for (tab = 16; tab < (size_t)inst->size * 2; tab <<= 1)
+	for (tab = 16; tab < (size_t)inst->size * 4; tab <<= 1)
 		;
 	vt->qpn_tab = calloc(tab, sizeof(*vt->qpn_tab));
 	vt->qpn_mask = (uint32_t)tab - 1;
@@ -579,7 +579,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 				if (!ret)
 					ret = vb_peer_sq_alloc(vt, p);
 				if (!ret)
-					ret = vb_qpn_add(vt, p);
+					ret = vb_qpn_add(vt, p->qp->qp_num, p);
 				if (ret)
 					goto err_peers;
 				vb_rx_open(&vt->pool, &p->rx, init);
@@ -950,7 +950,9 @@ static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 	wr.num_sge = 1;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = key.rkey;
-	ret = sq_post(vt, p, &wr, VB_SWR_RDMA, op, true);
+	ret = sq_post(vt, p, &wr,
+		      opcode == IBV_WR_RDMA_READ ? VB_SWR_READ : VB_SWR_WRITE,
+		      op, true);
 	if (RC_UNLIKELY(ret))
 		return ret;
 	p->nrdma++;
@@ -1021,9 +1023,30 @@ static const char *swr_kind_str(uint8_t kind)
 	switch (kind) {
 	case VB_SWR_SEND: return "send (inline)";
 	case VB_SWR_BOUNCE: return "send";
-	case VB_SWR_RDMA: return "RDMA READ/WRITE";
+	case VB_SWR_READ: return "RDMA READ";
+	case VB_SWR_WRITE: return "RDMA WRITE";
 	case VB_SWR_CREDIT: return "credit RDMA WRITE";
 	default: return "work request";
+	}
+}
+
+/* What a completion error usually means. */
+static const char *wc_hint(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_RETRY_EXC_ERR:
+		return ": the peer stopped answering (process or node gone, "
+		       "link down, or for RoCE a wrong GID/traffic class: "
+		       "RCMPI_VERBS_GID_INDEX, RCMPI_VERBS_TC)";
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_INV_REQ_ERR:
+		return ": the peer refused the access (its process may have "
+		       "ended)";
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return ": the peer had no receive buffer posted (credit "
+		       "accounting violated: please report)";
+	default:
+		return "";
 	}
 }
 
@@ -1041,7 +1064,8 @@ static void swr_done(struct vb_tp *vt, struct vb_peer *p, struct vb_swr s,
 		vt->nbounce++;
 		break;
 	}
-	case VB_SWR_RDMA: {
+	case VB_SWR_READ:
+	case VB_SWR_WRITE: {
 		struct rc_tp_rdma *op = s.obj;
 
 		p->nrdma--;
@@ -1062,9 +1086,9 @@ static unsigned on_send(struct vb_tp *vt, const struct ibv_wc *wc)
 	if (RC_UNLIKELY(wc->status != IBV_WC_SUCCESS) &&
 	    wc->status != IBV_WC_WR_FLUSH_ERR)
 		vb_peer_fail(vt, p, "%s completed with %s (status %d, vendor "
-			     "error 0x%x)", swr_kind_str(s->kind),
+			     "error 0x%x)%s", swr_kind_str(s->kind),
 			     ibv_wc_status_str(wc->status), wc->status,
-			     wc->vendor_err);
+			     wc->vendor_err, wc_hint(wc->status));
 	/* this completion retires every earlier WR of the QP */
 	do {
 		struct vb_swr x;

@@ -80,7 +80,8 @@ enum { VB_MSG_AM = 1 };
 enum vb_swr_kind {
 	VB_SWR_SEND = 1,	/* inline send: nothing to release */
 	VB_SWR_BOUNCE,		/* send from a bounce buffer (obj) */
-	VB_SWR_RDMA,		/* get/put (obj: struct rc_tp_rdma) */
+	VB_SWR_READ,		/* get (obj: struct rc_tp_rdma) */
+	VB_SWR_WRITE,		/* put (obj: struct rc_tp_rdma) */
 	VB_SWR_CREDIT,		/* credit update or flush (RDMA WRITE) */
 };
 
@@ -151,6 +152,11 @@ struct vb_addr {
 	uint32_t qpn[];		/* modex: my QP towards rank w, 0: none */
 };
 
+struct vb_qpn_ent {
+	uint32_t qpn;
+	struct vb_peer *p;	/* NULL: empty */
+};
+
 struct vb_tp {
 	struct rc_tp tp;
 	const struct rc_verbs_ops *ops;
@@ -191,7 +197,7 @@ struct vb_tp {
 	struct vb_peer *peers;	/* by world rank */
 	int nverbs;		/* peers reached through verbs */
 	bool modex_qps;		/* QPs created at open (modex wiring) */
-	struct vb_peer **qpn_tab;	/* QP number -> peer (open addressing) */
+	struct vb_qpn_ent *qpn_tab;	/* QP number -> peer (open addressing) */
 	uint32_t qpn_mask;
 	struct vb_peer *dirty;	/* credit updates to send */
 	unsigned nconnecting;
@@ -233,7 +239,7 @@ void vb_qp_rts_attr(const struct vb_tp *vt, const struct vb_addr *pa,
 		    uint32_t my_qpn, struct ibv_qp_attr *a, int *mask);
 int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p,
 		  const struct vb_addr *pa);
-int vb_qpn_add(struct vb_tp *vt, struct vb_peer *p);
+int vb_qpn_add(struct vb_tp *vt, uint32_t qpn, struct vb_peer *p);
 void vb_qpn_del(struct vb_tp *vt, uint32_t qpn);
 struct vb_peer *vb_qpn_find(struct vb_tp *vt, uint32_t qpn);
 

@@ -173,10 +173,9 @@ static void conn_destroy(struct vb_tp *vt, struct vb_cm_conn *c)
 	if (p->conn == c)
 		p->conn = NULL;
 	if (c->id->qp) {
-		if (p->qp == c->id->qp) {
-			vb_qpn_del(vt, p->qp->qp_num);
+		vb_qpn_del(vt, c->id->qp->qp_num);
+		if (p->qp == c->id->qp)
 			p->qp = NULL;
-		}
 		ops->cm_destroy_qp(c->id);
 	}
 	ops->cm_destroy_id(c->id);
@@ -264,6 +263,9 @@ static int make_qp(struct vb_tp *vt, struct vb_cm_conn *c)
 			   vb_memlock_hint(err));
 		return RC_ERR_IO;
 	}
+	/* the peer may send as soon as it has our RTU, before we have seen
+	 * ESTABLISHED: its messages must find their peer */
+	vb_qpn_add(vt, c->id->qp->qp_num, c->peer);
 	return vb_peer_sq_alloc(vt, c->peer);
 }
 
@@ -422,10 +424,8 @@ static void on_request(struct vb_tp *vt, struct rdma_cm_id *id,
 		conn_fail(vt, c, "no queue pair", 0);
 		return;
 	}
-	/* receives may arrive before ESTABLISHED: the QP is live now */
 	p->qp = id->qp;
 	p->rqpn = rqpn;
-	vb_qpn_add(vt, p);
 	c->granted = vb_rx_grant(vt, p);
 	my_priv(vt, &pr, c->granted);
 	cp = conn_param(vt, &pr);
@@ -451,7 +451,6 @@ static void on_established(struct vb_tp *vt, struct vb_cm_conn *c,
 		c->remote = *rp;
 		p->qp = c->id->qp;
 		p->rqpn = rqpn;
-		vb_qpn_add(vt, p);
 	}
 	c->granted = 0;		/* the peer holds them now */
 	vb_peer_connected(vt, p, c->remote.credits, c->remote.slot_addr,

@@ -205,27 +205,29 @@ static inline uint32_t qpn_hash(uint32_t qpn)
 	return qpn * 0x9e3779b1u;
 }
 
-int vb_qpn_add(struct vb_tp *vt, struct vb_peer *p)
+int vb_qpn_add(struct vb_tp *vt, uint32_t qpn, struct vb_peer *p)
 {
-	uint32_t i = qpn_hash(p->qp->qp_num) & vt->qpn_mask;
+	uint32_t i = qpn_hash(qpn) & vt->qpn_mask;
 
-	while (vt->qpn_tab[i]) {
-		if (vt->qpn_tab[i] == p)
+	while (vt->qpn_tab[i].p) {
+		if (vt->qpn_tab[i].qpn == qpn) {
+			vt->qpn_tab[i].p = p;
 			return RC_OK;
+		}
 		i = (i + 1) & vt->qpn_mask;
 	}
-	vt->qpn_tab[i] = p;
+	vt->qpn_tab[i].qpn = qpn;
+	vt->qpn_tab[i].p = p;
 	return RC_OK;
 }
 
 struct vb_peer *vb_qpn_find(struct vb_tp *vt, uint32_t qpn)
 {
 	uint32_t i = qpn_hash(qpn) & vt->qpn_mask;
-	struct vb_peer *p;
 
-	while ((p = vt->qpn_tab[i])) {
-		if (p->qp && p->qp->qp_num == qpn)
-			return p;
+	while (vt->qpn_tab[i].p) {
+		if (vt->qpn_tab[i].qpn == qpn)
+			return vt->qpn_tab[i].p;
 		i = (i + 1) & vt->qpn_mask;
 	}
 	return NULL;
@@ -234,25 +236,23 @@ struct vb_peer *vb_qpn_find(struct vb_tp *vt, uint32_t qpn)
 void vb_qpn_del(struct vb_tp *vt, uint32_t qpn)
 {
 	uint32_t i = qpn_hash(qpn) & vt->qpn_mask, j;
-	struct vb_peer *p;
 
 	if (!vt->qpn_tab)
 		return;
-	while ((p = vt->qpn_tab[i]) && !(p->qp && p->qp->qp_num == qpn))
+	while (vt->qpn_tab[i].p && vt->qpn_tab[i].qpn != qpn)
 		i = (i + 1) & vt->qpn_mask;
-	if (!p)
+	if (!vt->qpn_tab[i].p)
 		return;
-	vt->qpn_tab[i] = NULL;
+	vt->qpn_tab[i].p = NULL;
 	/* shift back the entries of the cluster that follows */
-	for (j = (i + 1) & vt->qpn_mask; (p = vt->qpn_tab[j]);
+	for (j = (i + 1) & vt->qpn_mask; vt->qpn_tab[j].p;
 	     j = (j + 1) & vt->qpn_mask) {
-		uint32_t home = qpn_hash(p->qp->qp_num) & vt->qpn_mask;
+		uint32_t home = qpn_hash(vt->qpn_tab[j].qpn) & vt->qpn_mask;
 
-		/* p may move to i if home is not in (i, j] cyclically */
-		if ((j > i && (home <= i || home > j)) ||
-		    (j < i && (home <= i && home > j))) {
-			vt->qpn_tab[i] = p;
-			vt->qpn_tab[j] = NULL;
+		/* the entry may move to i unless its home is in (i, j] */
+		if (((j - home) & vt->qpn_mask) >= ((j - i) & vt->qpn_mask)) {
+			vt->qpn_tab[i] = vt->qpn_tab[j];
+			vt->qpn_tab[j].p = NULL;
 			i = j;
 		}
 	}
