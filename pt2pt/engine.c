@@ -1321,6 +1321,14 @@ void rc_p2p_close(struct rc_inst *inst)
 		inst->tps[i]->ops->close(inst->tps[i]);
 	inst->ntps = 0;
 	inst->self_tp = NULL;
+	/* after a failure, messages may still wait for a peer */
+	for (i = 0; inst->procs && i < inst->size; i++) {
+		struct rc_list *pos, *n;
+
+		rc_list_for_each_safe(pos, n, &inst->procs[i].pending)
+			free(rc_list_entry(pos, struct p2p_out, link));
+		rc_list_init(&inst->procs[i].pending);
+	}
 	for (i = 0; i < RC_CTX_MAX; i++) {
 		struct p2p_match *m = p2p->match[i];
 		struct rc_list *pos, *n;
