@@ -12,7 +12,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 stages=("$@")
-[[ ${#stages[@]} -gt 0 ]] || stages=(gcc asan clang verbs)
+[[ ${#stages[@]} -gt 0 ]] || stages=(gcc asan clang)
 jobs=$(nproc)
 
 say() { printf '\n=== %s\n' "$*"; }
