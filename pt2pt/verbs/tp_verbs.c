@@ -265,6 +265,17 @@ uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p)
 				     vt->pool.total);
 		want = vt->prm.credits_min;
 	}
+	if (want > vt->pool.free) {
+		static bool warned;
+
+		if (!warned)
+			rc_log_warn("verbs: %u receive buffers cannot give rank %d "
+				    "more than %u credits (the CQ of %s holds %d): "
+				    "raise RCMPI_VERBS_RQ_SIZE", vt->pool.total,
+				    p->wrank, vt->pool.free, vt->dev_name,
+				    vt->cq_size);
+		warned = true;
+	}
 	return vb_rx_open(&vt->pool, &p->rx, want);
 }
 
@@ -611,6 +622,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	memcpy(addr->gid, vt->gid.raw, 16);
 	addr->guid = vt->dattr.node_guid;
 	addr->init_credits = init;
+	addr->max_am = (uint32_t)vt->tp.max_am;
 	if (vt->slots_mr) {
 		addr->credit_rkey = vt->slots_mr->rkey;
 		addr->credit_addr = (uintptr_t)vt->slots;
@@ -712,13 +724,20 @@ static int vb_connect(struct rc_tp *tp)
 			continue;
 		}
 		vt->nverbs++;
+		pa = peer_addr(vt, w, false);
+		if (!pa)
+			return RC_ERR_UNREACH;
+		/* never send more than the peer's receive buffers take (ranks
+		 * may run with different RCMPI_VERBS_EAGER_LIMIT) */
+		if (pa->max_am < vt->tp.max_am) {
+			vt->tp.max_am = pa->max_am;
+			if (vt->tp.eager_limit + 64 > vt->tp.max_am)
+				vt->tp.eager_limit = vt->tp.max_am - 64;
+		}
 		if (vt->prm.cm) {
 			p->state = VB_PEER_IDLE;
 			continue;
 		}
-		pa = peer_addr(vt, w, false);
-		if (!pa)
-			return RC_ERR_UNREACH;
 		ret = vb_qp_connect(vt, p, pa);
 		if (ret)
 			return ret;

@@ -147,6 +147,8 @@ struct vb_addr {
 	uint32_t ipv4;		/* rdmacm listener (network order) */
 	uint16_t cm_port;	/* (network order) */
 	uint16_t rsvd;
+	uint32_t max_am;	/* largest message our receive buffers take */
+	uint32_t rsvd2;
 	char dev[16];
 	uint32_t nqpn;		/* modex: world size; rdmacm: 0 */
 	uint32_t qpn[];		/* modex: my QP towards rank w, 0: none */
