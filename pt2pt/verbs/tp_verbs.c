@@ -35,7 +35,8 @@
  * WR, or at the receive buffer with bit 0 set. Sends are signaled one in
  * RCMPI_VERBS_SIGNAL (inline) or always (bounce, get, put); a completion
  * retires every earlier WR of its QP. The CQ is polled 16 entries at a
- * time; the consumed receive buffers are reposted in one call per poll.
+ * time; consumed receive buffers are reposted RCMPI_VERBS_RX_BATCH at a
+ * time in one call, or sooner when a peer is owed half its window.
  *
  * Errors: a failed completion names both ranks and hosts, device, port, QP
  * numbers and ibv_wc_status_str, then ends the job - or, when
@@ -462,6 +463,7 @@ void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p,
 		p->on_dirty = true;
 		p->next_dirty = vt->dirty;
 		vt->dirty = p;
+		vt->refill_now = true;
 	}
 	rc_log_debug("verbs: connected to rank %d (QP 0x%x -> 0x%x, %u credits)",
 		     p->wrank, p->qp->qp_num, p->rqpn, tx_credits);
@@ -1150,6 +1152,10 @@ static unsigned on_recv(struct vb_tp *vt, const struct ibv_wc *wc)
 	}
 	vb_tx_update(&p->tx, vh->credits);
 	vb_rx_received(&p->rx);
+	/* buffers go back in batches, but never so late that the peer could
+	 * run out of credits: half its window owed means now */
+	if (p->rx.pending * 2 >= p->rx.window)
+		vt->refill_now = true;
 	if (!p->on_dirty) {
 		p->on_dirty = true;
 		p->next_dirty = vt->dirty;
@@ -1167,6 +1173,7 @@ static void rx_refill(struct vb_tp *vt)
 {
 	struct vb_peer *p, *list;
 
+	vt->refill_now = false;
 	if (vt->repost) {
 		if (rx_post(vt, vt->repost))
 			rc_abort(vt->inst, MPI_ERR_INTERN,
@@ -1187,6 +1194,7 @@ static void rx_refill(struct vb_tp *vt)
 			p->on_dirty = true;
 			p->next_dirty = vt->dirty;
 			vt->dirty = p;
+			vt->refill_now = true;
 		}
 	}
 }
@@ -1212,7 +1220,7 @@ static unsigned vb_progress(struct rc_tp *tp)
 		else
 			events += on_send(vt, &wc[i]);
 	}
-	if (vt->repost || vt->dirty)
+	if (vt->nrepost >= vt->prm.rx_batch || vt->refill_now)
 		rx_refill(vt);
 	if (RC_UNLIKELY(vt->cm != NULL) &&
 	    (vt->nconnecting || (++vt->tick & 255) == 0))

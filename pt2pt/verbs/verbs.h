@@ -35,6 +35,7 @@ struct vb_params {
 	size_t eager_limit;	/* EAGER_LIMIT: payload bytes sent eagerly */
 	unsigned inline_max;	/* INLINE: asked of the device */
 	unsigned rq_size;	/* RQ_SIZE: SRQ buffers */
+	unsigned rx_batch;	/* RX_BATCH: receives reposted at once */
 	unsigned credits;	/* CREDITS: largest window per peer */
 	unsigned credits_min;	/* smallest first window per peer */
 	unsigned bounce;	/* BOUNCE: send buffers */
@@ -204,6 +205,7 @@ struct vb_tp {
 	struct vb_peer *dirty;	/* credit updates to send */
 	unsigned nconnecting;
 	bool closing;
+	bool refill_now;	/* repost and return credits at once */
 
 	struct rc_rcache *rcache;
 	struct vb_cm *cm;

@@ -154,6 +154,7 @@ int vb_params_read(struct vb_params *p)
 					      1L << 20);
 	p->inline_max = (unsigned)rc_param_int("VERBS_INLINE", 512, 0, 4096);
 	p->rq_size = (unsigned)rc_param_int("VERBS_RQ_SIZE", 256, 16, 65536);
+	p->rx_batch = (unsigned)rc_param_int("VERBS_RX_BATCH", 16, 1, 1024);
 	p->credits = (unsigned)rc_param_int("VERBS_CREDITS", 32, 2, 4096);
 	p->credits_min = p->credits < 4 ? p->credits : 4;
 	p->bounce = (unsigned)rc_param_int("VERBS_BOUNCE", 64, 2, 65536);
