@@ -109,7 +109,7 @@ static bool errors_fatal(struct vb_tp *vt)
 
 void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)
 {
-	char what[256];
+	char what[512];
 	va_list ap;
 
 	if (p->state == VB_PEER_FAILED)
@@ -556,9 +556,6 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 		if (!vt->prm.cm) {
 			if (nrx < nexp * vt->prm.credits_min)
 				nrx = nexp * vt->prm.credits_min;
-			init = nrx / nexp;
-			if (init > vt->prm.credits)
-				init = vt->prm.credits;
 			srq_max = nrx;
 		} else {
 			srq_max = nexp * vt->prm.credits_min * 2;

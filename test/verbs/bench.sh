@@ -12,6 +12,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/_build}" && pwd) || exit 1
 reps=${2:-5}
+"$top/test/vm/deps.sh" --mpi >/dev/null || exit 1
 make -C "$build" -j2 verbs-progs launcher/mpirun >/dev/null || exit 1
 mkdir -p "$build/bench-ompi"
 for p in vt_lat vt_bw; do

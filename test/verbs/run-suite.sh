@@ -27,6 +27,11 @@ case $build in
 	exit 1 ;;
 esac
 [[ -x $rxe_vm ]] || { echo "run-suite.sh: no VM harness at $rxe_vm" >&2; exit 1; }
+# the VM's packages (qemu, kernel, rdma-core...), installed where missing
+"$(dirname "$rxe_vm")/deps.sh" >/dev/null || {
+	echo "run-suite.sh: test/vm/deps.sh could not install the VM's packages" >&2
+	exit 1
+}
 make -C "$build" -j2 verbs-progs launcher/mpirun >"$build/verbs-suite-make.log" 2>&1 || {
 	tail -30 "$build/verbs-suite-make.log"
 	echo "run-suite.sh: building the suite's programs failed" >&2
