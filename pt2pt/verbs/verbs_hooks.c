@@ -11,14 +11,20 @@
  *
  * What the hooks cannot see: glibc's malloc unmaps and trims through
  * internal aliases (__munmap, __madvise, __brk) that no interposer reaches.
- * rc_verbs_hooks_malloc_tune() therefore asks glibc never to give memory
- * back behind our back once verbs is in use: mallopt(M_MMAP_MAX, 0) (large
- * blocks come from the heap, not from mmap) and M_TRIM_THRESHOLD/M_TOP_PAD
- * (the heap never shrinks). Freed memory then stays mapped to the same
- * pages, so a cached registration of it stays valid whoever reuses it. The
- * same trade Open MPI makes for its leave-pinned mode; the one gap left is
- * a block of >= 128 KiB that malloc mmapped before MPI_Init and that is
- * freed afterwards (README.md).
+ * Two measures cover it:
+ *  - rc_verbs_hooks_malloc_tune() asks glibc never to give memory back
+ *    behind our back once verbs is in use: mallopt(M_MMAP_MAX, 0) (large
+ *    blocks come from the heap, not from mmap) and M_TRIM_THRESHOLD /
+ *    M_TOP_PAD (the heap never shrinks). Freed memory then stays mapped to
+ *    the same pages, so a cached registration of it stays valid whoever
+ *    reuses it (Open MPI's leave-pinned trade).
+ *  - free() and realloc() are hooked too, for the blocks glibc mmapped
+ *    anyway (before MPI_Init, or with RCMPI_VERBS_MALLOPT=0): when the next
+ *    free is glibc's and the chunk header just before the pointer has the
+ *    IS_MMAPPED bit, the whole mapping (prev_size bytes before the chunk,
+ *    prev_size + size long, as glibc's munmap_chunk computes it) is
+ *    invalidated before glibc unmaps it. Other allocators (jemalloc,
+ *    tcmalloc, a sanitizer's) are left alone: glibc unmaps none of theirs.
  *
  * Invalidation range for each call:
  *   munmap(a, n), shmdt(a) (size recorded by shmat), madvise(a, n,
@@ -26,6 +32,7 @@
  *   mmap(a, n, MAP_FIXED), sbrk(-n) / brk(lower) (the released top).
  */
 #include <dlfcn.h>
+#include <string.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -47,6 +54,12 @@ typedef void *(*sbrk_fn)(intptr_t);
 typedef void *(*shmat_fn)(int, const void *, int);
 typedef int (*shmdt_fn)(const void *);
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef void (*free_fn)(void *);
+typedef void *(*realloc_fn)(void *, size_t);
+
+/* glibc's own entry points, usable before dlsym has answered */
+extern void __libc_free(void *);
+extern void *__libc_realloc(void *, size_t);
 
 static struct {
 	munmap_fn munmap;
@@ -58,6 +71,9 @@ static struct {
 	shmdt_fn shmdt;
 	mmap_fn mmap;
 	mmap_fn mmap64;
+	free_fn free;
+	realloc_fn realloc;
+	bool glibc_malloc;	/* the next free is glibc's */
 } next;
 static volatile int resolving;
 static unsigned long hook_calls;
@@ -80,6 +96,14 @@ __attribute__((constructor)) static void hooks_resolve(void)
 	next.shmdt = (shmdt_fn)next_sym("shmdt");
 	next.mmap = (mmap_fn)next_sym("mmap");
 	next.mmap64 = (mmap_fn)next_sym("mmap64");
+	next.realloc = (realloc_fn)next_sym("realloc");
+	next.free = (free_fn)next_sym("free");
+	if (next.free) {
+		Dl_info di;
+
+		next.glibc_malloc = dladdr((void *)next.free, &di) &&
+				    di.dli_fname && strstr(di.dli_fname, "libc.so");
+	}
 	next.munmap = (munmap_fn)next_sym("munmap");
 	resolving = 0;
 }
@@ -248,6 +272,45 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	return mmap_common(next.mmap64 ? next.mmap64 : next.mmap, addr, len,
 			   prot, flags, fd, off);
+}
+
+/* glibc's chunk header: prev_size and size (low bits: flags) just before
+ * the user pointer; an mmapped chunk sits prev_size bytes into its mapping
+ * (alignment padding) and the mapping is prev_size + size long. */
+#define GLIBC_MMAPPED 0x2u
+
+static inline void inval_mmapped_chunk(void *p)
+{
+	const size_t *h = p;
+
+	if (!p || !next.glibc_malloc || !rc_rcache_active() ||
+	    !(h[-1] & GLIBC_MMAPPED))
+		return;
+	inval((const char *)p - 2 * sizeof(size_t) - h[-2],
+	      h[-2] + (h[-1] & ~(size_t)7));
+}
+
+void free(void *p)
+{
+	if (__builtin_expect(!next.free, 0)) {
+		if (resolving || !hooks_ready() || !next.free) {
+			__libc_free(p);
+			return;
+		}
+	}
+	inval_mmapped_chunk(p);
+	next.free(p);
+}
+
+void *realloc(void *p, size_t len)
+{
+	if (__builtin_expect(!next.realloc, 0)) {
+		if (resolving || !hooks_ready() || !next.realloc)
+			return __libc_realloc(p, len);
+	}
+	/* an mmapped chunk may move (mremap) or be unmapped */
+	inval_mmapped_chunk(p);
+	return next.realloc(p, len);
 }
 
 void rc_verbs_hooks_malloc_tune(void)

@@ -306,6 +306,11 @@ void rc_rcache_invalidate(struct rc_rcache *rc, uintptr_t a, uintptr_t b)
 	pthread_mutex_unlock(&rc->lock);
 }
 
+bool rc_rcache_active(void)
+{
+	return atomic_load_explicit(&reg_count, memory_order_relaxed) != 0;
+}
+
 void rc_rcache_invalidate_all(uintptr_t a, uintptr_t b)
 {
 	struct rc_rcache *rc;

@@ -71,6 +71,8 @@ void rc_rcache_invalidate_all(uintptr_t start, uintptr_t end);
 /* The same for one cache. */
 void rc_rcache_invalidate(struct rc_rcache *rc, uintptr_t start,
 			  uintptr_t end);
+/* Does any cache hold entries? (cheap, unlocked: the hooks' fast path) */
+bool rc_rcache_active(void);
 /* Deregister what invalidations left behind (owner thread). */
 void rc_rcache_gc(struct rc_rcache *rc);
 /* Is there anything for rc_rcache_gc to do? (cheap, unlocked) */

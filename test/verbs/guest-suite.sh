@@ -108,6 +108,8 @@ job rcache_get 2 ok -- "$T/vt_rcache"
 job rcache_put 2 ok RCMPI_RNDV_MODE=put -- "$T/vt_rcache"
 job rcache_rdmacm_put 2 ok RCMPI_VERBS_CM=rdmacm RCMPI_RNDV_MODE=put \
 	-- "$T/vt_rcache"
+# glibc then mmaps every large block: the free() hook must see them go
+job rcache_no_mallopt 2 ok RCMPI_VERBS_MALLOPT=0 -- "$T/vt_rcache"
 
 # bad settings: a clear error at MPI_Init
 job bad_gid_index 2 "fail:RCMPI_VERBS_GID_INDEX=999: $DEV port 1 has no GID at that index" \

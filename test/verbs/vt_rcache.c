@@ -17,6 +17,9 @@
  *   dontneed   madvise(MADV_DONTNEED): the kernel drops the pages
  *   mremap     mremap() moves the mapping, mmap(MAP_FIXED) refills it
  *   shm        shmdt() then shmat() of another segment at the address
+ *   preinit    a block malloc'd (so mmapped by glibc) before MPI_Init,
+ *              sent, freed (glibc unmaps it through its internal
+ *              __munmap), new memory mmapped at the same address
  * A case where malloc did not hand back the same address still checks the
  * data, and says so ("address not reused"); the mmap-based cases always
  * reuse it.
@@ -71,9 +74,11 @@ static void note(const char *what, void *a, void *b)
 
 int main(int argc, char **argv)
 {
-	void *a, *b, *c;
+	void *a, *b, *c, *pre;
+	uintptr_t pre_addr;
 	int id;
 
+	pre = malloc(LEN);	/* >= 128 KiB before MPI_Init: mmapped */
 	vt_init(&argc, &argv);
 
 	a = malloc(LEN);
@@ -133,6 +138,21 @@ int main(int argc, char **argv)
 	VT_CHECK(b == a, "shmat did not take the old address");
 	xfer(b, "shm", 1);
 	shmdt(b);
+
+	/* glibc's mapping: from the page holding the chunk header, LEN and
+	 * the header rounded up to pages */
+	memset(pre, 0, LEN);
+	xfer(pre, "preinit", 0);
+	a = (void *)((uintptr_t)pre & ~(uintptr_t)4095);
+	pre_addr = (uintptr_t)pre;	/* the address, kept past free() */
+	free(pre);
+	b = mmap(a, LEN + 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	VT_CHECK(b == a, "preinit: the freed block's address is not free");
+	if (b == a)
+		xfer((void *)pre_addr, "preinit", 1);
+	if (b != MAP_FAILED)
+		munmap(b, LEN + 4096);
 
 	return vt_finish("rcache");
 }
