@@ -279,7 +279,7 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
  * (alignment padding) and the mapping is prev_size + size long. */
 #define GLIBC_MMAPPED 0x2u
 
-static inline void inval_mmapped_chunk(void *p)
+static inline __attribute__((unused)) void inval_mmapped_chunk(void *p)
 {
 	const size_t *h = p;
 
@@ -290,6 +290,21 @@ static inline void inval_mmapped_chunk(void *p)
 	      h[-2] + (h[-1] & ~(size_t)7));
 }
 
+/* Under a sanitizer its allocator replaces glibc's: nothing to watch, and
+ * a free() of ours would sit in front of the sanitizer's own. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RC_HOOK_FREE 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define RC_HOOK_FREE 0
+#endif
+#endif
+#ifndef RC_HOOK_FREE
+#define RC_HOOK_FREE 1
+#endif
+
+#if RC_HOOK_FREE
 void free(void *p)
 {
 	if (__builtin_expect(!next.free, 0)) {
@@ -312,6 +327,7 @@ void *realloc(void *p, size_t len)
 	inval_mmapped_chunk(p);
 	return next.realloc(p, len);
 }
+#endif
 
 void rc_verbs_hooks_malloc_tune(void)
 {

@@ -234,7 +234,7 @@ static void hook_case(int what)
 	int id = -1;
 
 	ck_assert_ptr_ne(p, MAP_FAILED);
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	if (what == 5) {	/* the sanitizer's malloc replaces glibc's */
 		munmap(p, 2 * len);
 		rc_rcache_free(rc);
