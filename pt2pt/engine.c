@@ -1261,22 +1261,23 @@ int rc_p2p_connect(struct rc_inst *inst)
 				proc->tp = tp;
 		}
 		if (!proc->tp) {
-			const char *list = rc_param_str("TRANSPORTS",
-							"shm,verbs");
+			const char *list =
+				rc_param_str("TRANSPORTS", "shm,verbs");
 			bool verbs_open = false;
 
 			for (i = 0; i < inst->ntps; i++)
-				verbs_open |= inst->tps[i]->ops ==
-					      &rc_tp_verbs_ops;
+				verbs_open |=
+					inst->tps[i]->ops == &rc_tp_verbs_ops;
 			rc_log_err("no transport reaches rank %d on %s "
-				   "(RCMPI_TRANSPORTS=%s)%s%s", w, proc->host,
-				   list,
+				   "(RCMPI_TRANSPORTS=%s)%s%s",
+				   w, proc->host, list,
 				   tp_wanted(list, "verbs") && !verbs_open
 					   ? ": it needs the verbs transport, "
 					     "which is not available here: "
 					   : "",
 				   tp_wanted(list, "verbs") && !verbs_open
-					   ? rc_tp_verbs_open_error() : "");
+					   ? rc_tp_verbs_open_error()
+					   : "");
 			return RC_ERR_UNREACH;
 		}
 	}

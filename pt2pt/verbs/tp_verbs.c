@@ -65,9 +65,9 @@
 #include "verbs.h"
 #include "verbs_hooks.h"
 
-#define VB_POLL 16		/* completions per poll */
-#define VB_POST_BATCH 64	/* receives per post call */
-#define VB_SQ_RESERVE 2		/* send slots kept for credit writes */
+#define VB_POLL 16	 /* completions per poll */
+#define VB_POST_BATCH 64 /* receives per post call */
+#define VB_SQ_RESERVE 2	 /* send slots kept for credit writes */
 #define VB_KEY_MAGIC 0x7662u
 
 /* What mem_expose writes into the engine's key bytes. */
@@ -124,9 +124,9 @@ void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)
 		return;
 	}
 	rc_log_err("verbs: connection to rank %d on %s failed: %s (device %s "
-		   "port %u, local QP 0x%x, rank %d's QP 0x%x)", p->wrank,
-		   vb_peer_host(vt, p->wrank), what, vt->dev_name, vt->port,
-		   p->qp ? p->qp->qp_num : 0, p->wrank, p->rqpn);
+		   "port %u, local QP 0x%x, rank %d's QP 0x%x)",
+		   p->wrank, vb_peer_host(vt, p->wrank), what, vt->dev_name,
+		   vt->port, p->qp ? p->qp->qp_num : 0, p->wrank, p->rqpn);
 	if (errors_fatal(vt))
 		rc_abort(vt->inst, MPI_ERR_PROC_FAILED,
 			 "verbs: ending the job after a connection failure "
@@ -164,9 +164,11 @@ static struct vb_slab *slab_new(struct vb_tp *vt, unsigned n, const char *what)
 	s->mr = vt->ops->reg_mr(vt->pd, s->mem, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!s->mr) {
 		err = errno;
-		rc_log_err("verbs: ibv_reg_mr of %u %s buffers (%zu KiB) on %s: "
-			   "%s%s", n, what, len >> 10, vt->dev_name,
-			   strerror(err), vb_memlock_hint(err));
+		rc_log_err(
+			"verbs: ibv_reg_mr of %u %s buffers (%zu KiB) on %s: "
+			"%s%s",
+			n, what, len >> 10, vt->dev_name, strerror(err),
+			vb_memlock_hint(err));
 		vb_set_open_error("cannot register %s buffers on %s: %s%s",
 				  what, vt->dev_name, strerror(err),
 				  vb_memlock_hint(err));
@@ -260,7 +262,8 @@ uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p)
 		unsigned grow = vt->prm.credits_min * 16;
 
 		/* grow the SRQ while the CQ can take its completions */
-		if (vt->pool.total + grow + vt->prm.send_cqe <= (unsigned)vt->cq_size &&
+		if (vt->pool.total + grow + vt->prm.send_cqe <=
+			    (unsigned)vt->cq_size &&
 		    rx_grow(vt, grow) == RC_OK)
 			rc_log_debug("verbs: SRQ grown to %u buffers",
 				     vt->pool.total);
@@ -270,11 +273,12 @@ uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p)
 		static bool warned;
 
 		if (!warned)
-			rc_log_warn("verbs: %u receive buffers cannot give rank %d "
-				    "more than %u credits (the CQ of %s holds %d): "
-				    "raise RCMPI_VERBS_RQ_SIZE", vt->pool.total,
-				    p->wrank, vt->pool.free, vt->dev_name,
-				    vt->cq_size);
+			rc_log_warn(
+				"verbs: %u receive buffers cannot give rank %d "
+				"more than %u credits (the CQ of %s holds %d): "
+				"raise RCMPI_VERBS_RQ_SIZE",
+				vt->pool.total, p->wrank, vt->pool.free,
+				vt->dev_name, vt->cq_size);
 		warned = true;
 	}
 	return vb_rx_open(&vt->pool, &p->rx, want);
@@ -368,7 +372,8 @@ static int res_open(struct vb_tp *vt, unsigned nrx, unsigned srq_max)
 	err = ops->fork_init();
 	if (err)
 		rc_log_debug("verbs: ibv_fork_init: %s (fork() after MPI_Init "
-			     "is unsafe)", strerror(err));
+			     "is unsafe)",
+			     strerror(err));
 	vt->pd = ops->alloc_pd(vt->ctx);
 	if (!vt->pd) {
 		err = errno;
@@ -415,9 +420,9 @@ static int res_open(struct vb_tp *vt, unsigned nrx, unsigned srq_max)
 		ret = RC_ERR_NOMEM;
 		goto err_close;
 	}
-	vt->slots_mr = ops->reg_mr(vt->pd, vt->slots, slots_len,
-				   IBV_ACCESS_LOCAL_WRITE |
-					   IBV_ACCESS_REMOTE_WRITE);
+	vt->slots_mr =
+		ops->reg_mr(vt->pd, vt->slots, slots_len,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!vt->slots_mr) {
 		err = errno;
 		rc_log_err("verbs: ibv_reg_mr of the credit slots on %s: %s%s",
@@ -450,12 +455,12 @@ int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p)
 	return p->sq ? RC_OK : RC_ERR_NOMEM;
 }
 
-void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p,
-		       uint32_t tx_credits, uint64_t slot_addr,
-		       uint32_t slot_rkey)
+void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
+		       uint64_t slot_addr, uint32_t slot_rkey)
 {
 	vb_tx_init(&p->tx, tx_credits);
-	p->credit_raddr = slot_addr + (uint64_t)vt->inst->rank * sizeof(uint64_t);
+	p->credit_raddr =
+		slot_addr + (uint64_t)vt->inst->rank * sizeof(uint64_t);
 	p->credit_rkey = slot_rkey;
 	p->state = VB_PEER_CONNECTED;
 	/* credits returned while we were connecting may be due already */
@@ -465,8 +470,9 @@ void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p,
 		vt->dirty = p;
 		vt->refill_now = true;
 	}
-	rc_log_debug("verbs: connected to rank %d (QP 0x%x -> 0x%x, %u credits)",
-		     p->wrank, p->qp->qp_num, p->rqpn, tx_credits);
+	rc_log_debug(
+		"verbs: connected to rank %d (QP 0x%x -> 0x%x, %u credits)",
+		p->wrank, p->qp->qp_num, p->rqpn, tx_credits);
 }
 
 static void peer_release(struct vb_tp *vt, struct vb_peer *p)
@@ -540,7 +546,8 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	vt->tp.max_am = (vt->prm.eager_limit + 64 + 63) & ~(size_t)63;
 	if (vt->tp.max_am < 128)
 		vt->tp.max_am = 128;
-	vt->buf_size = (sizeof(struct vb_hdr) + vt->tp.max_am + 63) & ~(size_t)63;
+	vt->buf_size =
+		(sizeof(struct vb_hdr) + vt->tp.max_am + 63) & ~(size_t)63;
 	vt->tp.eager_limit = vt->prm.eager_limit;
 	vt->tp.caps = RC_TP_CAP_GET | RC_TP_CAP_PUT;
 	vt->tp.rdma_chunk = vt->prm.rdma_chunk;
@@ -614,9 +621,10 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	addr->port = vt->port;
 	addr->mtu = (uint8_t)vt->pattr.active_mtu;
 	addr->lid = vt->pattr.lid;
-	addr->rd_atom = (uint8_t)(vt->prm.rd_atom < (unsigned)vt->dattr.max_qp_rd_atom
-					  ? vt->prm.rd_atom
-					  : (unsigned)vt->dattr.max_qp_rd_atom);
+	addr->rd_atom =
+		(uint8_t)(vt->prm.rd_atom < (unsigned)vt->dattr.max_qp_rd_atom
+				  ? vt->prm.rd_atom
+				  : (unsigned)vt->dattr.max_qp_rd_atom);
 	addr->gid_index = (uint8_t)(vt->gid_index < 0 ? 0 : vt->gid_index);
 	memcpy(addr->gid, vt->gid.raw, 16);
 	addr->guid = vt->dattr.node_guid;
@@ -635,8 +643,8 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	if (vt->modex_qps) {
 		addr->nqpn = (uint32_t)inst->size;
 		for (w = 0; w < inst->size; w++)
-			addr->qpn[w] = vt->peers[w].qp ? vt->peers[w].qp->qp_num
-						       : 0;
+			addr->qpn[w] =
+				vt->peers[w].qp ? vt->peers[w].qp->qp_num : 0;
 	}
 	ret = rc_modex_add(inst, RC_MODEX_VERBS, addr, alen);
 	free(addr);
@@ -674,15 +682,19 @@ static const struct vb_addr *peer_addr(struct vb_tp *vt, int w, bool quiet)
 		return NULL;
 	if (pa->cm != vt->prm.cm || pa->link_layer != vt->pattr.link_layer) {
 		if (!quiet)
-			rc_log_err("verbs: rank %d on %s uses %s over %s, we use "
-				   "%s over %s: RCMPI_VERBS_CM and the fabrics "
-				   "must match", w, vb_peer_host(vt, w),
-				   pa->cm ? "rdmacm" : "modex",
-				   pa->link_layer == IBV_LINK_LAYER_ETHERNET
-					   ? "RoCE" : "InfiniBand",
-				   vt->prm.cm ? "rdmacm" : "modex",
-				   vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET
-					   ? "RoCE" : "InfiniBand");
+			rc_log_err(
+				"verbs: rank %d on %s uses %s over %s, we use "
+				"%s over %s: RCMPI_VERBS_CM and the fabrics "
+				"must match",
+				w, vb_peer_host(vt, w),
+				pa->cm ? "rdmacm" : "modex",
+				pa->link_layer == IBV_LINK_LAYER_ETHERNET
+					? "RoCE"
+					: "InfiniBand",
+				vt->prm.cm ? "rdmacm" : "modex",
+				vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET
+					? "RoCE"
+					: "InfiniBand");
 		return NULL;
 	}
 	return pa;
@@ -715,7 +727,8 @@ static int vb_connect(struct rc_tp *tp)
 		const struct vb_addr *pa;
 
 		if (inst->procs[w].tp != tp) {
-			/* a QP made for a peer that another transport reaches */
+			/* a QP made for a peer that another transport reaches
+			 */
 			if (p->qp) {
 				vb_rx_close(&vt->pool, &p->rx);
 				peer_release(vt, p);
@@ -834,8 +847,8 @@ static inline int sq_post(struct vb_tp *vt, struct vb_peer *p,
 	return RC_OK;
 }
 
-static int vb_am_send(struct rc_tp *tp, int wrank, const void *hdr,
-		      size_t hlen, const void *payload, size_t len)
+static int vb_am_send(struct rc_tp *tp, int wrank, const void *hdr, size_t hlen,
+		      const void *payload, size_t len)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
 	struct vb_peer *p = &vt->peers[wrank];
@@ -938,7 +951,7 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 	wr.wr.rdma.remote_addr = p->credit_raddr;
 	wr.wr.rdma.rkey = p->credit_rkey;
 	if (sq_post(vt, p, &wr, VB_SWR_CREDIT, NULL, signal))
-		return true;	/* the peer failed: nothing more to send */
+		return true; /* the peer failed: nothing more to send */
 	vt->n_credit_writes++;
 	return true;
 }
@@ -990,8 +1003,8 @@ static int vb_put(struct rc_tp *tp, int wrank, const void *local, void *lh,
 		  size_t len, uint64_t raddr, const void *rkey,
 		  struct rc_tp_rdma *op)
 {
-	return vb_rdma((struct vb_tp *)tp, wrank, (void *)local, lh, len,
-		       raddr, rkey, op, IBV_WR_RDMA_WRITE);
+	return vb_rdma((struct vb_tp *)tp, wrank, (void *)local, lh, len, raddr,
+		       rkey, op, IBV_WR_RDMA_WRITE);
 }
 
 static int vb_mem_expose(struct rc_tp *tp, void *addr, size_t len, void *key,
@@ -1012,8 +1025,9 @@ static int vb_mem_expose(struct rc_tp *tp, void *addr, size_t len, void *key,
 			rc_log_warn("verbs: cannot register %zu bytes at %p on "
 				    "%s for a rendezvous (ibv_reg_mr: %s%s); "
 				    "such messages are copied through send "
-				    "buffers instead", len, addr, vt->dev_name,
-				    strerror(err), vb_memlock_hint(err));
+				    "buffers instead",
+				    len, addr, vt->dev_name, strerror(err),
+				    vb_memlock_hint(err));
 		warned = true;
 		return err == ENOMEM ? RC_ERR_NOMEM : RC_ERR_IO;
 	}
@@ -1039,12 +1053,18 @@ static void vb_mem_release(struct rc_tp *tp, void *handle)
 static const char *swr_kind_str(uint8_t kind)
 {
 	switch (kind) {
-	case VB_SWR_SEND: return "send (inline)";
-	case VB_SWR_BOUNCE: return "send";
-	case VB_SWR_READ: return "RDMA READ";
-	case VB_SWR_WRITE: return "RDMA WRITE";
-	case VB_SWR_CREDIT: return "credit RDMA WRITE";
-	default: return "work request";
+	case VB_SWR_SEND:
+		return "send (inline)";
+	case VB_SWR_BOUNCE:
+		return "send";
+	case VB_SWR_READ:
+		return "RDMA READ";
+	case VB_SWR_WRITE:
+		return "RDMA WRITE";
+	case VB_SWR_CREDIT:
+		return "credit RDMA WRITE";
+	default:
+		return "work request";
 	}
 }
 
@@ -1103,8 +1123,10 @@ static unsigned on_send(struct vb_tp *vt, const struct ibv_wc *wc)
 
 	if (RC_UNLIKELY(wc->status != IBV_WC_SUCCESS) &&
 	    wc->status != IBV_WC_WR_FLUSH_ERR)
-		vb_peer_fail(vt, p, "%s completed with %s (status %d, vendor "
-			     "error 0x%x)%s", swr_kind_str(s->kind),
+		vb_peer_fail(vt, p,
+			     "%s completed with %s (status %d, vendor "
+			     "error 0x%x)%s",
+			     swr_kind_str(s->kind),
 			     ibv_wc_status_str(wc->status), wc->status,
 			     wc->vendor_err, wc_hint(wc->status));
 	/* this completion retires every earlier WR of the QP */
@@ -1128,20 +1150,22 @@ static void repost_later(struct vb_tp *vt, struct vb_buf *b)
 
 static unsigned on_recv(struct vb_tp *vt, const struct ibv_wc *wc)
 {
-	struct vb_buf *b = (struct vb_buf *)(uintptr_t)(wc->wr_id &
-							~VB_WRID_RECV);
+	struct vb_buf *b =
+		(struct vb_buf *)(uintptr_t)(wc->wr_id & ~VB_WRID_RECV);
 	struct vb_peer *p = vb_qpn_find(vt, wc->qp_num);
 	const struct vb_hdr *vh = (const struct vb_hdr *)b->data;
 
 	repost_later(vt, b);
 	if (RC_UNLIKELY(!p)) {
 		rc_log_debug("verbs: receive completion (%s) from unknown QP "
-			     "0x%x", ibv_wc_status_str(wc->status), wc->qp_num);
+			     "0x%x",
+			     ibv_wc_status_str(wc->status), wc->qp_num);
 		return 0;
 	}
 	if (RC_UNLIKELY(wc->status != IBV_WC_SUCCESS)) {
 		if (wc->status != IBV_WC_WR_FLUSH_ERR)
-			vb_peer_fail(vt, p, "receive completed with %s "
+			vb_peer_fail(vt, p,
+				     "receive completed with %s "
 				     "(status %d, vendor error 0x%x)",
 				     ibv_wc_status_str(wc->status), wc->status,
 				     wc->vendor_err);
@@ -1266,7 +1290,8 @@ static void vb_drain(struct vb_tp *vt)
 	} while (busy && now_s() - t0 < limit);
 	if (busy)
 		rc_log_warn("verbs: sends still unconfirmed after %.0f s at "
-			    "MPI_Finalize", limit);
+			    "MPI_Finalize",
+			    limit);
 }
 
 static void vb_teardown(struct vb_tp *vt)

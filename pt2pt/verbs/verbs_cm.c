@@ -39,7 +39,7 @@
 #include "status.h"
 #include "verbs.h"
 
-#define CM_MAGIC 0x76636d31u	/* "vcm1" */
+#define CM_MAGIC 0x76636d31u /* "vcm1" */
 #define CM_TRIES 3
 
 enum { CM_REJ_TIE = 1, CM_REJ_DUP, CM_REJ_PEER };
@@ -47,10 +47,10 @@ enum { CM_REJ_TIE = 1, CM_REJ_DUP, CM_REJ_PEER };
 struct cm_priv {
 	uint32_t magic;
 	int32_t rank;
-	uint32_t credits;	/* first window we grant the receiver */
+	uint32_t credits; /* first window we grant the receiver */
 	uint32_t slot_rkey;
 	uint64_t slot_addr;
-	uint32_t reason;	/* rejections */
+	uint32_t reason; /* rejections */
 	uint32_t rsvd;
 };
 
@@ -58,18 +58,18 @@ struct vb_cm_conn {
 	struct vb_cm_conn *next;
 	struct vb_peer *peer;
 	struct rdma_cm_id *id;
-	bool active;		/* we started it */
-	bool lost;		/* superseded by the peer's connection */
-	bool counted;		/* in vt->nconnecting */
-	uint32_t granted;	/* credits promised to the peer */
-	struct cm_priv remote;	/* the peer's private data */
+	bool active;	       /* we started it */
+	bool lost;	       /* superseded by the peer's connection */
+	bool counted;	       /* in vt->nconnecting */
+	uint32_t granted;      /* credits promised to the peer */
+	struct cm_priv remote; /* the peer's private data */
 	uint32_t rqpn;
 };
 
 struct vb_cm {
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen;
-	uint16_t port;		/* network order */
+	uint16_t port; /* network order */
 	struct vb_cm_conn *conns;
 };
 
@@ -96,9 +96,11 @@ int vb_cm_open(struct vb_tp *vt)
 	if (!vt->ipv4) {
 		rc_log_err("verbs: RCMPI_VERBS_CM=rdmacm needs an IPv4 address "
 			   "on %s port %u: set RCMPI_NET_IF to its interface "
-			   "(ib0, eth0, ...)", vt->dev_name, vt->port);
-		vb_set_open_error("RCMPI_VERBS_CM=rdmacm: no IPv4 address on %s",
-				  vt->dev_name);
+			   "(ib0, eth0, ...)",
+			   vt->dev_name, vt->port);
+		vb_set_open_error(
+			"RCMPI_VERBS_CM=rdmacm: no IPv4 address on %s",
+			vt->dev_name);
 		return RC_ERR_INVAL;
 	}
 	cm = calloc(1, sizeof(*cm));
@@ -110,8 +112,8 @@ int vb_cm_open(struct vb_tp *vt)
 			   strerror(errno));
 		goto err_free;
 	}
-	if (cm->ch->fd >= 0 &&
-	    fcntl(cm->ch->fd, F_SETFL, fcntl(cm->ch->fd, F_GETFL) | O_NONBLOCK)) {
+	if (cm->ch->fd >= 0 && fcntl(cm->ch->fd, F_SETFL,
+				     fcntl(cm->ch->fd, F_GETFL) | O_NONBLOCK)) {
 		rc_log_err("verbs: rdma_cm event channel: fcntl: %s",
 			   strerror(errno));
 		goto err_destroy_channel;
@@ -212,8 +214,8 @@ static struct vb_cm_conn *conn_new(struct vb_tp *vt, struct vb_peer *p,
 	return c;
 }
 
-static void conn_fail(struct vb_tp *vt, struct vb_cm_conn *c,
-		      const char *what, int status)
+static void conn_fail(struct vb_tp *vt, struct vb_cm_conn *c, const char *what,
+		      int status)
 {
 	struct vb_peer *p = c->peer;
 	bool live = p->conn == c;
@@ -235,8 +237,9 @@ static void set_options(struct vb_tp *vt, struct rdma_cm_id *id)
 				   sizeof(timeout)))
 		rc_log_debug("verbs: rdma_set_option(ACK_TIMEOUT): %s",
 			     strerror(errno));
-	if (tos && vt->ops->cm_set_option(id, RDMA_OPTION_ID,
-					  RDMA_OPTION_ID_TOS, &tos, sizeof(tos)))
+	if (tos &&
+	    vt->ops->cm_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos,
+				   sizeof(tos)))
 		rc_log_debug("verbs: rdma_set_option(TOS): %s",
 			     strerror(errno));
 }
@@ -249,7 +252,8 @@ static int make_qp(struct vb_tp *vt, struct vb_cm_conn *c)
 	if (c->id->verbs != vt->ctx) {
 		rc_log_err("verbs: rdma_cm reaches rank %d through %s, but "
 			   "rcmpi uses %s: set RCMPI_NET_IF to the interface "
-			   "of the device to use", c->peer->wrank,
+			   "of the device to use",
+			   c->peer->wrank,
 			   c->id->verbs ? vt->ops->get_device_name(
 						  c->id->verbs->device)
 					: "no device",
@@ -269,8 +273,7 @@ static int make_qp(struct vb_tp *vt, struct vb_cm_conn *c)
 	return vb_peer_sq_alloc(vt, c->peer);
 }
 
-static struct rdma_conn_param conn_param(struct vb_tp *vt,
-					 struct cm_priv *priv)
+static struct rdma_conn_param conn_param(struct vb_tp *vt, struct cm_priv *priv)
 {
 	struct rdma_conn_param cp;
 	unsigned rd = vt->prm.rd_atom;
@@ -278,10 +281,14 @@ static struct rdma_conn_param conn_param(struct vb_tp *vt,
 	memset(&cp, 0, sizeof(cp));
 	cp.private_data = priv;
 	cp.private_data_len = sizeof(*priv);
-	cp.responder_resources = (uint8_t)(rd < (unsigned)vt->dattr.max_qp_rd_atom
-						   ? rd : (unsigned)vt->dattr.max_qp_rd_atom);
-	cp.initiator_depth = (uint8_t)(rd < (unsigned)vt->dattr.max_qp_init_rd_atom
-					       ? rd : (unsigned)vt->dattr.max_qp_init_rd_atom);
+	cp.responder_resources =
+		(uint8_t)(rd < (unsigned)vt->dattr.max_qp_rd_atom
+				  ? rd
+				  : (unsigned)vt->dattr.max_qp_rd_atom);
+	cp.initiator_depth =
+		(uint8_t)(rd < (unsigned)vt->dattr.max_qp_init_rd_atom
+				  ? rd
+				  : (unsigned)vt->dattr.max_qp_init_rd_atom);
 	cp.retry_count = (uint8_t)vt->prm.retry;
 	cp.rnr_retry_count = (uint8_t)vt->prm.rnr_retry;
 	return cp;
@@ -452,7 +459,7 @@ static void on_established(struct vb_tp *vt, struct vb_cm_conn *c,
 		p->qp = c->id->qp;
 		p->rqpn = rqpn;
 	}
-	c->granted = 0;		/* the peer holds them now */
+	c->granted = 0; /* the peer holds them now */
 	vb_peer_connected(vt, p, c->remote.credits, c->remote.slot_addr,
 			  c->remote.slot_rkey);
 }
@@ -474,9 +481,11 @@ static void on_rejected(struct vb_tp *vt, struct vb_cm_conn *c,
 			p->state = VB_PEER_WAIT;
 		return;
 	}
-	conn_fail(vt, c, rplen >= sizeof(*rp) && rp->magic == CM_MAGIC
-				 ? "the peer rejected the connection"
-				 : "connection rejected", status);
+	conn_fail(vt, c,
+		  rplen >= sizeof(*rp) && rp->magic == CM_MAGIC
+			  ? "the peer rejected the connection"
+			  : "connection rejected",
+		  status);
 }
 
 /* Address, route or connection failed: try again a few times (the peer
@@ -518,7 +527,7 @@ unsigned vb_cm_progress(struct vb_tp *vt)
 		int status;
 
 		if (ops->cm_get_event(vt->cm->ch, &ev))
-			break;	/* EAGAIN: nothing pending */
+			break; /* EAGAIN: nothing pending */
 		type = ev->event;
 		id = ev->id;
 		status = ev->status;
@@ -538,7 +547,7 @@ unsigned vb_cm_progress(struct vb_tp *vt)
 		}
 		c = id->context;
 		if (!c)
-			continue;	/* the listener */
+			continue; /* the listener */
 		switch (type) {
 		case RDMA_CM_EVENT_ADDR_RESOLVED:
 			if (c->lost) {

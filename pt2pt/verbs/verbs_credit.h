@@ -40,14 +40,14 @@ struct vb_tx_credit {
 struct vb_rx_credit {
 	uint32_t limit;
 	uint32_t consumed;
-	uint32_t advertised;	/* the last limit sent to the peer */
+	uint32_t advertised; /* the last limit sent to the peer */
 	uint32_t window;
-	uint32_t pending;	/* received, buffer not yet reposted */
+	uint32_t pending; /* received, buffer not yet reposted */
 };
 
 struct vb_pool {
-	uint32_t total;		/* receive buffers (R) */
-	uint32_t free;		/* R - sum of windows */
+	uint32_t total; /* receive buffers (R) */
+	uint32_t free;	/* R - sum of windows */
 };
 
 static inline uint32_t vb_tx_avail(const struct vb_tx_credit *c)
@@ -144,7 +144,7 @@ static inline uint64_t vb_slot_pack(uint32_t limit)
 
 static inline bool vb_slot_unpack(uint64_t v, uint32_t *limit)
 {
-	if ((uint32_t)(v >> 32) != (uint32_t)~(uint32_t)v)
+	if ((uint32_t)(v >> 32) != (uint32_t) ~(uint32_t)v)
 		return false;
 	*limit = (uint32_t)v;
 	return true;

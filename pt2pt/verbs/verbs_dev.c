@@ -70,8 +70,8 @@ const char *vb_memlock_hint(int err)
 
 bool vb_gid_is_v4mapped(const uint8_t *g)
 {
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0xff, 0xff };
+	static const uint8_t pfx[12] = {0, 0, 0, 0, 0,	  0,
+					0, 0, 0, 0, 0xff, 0xff};
 
 	return !memcmp(g, pfx, sizeof(pfx));
 }
@@ -88,19 +88,26 @@ void vb_gid_str(const uint8_t *g, char *out, size_t len)
 static const char *port_state_str(enum ibv_port_state s)
 {
 	switch (s) {
-	case IBV_PORT_DOWN: return "DOWN";
-	case IBV_PORT_INIT: return "INIT";
-	case IBV_PORT_ARMED: return "ARMED";
-	case IBV_PORT_ACTIVE: return "ACTIVE";
-	case IBV_PORT_ACTIVE_DEFER: return "ACTIVE_DEFER";
-	default: return "NOP";
+	case IBV_PORT_DOWN:
+		return "DOWN";
+	case IBV_PORT_INIT:
+		return "INIT";
+	case IBV_PORT_ARMED:
+		return "ARMED";
+	case IBV_PORT_ACTIVE:
+		return "ACTIVE";
+	case IBV_PORT_ACTIVE_DEFER:
+		return "ACTIVE_DEFER";
+	default:
+		return "NOP";
 	}
 }
 
 static const char *gid_type_str(uint32_t t)
 {
-	return t == IBV_GID_TYPE_ROCE_V2 ? "RoCE v2"
-	       : t == IBV_GID_TYPE_ROCE_V1 ? "RoCE v1" : "IB";
+	return t == IBV_GID_TYPE_ROCE_V2   ? "RoCE v2"
+	       : t == IBV_GID_TYPE_ROCE_V1 ? "RoCE v1"
+					   : "IB";
 }
 
 /* A strict integer parameter: absent -> def; garbage -> error. */
@@ -150,8 +157,8 @@ int vb_params_read(struct vb_params *p)
 	p->sl = (unsigned)rc_param_int("VERBS_SL", 0, 0, 15);
 	p->tc = (unsigned)rc_param_int("VERBS_TC", 0, 0, 255);
 	p->hop_limit = (unsigned)rc_param_int("VERBS_HOP_LIMIT", 64, 1, 255);
-	p->eager_limit = (size_t)rc_param_int("VERBS_EAGER_LIMIT", 8192, 0,
-					      1L << 20);
+	p->eager_limit =
+		(size_t)rc_param_int("VERBS_EAGER_LIMIT", 8192, 0, 1L << 20);
 	p->inline_max = (unsigned)rc_param_int("VERBS_INLINE", 512, 0, 4096);
 	p->rq_size = (unsigned)rc_param_int("VERBS_RQ_SIZE", 256, 16, 65536);
 	p->rx_batch = (unsigned)rc_param_int("VERBS_RX_BATCH", 16, 1, 1024);
@@ -159,32 +166,30 @@ int vb_params_read(struct vb_params *p)
 	p->credits_min = p->credits < 4 ? p->credits : 4;
 	p->bounce = (unsigned)rc_param_int("VERBS_BOUNCE", 64, 2, 65536);
 	p->sq_size = (unsigned)rc_param_int("VERBS_SQ_SIZE", 128, 8, 16384);
-	p->signal_every = (unsigned)rc_param_int("VERBS_SIGNAL", 32, 1,
-						 p->sq_size / 4);
-	p->send_cqe = (unsigned)rc_param_int("VERBS_SEND_CQE", 1024, 16,
-					     65536);
-	p->rdma_chunk = (size_t)rc_param_int("VERBS_RDMA_CHUNK", 1L << 20,
-					     4096, 1L << 30);
+	p->signal_every =
+		(unsigned)rc_param_int("VERBS_SIGNAL", 32, 1, p->sq_size / 4);
+	p->send_cqe = (unsigned)rc_param_int("VERBS_SEND_CQE", 1024, 16, 65536);
+	p->rdma_chunk = (size_t)rc_param_int("VERBS_RDMA_CHUNK", 1L << 20, 4096,
+					     1L << 30);
 	p->max_rdma = (unsigned)rc_param_int("VERBS_MAX_RDMA", 4, 1, 64);
 	p->rd_atom = (unsigned)rc_param_int("VERBS_RD_ATOM", 16, 1, 255);
 	p->timeout = (unsigned)rc_param_int("VERBS_TIMEOUT", 18, 1, 31);
 	p->retry = (unsigned)rc_param_int("VERBS_RETRY", 6, 0, 7);
 	p->rnr_retry = (unsigned)rc_param_int("VERBS_RNR_RETRY", 0, 0, 7);
 	p->rcache = rc_param_bool("VERBS_RCACHE", true);
-	p->rcache_entries = (size_t)rc_param_int("VERBS_RCACHE_ENTRIES", 1024,
-						 1, 1L << 20);
-	p->rcache_bytes = (size_t)rc_param_int("VERBS_RCACHE_SIZE", 0, 0,
-					       1L << 50);
+	p->rcache_entries =
+		(size_t)rc_param_int("VERBS_RCACHE_ENTRIES", 1024, 1, 1L << 20);
+	p->rcache_bytes =
+		(size_t)rc_param_int("VERBS_RCACHE_SIZE", 0, 0, 1L << 50);
 	p->mallopt = rc_param_bool("VERBS_MALLOPT", true);
-	p->cm_timeout_ms = (unsigned)rc_param_int("VERBS_CM_TIMEOUT", 5000,
-						  100, 600000);
+	p->cm_timeout_ms =
+		(unsigned)rc_param_int("VERBS_CM_TIMEOUT", 5000, 100, 600000);
 	return RC_OK;
 }
 
 /* RCMPI_NET_IF: the interface's IPv4 address, and the RDMA device and
  * port rdma_cm binds it to. */
-static int netif_lookup(struct vb_tp *vt, char *dev, size_t devlen,
-			int *port)
+static int netif_lookup(struct vb_tp *vt, char *dev, size_t devlen, int *port)
 {
 	const struct rc_verbs_ops *ops = vt->ops;
 	const char *ifn = vt->prm.netif;
@@ -212,8 +217,9 @@ static int netif_lookup(struct vb_tp *vt, char *dev, size_t devlen,
 	freeifaddrs(ifa);
 	if (!found) {
 		rc_log_err("RCMPI_NET_IF=%s: %s", ifn,
-			   if_nametoindex(ifn) ? "the interface has no IPv4 address"
-					       : "no such network interface");
+			   if_nametoindex(ifn)
+				   ? "the interface has no IPv4 address"
+				   : "no such network interface");
 		vb_set_open_error("RCMPI_NET_IF=%s is unusable", ifn);
 		return RC_ERR_INVAL;
 	}
@@ -233,8 +239,8 @@ static int netif_lookup(struct vb_tp *vt, char *dev, size_t devlen,
 	}
 	if (ops->cm_bind_addr(id, (struct sockaddr *)&sin) || !id->verbs) {
 		rc_log_err("RCMPI_NET_IF=%s: no RDMA device behind %s "
-			   "(rdma_bind_addr: %s)", ifn,
-			   inet_ntoa(sin.sin_addr),
+			   "(rdma_bind_addr: %s)",
+			   ifn, inet_ntoa(sin.sin_addr),
 			   id->verbs ? strerror(errno) : "no device");
 		vb_set_open_error("RCMPI_NET_IF=%s has no RDMA device", ifn);
 		goto err_destroy_id;
@@ -255,7 +261,8 @@ static int gid_score(const struct vb_tp *vt, const struct ibv_gid_entry *e)
 	static const uint8_t zero[16];
 	int s;
 
-	if (e->gid_type != IBV_GID_TYPE_ROCE_V2 || !memcmp(e->gid.raw, zero, 16))
+	if (e->gid_type != IBV_GID_TYPE_ROCE_V2 ||
+	    !memcmp(e->gid.raw, zero, 16))
 		return 0;
 	s = 1;
 	if (vb_gid_is_v4mapped(e->gid.raw)) {
@@ -287,7 +294,7 @@ static int gid_entries(struct vb_tp *vt, struct ibv_gid_entry **out, int *n)
 		for (i = 0; i < len; i++) {
 			if (ops->query_gid_ex(vt->ctx, vt->port, (uint32_t)i,
 					      &all[k]))
-				continue;	/* empty entry */
+				continue; /* empty entry */
 			all[k].gid_index = (uint32_t)i;
 			k++;
 		}
@@ -331,10 +338,11 @@ static int gid_select(struct vb_tp *vt)
 				best = &g[i];
 		if (!best) {
 			gid_list(g, n, list, sizeof(list));
-			rc_log_err("RCMPI_VERBS_GID_INDEX=%d: %s port %u has no "
-				   "GID at that index (table size %d; valid: %s)",
-				   vt->prm.gid_index, vt->dev_name, vt->port,
-				   vt->pattr.gid_tbl_len, list);
+			rc_log_err(
+				"RCMPI_VERBS_GID_INDEX=%d: %s port %u has no "
+				"GID at that index (table size %d; valid: %s)",
+				vt->prm.gid_index, vt->dev_name, vt->port,
+				vt->pattr.gid_tbl_len, list);
 			vb_set_open_error("RCMPI_VERBS_GID_INDEX=%d is not a "
 					  "valid GID index of %s port %u",
 					  vt->prm.gid_index, vt->dev_name,
@@ -360,11 +368,12 @@ static int gid_select(struct vb_tp *vt)
 			gid_list(g, n, list, sizeof(list));
 			rc_log_debug("%s port %u: no RoCE v2 GID (GIDs: %s)",
 				     vt->dev_name, vt->port, list);
-			vb_set_open_error("%s port %u (Ethernet) has no RoCE v2 "
-					  "GID: does its interface have an IP "
-					  "address? (GIDs: %s; "
-					  "RCMPI_VERBS_GID_INDEX picks one)",
-					  vt->dev_name, vt->port, list);
+			vb_set_open_error(
+				"%s port %u (Ethernet) has no RoCE v2 "
+				"GID: does its interface have an IP "
+				"address? (GIDs: %s; "
+				"RCMPI_VERBS_GID_INDEX picks one)",
+				vt->dev_name, vt->port, list);
 			free(g);
 			return RC_ERR_NODEV;
 		}
@@ -416,9 +425,9 @@ static int pick_port(struct vb_tp *vt, int want, char *why, size_t whylen)
 	size_t off = strlen(why);
 
 	if (want > vt->dattr.phys_port_cnt) {
-		snprintf(why + off, whylen - off, "%s%s has no port %d (ports 1-%d)",
-			 off ? "; " : "", vt->dev_name, want,
-			 vt->dattr.phys_port_cnt);
+		snprintf(why + off, whylen - off,
+			 "%s%s has no port %d (ports 1-%d)", off ? "; " : "",
+			 vt->dev_name, want, vt->dattr.phys_port_cnt);
 		return RC_ERR_INVAL;
 	}
 	for (p = first; p <= last; p++) {
@@ -429,7 +438,8 @@ static int pick_port(struct vb_tp *vt, int want, char *why, size_t whylen)
 			off = strlen(why);
 			snprintf(why + off, whylen - off,
 				 "%s%s port %d: ibv_query_port: %s",
-				 off ? "; " : "", vt->dev_name, p, strerror(err));
+				 off ? "; " : "", vt->dev_name, p,
+				 strerror(err));
 			continue;
 		}
 		if (pa.state == IBV_PORT_ACTIVE) {
@@ -476,8 +486,10 @@ int vb_dev_open(struct vb_tp *vt)
 		if (ret)
 			return ret;
 		if (want[0] && strcmp(want, ndev)) {
-			rc_log_err("RCMPI_VERBS_DEVICE=%s but RCMPI_NET_IF=%s is "
-				   "on %s", vt->prm.device, vt->prm.netif, ndev);
+			rc_log_err(
+				"RCMPI_VERBS_DEVICE=%s but RCMPI_NET_IF=%s is "
+				"on %s",
+				vt->prm.device, vt->prm.netif, ndev);
 			vb_set_open_error("RCMPI_VERBS_DEVICE and RCMPI_NET_IF "
 					  "disagree");
 			return RC_ERR_INVAL;
@@ -495,11 +507,10 @@ int vb_dev_open(struct vb_tp *vt)
 	if ((vt->prm.cm ? !clist : !dlist) || n <= 0) {
 		int err = errno;
 
-		vb_set_open_error("no RDMA device found (%s%s%s)",
-				  vt->prm.cm ? "rdma_get_devices" :
-					       "ibv_get_device_list",
-				  err ? ": " : " lists none",
-				  err ? strerror(err) : "");
+		vb_set_open_error(
+			"no RDMA device found (%s%s%s)",
+			vt->prm.cm ? "rdma_get_devices" : "ibv_get_device_list",
+			err ? ": " : " lists none", err ? strerror(err) : "");
 		rc_log_debug("%s", rc_tp_verbs_open_error());
 		ret = named ? RC_ERR_INVAL : RC_ERR_NODEV;
 		if (named)
@@ -510,9 +521,9 @@ int vb_dev_open(struct vb_tp *vt)
 
 	ret = RC_ERR_NODEV;
 	for (i = 0; i < n; i++) {
-		const char *name = vt->prm.cm
-					   ? ops->get_device_name(clist[i]->device)
-					   : ops->get_device_name(dlist[i]);
+		const char *name =
+			vt->prm.cm ? ops->get_device_name(clist[i]->device)
+				   : ops->get_device_name(dlist[i]);
 		size_t off = strlen(names);
 		int err;
 
@@ -529,7 +540,8 @@ int vb_dev_open(struct vb_tp *vt)
 				off = strlen(why);
 				snprintf(why + off, sizeof(why) - off,
 					 "%sibv_open_device(%s): %s",
-					 off ? "; " : "", name, strerror(errno));
+					 off ? "; " : "", name,
+					 strerror(errno));
 				continue;
 			}
 			vt->ctx_owned = true;
@@ -555,12 +567,14 @@ int vb_dev_open(struct vb_tp *vt)
 					 "no such device (devices: %s)", names);
 			rc_log_err("RCMPI_%s=%s: %s",
 				   vt->prm.netif ? "NET_IF" : "VERBS_DEVICE",
-				   vt->prm.netif ? vt->prm.netif : vt->prm.device,
+				   vt->prm.netif ? vt->prm.netif
+						 : vt->prm.device,
 				   why);
-			vb_set_open_error("RCMPI_%s=%s: %s",
-					  vt->prm.netif ? "NET_IF" : "VERBS_DEVICE",
-					  vt->prm.netif ? vt->prm.netif
-							: vt->prm.device, why);
+			vb_set_open_error(
+				"RCMPI_%s=%s: %s",
+				vt->prm.netif ? "NET_IF" : "VERBS_DEVICE",
+				vt->prm.netif ? vt->prm.netif : vt->prm.device,
+				why);
 			ret = RC_ERR_INVAL;
 		} else {
 			vb_set_open_error("no active RDMA port (%s)", why);
@@ -585,19 +599,19 @@ int vb_dev_open(struct vb_tp *vt)
 		}
 	} else if (!vt->pattr.lid) {
 		vb_set_open_error("%s port %u (InfiniBand) has no LID: is a "
-				  "subnet manager running?", vt->dev_name,
-				  vt->port);
+				  "subnet manager running?",
+				  vt->dev_name, vt->port);
 		rc_log_debug("%s", rc_tp_verbs_open_error());
 		ret = named ? RC_ERR_INVAL : RC_ERR_NODEV;
 		if (named)
 			rc_log_err("%s", rc_tp_verbs_open_error());
 		goto err_close;
 	}
-	rc_log_debug("verbs: %s port %u, %s, MTU %d, LID %u", vt->dev_name,
-		     vt->port,
-		     vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE"
-								     : "InfiniBand",
-		     128 << vt->pattr.active_mtu, vt->pattr.lid);
+	rc_log_debug(
+		"verbs: %s port %u, %s, MTU %d, LID %u", vt->dev_name, vt->port,
+		vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE"
+								: "InfiniBand",
+		128 << vt->pattr.active_mtu, vt->pattr.lid);
 	return RC_OK;
 
 err_close:

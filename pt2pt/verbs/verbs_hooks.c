@@ -73,7 +73,7 @@ static struct {
 	mmap_fn mmap64;
 	free_fn free;
 	realloc_fn realloc;
-	bool glibc_malloc;	/* the next free is glibc's */
+	bool glibc_malloc; /* the next free is glibc's */
 } next;
 static volatile int resolving;
 static unsigned long hook_calls;
@@ -102,7 +102,8 @@ __attribute__((constructor)) static void hooks_resolve(void)
 		Dl_info di;
 
 		next.glibc_malloc = dladdr((void *)next.free, &di) &&
-				    di.dli_fname && strstr(di.dli_fname, "libc.so");
+				    di.dli_fname &&
+				    strstr(di.dli_fname, "libc.so");
 	}
 	next.munmap = (munmap_fn)next_sym("munmap");
 	resolving = 0;

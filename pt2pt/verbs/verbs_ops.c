@@ -104,8 +104,7 @@ static struct ibv_qp *real_create_qp(struct ibv_pd *pd,
 	return ibv_create_qp(pd, attr);
 }
 
-static int real_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			  int mask)
+static int real_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 {
 	return ibv_modify_qp(qp, attr, mask);
 }
@@ -218,20 +217,17 @@ static void real_cm_destroy_qp(struct rdma_cm_id *id)
 	rdma_destroy_qp(id);
 }
 
-static int real_cm_connect(struct rdma_cm_id *id,
-			   struct rdma_conn_param *param)
+static int real_cm_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
 {
 	return rdma_connect(id, param);
 }
 
-static int real_cm_accept(struct rdma_cm_id *id,
-			  struct rdma_conn_param *param)
+static int real_cm_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
 {
 	return rdma_accept(id, param);
 }
 
-static int real_cm_reject(struct rdma_cm_id *id, const void *pdata,
-			  uint8_t len)
+static int real_cm_reject(struct rdma_cm_id *id, const void *pdata, uint8_t len)
 {
 	return rdma_reject(id, pdata, len);
 }

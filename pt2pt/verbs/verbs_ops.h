@@ -46,8 +46,7 @@ struct rc_verbs_ops {
 	int (*destroy_srq)(struct ibv_srq *srq);
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
-	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			 int mask);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 	int (*destroy_qp)(struct ibv_qp *qp);
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t len,
 				 int access);
@@ -79,11 +78,9 @@ struct rc_verbs_ops {
 	int (*cm_create_qp)(struct rdma_cm_id *id, struct ibv_pd *pd,
 			    struct ibv_qp_init_attr *attr);
 	void (*cm_destroy_qp)(struct rdma_cm_id *id);
-	int (*cm_connect)(struct rdma_cm_id *id,
-			  struct rdma_conn_param *param);
+	int (*cm_connect)(struct rdma_cm_id *id, struct rdma_conn_param *param);
 	int (*cm_accept)(struct rdma_cm_id *id, struct rdma_conn_param *param);
-	int (*cm_reject)(struct rdma_cm_id *id, const void *pdata,
-			 uint8_t len);
+	int (*cm_reject)(struct rdma_cm_id *id, const void *pdata, uint8_t len);
 	int (*cm_disconnect)(struct rdma_cm_id *id);
 	int (*cm_get_event)(struct rdma_event_channel *ch,
 			    struct rdma_cm_event **ev);

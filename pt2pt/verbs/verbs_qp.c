@@ -46,7 +46,7 @@ struct ibv_qp_init_attr vb_qp_caps(const struct vb_tp *vt)
 	a.qp_type = IBV_QPT_RC;
 	a.sq_sig_all = 0;
 	a.cap.max_send_wr = vt->prm.sq_size;
-	a.cap.max_send_sge = 3;	/* verbs header, engine header, payload */
+	a.cap.max_send_sge = 3; /* verbs header, engine header, payload */
 	a.cap.max_inline_data = vt->inline_max;
 	return a;
 }
@@ -69,13 +69,13 @@ void vb_qp_rtr_attr(const struct vb_tp *vt, const struct vb_addr *pa,
 	memset(a, 0, sizeof(*a));
 	a->qp_state = IBV_QPS_RTR;
 	a->path_mtu = vt->pattr.active_mtu < pa->mtu ? vt->pattr.active_mtu
-						      : (enum ibv_mtu)pa->mtu;
+						     : (enum ibv_mtu)pa->mtu;
 	a->dest_qp_num = rqpn;
 	a->rq_psn = vb_psn(rqpn);
 	/* RDMA READs we answer: what we published (vb_addr.rd_atom) */
-	a->max_dest_rd_atomic = (uint8_t)umin(vt->prm.rd_atom,
-					      (unsigned)vt->dattr.max_qp_rd_atom);
-	a->min_rnr_timer = 12;	/* 0.64 ms; credits keep RNR from happening */
+	a->max_dest_rd_atomic = (uint8_t)umin(
+		vt->prm.rd_atom, (unsigned)vt->dattr.max_qp_rd_atom);
+	a->min_rnr_timer = 12; /* 0.64 ms; credits keep RNR from happening */
 	a->ah_attr.port_num = vt->port;
 	a->ah_attr.sl = (uint8_t)vt->prm.sl;
 	a->ah_attr.src_path_bits = 0;
@@ -106,8 +106,9 @@ void vb_qp_rts_attr(const struct vb_tp *vt, const struct vb_addr *pa,
 	a->rnr_retry = (uint8_t)vt->prm.rnr_retry;
 	a->sq_psn = vb_psn(my_qpn);
 	/* RDMA READs we issue: no more than the peer answers */
-	a->max_rd_atomic = (uint8_t)umin(umin(vt->prm.rd_atom, pa->rd_atom),
-					 (unsigned)vt->dattr.max_qp_init_rd_atom);
+	a->max_rd_atomic =
+		(uint8_t)umin(umin(vt->prm.rd_atom, pa->rd_atom),
+			      (unsigned)vt->dattr.max_qp_init_rd_atom);
 	*mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 		IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
 }
@@ -142,7 +143,8 @@ int vb_qp_create(struct vb_tp *vt, struct vb_peer *p)
 	err = ops->modify_qp(p->qp, &a, mask);
 	if (err) {
 		rc_log_err("verbs: ibv_modify_qp(INIT) of QP 0x%x on %s for "
-			   "rank %d: %s", p->qp->qp_num, vt->dev_name, p->wrank,
+			   "rank %d: %s",
+			   p->qp->qp_num, vt->dev_name, p->wrank,
 			   strerror(err));
 		ops->destroy_qp(p->qp);
 		p->qp = NULL;
@@ -160,28 +162,28 @@ void vb_qp_destroy(struct vb_tp *vt, struct vb_peer *p)
 	p->qp = NULL;
 }
 
-int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p,
-		  const struct vb_addr *pa)
+int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p, const struct vb_addr *pa)
 {
 	const struct rc_verbs_ops *ops = vt->ops;
 	struct rc_inst *inst = vt->inst;
-	uint32_t rqpn = pa->nqpn > (uint32_t)inst->rank ? pa->qpn[inst->rank]
-							 : 0;
+	uint32_t rqpn =
+		pa->nqpn > (uint32_t)inst->rank ? pa->qpn[inst->rank] : 0;
 	struct ibv_qp_attr a;
 	int mask, err;
 
 	if (!rqpn) {
 		rc_log_err("verbs: rank %d on %s has no queue pair for us "
 			   "(RCMPI_TRANSPORTS or RCMPI_VERBS_CM differ "
-			   "between ranks?)", p->wrank, vb_peer_host(vt, p->wrank));
+			   "between ranks?)",
+			   p->wrank, vb_peer_host(vt, p->wrank));
 		return RC_ERR_UNREACH;
 	}
 	vb_qp_rtr_attr(vt, pa, rqpn, &a, &mask);
 	err = ops->modify_qp(p->qp, &a, mask);
 	if (err) {
 		rc_log_err("verbs: ibv_modify_qp(RTR) of QP 0x%x on %s port %u "
-			   "towards rank %d on %s (QP 0x%x): %s", p->qp->qp_num,
-			   vt->dev_name, vt->port, p->wrank,
+			   "towards rank %d on %s (QP 0x%x): %s",
+			   p->qp->qp_num, vt->dev_name, vt->port, p->wrank,
 			   vb_peer_host(vt, p->wrank), rqpn, strerror(err));
 		return RC_ERR_IO;
 	}
@@ -189,8 +191,8 @@ int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p,
 	err = ops->modify_qp(p->qp, &a, mask);
 	if (err) {
 		rc_log_err("verbs: ibv_modify_qp(RTS) of QP 0x%x on %s port %u "
-			   "towards rank %d on %s: %s", p->qp->qp_num,
-			   vt->dev_name, vt->port, p->wrank,
+			   "towards rank %d on %s: %s",
+			   p->qp->qp_num, vt->dev_name, vt->port, p->wrank,
 			   vb_peer_host(vt, p->wrank), strerror(err));
 		return RC_ERR_IO;
 	}

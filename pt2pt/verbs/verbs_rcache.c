@@ -29,16 +29,16 @@ struct rc_rcache {
 	bool enabled;
 	size_t max_entries, max_bytes;
 	pthread_mutex_t lock;
-	struct rc_rcache_entry **idx;	/* sorted by start */
+	struct rc_rcache_entry **idx; /* sorted by start */
 	size_t n, cap;
 	uintptr_t max_len;
 	size_t bytes;
-	struct rc_list lru;		/* unused indexed entries, MRU first */
-	struct rc_list dead;		/* invalidated, unused: to deregister */
+	struct rc_list lru;  /* unused indexed entries, MRU first */
+	struct rc_list dead; /* invalidated, unused: to deregister */
 	atomic_int ndead;
-	unsigned long gen;		/* invalidations seen */
+	unsigned long gen; /* invalidations seen */
 	struct rc_rcache_stats st;
-	struct rc_rcache *next;		/* registry */
+	struct rc_rcache *next; /* registry */
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -57,9 +57,9 @@ static uintptr_t page_mask(void)
 	return mask;
 }
 
-struct rc_rcache *rc_rcache_new(const struct rc_rcache_reg_ops *ops,
-				void *ctx, size_t max_entries,
-				size_t max_bytes, bool enabled)
+struct rc_rcache *rc_rcache_new(const struct rc_rcache_reg_ops *ops, void *ctx,
+				size_t max_entries, size_t max_bytes,
+				bool enabled)
 {
 	struct rc_rcache *rc = calloc(1, sizeof(*rc));
 
@@ -126,7 +126,8 @@ static void idx_remove_at(struct rc_rcache *rc, size_t i)
 {
 	struct rc_rcache_entry *e = rc->idx[i];
 
-	memmove(&rc->idx[i], &rc->idx[i + 1], (rc->n - i - 1) * sizeof(*rc->idx));
+	memmove(&rc->idx[i], &rc->idx[i + 1],
+		(rc->n - i - 1) * sizeof(*rc->idx));
 	rc->n--;
 	if (!rc->n)
 		rc->max_len = 0;
@@ -150,7 +151,7 @@ static void idx_remove(struct rc_rcache *rc, struct rc_rcache_entry *e)
 static struct rc_rcache_entry *idx_find(struct rc_rcache *rc, uintptr_t s,
 					uintptr_t e)
 {
-	size_t i = idx_lower(rc, s + 1);	/* first starting after s */
+	size_t i = idx_lower(rc, s + 1); /* first starting after s */
 	uintptr_t floor = s > rc->max_len ? s - rc->max_len : 0;
 
 	while (i-- > 0) {
@@ -181,9 +182,8 @@ static void evict(struct rc_rcache *rc, bool all)
 	while (!rc_list_empty(&rc->lru) &&
 	       (all || rc->n > rc->max_entries ||
 		(rc->max_bytes && rc->bytes > rc->max_bytes))) {
-		struct rc_rcache_entry *e = rc_list_entry(rc->lru.prev,
-							  struct rc_rcache_entry,
-							  link);
+		struct rc_rcache_entry *e = rc_list_entry(
+			rc->lru.prev, struct rc_rcache_entry, link);
 
 		rc_list_del(&e->link);
 		idx_remove(rc, e);
@@ -192,9 +192,8 @@ static void evict(struct rc_rcache *rc, bool all)
 	}
 	pthread_mutex_unlock(&rc->lock);
 	while (!rc_list_empty(&victims)) {
-		struct rc_rcache_entry *e = rc_list_first(&victims,
-							  struct rc_rcache_entry,
-							  link);
+		struct rc_rcache_entry *e =
+			rc_list_first(&victims, struct rc_rcache_entry, link);
 
 		rc_list_del(&e->link);
 		dereg_free(rc, e);
@@ -216,7 +215,7 @@ int rc_rcache_get(struct rc_rcache *rc, void *addr, size_t len,
 		x = idx_find(rc, s, e);
 		if (x) {
 			if (!x->refcnt++)
-				rc_list_del(&x->link);	/* off the LRU */
+				rc_list_del(&x->link); /* off the LRU */
 			rc->st.hits++;
 			pthread_mutex_unlock(&rc->lock);
 			*out = x;
@@ -337,9 +336,8 @@ void rc_rcache_gc(struct rc_rcache *rc)
 	atomic_store(&rc->ndead, 0);
 	pthread_mutex_unlock(&rc->lock);
 	while (!rc_list_empty(&dead)) {
-		struct rc_rcache_entry *x = rc_list_first(&dead,
-							  struct rc_rcache_entry,
-							  link);
+		struct rc_rcache_entry *x =
+			rc_list_first(&dead, struct rc_rcache_entry, link);
 
 		rc_list_del(&x->link);
 		dereg_free(rc, x);

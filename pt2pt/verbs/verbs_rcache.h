@@ -33,18 +33,18 @@ struct rc_rcache;
 
 struct rc_rcache_reg_ops {
 	/* Register [addr, addr + len): 0, or an errno value. */
-	int (*reg)(void *ctx, void *addr, size_t len, void **mr,
-		   uint32_t *lkey, uint32_t *rkey);
+	int (*reg)(void *ctx, void *addr, size_t len, void **mr, uint32_t *lkey,
+		   uint32_t *rkey);
 	void (*dereg)(void *ctx, void *mr);
 };
 
 struct rc_rcache_entry {
-	uintptr_t start, end;	/* pages [start, end) */
+	uintptr_t start, end; /* pages [start, end) */
 	void *mr;
 	uint32_t lkey, rkey;
 	int refcnt;
-	bool indexed;		/* findable by lookups */
-	struct rc_list link;	/* LRU (unused and indexed) or dead list */
+	bool indexed;	     /* findable by lookups */
+	struct rc_list link; /* LRU (unused and indexed) or dead list */
 };
 
 struct rc_rcache_stats {
@@ -53,9 +53,9 @@ struct rc_rcache_stats {
 };
 
 /* enabled false: every get registers and every put deregisters. */
-struct rc_rcache *rc_rcache_new(const struct rc_rcache_reg_ops *ops,
-				void *ctx, size_t max_entries,
-				size_t max_bytes, bool enabled);
+struct rc_rcache *rc_rcache_new(const struct rc_rcache_reg_ops *ops, void *ctx,
+				size_t max_entries, size_t max_bytes,
+				bool enabled);
 /* Deregister everything (entries still in use too) and free. */
 void rc_rcache_free(struct rc_rcache *rc);
 
@@ -69,8 +69,7 @@ void rc_rcache_put(struct rc_rcache *rc, struct rc_rcache_entry *e);
  * process. Any thread; never deregisters itself. */
 void rc_rcache_invalidate_all(uintptr_t start, uintptr_t end);
 /* The same for one cache. */
-void rc_rcache_invalidate(struct rc_rcache *rc, uintptr_t start,
-			  uintptr_t end);
+void rc_rcache_invalidate(struct rc_rcache *rc, uintptr_t start, uintptr_t end);
 /* Does any cache hold entries? (cheap, unlocked: the hooks' fast path) */
 bool rc_rcache_active(void);
 /* Deregister what invalidations left behind (owner thread). */

@@ -45,14 +45,14 @@
 static int n_reg, n_dereg, reg_fail_next;
 static struct rc_rcache *race_rc;
 
-static int t_reg(void *ctx, void *addr, size_t len, void **mr,
-		 uint32_t *lkey, uint32_t *rkey)
+static int t_reg(void *ctx, void *addr, size_t len, void **mr, uint32_t *lkey,
+		 uint32_t *rkey)
 {
 	if (reg_fail_next) {
 		reg_fail_next--;
 		return ENOMEM;
 	}
-	if (race_rc)	/* the memory goes away while we register it */
+	if (race_rc) /* the memory goes away while we register it */
 		rc_rcache_invalidate(race_rc, (uintptr_t)addr,
 				     (uintptr_t)addr + 1);
 	n_reg++;
@@ -67,7 +67,7 @@ static void t_dereg(void *ctx, void *mr)
 	free(mr);
 }
 
-static const struct rc_rcache_reg_ops t_ops = { t_reg, t_dereg };
+static const struct rc_rcache_reg_ops t_ops = {t_reg, t_dereg};
 
 static struct rc_rcache *rc_new(size_t max_entries, bool enabled)
 {
@@ -101,7 +101,7 @@ START_TEST(rcache_cover)
 	rc_rcache_put(rc, b);
 	rc_rcache_put(rc, c);
 	rc_rcache_put(rc, d);
-	ck_assert_int_eq(n_dereg, 0);	/* cached */
+	ck_assert_int_eq(n_dereg, 0); /* cached */
 	rc_rcache_stats(rc, &st);
 	ck_assert_uint_eq(st.hits, 2);
 	ck_assert_uint_eq(st.misses, 2);
@@ -122,7 +122,7 @@ START_TEST(rcache_invalidate)
 	rc_rcache_put(rc, a);
 	rc_rcache_invalidate(rc, (uintptr_t)buf + 4095, (uintptr_t)buf + 4096);
 	ck_assert(rc_rcache_gc_pending(rc));
-	ck_assert_int_eq(n_dereg, 0);	/* never from the invalidation */
+	ck_assert_int_eq(n_dereg, 0); /* never from the invalidation */
 	rc_rcache_gc(rc);
 	ck_assert_int_eq(n_dereg, 1);
 	ck_assert(!rc_rcache_gc_pending(rc));
@@ -157,13 +157,13 @@ START_TEST(rcache_lru)
 				 0);
 		rc_rcache_put(rc, e[i]);
 	}
-	ck_assert_int_eq(n_dereg, 1);	/* the least recently used: e[0] */
+	ck_assert_int_eq(n_dereg, 1); /* the least recently used: e[0] */
 	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 10, &x), 0);
 	ck_assert_ptr_eq(x, e[1]);
 	rc_rcache_put(rc, x);
 	ck_assert_int_eq(rc_rcache_get(rc, buf, 10, &x), 0);
 	ck_assert_int_eq(n_reg, 4);
-	rc_rcache_put(rc, x);	/* evicts e[2], used least recently */
+	rc_rcache_put(rc, x); /* evicts e[2], used least recently */
 	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 10, &x), 0);
 	ck_assert_ptr_eq(x, e[1]);
 	rc_rcache_put(rc, x);
@@ -182,7 +182,7 @@ START_TEST(rcache_race_and_retry)
 	race_rc = rc;
 	ck_assert_int_eq(rc_rcache_get(rc, buf, 100, &a), 0);
 	race_rc = NULL;
-	rc_rcache_put(rc, a);	/* not cached: deregistered now */
+	rc_rcache_put(rc, a); /* not cached: deregistered now */
 	ck_assert_int_eq(n_dereg, 1);
 	rc_rcache_stats(rc, &st);
 	ck_assert_uint_eq(st.uncached, 1);
@@ -235,18 +235,18 @@ static void hook_case(int what)
 
 	ck_assert_ptr_ne(p, MAP_FAILED);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	if (what == 5) {	/* the sanitizer's malloc replaces glibc's */
+	if (what == 5) { /* the sanitizer's malloc replaces glibc's */
 		munmap(p, 2 * len);
 		rc_rcache_free(rc);
 		return;
 	}
 #endif
-	if (what == 5) {	/* a block glibc's malloc mmaps */
+	if (what == 5) { /* a block glibc's malloc mmaps */
 		munmap(p, 2 * len);
 		p = malloc(1 << 20);
 		ck_assert_ptr_nonnull(p);
 	}
-	if (what == 4) {	/* shared memory segment instead */
+	if (what == 4) { /* shared memory segment instead */
 		munmap(p, 2 * len);
 		id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600);
 		ck_assert_int_ge(id, 0);
@@ -270,15 +270,15 @@ static void hook_case(int what)
 		madvise(p, len, MADV_DONTNEED);
 		break;
 	case 3:
-		ck_assert_ptr_ne(mremap(p, len, len, MREMAP_MAYMOVE |
-					MREMAP_FIXED, p + len),
+		ck_assert_ptr_ne(mremap(p, len, len,
+					MREMAP_MAYMOVE | MREMAP_FIXED, p + len),
 				 MAP_FAILED);
 		break;
 	case 4:
 		shmdt(p);
 		break;
 	case 5:
-		free(p);	/* glibc unmaps it with its internal __munmap */
+		free(p); /* glibc unmaps it with its internal __munmap */
 		break;
 	}
 	ck_assert_uint_gt(rc_verbs_hooks_calls(), calls);
@@ -301,17 +301,18 @@ START_TEST(rcache_hooks)
 }
 END_TEST
 
-/* ---- credits ---------------------------------------------------------------- */
+/* ---- credits ----------------------------------------------------------------
+ */
 
 /* P senders flood one receiver with R buffers at random; the receiver
  * reposts in random batches. A send never finds the SRQ empty. */
 START_TEST(credit_flood_model)
 {
 	enum { P = 5, R = 40, MAXW = 16 };
-	struct vb_pool pool = { R, R };
+	struct vb_pool pool = {R, R};
 	struct vb_rx_credit rx[P];
 	struct vb_tx_credit tx[P];
-	unsigned posted = R, inflight[P] = { 0 }, pending_total = 0;
+	unsigned posted = R, inflight[P] = {0}, pending_total = 0;
 	unsigned long sent = 0, step;
 	int p;
 
@@ -324,17 +325,17 @@ START_TEST(credit_flood_model)
 		uint32_t sum = 0;
 
 		p = rand() % P;
-		if (r < 5 && vb_tx_avail(&tx[p])) {		/* send */
+		if (r < 5 && vb_tx_avail(&tx[p])) { /* send */
 			tx[p].sent++;
 			inflight[p]++;
 			sent++;
-		} else if (r < 8 && inflight[p]) {	/* arrives */
-			ck_assert_uint_gt(posted, 0);	/* never an RNR */
+		} else if (r < 8 && inflight[p]) {    /* arrives */
+			ck_assert_uint_gt(posted, 0); /* never an RNR */
 			posted--;
 			inflight[p]--;
 			vb_rx_received(&rx[p]);
 			pending_total++;
-		} else if (r == 8) {			/* repost all */
+		} else if (r == 8) { /* repost all */
 			int q;
 
 			posted += pending_total;
@@ -364,26 +365,26 @@ END_TEST
 START_TEST(credit_wrap_and_slots)
 {
 	struct vb_tx_credit tx;
-	struct vb_pool pool = { 8, 8 };
+	struct vb_pool pool = {8, 8};
 	struct vb_rx_credit rx;
 	uint32_t v;
 
 	vb_tx_init(&tx, 0);
 	tx.sent = tx.limit = 0xfffffffeu;
 	ck_assert_uint_eq(vb_tx_avail(&tx), 0);
-	vb_tx_update(&tx, 2);		/* wrapped: newer */
+	vb_tx_update(&tx, 2); /* wrapped: newer */
 	ck_assert_uint_eq(vb_tx_avail(&tx), 4);
-	vb_tx_update(&tx, 0xffffffffu);	/* stale: ignored */
+	vb_tx_update(&tx, 0xffffffffu); /* stale: ignored */
 	ck_assert_uint_eq(tx.limit, 2);
 
 	vb_rx_open(&pool, &rx, 4);
 	ck_assert(!vb_rx_update_due(&rx));
 	vb_rx_received(&rx);
 	vb_rx_reposted(&pool, &rx, 4);
-	ck_assert(!vb_rx_update_due(&rx));	/* 1 owed of a window of 4 */
+	ck_assert(!vb_rx_update_due(&rx)); /* 1 owed of a window of 4 */
 	vb_rx_received(&rx);
 	vb_rx_reposted(&pool, &rx, 4);
-	ck_assert(vb_rx_update_due(&rx));	/* half a window */
+	ck_assert(vb_rx_update_due(&rx)); /* half a window */
 	ck_assert_uint_eq(vb_rx_advertise(&rx), 6);
 	ck_assert(!vb_rx_update_due(&rx));
 	/* growth from the pool up to the maximum window */
@@ -397,12 +398,13 @@ START_TEST(credit_wrap_and_slots)
 
 	ck_assert(vb_slot_unpack(vb_slot_pack(12345), &v));
 	ck_assert_uint_eq(v, 12345);
-	ck_assert(!vb_slot_unpack(0, &v));	/* never written */
+	ck_assert(!vb_slot_unpack(0, &v)); /* never written */
 	ck_assert(!vb_slot_unpack(vb_slot_pack(7) ^ (1ull << 40), &v));
 }
 END_TEST
 
-/* ---- QP attributes ----------------------------------------------------------- */
+/* ---- QP attributes
+ * ----------------------------------------------------------- */
 
 static void attr_vt(struct vb_tp *vt, int ll)
 {
@@ -441,7 +443,7 @@ START_TEST(qpattr_ib)
 	ck_assert_uint_eq(a.ah_attr.dlid, 42);
 	ck_assert_uint_eq(a.ah_attr.sl, 3);
 	ck_assert_uint_eq(a.ah_attr.port_num, 1);
-	ck_assert_int_eq(a.path_mtu, IBV_MTU_2048);	/* min of the two */
+	ck_assert_int_eq(a.path_mtu, IBV_MTU_2048); /* min of the two */
 	ck_assert_uint_eq(a.dest_qp_num, 0x1234);
 	ck_assert_uint_eq(a.rq_psn, vb_psn(0x1234));
 	ck_assert_uint_eq(a.max_dest_rd_atomic, 12);
@@ -456,13 +458,13 @@ START_TEST(qpattr_ib)
 	ck_assert_uint_eq(a.timeout, 18);
 	ck_assert_uint_eq(a.retry_cnt, 6);
 	ck_assert_uint_eq(a.rnr_retry, 0);
-	ck_assert_uint_eq(a.max_rd_atomic, 4);	/* what the peer answers */
+	ck_assert_uint_eq(a.max_rd_atomic, 4); /* what the peer answers */
 	ck_assert_int_eq(mask, IBV_QP_STATE | IBV_QP_TIMEOUT |
 				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 	pa.rd_atom = 64;
 	vb_qp_rts_attr(&vt, &pa, 0x99, &a, &mask);
-	ck_assert_uint_eq(a.max_rd_atomic, 8);	/* our device's limit */
+	ck_assert_uint_eq(a.max_rd_atomic, 8); /* our device's limit */
 	ck_assert_uint_lt(vb_psn(0x1234), 1u << 24);
 }
 END_TEST
@@ -492,7 +494,8 @@ START_TEST(qpattr_roce)
 }
 END_TEST
 
-/* ---- worlds of ranks over the fake verbs ---------------------------------- */
+/* ---- worlds of ranks over the fake verbs ----------------------------------
+ */
 
 #define VW_MAX 4
 
@@ -500,7 +503,7 @@ struct vw {
 	int n;
 	struct rc_inst *inst[VW_MAX];
 	bool opened[VW_MAX], connected[VW_MAX];
-	int status;		/* first error of open/connect */
+	int status; /* first error of open/connect */
 };
 
 static jmp_buf vw_abort_jmp;
@@ -548,8 +551,13 @@ static void vwb_fini(struct rc_boot *b)
 }
 
 static const struct rc_boot_ops vw_boot = {
-	.name = "unit", .init = vwb_init, .put = vwb_put, .fence = vwb_fence,
-	.get = vwb_get, .abort = vwb_abort, .fini = vwb_fini,
+	.name = "unit",
+	.init = vwb_init,
+	.put = vwb_put,
+	.fence = vwb_fence,
+	.get = vwb_get,
+	.abort = vwb_abort,
+	.fini = vwb_fini,
 };
 
 /* Open and connect n ranks with RCMPI_TRANSPORTS=verbs over the fakes;
@@ -655,12 +663,22 @@ static struct rc_tp *vw_tp(struct vw *w, int r, int peer)
 static void env_clear(void)
 {
 	static const char *const names[] = {
-		"RCMPI_VERBS_DEVICE", "RCMPI_VERBS_GID_INDEX", "RCMPI_VERBS_TC",
-		"RCMPI_VERBS_SL", "RCMPI_VERBS_CM", "RCMPI_VERBS_CREDITS",
-		"RCMPI_VERBS_RQ_SIZE", "RCMPI_VERBS_SQ_SIZE",
-		"RCMPI_VERBS_SIGNAL", "RCMPI_VERBS_BOUNCE", "RCMPI_RNDV_MODE",
-		"RCMPI_VERBS_RDMA_CHUNK", "RCMPI_VERBS_EAGER_LIMIT",
-		"RCMPI_VERBS_INLINE", "RCMPI_NET_IF", "RCMPI_VERBS_SEND_CQE",
+		"RCMPI_VERBS_DEVICE",
+		"RCMPI_VERBS_GID_INDEX",
+		"RCMPI_VERBS_TC",
+		"RCMPI_VERBS_SL",
+		"RCMPI_VERBS_CM",
+		"RCMPI_VERBS_CREDITS",
+		"RCMPI_VERBS_RQ_SIZE",
+		"RCMPI_VERBS_SQ_SIZE",
+		"RCMPI_VERBS_SIGNAL",
+		"RCMPI_VERBS_BOUNCE",
+		"RCMPI_RNDV_MODE",
+		"RCMPI_VERBS_RDMA_CHUNK",
+		"RCMPI_VERBS_EAGER_LIMIT",
+		"RCMPI_VERBS_INLINE",
+		"RCMPI_NET_IF",
+		"RCMPI_VERBS_SEND_CQE",
 	};
 	size_t i;
 
@@ -682,7 +700,8 @@ static uint32_t qpn_of(struct vw *w, int r, int peer)
 	return vt->peers[peer].qp->qp_num;
 }
 
-/* ---- setup ---------------------------------------------------------------- */
+/* ---- setup ----------------------------------------------------------------
+ */
 
 START_TEST(setup_roce_gid_by_type)
 {
@@ -706,8 +725,8 @@ START_TEST(setup_roce_gid_by_type)
 	ck_assert_uint_eq(rtr.dest_qp_num, qpn_of(&w, 1, 0));
 	ck_assert_uint_eq(rtr.rq_psn, vb_psn(qpn_of(&w, 1, 0)));
 	ck_assert_uint_eq(rts.sq_psn, vb_psn(qpn_of(&w, 0, 1)));
-	ck_assert_int_eq(rtr.path_mtu, IBV_MTU_1024);	/* min(1024, 4096) */
-	ck_assert_uint_eq(rts.retry_cnt, 6);	/* rxe: 7 is "forever" */
+	ck_assert_int_eq(rtr.path_mtu, IBV_MTU_1024); /* min(1024, 4096) */
+	ck_assert_uint_eq(rts.retry_cnt, 6);	      /* rxe: 7 is "forever" */
 	ck_assert_uint_eq(rts.rnr_retry, 0);
 	ck_assert(fk_qp_attrs(qpn_of(&w, 1, 0), &rtr, &rm, &rts, &sm));
 	ck_assert_int_eq(rtr.path_mtu, IBV_MTU_1024);
@@ -773,13 +792,13 @@ START_TEST(setup_bad_settings)
 		const char *var, *val;
 		int status;
 	} bad[] = {
-		{ "RCMPI_VERBS_GID_INDEX", "3", RC_ERR_INVAL },	/* empty */
-		{ "RCMPI_VERBS_GID_INDEX", "99", RC_ERR_INVAL },
-		{ "RCMPI_VERBS_GID_INDEX", "one", RC_ERR_INVAL },
-		{ "RCMPI_VERBS_DEVICE", "mlx5_0", RC_ERR_INVAL },
-		{ "RCMPI_VERBS_DEVICE", "fake0:2", RC_ERR_INVAL },
-		{ "RCMPI_VERBS_DEVICE", "fake0:x", RC_ERR_INVAL },
-		{ "RCMPI_VERBS_CM", "tcp", RC_ERR_INVAL },
+		{"RCMPI_VERBS_GID_INDEX", "3", RC_ERR_INVAL}, /* empty */
+		{"RCMPI_VERBS_GID_INDEX", "99", RC_ERR_INVAL},
+		{"RCMPI_VERBS_GID_INDEX", "one", RC_ERR_INVAL},
+		{"RCMPI_VERBS_DEVICE", "mlx5_0", RC_ERR_INVAL},
+		{"RCMPI_VERBS_DEVICE", "fake0:2", RC_ERR_INVAL},
+		{"RCMPI_VERBS_DEVICE", "fake0:x", RC_ERR_INVAL},
+		{"RCMPI_VERBS_CM", "tcp", RC_ERR_INVAL},
 	};
 	struct vw w;
 	size_t i;
@@ -819,7 +838,7 @@ END_TEST
 /* One message each way (the rdma_cm wiring connects on it). */
 static bool vw_exchange(struct vw *w)
 {
-	struct rc_req *r[4] = { NULL };
+	struct rc_req *r[4] = {NULL};
 	int a = 1, b = 2, x = 0, y = 0;
 
 	/* (a request left unfreed when a start fails: the test fails anyway) */
@@ -829,8 +848,7 @@ static bool vw_exchange(struct vw *w)
 			 RC_SEND_STD, &r[1]) ||
 	    rc_p2p_irecv(w->inst[0]->world, 0, &x, 1, &rc_mpi_int, 1, 3,
 			 &r[2]) ||
-	    rc_p2p_irecv(w->inst[1]->world, 0, &y, 1, &rc_mpi_int, 0, 3,
-			 &r[3]))
+	    rc_p2p_irecv(w->inst[1]->world, 0, &y, 1, &rc_mpi_int, 0, 3, &r[3]))
 		return false;
 	bool ok;
 	int i;
@@ -887,15 +905,15 @@ static void fail_every_call(int link_layer, bool cm)
 		vw_abort_armed = false;
 		failures += !ok;
 		vw_close(&w);
-		ck_assert_msg(fk_live_total() == 0,
-			      "failing call %lu of %lu leaves %d objects "
-			      "(devlist %d ctx %d pd %d cq %d srq %d qp %d mr %d "
-			      "chan %d id %d event %d)", n, total,
-			      fk_live_total(), fk.live[FK_DEVLIST],
-			      fk.live[FK_CTX], fk.live[FK_PD], fk.live[FK_CQ],
-			      fk.live[FK_SRQ], fk.live[FK_QP], fk.live[FK_MR],
-			      fk.live[FK_CHAN], fk.live[FK_ID],
-			      fk.live[FK_EVENT]);
+		ck_assert_msg(
+			fk_live_total() == 0,
+			"failing call %lu of %lu leaves %d objects "
+			"(devlist %d ctx %d pd %d cq %d srq %d qp %d mr %d "
+			"chan %d id %d event %d)",
+			n, total, fk_live_total(), fk.live[FK_DEVLIST],
+			fk.live[FK_CTX], fk.live[FK_PD], fk.live[FK_CQ],
+			fk.live[FK_SRQ], fk.live[FK_QP], fk.live[FK_MR],
+			fk.live[FK_CHAN], fk.live[FK_ID], fk.live[FK_EVENT]);
 	}
 	/* most failures must be failures (a few calls are best effort:
 	 * ibv_fork_init, rdma_set_option) */
@@ -974,18 +992,20 @@ static void all_pairs(struct vw *w, const size_t *sizes, int nsizes)
 				if (a == b)
 					continue;
 				for (i = 0; i < len; i++)
-					if (rb[a][b][i] != pat(i, a * 10 + b + s))
+					if (rb[a][b][i] !=
+					    pat(i, a * 10 + b + s))
 						break;
-				ck_assert_msg(i == len, "size %zu %d->%d: byte %zu",
-					      len, a, b, i);
+				ck_assert_msg(i == len,
+					      "size %zu %d->%d: byte %zu", len,
+					      a, b, i);
 				free(sb[a][b]);
 				free(rb[a][b]);
 			}
 	}
 }
 
-static const size_t sizes[] = { 0, 1, 100, 400, 497, 498, 600, 8192, 8193,
-				70000, 300001 };
+static const size_t sizes[] = {0,   1,	  100,	400,   497,   498,
+			       600, 8192, 8193, 70000, 300001};
 #define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
 
 static void data_check_clean(void)
@@ -997,7 +1017,7 @@ static void data_check_clean(void)
 
 START_TEST(data_sizes)
 {
-	static const char *const modes[] = { "get", "put", "frag" };
+	static const char *const modes[] = {"get", "put", "frag"};
 	struct vw w;
 
 	setenv("RCMPI_RNDV_MODE", modes[_i % 3], 1);
@@ -1009,7 +1029,7 @@ START_TEST(data_sizes)
 	all_pairs(&w, sizes, NSIZES);
 	data_check_clean();
 	ck_assert_uint_gt(fk.inline_sends, 0);
-	ck_assert_uint_gt(fk.sends, fk.inline_sends);	/* bounce buffers */
+	ck_assert_uint_gt(fk.sends, fk.inline_sends); /* bounce buffers */
 	if (_i % 3 == 0)
 		ck_assert_uint_gt(fk.reads, 0);
 	if (_i % 3 == 1)
@@ -1050,7 +1070,7 @@ START_TEST(data_flood_tiny_credits)
 						      &r[nr++]),
 					 RC_OK);
 		}
-	for (i = 0; i < 20000; i++)	/* rank 1 computes; rank 0 floods */
+	for (i = 0; i < 20000; i++) /* rank 1 computes; rank 0 floods */
 		rc_progress(w.inst[0]);
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < N; i++)
@@ -1081,7 +1101,7 @@ END_TEST
  * accepts rank 0's). Either way one QP per rank carries the traffic. */
 START_TEST(data_cm_simultaneous)
 {
-	struct rc_req *r[4] = { NULL };
+	struct rc_req *r[4] = {NULL};
 	int a = 1, b = 2, x = 0, y = 0, i;
 	uint32_t q[16];
 	struct vw w;
@@ -1089,29 +1109,33 @@ START_TEST(data_cm_simultaneous)
 	setenv("RCMPI_VERBS_CM", "rdmacm", 1);
 	vw_open(&w, 2);
 	ck_assert_int_eq(w.status, RC_OK);
-	ck_assert_int_eq(fk_qp_list(q, 16), 0);	/* none before first use */
+	ck_assert_int_eq(fk_qp_list(q, 16), 0); /* none before first use */
 	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
-				      1, 3, RC_SEND_STD, &r[0]), RC_OK);
+				      1, 3, RC_SEND_STD, &r[0]),
+			 RC_OK);
 	ck_assert_int_eq(rc_p2p_isend(w.inst[1]->world, 0, &b, 1, &rc_mpi_int,
-				      0, 3, RC_SEND_STD, &r[1]), RC_OK);
+				      0, 3, RC_SEND_STD, &r[1]),
+			 RC_OK);
 	ck_assert_int_eq(rc_p2p_irecv(w.inst[0]->world, 0, &x, 1, &rc_mpi_int,
-				      1, 3, &r[2]), RC_OK);
+				      1, 3, &r[2]),
+			 RC_OK);
 	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &y, 1, &rc_mpi_int,
-				      0, 3, &r[3]), RC_OK);
+				      0, 3, &r[3]),
+			 RC_OK);
 	if (_i == 1)
-		rc_progress(w.inst[1]);	/* rank 1's request goes out first */
+		rc_progress(w.inst[1]); /* rank 1's request goes out first */
 	ck_assert(vw_wait(&w, r, 4));
 	ck_assert_int_eq(x, 2);
 	ck_assert_int_eq(y, 1);
 	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1);
 	ck_assert_uint_eq(fk.cm_rejects, _i ? 1 : 0);
-	for (i = 0; i < 20; i++)	/* let the losing attempt go */
+	for (i = 0; i < 20; i++) /* let the losing attempt go */
 		vw_progress(&w);
 	ck_assert_int_eq(fk_qp_list(q, 16), 2);
 	for (i = 0; i < 4; i++)
 		rc_req_free(r[i]);
 	ck_assert(vw_exchange(&w));
-	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1);	/* no new ones */
+	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1); /* no new ones */
 	data_check_clean();
 	vw_close(&w);
 	ck_assert_int_eq(fk_live_total(), 0);
@@ -1131,7 +1155,7 @@ static void op_done(struct rc_tp_rdma *op, int status)
 START_TEST(data_completion_error)
 {
 	static char src[4096], dst[4096], out[4096];
-	struct rc_tp_rdma op = { .done = op_done };
+	struct rc_tp_rdma op = {.done = op_done};
 	uint8_t key[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX];
 	void *h, *lh;
 	struct rc_tp *tp;

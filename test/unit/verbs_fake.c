@@ -69,8 +69,8 @@ struct fk_chan {
 struct fk_id {
 	struct rdma_cm_id id;
 	struct fk_id *next;
-	uint32_t ip;		/* network order */
-	uint16_t port;		/* host order */
+	uint32_t ip;   /* network order */
+	uint16_t port; /* host order */
 	bool listening, established;
 	struct fk_id *remote;
 };
@@ -124,7 +124,7 @@ static bool fk_fail(void)
 
 static uint32_t ctx_ip(int k)
 {
-	return htonl(0x0a000001u + (uint32_t)k);	/* 10.0.0.k+1 */
+	return htonl(0x0a000001u + (uint32_t)k); /* 10.0.0.k+1 */
 }
 
 uint16_t fk_ctx_lid(int k)
@@ -147,16 +147,16 @@ static void gid_entry(int k, int idx, struct ibv_gid_entry *e)
 		return;
 	}
 	switch (idx) {
-	case 0:		/* link-local, RoCE v2 */
+	case 0: /* link-local, RoCE v2 */
 		e->gid_type = IBV_GID_TYPE_ROCE_V2;
 		e->gid.raw[0] = 0xfe;
 		e->gid.raw[1] = 0x80;
 		e->gid.raw[15] = (uint8_t)(k + 1);
 		break;
-	case 1:		/* IPv4-mapped, RoCE v1 */
-	case 2:		/* IPv4-mapped, RoCE v2: the one to pick */
-		e->gid_type = idx == 1 ? IBV_GID_TYPE_ROCE_V1
-				       : IBV_GID_TYPE_ROCE_V2;
+	case 1: /* IPv4-mapped, RoCE v1 */
+	case 2: /* IPv4-mapped, RoCE v2: the one to pick */
+		e->gid_type =
+			idx == 1 ? IBV_GID_TYPE_ROCE_V1 : IBV_GID_TYPE_ROCE_V2;
 		e->gid.raw[10] = 0xff;
 		e->gid.raw[11] = 0xff;
 		memcpy(e->gid.raw + 12, &ip, 4);
@@ -189,7 +189,8 @@ static struct ibv_device **f_get_device_list(int *num)
 		return NULL;
 	}
 	if (!fk.ndevices) {
-		errno = ENOSYS;	/* what libibverbs says without kernel support */
+		errno = ENOSYS; /* what libibverbs says without kernel support
+				 */
 		return NULL;
 	}
 	l = calloc(fk.ndevices + 1, sizeof(*l));
@@ -298,8 +299,8 @@ static int f_query_port(struct ibv_context *ctx, uint8_t port,
 	return 0;
 }
 
-static int f_query_gid_ex(struct ibv_context *ctx, uint32_t port,
-			  uint32_t idx, struct ibv_gid_entry *e)
+static int f_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t idx,
+			  struct ibv_gid_entry *e)
 {
 	struct fk_ctx *c = (struct fk_ctx *)ctx;
 
@@ -471,8 +472,7 @@ static struct fk_qp *qp_find(uint32_t qpn)
 	return NULL;
 }
 
-static struct ibv_qp *f_create_qp(struct ibv_pd *pd,
-				  struct ibv_qp_init_attr *a)
+static struct ibv_qp *f_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
 {
 	struct fk_qp *q;
 
@@ -680,7 +680,8 @@ static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 		rwc.qp_num = peer->qp.qp_num;
 		rwc.src_qp = q->qp.qp_num;
 		rwc.byte_len = (uint32_t)len;
-		if (len > r.len || !mr_ok(r.lkey, r.addr, len, IBV_ACCESS_LOCAL_WRITE)) {
+		if (len > r.len ||
+		    !mr_ok(r.lkey, r.addr, len, IBV_ACCESS_LOCAL_WRITE)) {
 			rwc.status = IBV_WC_LOC_LEN_ERR;
 			fk.bad_key++;
 		} else if (!gather(wr, (char *)(uintptr_t)r.addr)) {
@@ -701,7 +702,8 @@ static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 			return IBV_WC_LOC_PROT_ERR;
 		return IBV_WC_SUCCESS;
 	case IBV_WR_RDMA_READ: {
-		const char *src = (const char *)(uintptr_t)wr->wr.rdma.remote_addr;
+		const char *src =
+			(const char *)(uintptr_t)wr->wr.rdma.remote_addr;
 		int i;
 
 		fk.reads++;
@@ -751,8 +753,9 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		wc.qp_num = qp->qp_num;
 		wc.byte_len = n;
 		wc.opcode = wr->opcode == IBV_WR_SEND ? IBV_WC_SEND
-			    : wr->opcode == IBV_WR_RDMA_READ ? IBV_WC_RDMA_READ
-							     : IBV_WC_RDMA_WRITE;
+			    : wr->opcode == IBV_WR_RDMA_READ
+				    ? IBV_WC_RDMA_READ
+				    : IBV_WC_RDMA_WRITE;
 		if (wc.status != IBV_WC_SUCCESS)
 			q->err = true;
 		/* errors complete every WR, signaled or not */
@@ -907,9 +910,8 @@ static struct fk_id *id_new(struct rdma_event_channel *ch, void *context,
 	return i;
 }
 
-static int f_cm_create_id(struct rdma_event_channel *ch,
-			  struct rdma_cm_id **id, void *context,
-			  enum rdma_port_space ps)
+static int f_cm_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id,
+			  void *context, enum rdma_port_space ps)
 {
 	if (fk_fail()) {
 		errno = ENOMEM;
@@ -1010,8 +1012,9 @@ static int f_cm_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src,
 	i->remote = NULL;
 	i->established = false;
 	id->route.addr.dst_sin = *d;
-	ev_queue(i, ctx_by_ip(d->sin_addr.s_addr) ? RDMA_CM_EVENT_ADDR_RESOLVED
-						  : RDMA_CM_EVENT_ADDR_ERROR,
+	ev_queue(i,
+		 ctx_by_ip(d->sin_addr.s_addr) ? RDMA_CM_EVENT_ADDR_RESOLVED
+					       : RDMA_CM_EVENT_ADDR_ERROR,
 		 NULL, 0, NULL, 0, 0);
 	return 0;
 }
@@ -1156,7 +1159,8 @@ static int f_cm_get_event(struct rdma_event_channel *ch,
 		c->tail = NULL;
 	if (e->ev.event == RDMA_CM_EVENT_ESTABLISHED &&
 	    e->ev.param.conn.private_data) {
-		/* the active side takes the REP: RTS, RTU to the passive side */
+		/* the active side takes the REP: RTS, RTU to the passive side
+		 */
 		struct fk_id *me = (struct fk_id *)e->ev.id;
 
 		if (me->id.qp)
@@ -1172,7 +1176,7 @@ static int f_cm_get_event(struct rdma_event_channel *ch,
 
 static int f_cm_ack_event(struct rdma_cm_event *ev)
 {
-	free(ev);	/* ev is the first member of struct fk_ev */
+	free(ev); /* ev is the first member of struct fk_ev */
 	fk.live[FK_EVENT]--;
 	return 0;
 }

@@ -22,33 +22,42 @@
 #include "verbs_ops.h"
 
 enum fk_obj {
-	FK_DEVLIST, FK_CTX, FK_PD, FK_CQ, FK_SRQ, FK_QP, FK_MR, FK_CHAN,
-	FK_ID, FK_EVENT, FK_NOBJ
+	FK_DEVLIST,
+	FK_CTX,
+	FK_PD,
+	FK_CQ,
+	FK_SRQ,
+	FK_QP,
+	FK_MR,
+	FK_CHAN,
+	FK_ID,
+	FK_EVENT,
+	FK_NOBJ
 };
 
 struct fk_state {
 	/* configuration (fk_reset sets the defaults) */
-	int link_layer;		/* IBV_LINK_LAYER_ETHERNET or _INFINIBAND */
-	int ndevices;		/* 0: ibv_get_device_list finds nothing */
+	int link_layer; /* IBV_LINK_LAYER_ETHERNET or _INFINIBAND */
+	int ndevices;	/* 0: ibv_get_device_list finds nothing */
 	enum ibv_port_state port_state;
-	enum ibv_mtu mtu[8];	/* active MTU of the k-th context opened */
-	int max_inline;		/* larger requests fail with EINVAL */
+	enum ibv_mtu mtu[8]; /* active MTU of the k-th context opened */
+	int max_inline;	     /* larger requests fail with EINVAL */
 	int max_cqe, max_srq_wr;
-	bool gid_table_fails;	/* query_gid_table unsupported */
+	bool gid_table_fails; /* query_gid_table unsupported */
 	/* failure injection */
-	unsigned long fail_at;	/* the fail_at-th call fails (0: never) */
-	unsigned long fail_wr_at;	/* the n-th send WR completes in error */
+	unsigned long fail_at;	  /* the fail_at-th call fails (0: never) */
+	unsigned long fail_wr_at; /* the n-th send WR completes in error */
 	enum ibv_wc_status fail_wr_status;
 	/* observations */
 	unsigned long calls;
 	unsigned long wrs;
 	int live[FK_NOBJ];
-	unsigned long rnr;	/* SENDs that found no receive posted */
+	unsigned long rnr; /* SENDs that found no receive posted */
 	unsigned long cq_overflow;
-	unsigned long bad_key;	/* RDMA or local access outside an MR */
+	unsigned long bad_key; /* RDMA or local access outside an MR */
 	unsigned long sends, writes, reads, inline_sends;
 	unsigned long cm_rejects, cm_connects;
-	int nctx;		/* contexts opened so far */
+	int nctx; /* contexts opened so far */
 };
 
 extern struct fk_state fk;

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	memset(buf, 1, (size_t)size);
 	for (l = 0; l < loops + 1; l++) {
 		if (l == 1)
-			t0 = MPI_Wtime();	/* the first window warms up */
+			t0 = MPI_Wtime(); /* the first window warms up */
 		if (rank == 0) {
 			for (i = 0; i < win; i++)
 				MPI_Isend(buf, size, MPI_BYTE, 1, 2,

@@ -17,17 +17,18 @@
 static int vt_fails;
 static int vt_rank, vt_size;
 
-#define VT_CHECK(cond, ...)                                                  \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			vt_fails++;                                          \
-			if (vt_fails <= 10) {                                \
-				fprintf(stderr, "vt: rank %d: %s:%d: ",      \
-					vt_rank, __FILE__, __LINE__);        \
-				fprintf(stderr, __VA_ARGS__);                \
-				fputc('\n', stderr);                         \
-			}                                                    \
-		}                                                            \
+#define VT_CHECK(cond, ...)                                              \
+	do {                                                             \
+		if (!(cond)) {                                           \
+			vt_fails++;                                      \
+			if (vt_fails <= 10) {                            \
+				fprintf(stderr,                          \
+					"vt: rank %d: %s:%d: ", vt_rank, \
+					__FILE__, __LINE__);             \
+				fprintf(stderr, __VA_ARGS__);            \
+				fputc('\n', stderr);                     \
+			}                                                \
+		}                                                        \
 	} while (0)
 
 static inline void vt_init(int *argc, char ***argv)

@@ -17,7 +17,8 @@
 
 static size_t msg_len(int i)
 {
-	return i % 4 == 3 ? 2000 : 8 + (size_t)(i % 5) * 8;	/* inline / bounce */
+	return i % 4 == 3 ? 2000
+			  : 8 + (size_t)(i % 5) * 8; /* inline / bounce */
 }
 
 static void fill(char *b, size_t n, int src, int seq)
@@ -51,8 +52,8 @@ static void flood_to(int dst, int n, int tag, MPI_Request *rq, char *bufs)
 		char *b = bufs + (size_t)i * 2048;
 
 		fill(b, msg_len(i), vt_rank, i);
-		MPI_Isend(b, (int)msg_len(i), MPI_BYTE, dst, tag, MPI_COMM_WORLD,
-			  &rq[i]);
+		MPI_Isend(b, (int)msg_len(i), MPI_BYTE, dst, tag,
+			  MPI_COMM_WORLD, &rq[i]);
 	}
 }
 
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
 		flood_to(0, n, 1, rq, bufs);
 		MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
 	} else {
-		struct timespec t = { 1, 0 };
+		struct timespec t = {1, 0};
 
 		nanosleep(&t, NULL);
 		for (p = 1; p < vt_size; p++)

@@ -26,7 +26,7 @@ static int mid(void)
 		MPI_Send(b, (int)len, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
 		printf("vt: kill: rank 0 finished its send\n");
 	} else if (vt_rank == 1) {
-		struct timespec t = { 0, 300000000 };
+		struct timespec t = {0, 300000000};
 
 		MPI_Irecv(b, (int)len, MPI_BYTE, 0, 0, MPI_COMM_WORLD, &rq);
 		/* answer the RTS, then die while the writes stream in */
@@ -34,7 +34,7 @@ static int mid(void)
 			int flag;
 
 			MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
-			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+			nanosleep(&(struct timespec){0, 1000000}, NULL);
 			t.tv_nsec -= 1000000;
 		}
 		printf("vt: kill: rank 1 dies now\n");

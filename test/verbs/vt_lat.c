@@ -30,13 +30,15 @@ int main(int argc, char **argv)
 			if (i == warm)
 				t0 = MPI_Wtime();
 			if (rank == 0) {
-				MPI_Send(buf, size, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-				MPI_Recv(buf, size, MPI_BYTE, 1, 1, MPI_COMM_WORLD,
-					 MPI_STATUS_IGNORE);
+				MPI_Send(buf, size, MPI_BYTE, 1, 1,
+					 MPI_COMM_WORLD);
+				MPI_Recv(buf, size, MPI_BYTE, 1, 1,
+					 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			} else if (rank == 1) {
-				MPI_Recv(buf, size, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
-					 MPI_STATUS_IGNORE);
-				MPI_Send(buf, size, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+				MPI_Recv(buf, size, MPI_BYTE, 0, 1,
+					 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Send(buf, size, MPI_BYTE, 0, 1,
+					 MPI_COMM_WORLD);
 			}
 		}
 		if (rank == 0)

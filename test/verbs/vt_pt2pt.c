@@ -11,9 +11,10 @@
  */
 #include "vt_common.h"
 
-static const size_t sizes[] = { 0, 1, 8, 100, 400, 480, 500, 1000, 4096,
-				8000, 8192, 8193, 12000, 65536, 100000,
-				1 << 20, (1 << 20) + 3, 4 << 20 };
+static const size_t sizes[] = {
+	0,     1,     8,      100,     400,	      480,
+	500,   1000,  4096,   8000,    8192,	      8193,
+	12000, 65536, 100000, 1 << 20, (1 << 20) + 3, 4 << 20};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 /* Every rank exchanges one message of each size with every other rank. */
@@ -83,7 +84,7 @@ static void strided(void)
 	if (vt_rank < peer) {
 		for (i = 0; i < 2 * n; i++)
 			a[i] = i % 2 ? -1 : i * 7 + 1;
-		MPI_Send(a, 1, vec, peer, 5, MPI_COMM_WORLD);	/* strided */
+		MPI_Send(a, 1, vec, peer, 5, MPI_COMM_WORLD); /* strided */
 		for (i = 0; i < n; i++)
 			a[i] = i * 3;
 		MPI_Send(a, n, MPI_INT, peer, 6, MPI_COMM_WORLD); /* contig */
@@ -111,7 +112,7 @@ out:
 /* Rank 0 receives from everyone with wildcards. */
 static void wildcards(void)
 {
-	int i, v, got[64] = { 0 };
+	int i, v, got[64] = {0};
 	MPI_Status st;
 
 	if (vt_rank) {
@@ -140,7 +141,7 @@ static void wildcards(void)
 
 static void truncation(void)
 {
-	size_t lens[2] = { 1000, 2 << 20 };
+	size_t lens[2] = {1000, 2 << 20};
 	int peer = vt_rank ^ 1, k;
 
 	if (peer >= vt_size)
@@ -163,7 +164,8 @@ static void truncation(void)
 			MPI_Error_class(rc, &cls);
 			MPI_Get_count(&st, MPI_BYTE, &cnt);
 			VT_CHECK(cls == MPI_ERR_TRUNCATE,
-				 "truncation %zu: error class %d", lens[k], cls);
+				 "truncation %zu: error class %d", lens[k],
+				 cls);
 			VT_CHECK(cnt == (int)lens[k] / 2,
 				 "truncation %zu: count %d", lens[k], cnt);
 			VT_CHECK(vt_verify(b, lens[k] / 2, peer, k) < 0,
@@ -176,7 +178,7 @@ static void truncation(void)
 
 static void ssend(void)
 {
-	size_t lens[3] = { 0, 64, 1 << 20 };
+	size_t lens[3] = {0, 64, 1 << 20};
 	int peer = vt_rank ^ 1, k;
 
 	if (peer >= vt_size)
@@ -200,7 +202,7 @@ static void ssend(void)
 
 static void probes(void)
 {
-	size_t lens[3] = { 17, 5000, 3 << 20 };
+	size_t lens[3] = {17, 5000, 3 << 20};
 	int peer = vt_rank ^ 1, k;
 
 	if (peer >= vt_size)
@@ -220,7 +222,8 @@ static void probes(void)
 			char *b;
 
 			if (k == 0) {
-				MPI_Probe(peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+				MPI_Probe(peer, MPI_ANY_TAG, MPI_COMM_WORLD,
+					  &st);
 			} else if (k == 1) {
 				while (!flag)
 					MPI_Iprobe(MPI_ANY_SOURCE, 21,
@@ -279,7 +282,8 @@ static void ordering(void)
 				 &st);
 			MPI_Get_count(&st, MPI_BYTE, &cnt);
 			VT_CHECK(cnt == (int)len[k] &&
-					 vt_verify(b, len[k], peer, k + 200) < 0,
+					 vt_verify(b, len[k], peer, k + 200) <
+						 0,
 				 "ordering: message %d (count %d)", k, cnt);
 		}
 		free(b);

@@ -75,10 +75,10 @@ static void note(const char *what, void *a, void *b)
 int main(int argc, char **argv)
 {
 	void *a, *b, *c, *pre;
-	uintptr_t pre_addr;
+	uintptr_t pre_off;
 	int id;
 
-	pre = malloc(LEN);	/* >= 128 KiB before MPI_Init: mmapped */
+	pre = malloc(LEN); /* >= 128 KiB before MPI_Init: mmapped */
 	vt_init(&argc, &argv);
 
 	a = malloc(LEN);
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 	xfer(c, "dontneed", 1);
 
 	xfer(c, "mremap", 0);
-	b = map_at(NULL);	/* the destination: our own mapping */
+	b = map_at(NULL); /* the destination: our own mapping */
 	b = mremap(c, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED, b);
 	VT_CHECK(b != MAP_FAILED, "mremap failed");
 	a = map_at(c);
@@ -144,13 +144,13 @@ int main(int argc, char **argv)
 	memset(pre, 0, LEN);
 	xfer(pre, "preinit", 0);
 	a = (void *)((uintptr_t)pre & ~(uintptr_t)4095);
-	pre_addr = (uintptr_t)pre;	/* the address, kept past free() */
+	pre_off = (uintptr_t)pre & 4095; /* where the block sat in its page */
 	free(pre);
 	b = mmap(a, LEN + 4096, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	VT_CHECK(b == a, "preinit: the freed block's address is not free");
 	if (b == a)
-		xfer((void *)pre_addr, "preinit", 1);
+		xfer((char *)b + pre_off, "preinit", 1); /* at pre */
 	if (b != MAP_FAILED)
 		munmap(b, LEN + 4096);
 
