@@ -1209,7 +1209,9 @@ static void rx_refill(struct vb_tp *vt)
 		p->on_dirty = false;
 		if (p->rx.pending)
 			vb_rx_reposted(&vt->pool, &p->rx, vt->prm.credits);
-		if (p->state == VB_PEER_CONNECTED && vb_rx_update_due(&p->rx) &&
+		/* (closing: no more credits, nothing may follow the flush) */
+		if (p->state == VB_PEER_CONNECTED && !vt->closing &&
+		    vb_rx_update_due(&p->rx) &&
 		    !post_credit(vt, p, false)) {
 			/* no room now: next time */
 			p->on_dirty = true;
