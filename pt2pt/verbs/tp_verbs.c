@@ -24,7 +24,8 @@
  *                                           ... batch reposted (<= 16),
  *                                           rx.limit += n
  *   <-- SEND [credits=Ls | ...] (any message our way carries the limit)
- *   <-- RDMA WRITE slot[s] = Ls  (when half a window is owed, no traffic)
+ *   <-- RDMA WRITE slot[s] = Ls  (half a window owed, and still owed at the
+ *                                 next progress call: no traffic our way)
  *
  * Rendezvous: get = RDMA READ, put = RDMA WRITE, both signaled, from
  * memory registered through the cache (mem_expose puts rkey and address in
@@ -1210,15 +1211,23 @@ static void rx_refill(struct vb_tp *vt)
 		if (p->rx.pending)
 			vb_rx_reposted(&vt->pool, &p->rx, vt->prm.credits);
 		/* (closing: no more credits, nothing may follow the flush) */
-		if (p->state == VB_PEER_CONNECTED && !vt->closing &&
-		    vb_rx_update_due(&p->rx) &&
-		    !post_credit(vt, p, false)) {
-			/* no room now: next time */
-			p->on_dirty = true;
-			p->next_dirty = vt->dirty;
-			vt->dirty = p;
-			vt->refill_now = true;
+		if (p->state != VB_PEER_CONNECTED || vt->closing ||
+		    !vb_rx_update_due(&p->rx)) {
+			p->credit_armed = false;
+			continue;
 		}
+		/* Due: give a message our way (the application's answer,
+		 * typically) one progress call to carry the credits, then
+		 * write them. */
+		if (p->credit_armed && post_credit(vt, p, false)) {
+			p->credit_armed = false;
+			continue;
+		}
+		p->credit_armed = true;
+		p->on_dirty = true;
+		p->next_dirty = vt->dirty;
+		vt->dirty = p;
+		vt->refill_now = true;
 	}
 }
 

@@ -112,6 +112,7 @@ struct vb_peer {
 	uint8_t state;
 	bool on_dirty;
 	bool flushed;
+	bool credit_armed;	/* credits due: written at the next progress */
 	struct ibv_qp *qp;
 	uint32_t rqpn;	   /* the peer's QP number */
 	struct vb_swr *sq; /* sq_size slots */

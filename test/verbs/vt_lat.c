@@ -5,6 +5,7 @@
  * runs.
  *
  *   vt_lat [size ...]     (bytes, default 8; prints "lat SIZE USEC")
+ *   VT_ITERS=n            timed iterations (default 2000, 100 above 64 KiB)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@ int main(int argc, char **argv)
 		double t0 = 0;
 
 		iters = size > 65536 ? 100 : 2000;
+		if (getenv("VT_ITERS"))
+			iters = atoi(getenv("VT_ITERS"));
 		warm = iters / 10;
 		buf = malloc(size ? size : 1);
 		memset(buf, 0, size ? size : 1);
