@@ -48,7 +48,7 @@ done
 for k in lat_rcmpi lat_ompi_ucx lat_ib_send_lat bw_rcmpi bw_ompi_ucx bw_ib_write_bw; do
 	unit=MB/s
 	[[ $k == lat_* ]] && unit=us
-	echo "median $k $(awk -v k=$k '$1 == k && $2 != "nan" && $2 != "" { print $2 }' "$res" |
+	echo "median $k $(awk -v k=$k '$1 == k && $2 != "nan" && $2 != "inf" && $2 != "" { print $2 }' "$res" |
 		sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "nan" }') $unit"
 done
 rm -f "$res"
