@@ -29,6 +29,7 @@
 #include "request.h"
 #include "status.h"
 #include "tp.h"
+#include "verbs/tp_verbs.h"
 
 enum p2p_state {
 	SP_EAGER = 1,
@@ -1231,7 +1232,12 @@ int rc_p2p_open(struct rc_inst *inst)
 		if (ret)
 			return ret;
 	}
-	/* the verbs transport registers here (tp_verbs.c) */
+	if (tp_wanted(list, "verbs") && inst->size > 1) {
+		ret = p2p_add_tp(inst, &rc_tp_verbs_ops, NULL);
+		/* no device: an error only if a peer needs verbs (connect) */
+		if (ret && ret != RC_ERR_NODEV)
+			return ret;
+	}
 	return rc_progress_register(inst, p2p_progress, p2p);
 }
 
@@ -1255,9 +1261,23 @@ int rc_p2p_connect(struct rc_inst *inst)
 				proc->tp = tp;
 		}
 		if (!proc->tp) {
+			const char *list =
+				rc_param_str("TRANSPORTS", "shm,verbs");
+			bool verbs_open = false;
+
+			for (i = 0; i < inst->ntps; i++)
+				verbs_open |=
+					inst->tps[i]->ops == &rc_tp_verbs_ops;
 			rc_log_err("no transport reaches rank %d on %s "
-				   "(RCMPI_TRANSPORTS=%s)", w, proc->host,
-				   rc_param_str("TRANSPORTS", "shm,verbs"));
+				   "(RCMPI_TRANSPORTS=%s)%s%s",
+				   w, proc->host, list,
+				   tp_wanted(list, "verbs") && !verbs_open
+					   ? ": it needs the verbs transport, "
+					     "which is not available here: "
+					   : "",
+				   tp_wanted(list, "verbs") && !verbs_open
+					   ? rc_tp_verbs_open_error()
+					   : "");
 			return RC_ERR_UNREACH;
 		}
 	}
@@ -1302,6 +1322,14 @@ void rc_p2p_close(struct rc_inst *inst)
 		inst->tps[i]->ops->close(inst->tps[i]);
 	inst->ntps = 0;
 	inst->self_tp = NULL;
+	/* after a failure, messages may still wait for a peer */
+	for (i = 0; inst->procs && i < inst->size; i++) {
+		struct rc_list *pos, *n;
+
+		rc_list_for_each_safe(pos, n, &inst->procs[i].pending)
+			free(rc_list_entry(pos, struct p2p_out, link));
+		rc_list_init(&inst->procs[i].pending);
+	}
 	for (i = 0; i < RC_CTX_MAX; i++) {
 		struct p2p_match *m = p2p->match[i];
 		struct rc_list *pos, *n;

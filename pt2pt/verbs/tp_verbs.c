@@ -1,0 +1,1363 @@
+/*
+ * tp_verbs.c - the verbs RC transport (InfiniBand and RoCE v2), behind the
+ * contract of tp.h.
+ *
+ * Resources, per process: one PD, one CQ for sends and receives, one
+ * shared receive queue (SRQ) of equal buffers, a pool of registered bounce
+ * buffers, a registered array of credit slots (one 8-byte word per rank),
+ * a registration cache; per verbs peer, one RC QP attached to the SRQ and
+ * the CQ. Memory for receives does not grow with peers (verbs_credit.h).
+ *
+ * Wiring: through the modex (verbs_qp.c, default) or rdma_cm on first use
+ * (verbs_cm.c, RCMPI_VERBS_CM=rdmacm).
+ *
+ * Active messages: [vb_hdr | engine header | payload] in one SEND. Up to the
+ * QP's inline limit the three pieces go as a gather list with
+ * IBV_SEND_INLINE (no copy, no registration, buffers reusable at once);
+ * above it they are copied into a bounce buffer. A sender needs a credit
+ * per message (verbs_credit.h); without one, or without room in the send
+ * queue or a bounce buffer, am_send answers RC_AGAIN and the engine retries
+ * in order. vb_hdr.credits piggy-backs the credits we return to the peer.
+ *
+ *   sender                                  receiver
+ *   SEND [credits=Lr | hdr | data] -------> SRQ buffer -> recv upcall
+ *                                           ... batch reposted (<= 16),
+ *                                           rx.limit += n
+ *   <-- SEND [credits=Ls | ...] (any message our way carries the limit)
+ *   <-- RDMA WRITE slot[s] = Ls  (half a window owed, and still owed at the
+ *                                 next progress call: no traffic our way)
+ *
+ * Rendezvous: get = RDMA READ, put = RDMA WRITE, both signaled, from
+ * memory registered through the cache (mem_expose puts rkey and address in
+ * the key). The engine pipelines chunks of rdma_chunk bytes, max_rdma at a
+ * time per request.
+ *
+ * Completions: wr_id points at the send-queue slot (struct vb_swr) of the
+ * WR, or at the receive buffer with bit 0 set. Sends are signaled one in
+ * RCMPI_VERBS_SIGNAL (inline) or always (bounce, get, put); a completion
+ * retires every earlier WR of its QP. The CQ is polled 16 entries at a
+ * time; consumed receive buffers are reposted RCMPI_VERBS_RX_BATCH at a
+ * time in one call, or sooner when a peer is owed half its window.
+ *
+ * Errors: a failed completion names both ranks and hosts, device, port, QP
+ * numbers and ibv_wc_status_str, then ends the job - or, when
+ * MPI_COMM_WORLD's error handler is not fatal, marks the peer failed:
+ * its outstanding get/put complete with RC_ERR_PEER and new operations are
+ * refused with RC_ERR_PEER.
+ *
+ * Close: a signaled RDMA WRITE flushes each QP with unsignaled sends still
+ * unconfirmed, their completions are awaited, then one PMIx fence, so no
+ * rank destroys a QP its peer still sends on.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "comm.h"
+#include "compiler.h"
+#include "errhandler.h"
+#include "inst.h"
+#include "log.h"
+#include "param.h"
+#include "status.h"
+#include "tp_verbs.h"
+#include "verbs.h"
+#include "verbs_hooks.h"
+
+#define VB_POLL 16	 /* completions per poll */
+#define VB_POST_BATCH 64 /* receives per post call */
+#define VB_SQ_RESERVE 2	 /* send slots kept for credit writes */
+#define VB_KEY_MAGIC 0x7662u
+
+/* What mem_expose writes into the engine's key bytes. */
+struct vb_key {
+	uint32_t rkey;
+	uint16_t magic;
+	uint16_t rsvd;
+	uint64_t addr;
+};
+
+static bool tp_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+const char *vb_peer_host(const struct vb_tp *vt, int wrank)
+{
+	const struct rc_inst *inst = vt->inst;
+
+	if (inst->procs && inst->procs[wrank].host[0])
+		return inst->procs[wrank].host;
+	return "?";
+}
+
+static bool errors_fatal(struct vb_tp *vt)
+{
+	struct rc_comm *w = vt->inst->world;
+
+	return !w || !w->errh || w->errh->kind == RC_EH_FATAL;
+}
+
+void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	if (p->state == VB_PEER_FAILED)
+		return;
+	p->state = VB_PEER_FAILED;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (vt->closing) {
+		rc_log_debug("verbs: at close, rank %d on %s: %s", p->wrank,
+			     vb_peer_host(vt, p->wrank), what);
+		return;
+	}
+	rc_log_err("verbs: connection to rank %d on %s failed: %s (device %s "
+		   "port %u, local QP 0x%x, rank %d's QP 0x%x)",
+		   p->wrank, vb_peer_host(vt, p->wrank), what, vt->dev_name,
+		   vt->port, p->qp ? p->qp->qp_num : 0, p->wrank, p->rqpn);
+	if (errors_fatal(vt))
+		rc_abort(vt->inst, MPI_ERR_PROC_FAILED,
+			 "verbs: ending the job after a connection failure "
+			 "(MPI_ERRORS_ARE_FATAL)");
+}
+
+/* ---- buffers ---- */
+
+static void slab_free(struct vb_tp *vt, struct vb_slab *s)
+{
+	if (s->mr)
+		vt->ops->dereg_mr(s->mr);
+	free(s->mem);
+	free(s->bufs);
+	free(s);
+}
+
+static struct vb_slab *slab_new(struct vb_tp *vt, unsigned n, const char *what)
+{
+	struct vb_slab *s = calloc(1, sizeof(*s));
+	size_t len = (size_t)n * vt->buf_size;
+	unsigned i;
+	int err;
+
+	if (!s)
+		return NULL;
+	s->n = n;
+	s->bufs = calloc(n, sizeof(*s->bufs));
+	len = (len + 4095) & ~(size_t)4095;
+	if (!s->bufs || posix_memalign(&s->mem, 4096, len)) {
+		free(s->bufs);
+		free(s);
+		return NULL;
+	}
+	s->mr = vt->ops->reg_mr(vt->pd, s->mem, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!s->mr) {
+		err = errno;
+		rc_log_err(
+			"verbs: ibv_reg_mr of %u %s buffers (%zu KiB) on %s: "
+			"%s%s",
+			n, what, len >> 10, vt->dev_name, strerror(err),
+			vb_memlock_hint(err));
+		vb_set_open_error("cannot register %s buffers on %s: %s%s",
+				  what, vt->dev_name, strerror(err),
+				  vb_memlock_hint(err));
+		slab_free(vt, s);
+		errno = err;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		s->bufs[i].data = (char *)s->mem + (size_t)i * vt->buf_size;
+		s->bufs[i].lkey = s->mr->lkey;
+	}
+	return s;
+}
+
+/* Post a chain of receive buffers (linked by next) to the SRQ. */
+static int rx_post(struct vb_tp *vt, struct vb_buf *b)
+{
+	struct ibv_recv_wr wr[VB_POST_BATCH], *bad;
+	struct ibv_sge sge[VB_POST_BATCH];
+	int n, err;
+
+	while (b) {
+		for (n = 0; b && n < VB_POST_BATCH; n++, b = b->next) {
+			sge[n].addr = (uintptr_t)b->data;
+			sge[n].length = (uint32_t)vt->buf_size;
+			sge[n].lkey = b->lkey;
+			wr[n].wr_id = (uintptr_t)b | VB_WRID_RECV;
+			wr[n].sg_list = &sge[n];
+			wr[n].num_sge = 1;
+			wr[n].next = &wr[n + 1];
+		}
+		wr[n - 1].next = NULL;
+		err = vt->ops->post_srq_recv(vt->srq, wr, &bad);
+		if (err) {
+			rc_log_err("verbs: ibv_post_srq_recv on %s: %s",
+				   vt->dev_name, strerror(err));
+			return RC_ERR_IO;
+		}
+	}
+	return RC_OK;
+}
+
+/* Add n receive buffers (a new slab) to the SRQ and the credit pool. */
+static int rx_grow(struct vb_tp *vt, unsigned n)
+{
+	struct vb_slab *s = slab_new(vt, n, "receive");
+	unsigned i;
+	int ret;
+
+	if (!s)
+		return errno == ENOMEM ? RC_ERR_NOMEM : RC_ERR_IO;
+	for (i = 0; i + 1 < n; i++)
+		s->bufs[i].next = &s->bufs[i + 1];
+	s->bufs[n - 1].next = NULL;
+	ret = rx_post(vt, s->bufs);
+	if (ret) {
+		slab_free(vt, s);
+		return ret;
+	}
+	s->next = vt->rx_slabs;
+	vt->rx_slabs = s;
+	vt->pool.total += n;
+	vt->pool.free += n;
+	return RC_OK;
+}
+
+static int tx_grow(struct vb_tp *vt, unsigned n)
+{
+	struct vb_slab *s = slab_new(vt, n, "send");
+	unsigned i;
+
+	if (!s)
+		return errno == ENOMEM ? RC_ERR_NOMEM : RC_ERR_IO;
+	for (i = 0; i < n; i++) {
+		s->bufs[i].next = vt->bounce;
+		vt->bounce = &s->bufs[i];
+	}
+	vt->nbounce += n;
+	s->next = vt->tx_slabs;
+	vt->tx_slabs = s;
+	return RC_OK;
+}
+
+uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p)
+{
+	uint32_t want = vt->pool.free / 4;
+
+	if (want > vt->prm.credits)
+		want = vt->prm.credits;
+	if (want < vt->prm.credits_min) {
+		unsigned grow = vt->prm.credits_min * 16;
+
+		/* grow the SRQ while the CQ can take its completions */
+		if (vt->pool.total + grow + vt->prm.send_cqe <=
+			    (unsigned)vt->cq_size &&
+		    rx_grow(vt, grow) == RC_OK)
+			rc_log_debug("verbs: SRQ grown to %u buffers",
+				     vt->pool.total);
+		want = vt->prm.credits_min;
+	}
+	if (want > vt->pool.free) {
+		static bool warned;
+
+		if (!warned)
+			rc_log_warn(
+				"verbs: %u receive buffers cannot give rank %d "
+				"more than %u credits (the CQ of %s holds %d): "
+				"raise RCMPI_VERBS_RQ_SIZE",
+				vt->pool.total, p->wrank, vt->pool.free,
+				vt->dev_name, vt->cq_size);
+		warned = true;
+	}
+	return vb_rx_open(&vt->pool, &p->rx, want);
+}
+
+void vb_rx_ungrant(struct vb_tp *vt, struct vb_peer *p)
+{
+	vb_rx_close(&vt->pool, &p->rx);
+}
+
+/* ---- registration cache callbacks ---- */
+
+static int rcache_reg(void *ctx, void *addr, size_t len, void **mr,
+		      uint32_t *lkey, uint32_t *rkey)
+{
+	struct vb_tp *vt = ctx;
+	struct ibv_mr *m = vt->ops->reg_mr(vt->pd, addr, len,
+					   IBV_ACCESS_LOCAL_WRITE |
+						   IBV_ACCESS_REMOTE_READ |
+						   IBV_ACCESS_REMOTE_WRITE);
+
+	if (!m)
+		return errno ? errno : EIO;
+	*mr = m;
+	*lkey = m->lkey;
+	*rkey = m->rkey;
+	return 0;
+}
+
+static void rcache_dereg(void *ctx, void *mr)
+{
+	struct vb_tp *vt = ctx;
+
+	vt->ops->dereg_mr(mr);
+}
+
+static const struct rc_rcache_reg_ops vb_rcache_ops = {
+	.reg = rcache_reg,
+	.dereg = rcache_dereg,
+};
+
+/* ---- resources ---- */
+
+static void res_close(struct vb_tp *vt)
+{
+	const struct rc_verbs_ops *ops = vt->ops;
+	struct vb_slab *s;
+
+	if (vt->rcache)
+		rc_rcache_free(vt->rcache);
+	vt->rcache = NULL;
+	if (vt->slots_mr)
+		ops->dereg_mr(vt->slots_mr);
+	vt->slots_mr = NULL;
+	free(vt->slots);
+	vt->slots = NULL;
+	while ((s = vt->tx_slabs)) {
+		vt->tx_slabs = s->next;
+		slab_free(vt, s);
+	}
+	vt->bounce = NULL;
+	if (vt->srq)
+		ops->destroy_srq(vt->srq);
+	vt->srq = NULL;
+	while ((s = vt->rx_slabs)) {
+		vt->rx_slabs = s->next;
+		slab_free(vt, s);
+	}
+	if (vt->cq)
+		ops->destroy_cq(vt->cq);
+	vt->cq = NULL;
+	if (vt->pd)
+		ops->dealloc_pd(vt->pd);
+	vt->pd = NULL;
+	vt->resources = false;
+}
+
+/* PD, CQ, SRQ with nrx buffers (room to grow to srq_max), bounce buffers,
+ * credit slots, registration cache. */
+static int res_open(struct vb_tp *vt, unsigned nrx, unsigned srq_max)
+{
+	const struct rc_verbs_ops *ops = vt->ops;
+	struct rc_inst *inst = vt->inst;
+	struct ibv_srq_init_attr sa;
+	size_t slots_len;
+	int err, ret;
+
+	/* fork(): with rdma-core >= 35 on kernels >= 5.13 fork needs nothing
+	 * and this is a no-op; on older ones it marks registered memory
+	 * MADV_DONTFORK so a child cannot corrupt it */
+	err = ops->fork_init();
+	if (err)
+		rc_log_debug("verbs: ibv_fork_init: %s (fork() after MPI_Init "
+			     "is unsafe)",
+			     strerror(err));
+	vt->pd = ops->alloc_pd(vt->ctx);
+	if (!vt->pd) {
+		err = errno;
+		rc_log_err("verbs: ibv_alloc_pd on %s: %s%s", vt->dev_name,
+			   strerror(err), vb_memlock_hint(err));
+		return RC_ERR_IO;
+	}
+	if (srq_max > (unsigned)vt->dattr.max_srq_wr)
+		srq_max = (unsigned)vt->dattr.max_srq_wr;
+	if (srq_max + vt->prm.send_cqe > (unsigned)vt->dattr.max_cqe)
+		srq_max = (unsigned)vt->dattr.max_cqe - vt->prm.send_cqe;
+	if (nrx > srq_max)
+		nrx = srq_max;
+	vt->cq_size = (int)(srq_max + vt->prm.send_cqe);
+	vt->scq_avail = vt->prm.send_cqe;
+	vt->cq = ops->create_cq(vt->ctx, vt->cq_size);
+	if (!vt->cq) {
+		err = errno;
+		rc_log_err("verbs: ibv_create_cq(%d) on %s: %s%s", vt->cq_size,
+			   vt->dev_name, strerror(err), vb_memlock_hint(err));
+		ret = RC_ERR_IO;
+		goto err_close;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.attr.max_wr = srq_max;
+	sa.attr.max_sge = 1;
+	vt->srq = ops->create_srq(vt->pd, &sa);
+	if (!vt->srq) {
+		err = errno;
+		rc_log_err("verbs: ibv_create_srq(%u) on %s: %s%s", srq_max,
+			   vt->dev_name, strerror(err), vb_memlock_hint(err));
+		ret = RC_ERR_IO;
+		goto err_close;
+	}
+	ret = rx_grow(vt, nrx);
+	if (ret)
+		goto err_close;
+	ret = tx_grow(vt, vt->prm.bounce);
+	if (ret)
+		goto err_close;
+	slots_len = (size_t)inst->size * 2 * sizeof(uint64_t);
+	vt->slots = calloc(1, slots_len);
+	if (!vt->slots) {
+		ret = RC_ERR_NOMEM;
+		goto err_close;
+	}
+	vt->slots_mr =
+		ops->reg_mr(vt->pd, vt->slots, slots_len,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!vt->slots_mr) {
+		err = errno;
+		rc_log_err("verbs: ibv_reg_mr of the credit slots on %s: %s%s",
+			   vt->dev_name, strerror(err), vb_memlock_hint(err));
+		ret = RC_ERR_IO;
+		goto err_close;
+	}
+	vt->rcache = rc_rcache_new(&vb_rcache_ops, vt, vt->prm.rcache_entries,
+				   vt->prm.rcache_bytes, vt->prm.rcache);
+	if (!vt->rcache) {
+		ret = RC_ERR_NOMEM;
+		goto err_close;
+	}
+	vt->resources = true;
+	return RC_OK;
+
+err_close:
+	/* res_close undoes whatever exists, in reverse order */
+	res_close(vt);
+	return ret;
+}
+
+/* ---- peers ---- */
+
+int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p)
+{
+	if (p->sq)
+		return RC_OK;
+	p->sq = calloc(vt->prm.sq_size, sizeof(*p->sq));
+	return p->sq ? RC_OK : RC_ERR_NOMEM;
+}
+
+void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
+		       uint64_t slot_addr, uint32_t slot_rkey)
+{
+	vb_tx_init(&p->tx, tx_credits);
+	p->credit_raddr =
+		slot_addr + (uint64_t)vt->inst->rank * sizeof(uint64_t);
+	p->credit_rkey = slot_rkey;
+	p->state = VB_PEER_CONNECTED;
+	/* credits returned while we were connecting may be due already */
+	if (vb_rx_update_due(&p->rx) && !p->on_dirty) {
+		p->on_dirty = true;
+		p->next_dirty = vt->dirty;
+		vt->dirty = p;
+		vt->refill_now = true;
+	}
+	rc_log_debug(
+		"verbs: connected to rank %d (QP 0x%x -> 0x%x, %u credits)",
+		p->wrank, p->qp->qp_num, p->rqpn, tx_credits);
+}
+
+static void peer_release(struct vb_tp *vt, struct vb_peer *p)
+{
+	vb_qp_destroy(vt, p);
+	free(p->sq);
+	p->sq = NULL;
+}
+
+/* ---- open ---- */
+
+/* Which peers will we reach through verbs? Those shared memory won't:
+ * other nodes, or everyone when shm is not in RCMPI_TRANSPORTS. */
+static bool peer_expected(struct vb_tp *vt, int w, bool shm)
+{
+	struct rc_inst *inst = vt->inst;
+	int i;
+
+	if (w == inst->rank)
+		return false;
+	if (!shm)
+		return true;
+	for (i = 0; i < inst->local_size; i++)
+		if (inst->local_peers && inst->local_peers[i] == w)
+			return false;
+	return true;
+}
+
+static void vb_teardown(struct vb_tp *vt);
+
+static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
+{
+	struct vb_tp *vt = calloc(1, sizeof(*vt));
+	bool shm = tp_listed(rc_param_str("TRANSPORTS", "shm,verbs"), "shm");
+	struct vb_addr *addr;
+	size_t alen, tab;
+	unsigned nexp = 0, nrx, init = 0, srq_max;
+	int w, ret;
+
+	if (!vt)
+		return RC_ERR_NOMEM;
+	vt->ops = rc_verbs_ops;
+	vt->inst = inst;
+	vt->tp.ops = &rc_tp_verbs_ops;
+	vt->tp.inst = inst;
+	vt->tp.name = "verbs";
+	vt->gid_index = -1;
+	ret = vb_params_read(&vt->prm);
+	if (ret)
+		goto err_free;
+	ret = vb_dev_open(vt);
+	if (ret)
+		goto err_free;
+
+	vt->peers = calloc(inst->size, sizeof(*vt->peers));
+	for (tab = 16; tab < (size_t)inst->size * 4; tab <<= 1)
+		;
+	vt->qpn_tab = calloc(tab, sizeof(*vt->qpn_tab));
+	vt->qpn_mask = (uint32_t)tab - 1;
+	if (!vt->peers || !vt->qpn_tab) {
+		ret = RC_ERR_NOMEM;
+		goto err_dev;
+	}
+	for (w = 0; w < inst->size; w++) {
+		vt->peers[w].vt = vt;
+		vt->peers[w].wrank = w;
+		nexp += peer_expected(vt, w, shm);
+	}
+
+	vt->inline_max = vt->prm.inline_max;
+	vt->tp.max_am = (vt->prm.eager_limit + 64 + 63) & ~(size_t)63;
+	if (vt->tp.max_am < 128)
+		vt->tp.max_am = 128;
+	vt->buf_size =
+		(sizeof(struct vb_hdr) + vt->tp.max_am + 63) & ~(size_t)63;
+	vt->tp.eager_limit = vt->prm.eager_limit;
+	vt->tp.caps = RC_TP_CAP_GET | RC_TP_CAP_PUT;
+	vt->tp.rdma_chunk = vt->prm.rdma_chunk;
+	if (vt->pattr.max_msg_sz && vt->tp.rdma_chunk > vt->pattr.max_msg_sz)
+		vt->tp.rdma_chunk = vt->pattr.max_msg_sz;
+	vt->tp.max_rdma = vt->prm.max_rdma;
+
+	if (nexp) {
+		/* Modex: every expected peer gets its window now, so the SRQ
+		 * holds at least credits_min per peer. rdma_cm: windows are
+		 * given as connections come, growing the SRQ when needed. */
+		nrx = vt->prm.rq_size;
+		if (!vt->prm.cm) {
+			if (nrx < nexp * vt->prm.credits_min)
+				nrx = nexp * vt->prm.credits_min;
+			srq_max = nrx;
+		} else {
+			srq_max = nexp * vt->prm.credits_min * 2;
+			if (srq_max < nrx * 4)
+				srq_max = nrx * 4;
+			if (srq_max > 65536)
+				srq_max = 65536;
+		}
+		ret = res_open(vt, nrx, srq_max);
+		if (ret)
+			goto err_dev;
+		if (!vt->prm.cm) {
+			if (vt->pool.total < nexp * vt->prm.credits_min) {
+				rc_log_err("verbs: %s cannot hold %u receive "
+					   "buffers for %u peers (CQ limit %d)",
+					   vt->dev_name,
+					   nexp * vt->prm.credits_min, nexp,
+					   vt->dattr.max_cqe);
+				ret = RC_ERR_NOMEM;
+				goto err_peers;
+			}
+			init = vt->pool.total / nexp;
+			if (init > vt->prm.credits)
+				init = vt->prm.credits;
+			for (w = 0; w < inst->size; w++) {
+				struct vb_peer *p = &vt->peers[w];
+
+				if (!peer_expected(vt, w, shm))
+					continue;
+				ret = vb_qp_create(vt, p);
+				if (!ret)
+					ret = vb_peer_sq_alloc(vt, p);
+				if (!ret)
+					ret = vb_qpn_add(vt, p->qp->qp_num, p);
+				if (ret)
+					goto err_peers;
+				vb_rx_open(&vt->pool, &p->rx, init);
+			}
+			vt->modex_qps = true;
+		} else {
+			ret = vb_cm_open(vt);
+			if (ret)
+				goto err_peers;
+		}
+	}
+
+	alen = sizeof(*addr) + (vt->modex_qps ? (size_t)inst->size * 4 : 0);
+	addr = calloc(1, alen);
+	if (!addr) {
+		ret = RC_ERR_NOMEM;
+		goto err_peers;
+	}
+	addr->magic = VB_ADDR_MAGIC;
+	addr->cm = vt->prm.cm;
+	addr->link_layer = vt->pattr.link_layer;
+	addr->port = vt->port;
+	addr->mtu = (uint8_t)vt->pattr.active_mtu;
+	addr->lid = vt->pattr.lid;
+	addr->rd_atom =
+		(uint8_t)(vt->prm.rd_atom < (unsigned)vt->dattr.max_qp_rd_atom
+				  ? vt->prm.rd_atom
+				  : (unsigned)vt->dattr.max_qp_rd_atom);
+	addr->gid_index = (uint8_t)(vt->gid_index < 0 ? 0 : vt->gid_index);
+	memcpy(addr->gid, vt->gid.raw, 16);
+	addr->guid = vt->dattr.node_guid;
+	addr->init_credits = init;
+	addr->max_am = (uint32_t)vt->tp.max_am;
+	if (vt->slots_mr) {
+		addr->credit_rkey = vt->slots_mr->rkey;
+		addr->credit_addr = (uintptr_t)vt->slots;
+	}
+	if (vt->cm) {
+		addr->ipv4 = vt->ipv4;
+		addr->cm_port = vb_cm_port(vt);
+	}
+	memcpy(addr->dev, vt->dev_name,
+	       strnlen(vt->dev_name, sizeof(addr->dev) - 1));
+	if (vt->modex_qps) {
+		addr->nqpn = (uint32_t)inst->size;
+		for (w = 0; w < inst->size; w++)
+			addr->qpn[w] =
+				vt->peers[w].qp ? vt->peers[w].qp->qp_num : 0;
+	}
+	ret = rc_modex_add(inst, RC_MODEX_VERBS, addr, alen);
+	free(addr);
+	if (ret)
+		goto err_peers;
+	*tpp = &vt->tp;
+	return RC_OK;
+
+err_peers:
+	vb_teardown(vt);
+	return ret;
+err_dev:
+	vb_dev_close(vt);
+err_free:
+	free(vt->peers);
+	free(vt->qpn_tab);
+	free(vt);
+	return ret;
+}
+
+/* ---- reachability and connection ---- */
+
+/* The peer's verbs address, checked against ours. */
+static const struct vb_addr *peer_addr(struct vb_tp *vt, int w, bool quiet)
+{
+	const void *data;
+	const struct vb_addr *pa;
+	size_t len;
+
+	if (rc_modex_get(vt->inst, w, RC_MODEX_VERBS, &data, &len) ||
+	    len < sizeof(*pa))
+		return NULL;
+	pa = data;
+	if (pa->magic != VB_ADDR_MAGIC || len < sizeof(*pa) + pa->nqpn * 4u)
+		return NULL;
+	if (pa->cm != vt->prm.cm || pa->link_layer != vt->pattr.link_layer) {
+		if (!quiet)
+			rc_log_err(
+				"verbs: rank %d on %s uses %s over %s, we use "
+				"%s over %s: RCMPI_VERBS_CM and the fabrics "
+				"must match",
+				w, vb_peer_host(vt, w),
+				pa->cm ? "rdmacm" : "modex",
+				pa->link_layer == IBV_LINK_LAYER_ETHERNET
+					? "RoCE"
+					: "InfiniBand",
+				vt->prm.cm ? "rdmacm" : "modex",
+				vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET
+					? "RoCE"
+					: "InfiniBand");
+		return NULL;
+	}
+	return pa;
+}
+
+static bool vb_reachable(struct rc_tp *tp, int w)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	const struct vb_addr *pa;
+
+	if (!vt->resources)
+		return false;
+	pa = peer_addr(vt, w, false);
+	if (!pa || !pa->credit_addr)
+		return false;
+	if (vt->prm.cm)
+		return pa->ipv4 && pa->cm_port;
+	return vt->peers[w].qp && pa->nqpn > (uint32_t)vt->inst->rank &&
+	       pa->qpn[vt->inst->rank];
+}
+
+static int vb_connect(struct rc_tp *tp)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	struct rc_inst *inst = vt->inst;
+	int w, ret;
+
+	for (w = 0; w < inst->size; w++) {
+		struct vb_peer *p = &vt->peers[w];
+		const struct vb_addr *pa;
+
+		if (inst->procs[w].tp != tp) {
+			/* a QP made for a peer that another transport reaches
+			 */
+			if (p->qp) {
+				vb_rx_close(&vt->pool, &p->rx);
+				peer_release(vt, p);
+			}
+			continue;
+		}
+		vt->nverbs++;
+		pa = peer_addr(vt, w, false);
+		if (!pa)
+			return RC_ERR_UNREACH;
+		/* never send more than the peer's receive buffers take (ranks
+		 * may run with different RCMPI_VERBS_EAGER_LIMIT) */
+		if (pa->max_am < vt->tp.max_am) {
+			vt->tp.max_am = pa->max_am;
+			if (vt->tp.eager_limit + 64 > vt->tp.max_am)
+				vt->tp.eager_limit = vt->tp.max_am - 64;
+		}
+		if (vt->prm.cm) {
+			p->state = VB_PEER_IDLE;
+			continue;
+		}
+		ret = vb_qp_connect(vt, p, pa);
+		if (ret)
+			return ret;
+		vb_peer_connected(vt, p, pa->init_credits, pa->credit_addr,
+				  pa->credit_rkey);
+	}
+	if (vt->nverbs && vt->prm.mallopt && vt->prm.rcache)
+		rc_verbs_hooks_malloc_tune();
+	if (vt->nverbs && !vt->prm.cm) {
+		/* every QP we talk to is in RTR before anyone sends */
+		ret = inst->boot.ops->fence(&inst->boot, false);
+		if (ret)
+			return ret;
+	}
+	if (vt->nverbs)
+		rc_log_debug("verbs: %d peers over %s port %u (%s wiring), "
+			     "inline %u, eager %zu, %u receive buffers",
+			     vt->nverbs, vt->dev_name, vt->port,
+			     vt->prm.cm ? "rdmacm" : "modex", vt->inline_max,
+			     vt->tp.eager_limit, vt->pool.total);
+	return RC_OK;
+}
+
+/* ---- sending ---- */
+
+static inline int vb_again(struct vb_tp *vt)
+{
+	vt->n_again++;
+	return RC_AGAIN;
+}
+
+/* Not connected: start (rdmacm) or report. */
+static int peer_not_ready(struct vb_tp *vt, struct vb_peer *p)
+{
+	switch (p->state) {
+	case VB_PEER_FAILED:
+		return RC_ERR_PEER;
+	case VB_PEER_IDLE:
+		if (vb_cm_start(vt, p))
+			return RC_ERR_PEER;
+		return vb_again(vt);
+	case VB_PEER_NONE:
+		return RC_ERR_UNREACH;
+	default:
+		return vb_again(vt);
+	}
+}
+
+/* Out of credits: look at the slot the peer writes. */
+static bool tx_refresh(struct vb_tp *vt, struct vb_peer *p)
+{
+	uint64_t v = __atomic_load_n(&vt->slots[p->wrank], __ATOMIC_ACQUIRE);
+	uint32_t lim;
+
+	if (vb_slot_unpack(v, &lim))
+		vb_tx_update(&p->tx, lim);
+	return vb_tx_avail(&p->tx) != 0;
+}
+
+static inline bool sq_room(struct vb_tp *vt, struct vb_peer *p,
+			   unsigned reserve)
+{
+	return p->sq_head - p->sq_tail + reserve < vt->prm.sq_size;
+}
+
+/* Post wr on p's QP, recording slot s. */
+static inline int sq_post(struct vb_tp *vt, struct vb_peer *p,
+			  struct ibv_send_wr *wr, uint8_t kind, void *obj,
+			  bool signal)
+{
+	struct vb_swr *s = &p->sq[p->sq_head % vt->prm.sq_size];
+	struct ibv_send_wr *bad;
+	int err;
+
+	s->peer = p;
+	s->obj = obj;
+	s->kind = kind;
+	s->signaled = signal;
+	wr->wr_id = (uintptr_t)s;
+	wr->next = NULL;
+	if (signal)
+		wr->send_flags |= IBV_SEND_SIGNALED;
+	err = vt->ops->post_send(p->qp, wr, &bad);
+	if (RC_UNLIKELY(err)) {
+		vb_peer_fail(vt, p, "ibv_post_send: %s", strerror(err));
+		return RC_ERR_PEER;
+	}
+	p->sq_head++;
+	if (signal) {
+		vt->scq_avail--;
+		p->unsig = 0;
+	} else {
+		p->unsig++;
+	}
+	return RC_OK;
+}
+
+static int vb_am_send(struct rc_tp *tp, int wrank, const void *hdr, size_t hlen,
+		      const void *payload, size_t len)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	struct vb_peer *p = &vt->peers[wrank];
+	size_t total = sizeof(struct vb_hdr) + hlen + len;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge[3];
+	struct vb_hdr vh;
+	struct vb_buf *b;
+	bool signal;
+	int ret;
+
+	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
+		return peer_not_ready(vt, p);
+	if (RC_UNLIKELY(!vb_tx_avail(&p->tx)) && !tx_refresh(vt, p))
+		return vb_again(vt);
+	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE)))
+		return vb_again(vt);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = sge;
+	if (total <= vt->inline_max) {
+		signal = p->unsig + 1 >= vt->prm.signal_every;
+		if (RC_UNLIKELY(signal && !vt->scq_avail)) {
+			if (p->unsig + 1 >= vt->prm.sq_size / 2)
+				return vb_again(vt);
+			signal = false;
+		}
+		vh.credits = vb_rx_advertise(&p->rx);
+		vh.type = VB_MSG_AM;
+		sge[0].addr = (uintptr_t)&vh;
+		sge[0].length = sizeof(vh);
+		sge[0].lkey = 0;
+		sge[1].addr = (uintptr_t)hdr;
+		sge[1].length = (uint32_t)hlen;
+		sge[1].lkey = 0;
+		wr.num_sge = 2;
+		if (len) {
+			sge[2].addr = (uintptr_t)payload;
+			sge[2].length = (uint32_t)len;
+			sge[2].lkey = 0;
+			wr.num_sge = 3;
+		}
+		wr.send_flags = IBV_SEND_INLINE;
+		ret = sq_post(vt, p, &wr, VB_SWR_SEND, NULL, signal);
+		if (RC_UNLIKELY(ret))
+			return ret;
+		vt->n_inline++;
+	} else {
+		b = vt->bounce;
+		if (RC_UNLIKELY(!b || !vt->scq_avail))
+			return vb_again(vt);
+		vh.credits = vb_rx_advertise(&p->rx);
+		vh.type = VB_MSG_AM;
+		memcpy(b->data, &vh, sizeof(vh));
+		memcpy(b->data + sizeof(vh), hdr, hlen);
+		if (len)
+			memcpy(b->data + sizeof(vh) + hlen, payload, len);
+		sge[0].addr = (uintptr_t)b->data;
+		sge[0].length = (uint32_t)total;
+		sge[0].lkey = b->lkey;
+		wr.num_sge = 1;
+		ret = sq_post(vt, p, &wr, VB_SWR_BOUNCE, b, true);
+		if (RC_UNLIKELY(ret))
+			return ret;
+		vt->bounce = b->next;
+		vt->nbounce--;
+		vt->n_bounce++;
+	}
+	p->tx.sent++;
+	return RC_OK;
+}
+
+/* RDMA WRITE of our current limit into the peer's slot for us. A
+ * signaled one also flushes the QP (close). */
+static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
+{
+	uint64_t *stage = &vt->slots[vt->inst->size + p->wrank];
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	bool signal;
+
+	if (!sq_room(vt, p, 0) || p->state != VB_PEER_CONNECTED)
+		return false;
+	signal = flush || p->unsig + 1 >= vt->prm.signal_every;
+	if (signal && !vt->scq_avail) {
+		if (flush || p->unsig + 1 >= vt->prm.sq_size / 2)
+			return false;
+		signal = false;
+	}
+	*stage = vb_slot_pack(vb_rx_advertise(&p->rx));
+	memset(&wr, 0, sizeof(wr));
+	sge.addr = (uintptr_t)stage;
+	sge.length = sizeof(*stage);
+	sge.lkey = vt->slots_mr->lkey;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (vt->inline_max >= sizeof(*stage))
+		wr.send_flags = IBV_SEND_INLINE;
+	wr.wr.rdma.remote_addr = p->credit_raddr;
+	wr.wr.rdma.rkey = p->credit_rkey;
+	if (sq_post(vt, p, &wr, VB_SWR_CREDIT, NULL, signal))
+		return true; /* the peer failed: nothing more to send */
+	vt->n_credit_writes++;
+	return true;
+}
+
+static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
+		   size_t len, uint64_t raddr, const void *rkey,
+		   struct rc_tp_rdma *op, enum ibv_wr_opcode opcode)
+{
+	struct vb_peer *p = &vt->peers[wrank];
+	struct rc_rcache_entry *e = lh;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct vb_key key;
+	int ret;
+
+	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
+		return peer_not_ready(vt, p);
+	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail))
+		return vb_again(vt);
+	memcpy(&key, rkey, sizeof(key));
+	sge.addr = (uintptr_t)local;
+	sge.length = (uint32_t)len;
+	sge.lkey = e->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = opcode;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = key.rkey;
+	ret = sq_post(vt, p, &wr,
+		      opcode == IBV_WR_RDMA_READ ? VB_SWR_READ : VB_SWR_WRITE,
+		      op, true);
+	if (RC_UNLIKELY(ret))
+		return ret;
+	p->nrdma++;
+	vt->n_rdma++;
+	return RC_INPROGRESS;
+}
+
+static int vb_get(struct rc_tp *tp, int wrank, void *local, void *lh,
+		  size_t len, uint64_t raddr, const void *rkey,
+		  struct rc_tp_rdma *op)
+{
+	return vb_rdma((struct vb_tp *)tp, wrank, local, lh, len, raddr, rkey,
+		       op, IBV_WR_RDMA_READ);
+}
+
+static int vb_put(struct rc_tp *tp, int wrank, const void *local, void *lh,
+		  size_t len, uint64_t raddr, const void *rkey,
+		  struct rc_tp_rdma *op)
+{
+	return vb_rdma((struct vb_tp *)tp, wrank, (void *)local, lh, len, raddr,
+		       rkey, op, IBV_WR_RDMA_WRITE);
+}
+
+static int vb_mem_expose(struct rc_tp *tp, void *addr, size_t len, void *key,
+			 void **handle)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	struct rc_rcache_entry *e;
+	struct vb_key k;
+	int err;
+
+	if (!vt->rcache)
+		return RC_ERR_UNSUPPORTED;
+	err = rc_rcache_get(vt->rcache, addr, len, &e);
+	if (err) {
+		static bool warned;
+
+		if (!warned)
+			rc_log_warn("verbs: cannot register %zu bytes at %p on "
+				    "%s for a rendezvous (ibv_reg_mr: %s%s); "
+				    "such messages are copied through send "
+				    "buffers instead",
+				    len, addr, vt->dev_name, strerror(err),
+				    vb_memlock_hint(err));
+		warned = true;
+		return err == ENOMEM ? RC_ERR_NOMEM : RC_ERR_IO;
+	}
+	memset(&k, 0, sizeof(k));
+	k.rkey = e->rkey;
+	k.magic = VB_KEY_MAGIC;
+	k.addr = (uintptr_t)addr;
+	memset(key, 0, RC_TP_KEY_MAX);
+	memcpy(key, &k, sizeof(k));
+	*handle = e;
+	return RC_OK;
+}
+
+static void vb_mem_release(struct rc_tp *tp, void *handle)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+
+	rc_rcache_put(vt->rcache, handle);
+}
+
+/* ---- completions ---- */
+
+static const char *swr_kind_str(uint8_t kind)
+{
+	switch (kind) {
+	case VB_SWR_SEND:
+		return "send (inline)";
+	case VB_SWR_BOUNCE:
+		return "send";
+	case VB_SWR_READ:
+		return "RDMA READ";
+	case VB_SWR_WRITE:
+		return "RDMA WRITE";
+	case VB_SWR_CREDIT:
+		return "credit RDMA WRITE";
+	default:
+		return "work request";
+	}
+}
+
+/* What a completion error usually means. */
+static const char *wc_hint(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_RETRY_EXC_ERR:
+		return ": the peer stopped answering (process or node gone, "
+		       "link down, or for RoCE a wrong GID/traffic class: "
+		       "RCMPI_VERBS_GID_INDEX, RCMPI_VERBS_TC)";
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_INV_REQ_ERR:
+		return ": the peer refused the access (its process may have "
+		       "ended)";
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+		return ": the peer had no receive buffer posted (credit "
+		       "accounting violated: please report)";
+	default:
+		return "";
+	}
+}
+
+static void swr_done(struct vb_tp *vt, struct vb_peer *p, struct vb_swr s,
+		     int status)
+{
+	if (s.signaled)
+		vt->scq_avail++;
+	switch (s.kind) {
+	case VB_SWR_BOUNCE: {
+		struct vb_buf *b = s.obj;
+
+		b->next = vt->bounce;
+		vt->bounce = b;
+		vt->nbounce++;
+		break;
+	}
+	case VB_SWR_READ:
+	case VB_SWR_WRITE: {
+		struct rc_tp_rdma *op = s.obj;
+
+		p->nrdma--;
+		op->done(op, status == IBV_WC_SUCCESS ? RC_OK : RC_ERR_PEER);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static unsigned on_send(struct vb_tp *vt, const struct ibv_wc *wc)
+{
+	struct vb_swr *s = (struct vb_swr *)(uintptr_t)wc->wr_id;
+	struct vb_peer *p = s->peer;
+	uint32_t idx = (uint32_t)(s - p->sq), cur;
+
+	if (RC_UNLIKELY(wc->status != IBV_WC_SUCCESS) &&
+	    wc->status != IBV_WC_WR_FLUSH_ERR)
+		vb_peer_fail(vt, p,
+			     "%s completed with %s (status %d, vendor "
+			     "error 0x%x)%s",
+			     swr_kind_str(s->kind),
+			     ibv_wc_status_str(wc->status), wc->status,
+			     wc->vendor_err, wc_hint(wc->status));
+	/* this completion retires every earlier WR of the QP */
+	do {
+		struct vb_swr x;
+
+		cur = p->sq_tail % vt->prm.sq_size;
+		x = p->sq[cur];
+		p->sq_tail++;
+		swr_done(vt, p, x, cur == idx ? wc->status : IBV_WC_SUCCESS);
+	} while (cur != idx);
+	return 1;
+}
+
+static void repost_later(struct vb_tp *vt, struct vb_buf *b)
+{
+	b->next = vt->repost;
+	vt->repost = b;
+	vt->nrepost++;
+}
+
+static unsigned on_recv(struct vb_tp *vt, const struct ibv_wc *wc)
+{
+	struct vb_buf *b =
+		(struct vb_buf *)(uintptr_t)(wc->wr_id & ~VB_WRID_RECV);
+	struct vb_peer *p = vb_qpn_find(vt, wc->qp_num);
+	const struct vb_hdr *vh = (const struct vb_hdr *)b->data;
+
+	repost_later(vt, b);
+	if (RC_UNLIKELY(!p)) {
+		rc_log_debug("verbs: receive completion (%s) from unknown QP "
+			     "0x%x",
+			     ibv_wc_status_str(wc->status), wc->qp_num);
+		return 0;
+	}
+	if (RC_UNLIKELY(wc->status != IBV_WC_SUCCESS)) {
+		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+			vb_peer_fail(vt, p,
+				     "receive completed with %s "
+				     "(status %d, vendor error 0x%x)",
+				     ibv_wc_status_str(wc->status), wc->status,
+				     wc->vendor_err);
+		return 0;
+	}
+	vb_tx_update(&p->tx, vh->credits);
+	vb_rx_received(&p->rx);
+	/* buffers go back in batches, but never so late that the peer could
+	 * run out of credits: half its window owed means now */
+	if (p->rx.pending * 2 >= p->rx.window)
+		vt->refill_now = true;
+	if (!p->on_dirty) {
+		p->on_dirty = true;
+		p->next_dirty = vt->dirty;
+		vt->dirty = p;
+	}
+	if (RC_LIKELY(!vt->closing) && wc->byte_len > sizeof(*vh))
+		vt->tp.recv(vt->inst, p->wrank, vh + 1,
+			    wc->byte_len - sizeof(*vh));
+	return 1;
+}
+
+/* Repost what was received, return the credits, tell peers that are owed
+ * half a window. */
+static void rx_refill(struct vb_tp *vt)
+{
+	struct vb_peer *p, *list;
+
+	vt->refill_now = false;
+	if (vt->repost) {
+		if (rx_post(vt, vt->repost))
+			rc_abort(vt->inst, MPI_ERR_INTERN,
+				 "verbs: cannot post receive buffers");
+		vt->repost = NULL;
+		vt->nrepost = 0;
+	}
+	list = vt->dirty;
+	vt->dirty = NULL;
+	while ((p = list)) {
+		list = p->next_dirty;
+		p->on_dirty = false;
+		if (p->rx.pending)
+			vb_rx_reposted(&vt->pool, &p->rx, vt->prm.credits);
+		/* (closing: no more credits, nothing may follow the flush) */
+		if (p->state != VB_PEER_CONNECTED || vt->closing ||
+		    !vb_rx_update_due(&p->rx)) {
+			p->credit_armed = false;
+			continue;
+		}
+		/* Due: give a message our way (the application's answer,
+		 * typically) one progress call to carry the credits, then
+		 * write them. */
+		if (p->credit_armed && post_credit(vt, p, false)) {
+			p->credit_armed = false;
+			continue;
+		}
+		p->credit_armed = true;
+		p->on_dirty = true;
+		p->next_dirty = vt->dirty;
+		vt->dirty = p;
+		vt->refill_now = true;
+	}
+}
+
+static unsigned vb_progress(struct rc_tp *tp)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	struct ibv_wc wc[VB_POLL];
+	unsigned events = 0;
+	int n, i;
+
+	if (RC_UNLIKELY(!vt->resources))
+		return 0;
+	n = vt->ops->poll_cq(vt->cq, VB_POLL, wc);
+	if (RC_UNLIKELY(n < 0)) {
+		rc_log_err("verbs: ibv_poll_cq on %s: %s", vt->dev_name,
+			   strerror(-n));
+		rc_abort(vt->inst, MPI_ERR_INTERN, "verbs: cannot poll the CQ");
+	}
+	for (i = 0; i < n; i++) {
+		if (wc[i].wr_id & VB_WRID_RECV)
+			events += on_recv(vt, &wc[i]);
+		else
+			events += on_send(vt, &wc[i]);
+	}
+	if (vt->nrepost >= vt->prm.rx_batch || vt->refill_now)
+		rx_refill(vt);
+	if (RC_UNLIKELY(vt->cm != NULL) &&
+	    (vt->nconnecting || (++vt->tick & 255) == 0))
+		events += vb_cm_progress(vt);
+	if (RC_UNLIKELY(rc_rcache_gc_pending(vt->rcache)))
+		rc_rcache_gc(vt->rcache);
+	return events;
+}
+
+/* ---- close ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Make sure every WR we posted has left: a signaled write behind the
+ * unsignaled ones, then wait for the completions. */
+static void vb_drain(struct vb_tp *vt)
+{
+	struct rc_inst *inst = vt->inst;
+	double t0 = now_s(), limit = 30.0;
+	bool busy;
+	int w;
+
+	for (w = 0; w < inst->size; w++) {
+		struct vb_peer *p = &vt->peers[w];
+
+		if (p->state == VB_PEER_CONNECTED && p->sq_head != p->sq_tail &&
+		    p->unsig)
+			p->flushed = post_credit(vt, p, true);
+	}
+	do {
+		busy = false;
+		vb_progress(&vt->tp);
+		for (w = 0; w < inst->size && !busy; w++) {
+			struct vb_peer *p = &vt->peers[w];
+
+			busy = p->state == VB_PEER_CONNECTED && p->sq &&
+			       p->sq_head != p->sq_tail &&
+			       (!p->unsig || p->flushed);
+		}
+	} while (busy && now_s() - t0 < limit);
+	if (busy)
+		rc_log_warn("verbs: sends still unconfirmed after %.0f s at "
+			    "MPI_Finalize",
+			    limit);
+}
+
+static void vb_teardown(struct vb_tp *vt)
+{
+	int w;
+
+	if (vt->cm)
+		vb_cm_close(vt);
+	if (vt->peers)
+		for (w = 0; w < vt->inst->size; w++)
+			peer_release(vt, &vt->peers[w]);
+	res_close(vt);
+	vb_dev_close(vt);
+	free(vt->peers);
+	free(vt->qpn_tab);
+	free(vt);
+}
+
+static void vb_close(struct rc_tp *tp)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	struct rc_inst *inst = vt->inst;
+
+	vt->closing = true;
+	if (vt->resources && vt->nverbs) {
+		vb_drain(vt);
+		/* nobody destroys a QP before everyone has drained */
+		if (inst->boot.ops && inst->boot.ops->fence(&inst->boot, false))
+			rc_log_debug("verbs: fence at close failed");
+	}
+	if (vt->rcache && rc_log_level() >= 1) {
+		struct rc_rcache_stats st;
+
+		rc_rcache_stats(vt->rcache, &st);
+		rc_log_debug("verbs: inline %lu, bounce %lu, rdma %lu, credit "
+			     "writes %lu, again %lu; rcache hits %lu, misses "
+			     "%lu, invalidated %lu, evicted %lu, uncached %lu",
+			     vt->n_inline, vt->n_bounce, vt->n_rdma,
+			     vt->n_credit_writes, vt->n_again, st.hits,
+			     st.misses, st.invalidated, st.evicted,
+			     st.uncached);
+	}
+	vb_teardown(vt);
+}
+
+const struct rc_tp_ops rc_tp_verbs_ops = {
+	.name = "verbs",
+	.open = vb_open,
+	.reachable = vb_reachable,
+	.connect = vb_connect,
+	.close = vb_close,
+	.am_send = vb_am_send,
+	.mem_expose = vb_mem_expose,
+	.mem_release = vb_mem_release,
+	.get = vb_get,
+	.put = vb_put,
+	.progress = vb_progress,
+};

@@ -1,0 +1,269 @@
+/*
+ * verbs.h - internals of the verbs RC transport, shared by its files:
+ *   tp_verbs.c      the transport (tp.h contract), data path, credits
+ *   verbs_dev.c     parameters, device / port / GID selection
+ *   verbs_qp.c      QP creation and the modex wiring (INIT -> RTR -> RTS)
+ *   verbs_cm.c      rdma_cm wiring (RCMPI_VERBS_CM=rdmacm)
+ *   verbs_rcache.c  registration cache; verbs_hooks.c its memory hooks
+ *   verbs_ops.c     the table of verbs calls (tests swap in fakes)
+ * and by the unit tests, which build QP attributes and drive the transport
+ * over fake verbs.
+ */
+#ifndef RC_VERBS_H
+#define RC_VERBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include "tp.h"
+#include "verbs_credit.h"
+#include "verbs_ops.h"
+#include "verbs_rcache.h"
+
+struct rc_inst;
+struct vb_cm;
+struct vb_cm_conn;
+
+/* ---- parameters (RCMPI_VERBS_*, README.md) ---- */
+struct vb_params {
+	const char *device; /* DEVICE=name[:port] */
+	const char *netif;  /* RCMPI_NET_IF */
+	int gid_index;	    /* GID_INDEX, -1: scan */
+	unsigned sl, tc, hop_limit;
+	bool cm;	       /* CM=rdmacm (else modex) */
+	size_t eager_limit;    /* EAGER_LIMIT: payload bytes sent eagerly */
+	unsigned inline_max;   /* INLINE: asked of the device */
+	unsigned rq_size;      /* RQ_SIZE: SRQ buffers */
+	unsigned rx_batch;     /* RX_BATCH: receives reposted at once */
+	unsigned credits;      /* CREDITS: largest window per peer */
+	unsigned credits_min;  /* smallest first window per peer */
+	unsigned bounce;       /* BOUNCE: send buffers */
+	unsigned sq_size;      /* SQ_SIZE: send WRs per QP */
+	unsigned signal_every; /* SIGNAL: a completion every N sends */
+	unsigned send_cqe;     /* signaled send WRs outstanding at once */
+	size_t rdma_chunk;     /* RDMA_CHUNK */
+	unsigned max_rdma;     /* MAX_RDMA: chunks in flight per request */
+	unsigned rd_atom;      /* RD_ATOM: RDMA READs in flight per QP */
+	unsigned timeout, retry, rnr_retry;
+	bool rcache;
+	size_t rcache_entries, rcache_bytes;
+	bool mallopt;
+	unsigned cm_timeout_ms;
+};
+
+/* ---- buffers ---- */
+struct vb_buf {
+	char *data;
+	uint32_t lkey;
+	struct vb_buf *next;
+};
+
+/* A registered slab of equal buffers (receive or bounce). */
+struct vb_slab {
+	struct vb_slab *next;
+	struct ibv_mr *mr;
+	void *mem;
+	struct vb_buf *bufs;
+	unsigned n;
+};
+
+/* Every message starts with this. */
+struct vb_hdr {
+	uint32_t credits; /* the sender's rx.limit for the receiver */
+	uint8_t type;	  /* VB_MSG_* */
+	uint8_t rsvd[3];
+};
+
+enum { VB_MSG_AM = 1 };
+
+/* ---- send work requests ---- */
+enum vb_swr_kind {
+	VB_SWR_SEND = 1, /* inline send: nothing to release */
+	VB_SWR_BOUNCE,	 /* send from a bounce buffer (obj) */
+	VB_SWR_READ,	 /* get (obj: struct rc_tp_rdma) */
+	VB_SWR_WRITE,	 /* put (obj: struct rc_tp_rdma) */
+	VB_SWR_CREDIT,	 /* credit update or flush (RDMA WRITE) */
+};
+
+/* One per send-queue slot; wr_id points at it. A receive's wr_id is its
+ * struct vb_buf with bit 0 set. */
+struct vb_swr {
+	struct vb_peer *peer;
+	void *obj;
+	uint8_t kind;
+	uint8_t signaled;
+};
+
+#define VB_WRID_RECV 0x1ull
+
+enum vb_peer_state {
+	VB_PEER_NONE = 0,   /* not reached through verbs */
+	VB_PEER_IDLE,	    /* rdmacm: not connected yet */
+	VB_PEER_CONNECTING, /* rdmacm: our connection in progress */
+	VB_PEER_WAIT,	    /* rdmacm: the peer's connection wins */
+	VB_PEER_CONNECTED,
+	VB_PEER_FAILED,
+};
+
+struct vb_peer {
+	struct vb_tp *vt;
+	int wrank;
+	uint8_t state;
+	bool on_dirty;
+	bool flushed;
+	bool credit_armed;	/* credits due: written at the next progress */
+	struct ibv_qp *qp;
+	uint32_t rqpn;	   /* the peer's QP number */
+	struct vb_swr *sq; /* sq_size slots */
+	uint32_t sq_head;  /* WRs posted */
+	uint32_t sq_tail;  /* WRs known complete */
+	uint32_t unsig;	   /* unsignaled WRs since the last signaled */
+	uint32_t nrdma;	   /* get/put outstanding */
+	struct vb_tx_credit tx;
+	struct vb_rx_credit rx;
+	uint64_t credit_raddr; /* the peer's slot for us */
+	uint32_t credit_rkey;
+	struct vb_peer *next_dirty;
+	struct vb_cm_conn *conn; /* rdmacm: the live connection */
+	unsigned cm_tries;
+};
+
+/* What every rank publishes (RC_MODEX_VERBS), then a QPN per rank. */
+#define VB_ADDR_MAGIC 0x76726231u /* "vrb1" */
+
+struct vb_addr {
+	uint32_t magic;
+	uint8_t cm;	    /* 1: rdmacm wiring */
+	uint8_t link_layer; /* IBV_LINK_LAYER_* */
+	uint8_t port;
+	uint8_t mtu; /* enum ibv_mtu */
+	uint16_t lid;
+	uint8_t rd_atom; /* RDMA READs we answer per QP */
+	uint8_t gid_index;
+	uint8_t gid[16];
+	uint64_t guid;	       /* device node GUID (network order) */
+	uint32_t init_credits; /* modex: each peer's first window */
+	uint32_t credit_rkey;
+	uint64_t credit_addr; /* uint64_t slots[size] */
+	uint32_t ipv4;	      /* rdmacm listener (network order) */
+	uint16_t cm_port;     /* (network order) */
+	uint16_t rsvd;
+	uint32_t max_am; /* largest message our receive buffers take */
+	uint32_t rsvd2;
+	char dev[16];
+	uint32_t nqpn;	/* modex: world size; rdmacm: 0 */
+	uint32_t qpn[]; /* modex: my QP towards rank w, 0: none */
+};
+
+struct vb_qpn_ent {
+	uint32_t qpn;
+	struct vb_peer *p; /* NULL: empty */
+};
+
+struct vb_tp {
+	struct rc_tp tp;
+	const struct rc_verbs_ops *ops;
+	struct rc_inst *inst;
+	struct vb_params prm;
+
+	/* device */
+	struct ibv_context *ctx;
+	bool ctx_owned; /* opened by us (not librdmacm's) */
+	struct ibv_context **cm_devs;
+	char dev_name[64];
+	uint8_t port;
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	int gid_index;
+	union ibv_gid gid;
+	uint32_t ipv4; /* address of the port, network order (0: none) */
+
+	/* resources */
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	int cq_size;
+	struct ibv_srq *srq;
+	struct vb_slab *rx_slabs;
+	struct vb_slab *tx_slabs;
+	size_t buf_size;
+	struct vb_buf *repost; /* received, to post again */
+	unsigned nrepost;
+	struct vb_pool pool;
+	struct vb_buf *bounce; /* free bounce buffers */
+	unsigned nbounce;
+	uint64_t *slots; /* credit slots, by world rank */
+	struct ibv_mr *slots_mr;
+	uint32_t scq_avail;  /* signaled send WRs the CQ can still take */
+	unsigned inline_max; /* what the QPs really support */
+
+	/* peers */
+	struct vb_peer *peers;	    /* by world rank */
+	int nverbs;		    /* peers reached through verbs */
+	bool modex_qps;		    /* QPs created at open (modex wiring) */
+	struct vb_qpn_ent *qpn_tab; /* QP number -> peer (open addressing) */
+	uint32_t qpn_mask;
+	struct vb_peer *dirty; /* credit updates to send */
+	unsigned nconnecting;
+	bool closing;
+	bool refill_now; /* repost and return credits at once */
+
+	struct rc_rcache *rcache;
+	struct vb_cm *cm;
+	unsigned long tick;
+	bool resources; /* PD, CQ, SRQ, buffers exist */
+
+	/* counters (RCMPI_VERBOSE summary at close) */
+	unsigned long n_inline, n_bounce, n_rdma, n_credit_writes, n_again;
+};
+
+/* verbs_dev.c */
+int vb_params_read(struct vb_params *prm);
+int vb_dev_open(struct vb_tp *vt);
+void vb_dev_close(struct vb_tp *vt);
+/* " (locked-memory limit ...)" hint for an allocation that failed with
+ * err, or "" */
+const char *vb_memlock_hint(int err);
+/* A readable GID (IPv4-mapped as a.b.c.d) */
+void vb_gid_str(const uint8_t *gid, char *out, size_t len);
+bool vb_gid_is_v4mapped(const uint8_t *gid);
+/* Last reason verbs could not open (for the engine's messages). */
+void vb_set_open_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* verbs_qp.c */
+uint32_t vb_psn(uint32_t qpn);
+int vb_qp_create(struct vb_tp *vt, struct vb_peer *p);
+void vb_qp_destroy(struct vb_tp *vt, struct vb_peer *p);
+/* Attributes for INIT, RTR (towards the peer described by pa) and RTS */
+void vb_qp_init_attr(const struct vb_tp *vt, struct ibv_qp_attr *a, int *mask);
+void vb_qp_rtr_attr(const struct vb_tp *vt, const struct vb_addr *pa,
+		    uint32_t rqpn, struct ibv_qp_attr *a, int *mask);
+void vb_qp_rts_attr(const struct vb_tp *vt, const struct vb_addr *pa,
+		    uint32_t my_qpn, struct ibv_qp_attr *a, int *mask);
+int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p,
+		  const struct vb_addr *pa);
+int vb_qpn_add(struct vb_tp *vt, uint32_t qpn, struct vb_peer *p);
+void vb_qpn_del(struct vb_tp *vt, uint32_t qpn);
+struct vb_peer *vb_qpn_find(struct vb_tp *vt, uint32_t qpn);
+
+/* verbs_cm.c */
+int vb_cm_open(struct vb_tp *vt);
+void vb_cm_close(struct vb_tp *vt);
+int vb_cm_start(struct vb_tp *vt, struct vb_peer *p);
+unsigned vb_cm_progress(struct vb_tp *vt);
+uint16_t vb_cm_port(struct vb_tp *vt); /* network order */
+
+/* tp_verbs.c */
+void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
+		       uint64_t slot_addr, uint32_t slot_rkey);
+void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *vb_peer_host(const struct vb_tp *vt, int wrank);
+/* Credits for a new rdmacm connection (grows the SRQ if needed). */
+uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p);
+void vb_rx_ungrant(struct vb_tp *vt, struct vb_peer *p);
+int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p);
+struct ibv_qp_init_attr vb_qp_caps(const struct vb_tp *vt);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * verbs_credit.h - credit flow control over a shared receive queue.
+ *
+ * A send on an RC QP consumes one receive buffer of the peer's SRQ; with no
+ * buffer posted the peer answers RNR and, with rnr_retry 0, the QP fails.
+ * Credits make that impossible: a sender sends only while it holds a
+ * credit, and every credit stands for a buffer really posted.
+ *
+ * Receiver (per process): R buffers in all (posted, or received and waiting
+ * to be reposted). Each peer p has a window w_p: the credits it may hold or
+ * have in flight. The windows come out of one pool, free = R - sum(w_p) >= 0,
+ * which is the whole invariant: at most sum(w_p) <= R messages can be
+ * outstanding, so the SRQ never runs dry whatever the peers do.
+ *
+ * Counters are cumulative and 32-bit (compared modulo 2^32):
+ *   rx.limit      credits granted to p so far (initial window + returns)
+ *   rx.consumed   p's messages received whose buffers were reposted
+ *   rx.window     = rx.limit - rx.consumed
+ *   tx.sent       messages sent to p; tx.limit: p's latest rx.limit for us
+ * After a batch of buffers is reposted, each peer whose messages used them
+ * gets them back (limit += n); a busy peer also grows its window from the
+ * pool, up to the per-peer maximum. The new limit travels to the sender in
+ * the header of every message going its way (piggy-backed) or, when half a
+ * window is owed and no message is going that way, by an RDMA WRITE of the
+ * limit into the sender's credit slot (verbs.h): a credit update never
+ * needs a credit itself, so two peers that have both run dry cannot
+ * deadlock.
+ */
+#ifndef RC_VERBS_CREDIT_H
+#define RC_VERBS_CREDIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vb_tx_credit {
+	uint32_t sent;
+	uint32_t limit;
+};
+
+struct vb_rx_credit {
+	uint32_t limit;
+	uint32_t consumed;
+	uint32_t advertised; /* the last limit sent to the peer */
+	uint32_t window;
+	uint32_t pending; /* received, buffer not yet reposted */
+};
+
+struct vb_pool {
+	uint32_t total; /* receive buffers (R) */
+	uint32_t free;	/* R - sum of windows */
+};
+
+static inline uint32_t vb_tx_avail(const struct vb_tx_credit *c)
+{
+	int32_t d = (int32_t)(c->limit - c->sent);
+
+	return d > 0 ? (uint32_t)d : 0;
+}
+
+/* A limit heard from the peer (header or slot); stale values are ignored. */
+static inline void vb_tx_update(struct vb_tx_credit *c, uint32_t limit)
+{
+	if ((int32_t)(limit - c->limit) > 0)
+		c->limit = limit;
+}
+
+static inline void vb_tx_init(struct vb_tx_credit *c, uint32_t initial)
+{
+	c->sent = 0;
+	c->limit = initial;
+}
+
+/* Give peer a first window of up to `want` credits from the pool. */
+static inline uint32_t vb_rx_open(struct vb_pool *pool, struct vb_rx_credit *rx,
+				  uint32_t want)
+{
+	uint32_t g = want < pool->free ? want : pool->free;
+
+	pool->free -= g;
+	rx->limit = g;
+	rx->advertised = g;
+	rx->consumed = 0;
+	rx->window = g;
+	rx->pending = 0;
+	return g;
+}
+
+/* The peer is gone: its window returns to the pool. */
+static inline void vb_rx_close(struct vb_pool *pool, struct vb_rx_credit *rx)
+{
+	pool->free += rx->window;
+	rx->window = 0;
+}
+
+static inline void vb_rx_received(struct vb_rx_credit *rx)
+{
+	rx->pending++;
+}
+
+/* The buffers of the peer's pending messages are posted again: return the
+ * credits, and grow a busy peer's window from the pool up to max_window. */
+static inline void vb_rx_reposted(struct vb_pool *pool, struct vb_rx_credit *rx,
+				  uint32_t max_window)
+{
+	uint32_t n = rx->pending, g = 0;
+
+	rx->pending = 0;
+	rx->consumed += n;
+	rx->limit += n;
+	if (rx->window < max_window && pool->free) {
+		g = max_window - rx->window;
+		if (g > n)
+			g = n;
+		if (g > pool->free)
+			g = pool->free;
+		rx->window += g;
+		rx->limit += g;
+		pool->free -= g;
+	}
+}
+
+/* Owed enough that the peer may soon stall: tell it without waiting for
+ * traffic its way. Half a window (at least 1) keeps a sender that used its
+ * whole window from ever waiting on us. */
+static inline bool vb_rx_update_due(const struct vb_rx_credit *rx)
+{
+	uint32_t half = rx->window / 2 ? rx->window / 2 : 1;
+
+	return rx->limit - rx->advertised >= half;
+}
+
+static inline uint32_t vb_rx_advertise(struct vb_rx_credit *rx)
+{
+	rx->advertised = rx->limit;
+	return rx->limit;
+}
+
+/* The credit slot: the limit and its complement in one aligned word, so a
+ * reader can tell a complete write from a torn one. */
+static inline uint64_t vb_slot_pack(uint32_t limit)
+{
+	return ((uint64_t)~limit << 32) | limit;
+}
+
+static inline bool vb_slot_unpack(uint64_t v, uint32_t *limit)
+{
+	if ((uint32_t)(v >> 32) != (uint32_t) ~(uint32_t)v)
+		return false;
+	*limit = (uint32_t)v;
+	return true;
+}
+
+#endif

@@ -1,0 +1,1265 @@
+/*
+ * test_verbs.c - the verbs transport without hardware.
+ *
+ *   rcache   the registration cache: covering lookups, overlaps, LRU
+ *            eviction, invalidation of unused and in-use entries, a
+ *            registration racing an invalidation, retry after eviction,
+ *            and the real memory hooks (munmap, mmap MAP_FIXED, madvise,
+ *            mremap, shmdt, free of a block glibc mmapped) of this process
+ *   credit   credit accounting: a random flood against a model SRQ never
+ *            finds it empty, windows never exceed the pool, counters wrap
+ *   qpattr   QP attributes for InfiniBand (LID, no GRH, SL) and RoCE (GRH,
+ *            GID, traffic class, hop limit), MTU and RDMA-read limits
+ *   setup    2-rank worlds (engine + verbs transport over the fake verbs of
+ *            verbs_fake.c): GID choice by type, overrides, bad settings,
+ *            missing devices, and every setup call failing in turn (modex
+ *            RoCE, modex InfiniBand, rdma_cm) with nothing left allocated
+ *   data     traffic over the fakes: every size and rendezvous mode,
+ *            floods with tiny credit windows (no RNR ever), rdma_cm
+ *            simultaneous connects, a completion error naming both ends
+ */
+#include <check.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <unistd.h>
+#include "comm.h"
+#include "dtype.h"
+#include "errhandler.h"
+#include "inst.h"
+#include "log.h"
+#include "pt2pt.h"
+#include "request.h"
+#include "status.h"
+#include "verbs.h"
+#include "verbs_fake.h"
+#include "verbs_hooks.h"
+
+/* ---- registration cache -------------------------------------------------- */
+
+static int n_reg, n_dereg, reg_fail_next;
+static struct rc_rcache *race_rc;
+
+static int t_reg(void *ctx, void *addr, size_t len, void **mr, uint32_t *lkey,
+		 uint32_t *rkey)
+{
+	if (reg_fail_next) {
+		reg_fail_next--;
+		return ENOMEM;
+	}
+	if (race_rc) /* the memory goes away while we register it */
+		rc_rcache_invalidate(race_rc, (uintptr_t)addr,
+				     (uintptr_t)addr + 1);
+	n_reg++;
+	*mr = malloc(1);
+	*lkey = *rkey = (uint32_t)n_reg;
+	return 0;
+}
+
+static void t_dereg(void *ctx, void *mr)
+{
+	n_dereg++;
+	free(mr);
+}
+
+static const struct rc_rcache_reg_ops t_ops = {t_reg, t_dereg};
+
+static struct rc_rcache *rc_new(size_t max_entries, bool enabled)
+{
+	n_reg = n_dereg = reg_fail_next = 0;
+	race_rc = NULL;
+	return rc_rcache_new(&t_ops, NULL, max_entries, 0, enabled);
+}
+
+START_TEST(rcache_cover)
+{
+	struct rc_rcache *rc = rc_new(16, true);
+	struct rc_rcache_entry *a, *b, *c, *d;
+	static char buf[64 << 10] __attribute__((aligned(4096)));
+	struct rc_rcache_stats st;
+
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 100, 10000, &a), 0);
+	ck_assert_uint_eq(a->start, (uintptr_t)buf);
+	ck_assert_uint_eq(a->end, (uintptr_t)buf + 12288);
+	/* inside: a hit */
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 4096, 100, &b), 0);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_int_eq(n_reg, 1);
+	/* overlapping but longer: a new registration */
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 16384, &c), 0);
+	ck_assert_ptr_ne(c, a);
+	ck_assert_int_eq(n_reg, 2);
+	/* inside the second one only */
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 16384, 4096, &d), 0);
+	ck_assert_ptr_eq(d, c);
+	rc_rcache_put(rc, a);
+	rc_rcache_put(rc, b);
+	rc_rcache_put(rc, c);
+	rc_rcache_put(rc, d);
+	ck_assert_int_eq(n_dereg, 0); /* cached */
+	rc_rcache_stats(rc, &st);
+	ck_assert_uint_eq(st.hits, 2);
+	ck_assert_uint_eq(st.misses, 2);
+	ck_assert_uint_eq(st.entries, 2);
+	rc_rcache_free(rc);
+	ck_assert_int_eq(n_dereg, 2);
+}
+END_TEST
+
+START_TEST(rcache_invalidate)
+{
+	struct rc_rcache *rc = rc_new(16, true);
+	struct rc_rcache_entry *a, *b, *c;
+	static char buf[64 << 10] __attribute__((aligned(4096)));
+
+	/* unused: dropped at the next gc */
+	ck_assert_int_eq(rc_rcache_get(rc, buf, 4096, &a), 0);
+	rc_rcache_put(rc, a);
+	rc_rcache_invalidate(rc, (uintptr_t)buf + 4095, (uintptr_t)buf + 4096);
+	ck_assert(rc_rcache_gc_pending(rc));
+	ck_assert_int_eq(n_dereg, 0); /* never from the invalidation */
+	rc_rcache_gc(rc);
+	ck_assert_int_eq(n_dereg, 1);
+	ck_assert(!rc_rcache_gc_pending(rc));
+	/* a range next to it is untouched */
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 4096, &a), 0);
+	rc_rcache_invalidate(rc, (uintptr_t)buf, (uintptr_t)buf + 8192);
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 100, &b), 0);
+	ck_assert_ptr_eq(a, b);
+	rc_rcache_put(rc, b);
+	/* in use: forgotten now, deregistered when released */
+	rc_rcache_invalidate(rc, (uintptr_t)buf + 8192, (uintptr_t)buf + 8193);
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 100, &c), 0);
+	ck_assert_ptr_ne(c, a);
+	ck_assert_int_eq(n_dereg, 1);
+	rc_rcache_put(rc, a);
+	ck_assert_int_eq(n_dereg, 2);
+	rc_rcache_put(rc, c);
+	rc_rcache_free(rc);
+	ck_assert_int_eq(n_reg, n_dereg);
+}
+END_TEST
+
+START_TEST(rcache_lru)
+{
+	struct rc_rcache *rc = rc_new(2, true);
+	struct rc_rcache_entry *e[3], *x;
+	static char buf[64 << 10] __attribute__((aligned(4096)));
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(rc_rcache_get(rc, buf + i * 8192, 10, &e[i]),
+				 0);
+		rc_rcache_put(rc, e[i]);
+	}
+	ck_assert_int_eq(n_dereg, 1); /* the least recently used: e[0] */
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 10, &x), 0);
+	ck_assert_ptr_eq(x, e[1]);
+	rc_rcache_put(rc, x);
+	ck_assert_int_eq(rc_rcache_get(rc, buf, 10, &x), 0);
+	ck_assert_int_eq(n_reg, 4);
+	rc_rcache_put(rc, x); /* evicts e[2], used least recently */
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 10, &x), 0);
+	ck_assert_ptr_eq(x, e[1]);
+	rc_rcache_put(rc, x);
+	rc_rcache_free(rc);
+	ck_assert_int_eq(n_reg, n_dereg);
+}
+END_TEST
+
+START_TEST(rcache_race_and_retry)
+{
+	struct rc_rcache *rc = rc_new(16, true);
+	struct rc_rcache_entry *a, *b;
+	static char buf[64 << 10] __attribute__((aligned(4096)));
+	struct rc_rcache_stats st;
+
+	race_rc = rc;
+	ck_assert_int_eq(rc_rcache_get(rc, buf, 100, &a), 0);
+	race_rc = NULL;
+	rc_rcache_put(rc, a); /* not cached: deregistered now */
+	ck_assert_int_eq(n_dereg, 1);
+	rc_rcache_stats(rc, &st);
+	ck_assert_uint_eq(st.uncached, 1);
+	ck_assert_uint_eq(st.entries, 0);
+
+	/* a failed registration evicts unused entries and tries again */
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 8192, 100, &a), 0);
+	rc_rcache_put(rc, a);
+	reg_fail_next = 1;
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 16384, 100, &b), 0);
+	ck_assert_int_eq(n_dereg, 2);
+	rc_rcache_put(rc, b);
+	/* nothing left to evict: the error comes back */
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 16384, 100, &b), 0);
+	reg_fail_next = 1;
+	ck_assert_int_eq(rc_rcache_get(rc, buf + 32768, 100, &a), ENOMEM);
+	rc_rcache_put(rc, b);
+	rc_rcache_free(rc);
+	ck_assert_int_eq(n_reg, n_dereg);
+}
+END_TEST
+
+START_TEST(rcache_disabled)
+{
+	struct rc_rcache *rc = rc_new(16, false);
+	struct rc_rcache_entry *a;
+	static char buf[8192] __attribute__((aligned(4096)));
+
+	ck_assert_int_eq(rc_rcache_get(rc, buf, 100, &a), 0);
+	rc_rcache_put(rc, a);
+	ck_assert_int_eq(rc_rcache_get(rc, buf, 100, &a), 0);
+	rc_rcache_put(rc, a);
+	ck_assert_int_eq(n_reg, 2);
+	ck_assert_int_eq(n_dereg, 2);
+	rc_rcache_free(rc);
+}
+END_TEST
+
+/* Register an mmapped range, let `what` happen to it, check the entry is
+ * gone. */
+static void hook_case(int what)
+{
+	struct rc_rcache *rc = rc_new(16, true);
+	size_t len = 4 * 4096;
+	char *p = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rc_rcache_entry *a;
+	unsigned long calls = rc_verbs_hooks_calls();
+	int id = -1;
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	if (what == 5) { /* the sanitizer's malloc replaces glibc's */
+		munmap(p, 2 * len);
+		rc_rcache_free(rc);
+		return;
+	}
+#endif
+	if (what == 5) { /* a block glibc's malloc mmaps */
+		munmap(p, 2 * len);
+		p = malloc(1 << 20);
+		ck_assert_ptr_nonnull(p);
+	}
+	if (what == 4) { /* shared memory segment instead */
+		munmap(p, 2 * len);
+		id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600);
+		ck_assert_int_ge(id, 0);
+		p = shmat(id, NULL, 0);
+		ck_assert_ptr_ne(p, (void *)-1);
+		shmctl(id, IPC_RMID, NULL);
+	}
+	ck_assert_int_eq(rc_rcache_get(rc, p + 4096, 4096, &a), 0);
+	rc_rcache_put(rc, a);
+	switch (what) {
+	case 0:
+		munmap(p + 4096, 4096);
+		break;
+	case 1:
+		ck_assert_ptr_eq(mmap(p, len, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				      -1, 0),
+				 p);
+		break;
+	case 2:
+		madvise(p, len, MADV_DONTNEED);
+		break;
+	case 3:
+		ck_assert_ptr_ne(mremap(p, len, len,
+					MREMAP_MAYMOVE | MREMAP_FIXED, p + len),
+				 MAP_FAILED);
+		break;
+	case 4:
+		shmdt(p);
+		break;
+	case 5:
+		free(p); /* glibc unmaps it with its internal __munmap */
+		break;
+	}
+	ck_assert_uint_gt(rc_verbs_hooks_calls(), calls);
+	ck_assert(rc_rcache_gc_pending(rc));
+	rc_rcache_gc(rc);
+	ck_assert_int_eq(n_dereg, 1);
+	/* a harmless call leaves entries alone */
+	ck_assert_int_eq(rc_rcache_get(rc, &n_reg, 4, &a), 0);
+	rc_rcache_put(rc, a);
+	madvise(&n_reg, 4, MADV_NORMAL);
+	ck_assert(!rc_rcache_gc_pending(rc));
+	rc_rcache_free(rc);
+	if (what < 4)
+		munmap(p, 2 * len);
+}
+
+START_TEST(rcache_hooks)
+{
+	hook_case(_i);
+}
+END_TEST
+
+/* ---- credits ----------------------------------------------------------------
+ */
+
+/* P senders flood one receiver with R buffers at random; the receiver
+ * reposts in random batches. A send never finds the SRQ empty. */
+START_TEST(credit_flood_model)
+{
+	enum { P = 5, R = 40, MAXW = 16 };
+	struct vb_pool pool = {R, R};
+	struct vb_rx_credit rx[P];
+	struct vb_tx_credit tx[P];
+	unsigned posted = R, inflight[P] = {0}, pending_total = 0;
+	unsigned long sent = 0, step;
+	int p;
+
+	srand(7);
+	for (p = 0; p < P; p++)
+		vb_tx_init(&tx[p], vb_rx_open(&pool, &rx[p], 4));
+	ck_assert_uint_eq(pool.free, R - P * 4);
+	for (step = 0; step < 200000; step++) {
+		int r = rand() % 10;
+		uint32_t sum = 0;
+
+		p = rand() % P;
+		if (r < 5 && vb_tx_avail(&tx[p])) { /* send */
+			tx[p].sent++;
+			inflight[p]++;
+			sent++;
+		} else if (r < 8 && inflight[p]) {    /* arrives */
+			ck_assert_uint_gt(posted, 0); /* never an RNR */
+			posted--;
+			inflight[p]--;
+			vb_rx_received(&rx[p]);
+			pending_total++;
+		} else if (r == 8) { /* repost all */
+			int q;
+
+			posted += pending_total;
+			pending_total = 0;
+			for (q = 0; q < P; q++)
+				if (rx[q].pending)
+					vb_rx_reposted(&pool, &rx[q], MAXW);
+		} else if (vb_rx_update_due(&rx[p]) || rand() % 4 == 0) {
+			vb_tx_update(&tx[p], vb_rx_advertise(&rx[p]));
+		}
+		for (p = 0; p < P; p++) {
+			ck_assert_uint_le(rx[p].window, MAXW);
+			ck_assert_uint_eq(rx[p].limit - rx[p].consumed,
+					  rx[p].window);
+			/* what the sender may still send fits the window */
+			ck_assert_uint_le(vb_tx_avail(&tx[p]) + inflight[p] +
+						  rx[p].pending,
+					  rx[p].window);
+			sum += rx[p].window;
+		}
+		ck_assert_uint_eq(sum + pool.free, R);
+	}
+	ck_assert_uint_gt(sent, 10000);
+}
+END_TEST
+
+START_TEST(credit_wrap_and_slots)
+{
+	struct vb_tx_credit tx;
+	struct vb_pool pool = {8, 8};
+	struct vb_rx_credit rx;
+	uint32_t v;
+
+	vb_tx_init(&tx, 0);
+	tx.sent = tx.limit = 0xfffffffeu;
+	ck_assert_uint_eq(vb_tx_avail(&tx), 0);
+	vb_tx_update(&tx, 2); /* wrapped: newer */
+	ck_assert_uint_eq(vb_tx_avail(&tx), 4);
+	vb_tx_update(&tx, 0xffffffffu); /* stale: ignored */
+	ck_assert_uint_eq(tx.limit, 2);
+
+	vb_rx_open(&pool, &rx, 4);
+	ck_assert(!vb_rx_update_due(&rx));
+	vb_rx_received(&rx);
+	vb_rx_reposted(&pool, &rx, 4);
+	ck_assert(!vb_rx_update_due(&rx)); /* 1 owed of a window of 4 */
+	vb_rx_received(&rx);
+	vb_rx_reposted(&pool, &rx, 4);
+	ck_assert(vb_rx_update_due(&rx)); /* half a window */
+	ck_assert_uint_eq(vb_rx_advertise(&rx), 6);
+	ck_assert(!vb_rx_update_due(&rx));
+	/* growth from the pool up to the maximum window */
+	vb_rx_received(&rx);
+	vb_rx_received(&rx);
+	vb_rx_reposted(&pool, &rx, 16);
+	ck_assert_uint_eq(rx.window, 6);
+	ck_assert_uint_eq(pool.free, 2);
+	vb_rx_close(&pool, &rx);
+	ck_assert_uint_eq(pool.free, 8);
+
+	ck_assert(vb_slot_unpack(vb_slot_pack(12345), &v));
+	ck_assert_uint_eq(v, 12345);
+	ck_assert(!vb_slot_unpack(0, &v)); /* never written */
+	ck_assert(!vb_slot_unpack(vb_slot_pack(7) ^ (1ull << 40), &v));
+}
+END_TEST
+
+/* ---- QP attributes
+ * ----------------------------------------------------------- */
+
+static void attr_vt(struct vb_tp *vt, int ll)
+{
+	memset(vt, 0, sizeof(*vt));
+	vt->port = 1;
+	vt->pattr.link_layer = (uint8_t)ll;
+	vt->pattr.active_mtu = IBV_MTU_2048;
+	vt->pattr.lid = 5;
+	vt->dattr.max_qp_rd_atom = 16;
+	vt->dattr.max_qp_init_rd_atom = 8;
+	vt->prm.sl = 3;
+	vt->prm.tc = 106;
+	vt->prm.hop_limit = 64;
+	vt->prm.rd_atom = 12;
+	vt->prm.timeout = 18;
+	vt->prm.retry = 6;
+	vt->prm.rnr_retry = 0;
+	vt->gid_index = 3;
+}
+
+START_TEST(qpattr_ib)
+{
+	struct vb_addr pa;
+	struct vb_tp vt;
+	struct ibv_qp_attr a;
+	int mask;
+
+	attr_vt(&vt, IBV_LINK_LAYER_INFINIBAND);
+	memset(&pa, 0, sizeof(pa));
+	pa.lid = 42;
+	pa.mtu = IBV_MTU_4096;
+	pa.rd_atom = 4;
+	vb_qp_rtr_attr(&vt, &pa, 0x1234, &a, &mask);
+	ck_assert_int_eq(a.qp_state, IBV_QPS_RTR);
+	ck_assert_int_eq(a.ah_attr.is_global, 0);
+	ck_assert_uint_eq(a.ah_attr.dlid, 42);
+	ck_assert_uint_eq(a.ah_attr.sl, 3);
+	ck_assert_uint_eq(a.ah_attr.port_num, 1);
+	ck_assert_int_eq(a.path_mtu, IBV_MTU_2048); /* min of the two */
+	ck_assert_uint_eq(a.dest_qp_num, 0x1234);
+	ck_assert_uint_eq(a.rq_psn, vb_psn(0x1234));
+	ck_assert_uint_eq(a.max_dest_rd_atomic, 12);
+	ck_assert_uint_gt(a.min_rnr_timer, 0);
+	ck_assert_int_eq(mask, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				       IBV_QP_MAX_DEST_RD_ATOMIC |
+				       IBV_QP_MIN_RNR_TIMER);
+	vb_qp_rts_attr(&vt, &pa, 0x99, &a, &mask);
+	ck_assert_int_eq(a.qp_state, IBV_QPS_RTS);
+	ck_assert_uint_eq(a.sq_psn, vb_psn(0x99));
+	ck_assert_uint_eq(a.timeout, 18);
+	ck_assert_uint_eq(a.retry_cnt, 6);
+	ck_assert_uint_eq(a.rnr_retry, 0);
+	ck_assert_uint_eq(a.max_rd_atomic, 4); /* what the peer answers */
+	ck_assert_int_eq(mask, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	pa.rd_atom = 64;
+	vb_qp_rts_attr(&vt, &pa, 0x99, &a, &mask);
+	ck_assert_uint_eq(a.max_rd_atomic, 8); /* our device's limit */
+	ck_assert_uint_lt(vb_psn(0x1234), 1u << 24);
+}
+END_TEST
+
+START_TEST(qpattr_roce)
+{
+	struct vb_addr pa;
+	struct vb_tp vt;
+	struct ibv_qp_attr a;
+	int mask, i;
+
+	attr_vt(&vt, IBV_LINK_LAYER_ETHERNET);
+	memset(&pa, 0, sizeof(pa));
+	pa.mtu = IBV_MTU_1024;
+	for (i = 0; i < 16; i++)
+		pa.gid[i] = (uint8_t)(i * 17);
+	vb_qp_rtr_attr(&vt, &pa, 77, &a, &mask);
+	ck_assert_int_eq(a.ah_attr.is_global, 1);
+	ck_assert_uint_eq(a.ah_attr.dlid, 0);
+	ck_assert_mem_eq(a.ah_attr.grh.dgid.raw, pa.gid, 16);
+	ck_assert_uint_eq(a.ah_attr.grh.sgid_index, 3);
+	ck_assert_uint_eq(a.ah_attr.grh.hop_limit, 64);
+	ck_assert_uint_eq(a.ah_attr.grh.traffic_class, 106);
+	ck_assert_int_eq(a.path_mtu, IBV_MTU_1024);
+	ck_assert_uint_eq(a.dest_qp_num, 77);
+	ck_assert_uint_eq(a.rq_psn, vb_psn(77));
+}
+END_TEST
+
+/* ---- worlds of ranks over the fake verbs ----------------------------------
+ */
+
+#define VW_MAX 4
+
+struct vw {
+	int n;
+	struct rc_inst *inst[VW_MAX];
+	bool opened[VW_MAX], connected[VW_MAX];
+	int status; /* first error of open/connect */
+};
+
+static jmp_buf vw_abort_jmp;
+static bool vw_abort_armed;
+static int vw_aborts;
+
+static int vwb_init(struct rc_boot *b, struct rc_boot_info *info)
+{
+	return RC_OK;
+}
+
+static int vwb_put(struct rc_boot *b, const void *blob, size_t len)
+{
+	return RC_OK;
+}
+
+static int vwb_fence(struct rc_boot *b, bool collect)
+{
+	return RC_OK;
+}
+
+static int vwb_get(struct rc_boot *b, int rank, void **blob, size_t *len)
+{
+	struct vw *w = b->priv;
+	struct rc_inst *p = w->inst[rank];
+
+	if (!p || !p->modex_out)
+		return RC_ERR_BOOT;
+	*blob = malloc(p->modex_out_len);
+	memcpy(*blob, p->modex_out, p->modex_out_len);
+	*len = p->modex_out_len;
+	return RC_OK;
+}
+
+static void vwb_abort(struct rc_boot *b, int code, const char *msg)
+{
+	vw_aborts++;
+	if (vw_abort_armed)
+		longjmp(vw_abort_jmp, 1);
+	ck_abort_msg("rc_abort: %s", msg ? msg : "");
+}
+
+static void vwb_fini(struct rc_boot *b)
+{
+}
+
+static const struct rc_boot_ops vw_boot = {
+	.name = "unit",
+	.init = vwb_init,
+	.put = vwb_put,
+	.fence = vwb_fence,
+	.get = vwb_get,
+	.abort = vwb_abort,
+	.fini = vwb_fini,
+};
+
+/* Open and connect n ranks with RCMPI_TRANSPORTS=verbs over the fakes;
+ * never asserts (w->status says how it went). */
+static void vw_open(struct vw *w, int n)
+{
+	int r, k, ret;
+
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	rc_verbs_ops = &fk_ops;
+	setenv("RCMPI_TRANSPORTS", "verbs", 1);
+	for (r = 0; r < n; r++) {
+		struct rc_inst *inst = calloc(1, sizeof(*inst));
+
+		inst->rank = r;
+		inst->size = n;
+		snprintf(inst->host, sizeof(inst->host), "unit%d", r);
+		snprintf(inst->nspace, sizeof(inst->nspace), "unit");
+		inst->procs = calloc(n, sizeof(*inst->procs));
+		for (k = 0; k < n; k++)
+			snprintf(inst->procs[k].host, RC_HOST_MAX, "unit%d", k);
+		inst->boot.ops = &vw_boot;
+		inst->boot.priv = w;
+		rc_req_pool_init(inst);
+		w->inst[r] = inst;
+		ret = rc_p2p_open(inst);
+		w->opened[r] = true;
+		if (ret && !w->status)
+			w->status = ret;
+	}
+	if (w->status)
+		return;
+	for (r = 0; r < n; r++) {
+		ret = rc_modex_exchange(w->inst[r]);
+		if (!ret)
+			ret = rc_p2p_connect(w->inst[r]);
+		if (ret) {
+			w->status = ret;
+			return;
+		}
+		w->connected[r] = true;
+		ck_assert_int_eq(rc_comm_init_world(w->inst[r], NULL, NULL),
+				 RC_OK);
+		/* failures come back as errors, not as the end of the test */
+		w->inst[r]->world->errh = &rc_mpi_errors_return;
+	}
+}
+
+static void vw_close(struct vw *w)
+{
+	int r;
+
+	for (r = 0; r < w->n; r++) {
+		struct rc_inst *inst = w->inst[r];
+
+		if (!inst)
+			continue;
+		if (w->opened[r])
+			rc_p2p_close(inst);
+		if (w->connected[r])
+			rc_comm_fini_world(inst);
+		rc_modex_free(inst);
+		rc_req_pool_fini(inst);
+		free(inst->procs);
+		free(inst);
+		w->inst[r] = NULL;
+	}
+	rc_verbs_ops = &rc_verbs_real_ops;
+}
+
+static unsigned vw_progress(struct vw *w)
+{
+	unsigned ev = 0;
+	int r;
+
+	for (r = 0; r < w->n; r++)
+		ev += rc_progress(w->inst[r]);
+	return ev;
+}
+
+/* Progress until every request is done (or a bound). */
+static bool vw_wait(struct vw *w, struct rc_req **reqs, int n)
+{
+	unsigned long spins;
+	int i;
+
+	for (spins = 0; spins < 2000000; spins++) {
+		for (i = 0; i < n && (!reqs[i] || rc_req_done(reqs[i])); i++)
+			;
+		if (i == n)
+			return true;
+		vw_progress(w);
+	}
+	return false;
+}
+
+static struct rc_tp *vw_tp(struct vw *w, int r, int peer)
+{
+	return w->inst[r]->procs[peer].tp;
+}
+
+static void env_clear(void)
+{
+	static const char *const names[] = {
+		"RCMPI_VERBS_DEVICE",
+		"RCMPI_VERBS_GID_INDEX",
+		"RCMPI_VERBS_TC",
+		"RCMPI_VERBS_SL",
+		"RCMPI_VERBS_CM",
+		"RCMPI_VERBS_CREDITS",
+		"RCMPI_VERBS_RQ_SIZE",
+		"RCMPI_VERBS_SQ_SIZE",
+		"RCMPI_VERBS_SIGNAL",
+		"RCMPI_VERBS_BOUNCE",
+		"RCMPI_RNDV_MODE",
+		"RCMPI_VERBS_RDMA_CHUNK",
+		"RCMPI_VERBS_EAGER_LIMIT",
+		"RCMPI_VERBS_INLINE",
+		"RCMPI_NET_IF",
+		"RCMPI_VERBS_SEND_CQE",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unsetenv(names[i]);
+}
+
+static void setup_fakes(void)
+{
+	fk_reset();
+	env_clear();
+}
+
+/* The QP of rank r towards rank peer. */
+static uint32_t qpn_of(struct vw *w, int r, int peer)
+{
+	struct vb_tp *vt = (struct vb_tp *)vw_tp(w, r, peer);
+
+	return vt->peers[peer].qp->qp_num;
+}
+
+/* ---- setup ----------------------------------------------------------------
+ */
+
+START_TEST(setup_roce_gid_by_type)
+{
+	struct ibv_qp_attr rtr, rts;
+	int rm, sm;
+	uint8_t gid1[16];
+	struct vw w;
+
+	setenv("RCMPI_VERBS_TC", "96", 1);
+	fk.mtu[1] = IBV_MTU_4096;
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	ck_assert(fk_qp_attrs(qpn_of(&w, 0, 1), &rtr, &rm, &rts, &sm));
+	/* index 0 is link-local, 1 is RoCE v1: the RoCE v2 IPv4-mapped one */
+	ck_assert_uint_eq(rtr.ah_attr.grh.sgid_index, 2);
+	ck_assert_int_eq(rtr.ah_attr.is_global, 1);
+	fk_ctx_gid(1, gid1);
+	ck_assert_mem_eq(rtr.ah_attr.grh.dgid.raw, gid1, 16);
+	ck_assert_uint_eq(rtr.ah_attr.grh.traffic_class, 96);
+	ck_assert_uint_eq(rtr.ah_attr.grh.hop_limit, 64);
+	ck_assert_uint_eq(rtr.dest_qp_num, qpn_of(&w, 1, 0));
+	ck_assert_uint_eq(rtr.rq_psn, vb_psn(qpn_of(&w, 1, 0)));
+	ck_assert_uint_eq(rts.sq_psn, vb_psn(qpn_of(&w, 0, 1)));
+	ck_assert_int_eq(rtr.path_mtu, IBV_MTU_1024); /* min(1024, 4096) */
+	ck_assert_uint_eq(rts.retry_cnt, 6);	      /* rxe: 7 is "forever" */
+	ck_assert_uint_eq(rts.rnr_retry, 0);
+	ck_assert(fk_qp_attrs(qpn_of(&w, 1, 0), &rtr, &rm, &rts, &sm));
+	ck_assert_int_eq(rtr.path_mtu, IBV_MTU_1024);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+START_TEST(setup_ib_lid)
+{
+	struct ibv_qp_attr rtr, rts;
+	int rm, sm;
+	struct vw w;
+
+	fk.link_layer = IBV_LINK_LAYER_INFINIBAND;
+	setenv("RCMPI_VERBS_SL", "5", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	ck_assert(fk_qp_attrs(qpn_of(&w, 0, 1), &rtr, &rm, &rts, &sm));
+	ck_assert_int_eq(rtr.ah_attr.is_global, 0);
+	ck_assert_uint_eq(rtr.ah_attr.dlid, fk_ctx_lid(1));
+	ck_assert_uint_eq(rtr.ah_attr.sl, 5);
+	ck_assert_uint_eq(rtr.dest_qp_num, qpn_of(&w, 1, 0));
+	ck_assert_uint_eq(rtr.max_dest_rd_atomic, 16);
+	ck_assert_uint_eq(rts.max_rd_atomic, 16);
+	ck_assert(fk_qp_attrs(qpn_of(&w, 1, 0), &rtr, &rm, &rts, &sm));
+	ck_assert_uint_eq(rtr.ah_attr.dlid, fk_ctx_lid(0));
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+START_TEST(setup_gid_override_and_fallback)
+{
+	struct ibv_qp_attr rtr, rts;
+	int rm, sm;
+	struct vw w;
+
+	setenv("RCMPI_VERBS_GID_INDEX", "0", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	ck_assert(fk_qp_attrs(qpn_of(&w, 0, 1), &rtr, &rm, &rts, &sm));
+	ck_assert_uint_eq(rtr.ah_attr.grh.sgid_index, 0);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+
+	/* no ibv_query_gid_table: GIDs one by one, same choice */
+	setup_fakes();
+	fk.gid_table_fails = true;
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	ck_assert(fk_qp_attrs(qpn_of(&w, 0, 1), &rtr, &rm, &rts, &sm));
+	ck_assert_uint_eq(rtr.ah_attr.grh.sgid_index, 2);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* Settings that must stop MPI_Init, and missing hardware. */
+START_TEST(setup_bad_settings)
+{
+	static const struct {
+		const char *var, *val;
+		int status;
+	} bad[] = {
+		{"RCMPI_VERBS_GID_INDEX", "3", RC_ERR_INVAL}, /* empty */
+		{"RCMPI_VERBS_GID_INDEX", "99", RC_ERR_INVAL},
+		{"RCMPI_VERBS_GID_INDEX", "one", RC_ERR_INVAL},
+		{"RCMPI_VERBS_DEVICE", "mlx5_0", RC_ERR_INVAL},
+		{"RCMPI_VERBS_DEVICE", "fake0:2", RC_ERR_INVAL},
+		{"RCMPI_VERBS_DEVICE", "fake0:x", RC_ERR_INVAL},
+		{"RCMPI_VERBS_CM", "tcp", RC_ERR_INVAL},
+	};
+	struct vw w;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setup_fakes();
+		setenv(bad[i].var, bad[i].val, 1);
+		vw_open(&w, 2);
+		ck_assert_msg(w.status == bad[i].status, "%s=%s: status %d",
+			      bad[i].var, bad[i].val, w.status);
+		vw_close(&w);
+		ck_assert_int_eq(fk_live_total(), 0);
+	}
+	/* a named device whose port is down */
+	setup_fakes();
+	fk.port_state = IBV_PORT_DOWN;
+	setenv("RCMPI_VERBS_DEVICE", "fake0", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_ERR_INVAL);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+	/* no device, no active port: a peer needs verbs, none reaches it */
+	setup_fakes();
+	fk.ndevices = 0;
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_ERR_UNREACH);
+	vw_close(&w);
+	setup_fakes();
+	fk.port_state = IBV_PORT_DOWN;
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_ERR_UNREACH);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* One message each way (the rdma_cm wiring connects on it). */
+static bool vw_exchange(struct vw *w)
+{
+	struct rc_req *r[4] = {NULL};
+	int a = 1, b = 2, x = 0, y = 0;
+
+	/* (a request left unfreed when a start fails: the test fails anyway) */
+	if (rc_p2p_isend(w->inst[0]->world, 0, &a, 1, &rc_mpi_int, 1, 3,
+			 RC_SEND_STD, &r[0]) ||
+	    rc_p2p_isend(w->inst[1]->world, 0, &b, 1, &rc_mpi_int, 0, 3,
+			 RC_SEND_STD, &r[1]) ||
+	    rc_p2p_irecv(w->inst[0]->world, 0, &x, 1, &rc_mpi_int, 1, 3,
+			 &r[2]) ||
+	    rc_p2p_irecv(w->inst[1]->world, 0, &y, 1, &rc_mpi_int, 0, 3, &r[3]))
+		return false;
+	bool ok;
+	int i;
+
+	if (!vw_wait(w, r, 4))
+		return false;
+	ok = x == 2 && y == 1 && !r[0]->err && !r[1]->err && !r[2]->err &&
+	     !r[3]->err;
+	for (i = 0; i < 4; i++)
+		rc_req_free(r[i]);
+	return ok;
+}
+
+/* Fail the n-th verbs call of a 2-rank setup, for every n: nothing leaks,
+ * nothing crashes, and success needs every call to succeed. */
+static void fail_every_call(int link_layer, bool cm)
+{
+	unsigned long n, total;
+	volatile int failures = 0;
+	struct vw w;
+
+	/* a clean run: how many calls? */
+	setup_fakes();
+	fk.link_layer = link_layer;
+	if (cm)
+		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	if (cm)
+		ck_assert(vw_exchange(&w));
+	total = fk.calls;
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+	ck_assert_uint_gt(total, 10);
+
+	for (n = 1; n <= total; n++) {
+		bool ok;
+
+		setup_fakes();
+		fk.link_layer = link_layer;
+		if (cm)
+			setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+		fk.fail_at = n;
+		vw_abort_armed = true;
+		if (setjmp(vw_abort_jmp)) {
+			/* ended by rc_abort (a fatal error): release */
+			w.inst[0]->in_progress = 0;
+			w.inst[1]->in_progress = 0;
+			ok = false;
+		} else {
+			vw_open(&w, 2);
+			ok = w.status == RC_OK && (!cm || vw_exchange(&w));
+		}
+		vw_abort_armed = false;
+		failures += !ok;
+		vw_close(&w);
+		ck_assert_msg(
+			fk_live_total() == 0,
+			"failing call %lu of %lu leaves %d objects "
+			"(devlist %d ctx %d pd %d cq %d srq %d qp %d mr %d "
+			"chan %d id %d event %d)",
+			n, total, fk_live_total(), fk.live[FK_DEVLIST],
+			fk.live[FK_CTX], fk.live[FK_PD], fk.live[FK_CQ],
+			fk.live[FK_SRQ], fk.live[FK_QP], fk.live[FK_MR],
+			fk.live[FK_CHAN], fk.live[FK_ID], fk.live[FK_EVENT]);
+	}
+	/* most failures must be failures (a few calls are best effort:
+	 * ibv_fork_init, rdma_set_option) */
+	ck_assert_int_ge(failures, (int)total * 2 / 3);
+}
+
+START_TEST(setup_fail_every_call_roce)
+{
+	fail_every_call(IBV_LINK_LAYER_ETHERNET, false);
+}
+END_TEST
+
+START_TEST(setup_fail_every_call_ib)
+{
+	fail_every_call(IBV_LINK_LAYER_INFINIBAND, false);
+}
+END_TEST
+
+START_TEST(setup_fail_every_call_rdmacm)
+{
+	fail_every_call(IBV_LINK_LAYER_ETHERNET, true);
+}
+END_TEST
+
+/* ---- traffic ------------------------------------------------------------- */
+
+static unsigned char pat(size_t i, int s)
+{
+	return (unsigned char)(i * 131 + (size_t)s * 7 + (i >> 9));
+}
+
+/* Every rank sends each size to every other rank at once. */
+static void all_pairs(struct vw *w, const size_t *sizes, int nsizes)
+{
+	int s, a, b;
+
+	for (s = 0; s < nsizes; s++) {
+		size_t len = sizes[s];
+		struct rc_req *r[VW_MAX * VW_MAX * 2];
+		unsigned char *sb[VW_MAX][VW_MAX], *rb[VW_MAX][VW_MAX];
+		int nr = 0;
+		size_t i;
+
+		for (a = 0; a < w->n; a++)
+			for (b = 0; b < w->n; b++) {
+				sb[a][b] = rb[a][b] = NULL;
+				if (a == b)
+					continue;
+				sb[a][b] = malloc(len + 1);
+				rb[a][b] = calloc(1, len + 1);
+				for (i = 0; i < len; i++)
+					sb[a][b][i] = pat(i, a * 10 + b + s);
+				ck_assert_int_eq(rc_p2p_irecv(w->inst[b]->world,
+							      0, rb[a][b], len,
+							      &rc_mpi_byte, a,
+							      s, &r[nr++]),
+						 RC_OK);
+			}
+		for (a = 0; a < w->n; a++)
+			for (b = 0; b < w->n; b++)
+				if (a != b)
+					ck_assert_int_eq(
+						rc_p2p_isend(w->inst[a]->world,
+							     0, sb[a][b], len,
+							     &rc_mpi_byte, b, s,
+							     RC_SEND_STD,
+							     &r[nr++]),
+						RC_OK);
+		ck_assert_msg(vw_wait(w, r, nr), "size %zu: stuck", len);
+		for (i = 0; i < (size_t)nr; i++) {
+			ck_assert_int_eq(r[i]->err, RC_OK);
+			rc_req_free(r[i]);
+		}
+		for (a = 0; a < w->n; a++)
+			for (b = 0; b < w->n; b++) {
+				if (a == b)
+					continue;
+				for (i = 0; i < len; i++)
+					if (rb[a][b][i] !=
+					    pat(i, a * 10 + b + s))
+						break;
+				ck_assert_msg(i == len,
+					      "size %zu %d->%d: byte %zu", len,
+					      a, b, i);
+				free(sb[a][b]);
+				free(rb[a][b]);
+			}
+	}
+}
+
+static const size_t sizes[] = {0,   1,	  100,	400,   497,   498,
+			       600, 8192, 8193, 70000, 300001};
+#define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+
+static void data_check_clean(void)
+{
+	ck_assert_uint_eq(fk.rnr, 0);
+	ck_assert_uint_eq(fk.bad_key, 0);
+	ck_assert_uint_eq(fk.cq_overflow, 0);
+}
+
+START_TEST(data_sizes)
+{
+	static const char *const modes[] = {"get", "put", "frag"};
+	struct vw w;
+
+	setenv("RCMPI_RNDV_MODE", modes[_i % 3], 1);
+	setenv("RCMPI_VERBS_RDMA_CHUNK", "65536", 1);
+	if (_i >= 3)
+		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+	vw_open(&w, 3);
+	ck_assert_int_eq(w.status, RC_OK);
+	all_pairs(&w, sizes, NSIZES);
+	data_check_clean();
+	ck_assert_uint_gt(fk.inline_sends, 0);
+	ck_assert_uint_gt(fk.sends, fk.inline_sends); /* bounce buffers */
+	if (_i % 3 == 0)
+		ck_assert_uint_gt(fk.reads, 0);
+	if (_i % 3 == 1)
+		ck_assert_uint_gt(fk.writes, 0);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* Tiny windows and queues, one side silent for a while: RC_AGAIN, credit
+ * writes, never an RNR. */
+START_TEST(data_flood_tiny_credits)
+{
+	enum { N = 3000 };
+	struct rc_req **r = calloc(4 * N, sizeof(*r));
+	static int sb[2][N], rb[2][N];
+	struct vb_tp *vt0, *vt1;
+	struct vw w;
+	int i, nr = 0, k;
+
+	setenv("RCMPI_VERBS_CREDITS", "2", 1);
+	setenv("RCMPI_VERBS_RQ_SIZE", "16", 1);
+	setenv("RCMPI_VERBS_SQ_SIZE", "8", 1);
+	setenv("RCMPI_VERBS_SIGNAL", "2", 1);
+	setenv("RCMPI_VERBS_BOUNCE", "2", 1);
+	setenv("RCMPI_VERBS_SEND_CQE", "16", 1);
+	if (_i)
+		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	/* both send everything before anyone receives */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < N; i++) {
+			sb[k][i] = i * 3 + k;
+			ck_assert_int_eq(rc_p2p_isend(w.inst[k]->world, 0,
+						      &sb[k][i], 1, &rc_mpi_int,
+						      1 - k, 9, RC_SEND_STD,
+						      &r[nr++]),
+					 RC_OK);
+		}
+	for (i = 0; i < 20000; i++) /* rank 1 computes; rank 0 floods */
+		rc_progress(w.inst[0]);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < N; i++)
+			ck_assert_int_eq(rc_p2p_irecv(w.inst[1 - k]->world, 0,
+						      &rb[k][i], 1, &rc_mpi_int,
+						      k, 9, &r[nr++]),
+					 RC_OK);
+	ck_assert(vw_wait(&w, r, nr));
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < N; i++)
+			ck_assert_int_eq(rb[k][i], i * 3 + k);
+	data_check_clean();
+	vt0 = (struct vb_tp *)vw_tp(&w, 0, 1);
+	vt1 = (struct vb_tp *)vw_tp(&w, 1, 0);
+	ck_assert_uint_gt(vt0->n_again, 0);
+	ck_assert_uint_gt(vt0->n_credit_writes + vt1->n_credit_writes, 0);
+	for (i = 0; i < nr; i++)
+		rc_req_free(r[i]);
+	free(r);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* rdma_cm: both ranks send first. Loop 0: rank 0's request reaches rank 1
+ * before rank 1 connects (rank 1 accepts it and drops its own attempt).
+ * Loop 1: both requests cross (rank 0 rejects rank 1's, "tie", and rank 1
+ * accepts rank 0's). Either way one QP per rank carries the traffic. */
+START_TEST(data_cm_simultaneous)
+{
+	struct rc_req *r[4] = {NULL};
+	int a = 1, b = 2, x = 0, y = 0, i;
+	uint32_t q[16];
+	struct vw w;
+
+	setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	ck_assert_int_eq(fk_qp_list(q, 16), 0); /* none before first use */
+	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
+				      1, 3, RC_SEND_STD, &r[0]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_isend(w.inst[1]->world, 0, &b, 1, &rc_mpi_int,
+				      0, 3, RC_SEND_STD, &r[1]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[0]->world, 0, &x, 1, &rc_mpi_int,
+				      1, 3, &r[2]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &y, 1, &rc_mpi_int,
+				      0, 3, &r[3]),
+			 RC_OK);
+	if (_i == 1)
+		rc_progress(w.inst[1]); /* rank 1's request goes out first */
+	ck_assert(vw_wait(&w, r, 4));
+	ck_assert_int_eq(x, 2);
+	ck_assert_int_eq(y, 1);
+	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1);
+	ck_assert_uint_eq(fk.cm_rejects, _i ? 1 : 0);
+	for (i = 0; i < 20; i++) /* let the losing attempt go */
+		vw_progress(&w);
+	ck_assert_int_eq(fk_qp_list(q, 16), 2);
+	for (i = 0; i < 4; i++)
+		rc_req_free(r[i]);
+	ck_assert(vw_exchange(&w));
+	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1); /* no new ones */
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+static int op_status = -1;
+
+static void op_done(struct rc_tp_rdma *op, int status)
+{
+	op_status = status;
+}
+
+/* A completion error: the message names both ranks, the device, the QPs
+ * and the status; with MPI_ERRORS_RETURN the operation fails with
+ * RC_ERR_PEER and so does everything after it. */
+START_TEST(data_completion_error)
+{
+	static char src[4096], dst[4096], out[4096];
+	struct rc_tp_rdma op = {.done = op_done};
+	uint8_t key[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX];
+	void *h, *lh;
+	struct rc_tp *tp;
+	struct vw w;
+	int fd[2], saved, i;
+	ssize_t n;
+
+	rc_log_set_identity(0, "unit0");
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	tp = vw_tp(&w, 0, 1);
+	ck_assert_int_eq(vw_tp(&w, 1, 0)->ops->mem_expose(vw_tp(&w, 1, 0), src,
+							  sizeof(src), key, &h),
+			 RC_OK);
+	ck_assert_int_eq(tp->ops->mem_expose(tp, dst, sizeof(dst), lkey, &lh),
+			 RC_OK);
+	ck_assert_int_eq(pipe(fd), 0);
+	saved = dup(2);
+	dup2(fd[1], 2);
+	fk.fail_wr_at = fk.wrs + 1;
+	ck_assert_int_eq(tp->ops->get(tp, 1, dst, lh, sizeof(dst),
+				      (uintptr_t)src, key, &op),
+			 RC_INPROGRESS);
+	for (i = 0; i < 100 && op_status < 0; i++)
+		vw_progress(&w);
+	dup2(saved, 2);
+	close(fd[1]);
+	n = read(fd[0], out, sizeof(out) - 1);
+	close(fd[0]);
+	ck_assert_int_gt(n, 0);
+	out[n] = 0;
+	ck_assert_int_eq(op_status, RC_ERR_PEER);
+	ck_assert_msg(strstr(out, "rank 0 on unit0") &&
+			      strstr(out, "rank 1 on unit1") &&
+			      strstr(out, "RDMA READ") &&
+			      strstr(out, "transport retry counter exceeded") &&
+			      strstr(out, "fake0") && strstr(out, "QP 0x"),
+		      "message: %s", out);
+	ck_assert_int_eq(tp->ops->am_send(tp, 1, "x", 1, NULL, 0), RC_ERR_PEER);
+	tp->ops->mem_release(tp, lh);
+	vw_tp(&w, 1, 0)->ops->mem_release(vw_tp(&w, 1, 0), h);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+static Suite *verbs_suite(void)
+{
+	Suite *s = suite_create("verbs");
+	TCase *tc;
+
+	tc = tcase_create("rcache");
+	tcase_add_test(tc, rcache_cover);
+	tcase_add_test(tc, rcache_invalidate);
+	tcase_add_test(tc, rcache_lru);
+	tcase_add_test(tc, rcache_race_and_retry);
+	tcase_add_test(tc, rcache_disabled);
+	tcase_add_loop_test(tc, rcache_hooks, 0, 6);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("credit");
+	tcase_add_test(tc, credit_flood_model);
+	tcase_add_test(tc, credit_wrap_and_slots);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("qpattr");
+	tcase_add_test(tc, qpattr_ib);
+	tcase_add_test(tc, qpattr_roce);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("setup");
+	tcase_add_checked_fixture(tc, setup_fakes, NULL);
+	tcase_add_test(tc, setup_roce_gid_by_type);
+	tcase_add_test(tc, setup_ib_lid);
+	tcase_add_test(tc, setup_gid_override_and_fallback);
+	tcase_add_test(tc, setup_bad_settings);
+	tcase_add_test(tc, setup_fail_every_call_roce);
+	tcase_add_test(tc, setup_fail_every_call_ib);
+	tcase_add_test(tc, setup_fail_every_call_rdmacm);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("data");
+	tcase_add_checked_fixture(tc, setup_fakes, NULL);
+	tcase_add_loop_test(tc, data_sizes, 0, 6);
+	tcase_add_loop_test(tc, data_flood_tiny_credits, 0, 2);
+	tcase_add_loop_test(tc, data_cm_simultaneous, 0, 2);
+	tcase_add_test(tc, data_completion_error);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(verbs_suite());
+	int failed;
+
+	/* quiet: the bad-settings cases log errors by design */
+	if (!getenv("RCMPI_VERBOSE") && !freopen("/dev/null", "w", stderr))
+		return 1;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+/*
+ * verbs_fake.h - a fake libibverbs + librdmacm behind struct rc_verbs_ops,
+ * for unit tests of the verbs transport without hardware.
+ *
+ * The fake is a tiny fabric inside the test process: every context opened
+ * is one "port" (its own LID, GIDs and IPv4 address), QPs that reach RTR
+ * are joined by QP number, a SEND takes a buffer from the peer's SRQ (none
+ * posted: an RNR, counted, and the QP fails as with rnr_retry 0), RDMA
+ * READ/WRITE copy memory after checking keys and bounds against the
+ * registered MRs, and completions wait in the CQs until polled. rdma_cm
+ * events travel between channels the same way (resolve, connect, accept,
+ * reject, disconnect).
+ *
+ * Tests set fk (port type, limits, failure injection), point
+ * rc_verbs_ops at &fk_ops, and check fk.live[] (objects created and not
+ * destroyed) at the end.
+ */
+#ifndef RC_VERBS_FAKE_H
+#define RC_VERBS_FAKE_H
+
+#include <stdbool.h>
+#include "verbs_ops.h"
+
+enum fk_obj {
+	FK_DEVLIST,
+	FK_CTX,
+	FK_PD,
+	FK_CQ,
+	FK_SRQ,
+	FK_QP,
+	FK_MR,
+	FK_CHAN,
+	FK_ID,
+	FK_EVENT,
+	FK_NOBJ
+};
+
+struct fk_state {
+	/* configuration (fk_reset sets the defaults) */
+	int link_layer; /* IBV_LINK_LAYER_ETHERNET or _INFINIBAND */
+	int ndevices;	/* 0: ibv_get_device_list finds nothing */
+	enum ibv_port_state port_state;
+	enum ibv_mtu mtu[8]; /* active MTU of the k-th context opened */
+	int max_inline;	     /* larger requests fail with EINVAL */
+	int max_cqe, max_srq_wr;
+	bool gid_table_fails; /* query_gid_table unsupported */
+	/* failure injection */
+	unsigned long fail_at;	  /* the fail_at-th call fails (0: never) */
+	unsigned long fail_wr_at; /* the n-th send WR completes in error */
+	enum ibv_wc_status fail_wr_status;
+	/* observations */
+	unsigned long calls;
+	unsigned long wrs;
+	int live[FK_NOBJ];
+	unsigned long rnr; /* SENDs that found no receive posted */
+	unsigned long cq_overflow;
+	unsigned long bad_key; /* RDMA or local access outside an MR */
+	unsigned long sends, writes, reads, inline_sends;
+	unsigned long cm_rejects, cm_connects;
+	int nctx; /* contexts opened so far */
+};
+
+extern struct fk_state fk;
+extern const struct rc_verbs_ops fk_ops;
+
+/* Defaults: one RoCE device "fake0", ACTIVE, MTU 1024, inline 512. */
+void fk_reset(void);
+/* Sum of fk.live[]. */
+int fk_live_total(void);
+/* The attributes a QP was last moved to RTR / RTS with (by QP number). */
+bool fk_qp_attrs(uint32_t qpn, struct ibv_qp_attr *rtr, int *rtr_mask,
+		 struct ibv_qp_attr *rts, int *rts_mask);
+/* QP numbers of live QPs (up to max), returns how many. */
+int fk_qp_list(uint32_t *qpn, int max);
+/* The GID of the k-th context opened (what its rank publishes). */
+void fk_ctx_gid(int k, uint8_t gid[16]);
+uint16_t fk_ctx_lid(int k);
+
+#endif

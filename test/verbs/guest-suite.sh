@@ -1,0 +1,160 @@
+#!/bin/bash
+# guest-suite.sh - the verbs suite's cases, run inside the Soft-RoCE VM by
+# run-suite.sh (one boot). Every MPI job runs with RCMPI_TRANSPORTS=verbs.
+#
+#   guest-suite.sh BUILD_DIR [CASE...]
+#
+# Prints one line per case, "ok N NAME (S s)" or "not ok N NAME: why", then
+# "N verbs tests ran, M passed". For every job that moves data, rxe0's
+# sent_pkts must rise and its RNR counters (rcvd_rnr_err, send_rnr_err)
+# must not: credits keep a sender within the receive buffers really posted,
+# and the jobs run with RCMPI_VERBS_RNR_RETRY=0 where one RNR NAK fails.
+# The launcher is $RCMPI_VT_MPIRUN (default: the build's mpirun; Debian's
+# Open MPI works too: "mpirun --allow-run-as-root --oversubscribe").
+set -uo pipefail
+B=${1:?usage: guest-suite.sh BUILD_DIR [CASE...]}
+shift
+B=$(cd "$B" && pwd)
+T=$B/test/verbs
+MPIRUN=${RCMPI_VT_MPIRUN:-$B/launcher/mpirun --oversubscribe}
+DEV=${RXE_VM_DEV:-rxe0}
+CASE_TIMEOUT=${CASE_TIMEOUT:-150}
+out=$(mktemp -d /tmp/vt.XXXXXX)
+n=0 passed=0
+export RCMPI_TRANSPORTS=verbs RCMPI_VERBS_RNR_RETRY=0
+
+counters() { rxe-counters -d "$DEV" sent_pkts rcvd_rnr_err send_rnr_err 2>/dev/null; }
+
+# job NAME RANKS EXPECT [VAR=VAL...] -- PROGRAM [ARGS...]
+#   EXPECT: ok        exit 0 and "vt: ...: ok" printed; traffic flowed
+#           fail:RE   non-zero exit, output matching the regex RE
+#           end:RE    the job ends (no hang) non-zero, output matches RE
+job() {
+	local name=$1 np=$2 expect=$3 envs=() t0 rc sent rnr why=
+	shift 3
+	while [[ $1 != -- ]]; do envs+=(-x "$1"); shift; done
+	shift
+	if [[ ${#CASES[@]} -gt 0 && " ${CASES[*]} " != *" $name "* ]]; then
+		return
+	fi
+	n=$((n + 1))
+	counters >"$out/c0"
+	t0=$SECONDS
+	# shellcheck disable=SC2086 # MPIRUN is a command line
+	timeout -k 5 "$CASE_TIMEOUT" $MPIRUN -n "$np" "${envs[@]}" "$@" \
+		>"$out/$name.log" 2>&1 </dev/null
+	rc=$?
+	rxe-counters -d "$DEV" -s "$out/c0" sent_pkts rcvd_rnr_err send_rnr_err 2>/dev/null \
+		>"$out/c1"
+	sent=$(awk '$1 == "sent_pkts" { print $2 }' "$out/c1")
+	rnr=$(awk '$1 ~ /rnr/ { s += $2 } END { print s + 0 }' "$out/c1")
+	case $expect in
+	ok)
+		[[ $rc -eq 0 ]] || why="exit status $rc"
+		[[ -z $why ]] && ! grep -q "^vt: .*: ok" "$out/$name.log" &&
+			why="no 'ok' line"
+		[[ -z $why && ${sent:-0} -le 0 ]] && why="rxe0 sent_pkts did not rise"
+		;;
+	fail:* | end:*)
+		# (mpirun's own status for a rank killed by SIGKILL is 137 too)
+		[[ $((SECONDS - t0)) -ge $CASE_TIMEOUT ]] &&
+			why="hung (killed after ${CASE_TIMEOUT}s)"
+		[[ -z $why && $rc -eq 0 ]] && why="exit status 0, expected a failure"
+		[[ -z $why ]] && ! grep -qE -- "${expect#*:}" "$out/$name.log" &&
+			why="output lacks /${expect#*:}/"
+		;;
+	esac
+	[[ -z $why && $rnr -ne 0 ]] && why="RNR counters rose by $rnr"
+	[[ $expect == ok ]] || sent=${sent:-0}
+	if [[ -z $why ]]; then
+		passed=$((passed + 1))
+		echo "ok $n $name ($((SECONDS - t0)) s, $sent packets)"
+	else
+		echo "not ok $n $name: $why ($((SECONDS - t0)) s)"
+		sed 's/^/    | /' "$out/$name.log" | tail -n 25
+	fi
+}
+
+CASES=("$@")
+SMALL="RCMPI_VERBS_RDMA_CHUNK=65536"
+
+# point to point: sizes 0 B - 4 MiB, wildcards, truncation, ssend, probe,
+# ordering; both wirings, every rendezvous mode, small pipeline chunks
+job pt2pt_modex_get_2 2 ok -- "$T/vt_pt2pt"
+job pt2pt_modex_get_4 4 ok "$SMALL" RCMPI_VERBS_MAX_RDMA=3 -- "$T/vt_pt2pt"
+job pt2pt_modex_put_3 3 ok RCMPI_RNDV_MODE=put "$SMALL" -- "$T/vt_pt2pt"
+job pt2pt_modex_frag_2 2 ok RCMPI_RNDV_MODE=frag -- "$T/vt_pt2pt"
+job pt2pt_rdmacm_get_2 2 ok RCMPI_VERBS_CM=rdmacm -- "$T/vt_pt2pt"
+job pt2pt_rdmacm_put_4 4 ok RCMPI_VERBS_CM=rdmacm RCMPI_RNDV_MODE=put \
+	"$SMALL" -- "$T/vt_pt2pt"
+job pt2pt_rdmacm_get_3 3 ok RCMPI_VERBS_CM=rdmacm "$SMALL" -- "$T/vt_pt2pt"
+job pt2pt_small_eager_2 2 ok RCMPI_VERBS_EAGER_LIMIT=1024 \
+	RCMPI_VERBS_INLINE=64 -- "$T/vt_pt2pt"
+job pt2pt_no_rcache_2 2 ok RCMPI_VERBS_RCACHE=0 -- "$T/vt_pt2pt"
+job pt2pt_net_if_2 2 ok RCMPI_NET_IF=veth0 -- "$T/vt_pt2pt"
+gid=$(rxe-gid -d "$DEV" | cut -d' ' -f1)
+job pt2pt_gid_index_2 2 ok "RCMPI_VERBS_GID_INDEX=$gid" -- "$T/vt_pt2pt"
+
+# floods both ways, rnr_retry 0: no RNR, ever
+job flood_modex_2 2 ok -- "$T/vt_flood"
+job flood_modex_4 4 ok -- "$T/vt_flood" 1500
+job flood_tiny_credits_2 2 ok RCMPI_VERBS_CREDITS=2 RCMPI_VERBS_RQ_SIZE=16 \
+	RCMPI_VERBS_BOUNCE=4 RCMPI_VERBS_SQ_SIZE=16 RCMPI_VERBS_SIGNAL=4 \
+	-- "$T/vt_flood" 2000
+job flood_rdmacm_3 3 ok RCMPI_VERBS_CM=rdmacm -- "$T/vt_flood" 2000
+
+# registration cache: memory freed and reused at the same address
+job rcache_get 2 ok -- "$T/vt_rcache"
+job rcache_put 2 ok RCMPI_RNDV_MODE=put -- "$T/vt_rcache"
+job rcache_rdmacm_put 2 ok RCMPI_VERBS_CM=rdmacm RCMPI_RNDV_MODE=put \
+	-- "$T/vt_rcache"
+# glibc then mmaps every large block: the free() hook must see them go
+job rcache_no_mallopt 2 ok RCMPI_VERBS_MALLOPT=0 -- "$T/vt_rcache"
+
+# bad settings: a clear error at MPI_Init
+job bad_gid_index 2 "fail:RCMPI_VERBS_GID_INDEX=999: $DEV port 1 has no GID at that index" \
+	RCMPI_VERBS_GID_INDEX=999 -- "$T/vt_init"
+job bad_device 2 "fail:RCMPI_VERBS_DEVICE=mlx5_9: no such device \(devices: .*$DEV" \
+	RCMPI_VERBS_DEVICE=mlx5_9 -- "$T/vt_init"
+job bad_port 2 "fail:$DEV has no port 2" "RCMPI_VERBS_DEVICE=$DEV:2" \
+	-- "$T/vt_init"
+# root has CAP_IPC_LOCK, which ignores the limit: drop it
+MPIRUN_SAVED=$MPIRUN
+MPIRUN="setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock $MPIRUN"
+ulimit -S -l 64
+job memlock_64k 2 "fail:locked-memory limit of this process is 64 KiB \(ulimit -l 64\).*raise it" \
+	-- "$T/vt_init"
+ulimit -S -l unlimited
+MPIRUN=$MPIRUN_SAVED
+
+# a rank dies: the job ends with a message, no hang. First with the
+# launcher noticing; then hidden behind a shell, so that the survivor's
+# RDMA WRITEs must fail on their own and name the dead peer.
+job kill_rank 2 "end:rank 1 .*(killed by signal 9|exited on signal 9|Killed)" \
+	-- "$T/vt_kill"
+job kill_mid_write 2 "end:connection to rank 1 on node1 failed: RDMA WRITE completed with" \
+	RCMPI_RNDV_MODE=put -- bash -c "$T/vt_kill mid; sleep $CASE_TIMEOUT"
+
+# the port goes down: a named device is an error at MPI_Init
+ip link set veth0 down
+for _ in $(seq 50); do
+	grep -q DOWN "/sys/class/infiniband/$DEV/ports/1/state" && break
+	sleep 0.1
+done
+job port_down 2 "fail:RCMPI_VERBS_DEVICE=$DEV: $DEV port 1 is DOWN" \
+	"RCMPI_VERBS_DEVICE=$DEV" -- "$T/vt_init"
+ip link set veth0 up
+for _ in $(seq 100); do
+	grep -q ACTIVE "/sys/class/infiniband/$DEV/ports/1/state" && break
+	sleep 0.1
+done
+job after_port_up_2 2 ok -- "$T/vt_init"
+
+# no device at all (the last case: rxe0 goes away)
+rdma link delete "$DEV" 2>/dev/null
+job no_device 2 "fail:needs the verbs transport, which is not available here: no RDMA device found" \
+	-- "$T/vt_init"
+
+rm -rf "$out"
+echo "$n verbs tests ran, $passed passed"
+[[ $passed -eq $n ]]
