@@ -18,7 +18,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 stages=("$@")
-[[ ${#stages[@]} -gt 0 ]] || stages=(gcc asan clang multinode slurm)
+[[ ${#stages[@]} -gt 0 ]] || stages=(gcc asan clang verbs multinode slurm)
 jobs=$(nproc)
 
 say() { printf '\n=== %s\n' "$*"; }
