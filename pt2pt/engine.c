@@ -899,7 +899,16 @@ void rc_p2p_req_setup(struct rc_req *req, struct rc_comm *comm, uint32_t ctx,
 		      void *buf, size_t count, struct rc_dtype *dt, int peer,
 		      int tag, enum rc_send_mode mode)
 {
-	req->comm = comm;
+	if (req->comm != comm) {
+		/* pooled requests hold a reference (comm.h); requests on a
+		 * blocking call's stack do not need one */
+		if (req->flags & RC_REQ_POOLED) {
+			rc_comm_retain(comm);
+			if (req->comm)
+				rc_comm_release(req->comm);
+		}
+		req->comm = comm;
+	}
 	req->ctx = ctx;
 	req->buf = buf;
 	req->count = count;
