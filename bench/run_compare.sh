@@ -1,0 +1,56 @@
+#!/bin/bash
+# run_compare.sh - rcmpi against another MPI, side by side, 2 ranks each
+# bound to its own core: REPS interleaved repetitions of every benchmark,
+# the median latency per size, and the ratio rcmpi / other.
+#
+#   bench/run_compare.sh RC_BIN_DIR OTHER_BIN_DIR [bench ...]
+# RC_BIN_DIR holds rc_osu_<bench>, OTHER_BIN_DIR ompi_osu_<bench> (or set
+# RC_PREFIX / OTHER_PREFIX); both are the same bench/osu_*.c built with
+# each MPI's compiler. Environment: REPS (default 7), MPIRUN (default
+# "mpirun --allow-run-as-root --bind-to core"), NP (2), SIZES ("1:1024"
+# and "1048576:1048576" by default, one run each), EXTRA (more options).
+set -u
+RC=${1:?rcmpi binaries}
+OT=${2:?other MPI binaries}
+shift 2
+BENCHES=${*:-allreduce bcast reduce allgather alltoall barrier}
+REPS=${REPS:-7}
+NP=${NP:-2}
+MPIRUN=${MPIRUN:-mpirun --allow-run-as-root --bind-to core}
+RC_PREFIX=${RC_PREFIX:-rc_}
+OTHER_PREFIX=${OTHER_PREFIX:-ompi_}
+SIZES=${SIZES:-1:1024 1048576:1048576}
+EXTRA=${EXTRA:-}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+for b in $BENCHES; do
+	for rep in $(seq "$REPS"); do
+		for who in rc ot; do
+			if [ $who = rc ]; then bin=$RC/${RC_PREFIX}$b; else bin=$OT/${OTHER_PREFIX}$b; fi
+			if [ "$b" = barrier ]; then
+				timeout 120 $MPIRUN -np "$NP" "$bin" $EXTRA |
+					awk '!/^#/ {print "0", $1}' >>"$TMP/$b.$who"
+				continue
+			fi
+			for s in $SIZES; do
+				it=""
+				[ "${s%%:*}" -ge 65536 ] && it="-i 200 -x 20"
+				timeout 300 $MPIRUN -np "$NP" "$bin" -m "$s" $it $EXTRA |
+					awk '!/^#/ {print $1, $2}' >>"$TMP/$b.$who"
+			done
+		done
+	done
+	echo "## $b ($NP ranks, median of $REPS interleaved runs; spread = max/min of the runs)"
+	printf "%-9s %12s %8s %12s %8s %8s\n" size rcmpi_us spread other_us spread ratio
+	for size in $(awk '{print $1}' "$TMP/$b.rc" | sort -n | uniq); do
+		r=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.rc" | median)
+		o=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.ot" | median)
+		rs=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.rc" | sort -g | awk 'NR==1{m=$1} {x=$1} END {printf "%.1f", x/m}')
+		os=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.ot" | sort -g | awk 'NR==1{m=$1} {x=$1} END {printf "%.1f", x/m}')
+		printf "%-9s %12s %8s %12s %8s %8.2f\n" "$size" "$r" "$rs" "$o" "$os" "$(echo "$r / $o" | bc -l)"
+	done
+	echo
+done
