@@ -198,10 +198,12 @@ static int halving_plan(int newrank, int pof2, int rem,
 	return k;
 }
 
-/* Append the halving steps: W[kept blocks] = T op W (commutative). */
+/* Append the halving steps: W[kept blocks] = T op W (commutative). When
+ * `in` is set, W does not hold the input yet: the first step sends its
+ * half straight from `in` and copies only the half it keeps into W. */
 static void halving_run(struct rc_sched *s, const struct halving_step *st,
-			int nst, void *w, void *t, const size_t *disp,
-			struct rc_dtype *dt)
+			int nst, void *w, void *t, const void *in,
+			const size_t *disp, struct rc_dtype *dt)
 {
 	int k;
 
@@ -209,8 +211,12 @@ static void halving_run(struct rc_sched *s, const struct halving_step *st,
 		size_t so = disp[st[k].ss], sn = disp[st[k].se] - so;
 		size_t ro = disp[st[k].rs], rn = disp[st[k].re] - ro;
 
-		rc_sched_send(s, rc_off(w, so, dt), sn, dt, st[k].peer);
+		rc_sched_send(s, rc_off(k || !in ? w : in, so, dt), sn, dt,
+			      st[k].peer);
 		rc_sched_recv(s, rc_off(t, ro, dt), rn, dt, st[k].peer);
+		if (!k && in)
+			rc_sched_copy(s, rc_off(in, ro, dt), rn, dt,
+				      rc_off(w, ro, dt), rn, dt);
 		rc_sched_wait(s);
 		rc_sched_reduce(s, rc_off(t, ro, dt), rc_off(w, ro, dt), rn, dt);
 	}
@@ -224,10 +230,12 @@ struct rab {
 
 /* Common start of both Rabenseifner algorithms: block layout, the
  * non-power-of-two pairing step (even ranks below 2 * rem send their input
- * and leave), and the reduce-scatter. w holds this rank's input. */
+ * and leave), and the reduce-scatter into w (which need not hold the
+ * input: only the parts that are reduced are copied there). */
 static int rab_start(struct rc_sched *s, const struct rc_cargs *a, void *w,
 		     void *t, const void *in, struct rab *rb)
 {
+	const void *lazy = in == w ? NULL : in;
 	int n = s->comm->size, r = s->comm->rank;
 	size_t count = a->count;
 	struct rc_dtype *dt = a->dt;
@@ -248,11 +256,14 @@ static int rab_start(struct rc_sched *s, const struct rc_cargs *a, void *w,
 			return RC_OK;
 		}
 		rc_sched_recv(s, t, count, dt, r - 1);
+		if (lazy)
+			rc_sched_copy(s, in, count, dt, w, count, dt);
+		lazy = NULL;
 		rc_sched_wait(s);
 		rc_sched_reduce(s, t, w, count, dt);
 	}
 	rb->nst = halving_plan(rb->newrank, rb->pof2, rb->rem, rb->st);
-	halving_run(s, rb->st, rb->nst, w, t, rb->disp, dt);
+	halving_run(s, rb->st, rb->nst, w, t, lazy, rb->disp, dt);
 	return RC_OK;
 }
 
@@ -287,8 +298,6 @@ static int reduce_rabenseifner(struct rc_sched *s, const struct rc_cargs *a)
 		w = r == root ? a->rbuf : rc_sched_tmp_dt(s, count, dt);
 		if (!t || !w)
 			return RC_ERR_NOMEM;
-		if (participate)
-			rc_sched_copy(s, in, count, dt, w, count, dt);
 	}
 	ret = rab_start(s, a, w, t, in, &rb);
 	if (ret)
@@ -337,7 +346,10 @@ int rc_reduce_choose(const struct rc_comm *c, const struct rc_cargs *a)
 {
 	size_t len = a->count * a->dt->size;
 
-	if (rc_commutative(a) && len > rc_coll_tune(c)->reduce_short &&
+	/* on two ranks the binomial tree is one message and one local
+	 * reduction: nothing to gain from splitting the vector */
+	if (rc_commutative(a) && c->size > 2 &&
+	    len > rc_coll_tune(c)->reduce_short &&
 	    a->count >= (size_t)rc_pof2_floor(c->size))
 		return 1;
 	return 0;
@@ -424,7 +436,6 @@ static int allreduce_rabenseifner(struct rc_sched *s,
 	t = rc_sched_tmp_dt(s, count, dt);
 	if (!t)
 		return RC_ERR_NOMEM;
-	rc_sched_copy(s, in, count, dt, w, count, dt);
 	ret = rab_start(s, a, w, t, in, &rb);
 	if (ret)
 		return ret;
