@@ -128,7 +128,7 @@ static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
 						  32768, 0, 1L << 40);
 	t->redscat_short = (size_t)rc_param_int("COLL_REDSCAT_SHORT", 524288,
 						0, 1L << 40);
-	t->tmp_cache = (size_t)rc_param_int("COLL_TMP_CACHE", 64L << 20, 0,
+	t->tmp_cache = (size_t)rc_param_int("COLL_TMP_CACHE", 16L << 20, 0,
 					    1L << 40);
 }
 

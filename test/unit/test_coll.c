@@ -73,6 +73,8 @@ static void *xmalloc(size_t n)
 /* ---- types ------------------------------------------------------------------ */
 
 static struct rc_dtype *t_sint;	/* an int with extent 8: holes */
+static struct rc_dtype *t_off;	/* an int at offset 8, extent 16:
+				 * true lower bound > 0 */
 static struct rc_dtype *t_mat;	/* 2x2 int matrix */
 static struct rc_op *op_matmul;	/* non-commutative */
 
@@ -98,6 +100,17 @@ static void types_setup(void)
 	ck_assert_int_eq(rc_dt_create_resized(&rc_mpi_int, 0, 8, &t_sint),
 			 RC_OK);
 	rc_dt_commit(t_sint);
+	{
+		MPI_Aint d8 = 8;
+		struct rc_dtype *x;
+
+		ck_assert_int_eq(rc_dt_create_hindexed(1, NULL, 1, &d8,
+						       &rc_mpi_int, &x), RC_OK);
+		ck_assert_int_eq(rc_dt_create_resized(x, 0, 16, &t_off),
+				 RC_OK);
+		rc_dt_release(x);
+		rc_dt_commit(t_off);
+	}
 	ck_assert_int_eq(rc_dt_create_contig(4, &rc_mpi_int, &t_mat), RC_OK);
 	rc_dt_commit(t_mat);
 	ck_assert_int_eq(rc_op_create(matmul, false, &op_matmul), RC_OK);
@@ -106,6 +119,7 @@ static void types_setup(void)
 static void types_teardown(void)
 {
 	rc_dt_release(t_sint);
+	rc_dt_release(t_off);
 	rc_dt_release(t_mat);
 	rc_op_release(op_matmul);
 }
@@ -774,9 +788,15 @@ static bool check_barrier(struct group *g)
 	return ok;
 }
 
+static struct rc_dtype *lay_type(int lay)
+{
+	return lay == 1 ? t_sint : lay == 2 ? t_off : &rc_mpi_int;
+}
+
 /* One case of collective coll on group g, element layout by `lay`:
- * 0 contiguous ints, 1 ints with holes (receive side, or both for
- * reductions). */
+ * 0 contiguous ints, 1 ints with holes, 2 ints at an offset (true lower
+ * bound 8) - the receive side, or both for reductions and bcast - and,
+ * for reductions, 3: 2x2 matrices with the non-commutative product. */
 static bool one(struct group *g, int coll, size_t count, int root,
 		bool inplace, int lay, unsigned seed)
 {
@@ -785,12 +805,12 @@ static bool one(struct group *g, int coll, size_t count, int root,
 	if (is_red(coll)) {
 		struct rcase c = {
 			.coll = coll, .count = count,
-			.dt = lay ? t_sint : &rc_mpi_int, .op = &rc_mpi_sum,
+			.dt = lay_type(lay), .op = &rc_mpi_sum,
 			.root = root, .inplace = inplace, .uneven = true,
 			.seed = seed,
 		};
 
-		if (lay == 2) {
+		if (lay == 3) {
 			c.dt = t_mat;
 			c.op = op_matmul;
 		}
@@ -798,11 +818,11 @@ static bool one(struct group *g, int coll, size_t count, int root,
 	}
 	struct mcase c = {
 		.coll = coll, .count = count, .sdt = &rc_mpi_int,
-		.rdt = lay ? t_sint : &rc_mpi_int, .root = root,
+		.rdt = lay_type(lay), .root = root,
 		.inplace = inplace, .uneven = true, .seed = seed,
 	};
-	if (coll == RC_COLL_BCAST && lay)
-		c.sdt = t_sint;
+	if (coll == RC_COLL_BCAST)
+		c.sdt = lay_type(lay);
 	return check_move(g, &c);
 }
 
@@ -838,11 +858,11 @@ START_TEST(every_algorithm)
 				     rootsel++)
 					for (ip = 0; ip < (has_inplace(coll) ? 2 : 1);
 					     ip++)
-						for (lay = 0; lay < (is_red(coll) ? 3 : 2);
+						for (lay = 0; lay < (is_red(coll) ? 4 : 3);
 						     lay++) {
 							int root = rootsel ? n - 1 : 0;
 
-							if (lay == 2 && ci == 3)
+							if (lay >= 2 && ci == 3)
 								continue;
 							verdict[0] = 0;
 							one(&g, coll, counts[ci], root,
@@ -933,7 +953,7 @@ START_TEST(subcomm)
 			int lay;
 
 			force(tw, coll, an);
-			for (lay = 0; lay < (is_red(coll) ? 3 : 1); lay++) {
+			for (lay = 0; lay < (is_red(coll) ? 4 : 3); lay++) {
 				verdict[0] = 0;
 				one(&g, coll, 13, g.m > 2 ? 2 : 0,
 				    has_inplace(coll) && lay == 0, lay,
