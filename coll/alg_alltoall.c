@@ -60,15 +60,20 @@ static int alltoall_pairwise(struct rc_sched *s, const struct rc_cargs *a)
 	struct rc_cargs b;
 
 	A2A_PREP(s, a, b);
-	rc_sched_copy(s, sblk(a, r), a->scount, a->sdt, rblk(a, r), a->rcount,
-		      a->rdt);
 	for (i = 1; i < n; i++) {
 		int dst = (r + i) % n, src = (r - i + n) % n;
 
 		rc_sched_send(s, sblk(a, dst), a->scount, a->sdt, dst);
 		rc_sched_recv(s, rblk(a, src), a->rcount, a->rdt, src);
+		/* my own block while the first messages travel */
+		if (i == 1)
+			rc_sched_copy(s, sblk(a, r), a->scount, a->sdt,
+				      rblk(a, r), a->rcount, a->rdt);
 		rc_sched_wait(s);
 	}
+	if (n == 1)
+		rc_sched_copy(s, sblk(a, r), a->scount, a->sdt, rblk(a, r),
+			      a->rcount, a->rdt);
 	return RC_OK;
 }
 
@@ -245,8 +250,6 @@ static int alltoallv_pairwise(struct rc_sched *s, const struct rc_cargs *a)
 	struct rc_cargs b;
 
 	A2AV_PREP(s, a, b);
-	rc_sched_copy(s, svblk(a, r), (size_t)a->scounts[r], a->sdt,
-		      rvblk(a, r), (size_t)a->rcounts[r], a->rdt);
 	for (i = 1; i < n; i++) {
 		int dst = (r + i) % n, src = (r - i + n) % n;
 
@@ -254,8 +257,15 @@ static int alltoallv_pairwise(struct rc_sched *s, const struct rc_cargs *a)
 			      a->sdt, dst);
 		rc_sched_recv(s, rvblk(a, src), (size_t)a->rcounts[src],
 			      a->rdt, src);
+		if (i == 1)
+			rc_sched_copy(s, svblk(a, r), (size_t)a->scounts[r],
+				      a->sdt, rvblk(a, r),
+				      (size_t)a->rcounts[r], a->rdt);
 		rc_sched_wait(s);
 	}
+	if (n == 1)
+		rc_sched_copy(s, svblk(a, r), (size_t)a->scounts[r], a->sdt,
+			      rvblk(a, r), (size_t)a->rcounts[r], a->rdt);
 	return RC_OK;
 }
 

@@ -317,21 +317,40 @@ static bool usable_pof2(const struct rc_comm *c, const struct rc_cargs *a)
 	return !(c->size & (c->size - 1));
 }
 
+/* The first exchange of my own block sends it straight from sbuf and
+ * copies it into rbuf while the message travels (the peer then reads
+ * memory we did not just write, and the copy overlaps the transfer). */
+static void send_own(struct rc_sched *s, const struct rc_cargs *a,
+		     size_t disp, size_t count, int peer)
+{
+	if (a->sbuf == MPI_IN_PLACE)
+		rc_sched_send(s, rc_off(a->rbuf, disp, a->rdt), count, a->rdt,
+			      peer);
+	else
+		rc_sched_send(s, a->sbuf, a->scount, a->sdt, peer);
+}
+
 static int allgather_rd(struct rc_sched *s, const struct rc_cargs *a)
 {
 	int n = s->comm->size, r = s->comm->rank, mask;
 	size_t rc = a->rcount;
 
-	allgather_own(s, a, (size_t)r * rc, rc);
+	if (n == 1)
+		allgather_own(s, a, 0, rc);
 	for (mask = 1; mask < n; mask <<= 1) {
 		int dst = r ^ mask;
 		size_t mine = (size_t)(r & ~(mask - 1)) * rc;
 		size_t theirs = (size_t)(dst & ~(mask - 1)) * rc;
 
-		rc_sched_send(s, rc_off(a->rbuf, mine, a->rdt),
-			      (size_t)mask * rc, a->rdt, dst);
+		if (mask == 1)
+			send_own(s, a, mine, rc, dst);
+		else
+			rc_sched_send(s, rc_off(a->rbuf, mine, a->rdt),
+				      (size_t)mask * rc, a->rdt, dst);
 		rc_sched_recv(s, rc_off(a->rbuf, theirs, a->rdt),
 			      (size_t)mask * rc, a->rdt, dst);
+		if (mask == 1)
+			allgather_own(s, a, (size_t)r * rc, rc);
 		rc_sched_wait(s);
 	}
 	return RC_OK;
@@ -374,14 +393,21 @@ static int allgather_ring(struct rc_sched *s, const struct rc_cargs *a)
 	int n = s->comm->size, r = s->comm->rank, i;
 	size_t rc = a->rcount;
 
-	allgather_own(s, a, (size_t)r * rc, rc);
+	if (n == 1)
+		allgather_own(s, a, 0, rc);
 	for (i = 0; i < n - 1; i++) {
 		int sb = (r - i + n) % n, rb = (r - i - 1 + n) % n;
 
-		rc_sched_send(s, rc_off(a->rbuf, (size_t)sb * rc, a->rdt), rc,
-			      a->rdt, (r + 1) % n);
+		if (!i)
+			send_own(s, a, (size_t)r * rc, rc, (r + 1) % n);
+		else
+			rc_sched_send(s, rc_off(a->rbuf, (size_t)sb * rc,
+						a->rdt),
+				      rc, a->rdt, (r + 1) % n);
 		rc_sched_recv(s, rc_off(a->rbuf, (size_t)rb * rc, a->rdt), rc,
 			      a->rdt, (r - 1 + n) % n);
+		if (!i)
+			allgather_own(s, a, (size_t)r * rc, rc);
 		rc_sched_wait(s);
 	}
 	return RC_OK;
@@ -408,14 +434,22 @@ static int allgatherv_ring(struct rc_sched *s, const struct rc_cargs *a)
 	int n = s->comm->size, r = s->comm->rank, i;
 	const int *rc = a->rcounts, *d = a->rdispls;
 
-	allgather_own(s, a, (size_t)d[r], (size_t)rc[r]);
+	if (n == 1)
+		allgather_own(s, a, (size_t)d[r], (size_t)rc[r]);
 	for (i = 0; i < n - 1; i++) {
 		int sb = (r - i + n) % n, rb = (r - i - 1 + n) % n;
 
-		rc_sched_send(s, rc_off(a->rbuf, (size_t)d[sb], a->rdt),
-			      (size_t)rc[sb], a->rdt, (r + 1) % n);
+		if (!i)
+			send_own(s, a, (size_t)d[r], (size_t)rc[r],
+				 (r + 1) % n);
+		else
+			rc_sched_send(s, rc_off(a->rbuf, (size_t)d[sb],
+						a->rdt),
+				      (size_t)rc[sb], a->rdt, (r + 1) % n);
 		rc_sched_recv(s, rc_off(a->rbuf, (size_t)d[rb], a->rdt),
 			      (size_t)rc[rb], a->rdt, (r - 1 + n) % n);
+		if (!i)
+			allgather_own(s, a, (size_t)d[r], (size_t)rc[r]);
 		rc_sched_wait(s);
 	}
 	return RC_OK;

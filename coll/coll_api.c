@@ -59,7 +59,7 @@ static int chk_op(struct rc_op *op, struct rc_dtype *dt)
 /* Send and receive buffers that are the same memory (not IN_PLACE). */
 static inline bool aliased(const void *s, const void *r, size_t bytes)
 {
-	return s == r && bytes && s != MPI_IN_PLACE;
+	return s == r && bytes && s && s != MPI_IN_PLACE;
 }
 
 #define COLL_ENTER(fn, comm, req)                                          \
