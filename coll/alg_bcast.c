@@ -157,7 +157,7 @@ static int bcast_scatter_allgather(struct rc_sched *s,
 			      (r - 1 + n) % n);
 		rc_sched_wait(s);
 	}
-	if (!contig)
+	if (!contig && r != a->root)
 		rc_sched_copy(s, buf, len, &rc_mpi_byte, a->rbuf, a->count,
 			      a->dt);
 	return RC_OK;
