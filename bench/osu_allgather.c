@@ -6,12 +6,25 @@
 #include <stdlib.h>
 #include "bench_common.h"
 
+static void check(struct bench *b, const char *rb, size_t size)
+{
+	size_t j;
+	int r;
+
+	for (r = 0; r < b->size; r++)
+		for (j = 0; j < size; j++)
+			if (rb[r * size + j] != (char)(r * 7 + j)) {
+				bench_fail(b, size, r * size + j,
+					   rb[r * size + j], (char)(r * 7 + j));
+				return;
+			}
+}
+
 int main(int argc, char **argv)
 {
 	struct bench b;
 	size_t size, j;
 	char *sb, *rb;
-	int r;
 
 	bench_init(&b, &argc, &argv, "Allgather latency (MPI_CHAR, size per "
 		   "rank)", 1, 1);
@@ -30,17 +43,7 @@ int main(int argc, char **argv)
 			if (i >= wu)
 				total += MPI_Wtime() - t0;
 			if (b.validate)
-				for (r = 0; r < b.size; r++)
-					for (j = 0; j < size; j++)
-						if (rb[r * size + j] !=
-						    (char)(r * 7 + j)) {
-							bench_fail(&b, size,
-								   r * size + j,
-								   rb[r * size + j],
-								   (char)(r * 7 + j));
-							r = b.size;
-							break;
-						}
+				check(&b, rb, size);
 			MPI_Barrier(MPI_COMM_WORLD);
 		}
 		bench_report(&b, size, total, it);

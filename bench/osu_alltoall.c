@@ -11,6 +11,21 @@ static char val(int from, int to, size_t j)
 	return (char)(from * 7 + to * 3 + j);
 }
 
+static void check(struct bench *b, const char *rb, size_t size)
+{
+	size_t j;
+	int r;
+
+	for (r = 0; r < b->size; r++)
+		for (j = 0; j < size; j++)
+			if (rb[r * size + j] != val(r, b->rank, j)) {
+				bench_fail(b, size, r * size + j,
+					   rb[r * size + j],
+					   val(r, b->rank, j));
+				return;
+			}
+}
+
 int main(int argc, char **argv)
 {
 	struct bench b;
@@ -36,17 +51,7 @@ int main(int argc, char **argv)
 			if (i >= wu)
 				total += MPI_Wtime() - t0;
 			if (b.validate)
-				for (r = 0; r < b.size; r++)
-					for (j = 0; j < size; j++)
-						if (rb[r * size + j] !=
-						    val(r, b.rank, j)) {
-							bench_fail(&b, size,
-								   r * size + j,
-								   rb[r * size + j],
-								   val(r, b.rank, j));
-							r = b.size;
-							break;
-						}
+				check(&b, rb, size);
 			MPI_Barrier(MPI_COMM_WORLD);
 		}
 		bench_report(&b, size, total, it);

@@ -167,7 +167,7 @@ int rc_alltoall_choose(const struct rc_comm *c, const struct rc_cargs *a)
 	return 2;
 }
 
-/* ---- alltoallv ------------------------------------------------------------ */
+/* ---- alltoallv ----------------------------------------------------------- */
 
 /* MPI_IN_PLACE: pack rbuf's blocks into scratch, described in bytes. */
 static int a2av_inplace(struct rc_sched *s, const struct rc_cargs *a,

@@ -16,7 +16,7 @@
  */
 #include "coll_impl.h"
 
-/* ---- barrier ---------------------------------------------------------- */
+/* ---- barrier ------------------------------------------------------------- */
 
 static int barrier_dissemination(struct rc_sched *s, const struct rc_cargs *a)
 {
@@ -58,7 +58,7 @@ int rc_barrier_choose(const struct rc_comm *c, const struct rc_cargs *a)
 	return 0;
 }
 
-/* ---- bcast ------------------------------------------------------------ */
+/* ---- bcast --------------------------------------------------------------- */
 
 int rc_bcast_binomial(struct rc_sched *s, const struct rc_cargs *a)
 {

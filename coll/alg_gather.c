@@ -66,7 +66,8 @@ static void rotate(struct rc_sched *s, char *t, size_t bs, void *ubuf,
 			      rc_off(ubuf, (size_t)(root + lo) * ucount, udt),
 			      nb * ucount, udt);
 	else
-		rc_sched_copy(s, rc_off(ubuf, (size_t)(root + lo) * ucount, udt),
+		rc_sched_copy(s, rc_off(ubuf, (size_t)(root + lo) * ucount,
+					udt),
 			      nb * ucount, udt, t + lo * bs, nb * bs,
 			      &rc_mpi_byte);
 	/* relative blocks [n - root, n) are ranks [0, root) */
@@ -80,7 +81,7 @@ static void rotate(struct rc_sched *s, char *t, size_t bs, void *ubuf,
 			      &rc_mpi_byte);
 }
 
-/* ---- gather ------------------------------------------------------------ */
+/* ---- gather -------------------------------------------------------------- */
 
 static int gather_binomial(struct rc_sched *s, const struct rc_cargs *a)
 {
@@ -187,7 +188,7 @@ int rc_gatherv_choose(const struct rc_comm *c, const struct rc_cargs *a)
 	return 0;
 }
 
-/* ---- scatter ----------------------------------------------------------- */
+/* ---- scatter ------------------------------------------------------------- */
 
 static int scatter_binomial(struct rc_sched *s, const struct rc_cargs *a)
 {
@@ -301,7 +302,7 @@ int rc_scatterv_choose(const struct rc_comm *c, const struct rc_cargs *a)
 	return 0;
 }
 
-/* ---- allgather ------------------------------------------------------------ */
+/* ---- allgather ----------------------------------------------------------- */
 
 /* My block into its place in rbuf (unless it is there already). */
 static void allgather_own(struct rc_sched *s, const struct rc_cargs *a,

@@ -41,7 +41,7 @@ static inline int pof2_oldrank(int nr, int rem)
 	return nr < rem ? nr * 2 + 1 : nr + rem;
 }
 
-/* ---- reduce --------------------------------------------------------------- */
+/* ---- reduce -------------------------------------------------------------- */
 
 int rc_reduce_binomial(struct rc_sched *s, const struct rc_cargs *a)
 {
@@ -218,7 +218,8 @@ static void halving_run(struct rc_sched *s, const struct halving_step *st,
 			rc_sched_copy(s, rc_off(in, ro, dt), rn, dt,
 				      rc_off(w, ro, dt), rn, dt);
 		rc_sched_wait(s);
-		rc_sched_reduce(s, rc_off(t, ro, dt), rc_off(w, ro, dt), rn, dt);
+		rc_sched_reduce(s, rc_off(t, ro, dt), rc_off(w, ro, dt), rn,
+				dt);
 	}
 }
 
@@ -355,7 +356,7 @@ int rc_reduce_choose(const struct rc_comm *c, const struct rc_cargs *a)
 	return 0;
 }
 
-/* ---- allreduce -------------------------------------------------------------- */
+/* ---- allreduce ----------------------------------------------------------- */
 
 static int allreduce_rd(struct rc_sched *s, const struct rc_cargs *a)
 {

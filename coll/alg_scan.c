@@ -255,7 +255,7 @@ int rc_reduce_scatter_block_choose(const struct rc_comm *c,
 	return rs_choose(c, a, a->count * (size_t)c->size);
 }
 
-/* ---- scan, exscan --------------------------------------------------------- */
+/* ---- scan, exscan -------------------------------------------------------- */
 
 static int scan_rd(struct rc_sched *s, const struct rc_cargs *a, bool ex)
 {

@@ -100,14 +100,15 @@ static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
 			char known[256] = "";
 			size_t len = 0;
 
-			for (i = 0; rc_coll_descs[c].algs[i].name; i++)
+			for (i = 0; rc_coll_descs[c].algs[i].name &&
+				    len < sizeof(known); i++)
 				len += (size_t)snprintf(known + len,
-					len < sizeof(known) ? sizeof(known) - len : 0,
-					"%s%s", i ? ", " : "",
+					sizeof(known) - len, "%s%s",
+					i ? ", " : "",
 					rc_coll_descs[c].algs[i].name);
-			rc_log_warn("RCMPI_%s=%s: unknown algorithm (known: %s, "
-				    "auto); choosing automatically", key, v,
-				    known);
+			rc_log_warn("RCMPI_%s=%s: unknown algorithm (known: "
+				    "%s, auto); choosing automatically", key,
+				    v, known);
 		}
 	}
 	t->bcast_short = (size_t)rc_param_int("COLL_BCAST_SHORT", 12288, 0,

@@ -152,7 +152,7 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root,
 }
 RC_WEAK(MPI_Ibcast)
 
-/* ---- reductions ----------------------------------------------------------- */
+/* ---- reductions ---------------------------------------------------------- */
 
 /* sendbuf may be IN_PLACE (when in_place_ok), recvbuf may not. */
 static int chk_red(const void *sbuf, const void *rbuf, int count,
@@ -356,7 +356,7 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
 }
 RC_WEAK(MPI_Ireduce_scatter)
 
-/* ---- gather, scatter -------------------------------------------------------- */
+/* ---- gather, scatter ----------------------------------------------------- */
 
 static void xfer_args(struct rc_cargs *a, const void *sbuf, int scount,
 		      MPI_Datatype sdt, void *rbuf, int rcount,
@@ -515,7 +515,7 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
 }
 RC_WEAK(MPI_Iscatterv)
 
-/* ---- allgather, alltoall ------------------------------------------------------ */
+/* ---- allgather, alltoall ------------------------------------------------- */
 
 static int allgather(const void *sbuf, int scount, MPI_Datatype sdt,
 		     void *rbuf, int rcount, const int *rcounts,

@@ -42,7 +42,7 @@ enum rc_sop_kind {
 	RC_SOP_WAIT,	/* end of a round */
 	RC_SOP_REDUCE,	/* dst = src op dst (src is the left operand) */
 	RC_SOP_COPY,	/* (src, n1, dt1) -> (dst, n2, dt2), packed bytes */
-	RC_SOP_CALL,	/* fn(s, arg): a local step of a composite operation */
+	RC_SOP_CALL,	/* fn(s, arg): a local step of a composite op */
 };
 
 struct rc_sched;
@@ -163,17 +163,17 @@ extern const struct rc_coll_desc rc_coll_descs[RC_COLL_N];
 
 /* Tuning parameters (select.c, read once per instance). */
 struct rc_coll_tune {
-	size_t bcast_short;		/* binomial below (bytes) */
-	size_t bcast_min_procs;		/* binomial below this many ranks */
-	size_t reduce_short;		/* binomial below (bytes) */
-	size_t allreduce_short;		/* recursive doubling below */
-	size_t allreduce_ring;		/* ring above (bytes), 0 = never */
-	size_t allgather_short;		/* recursive doubling / bruck below
-					 * (total bytes) */
-	size_t alltoall_short;		/* bruck at or below (block bytes) */
-	size_t alltoall_medium;		/* linear at or below (block bytes) */
-	size_t redscat_short;		/* recursive halving below (total) */
-	size_t tmp_cache;		/* largest scratch arena kept */
+	/* (README.md: RCMPI_COLL_* parameters) */
+	size_t bcast_short;	/* binomial below (bytes) */
+	size_t bcast_min_procs;	/* binomial below this many ranks */
+	size_t reduce_short;	/* binomial up to (bytes) */
+	size_t allreduce_short;	/* recursive doubling up to */
+	size_t allreduce_ring;	/* ring from (bytes), 0 = never */
+	size_t allgather_short;	/* rec. doubling / Bruck below (total) */
+	size_t alltoall_short;	/* Bruck up to (block bytes) */
+	size_t alltoall_medium;	/* linear up to (block bytes) */
+	size_t redscat_short;	/* recursive halving below (total) */
+	size_t tmp_cache;	/* largest scratch arena kept */
 };
 
 struct rc_coll_state {

@@ -40,10 +40,10 @@ struct cc {
 	struct rc_comm *parent;
 	struct rc_comm **out;
 	int kind;
-	uint32_t *mask;		/* free contexts, reduced over the parent */
+	uint32_t *mask;		/* free contexts, reduced over parent */
 	int *ck;		/* split: (color, key) per parent rank */
 	int color;
-	int *members;		/* parent ranks of the new group, in order */
+	int *members;		/* parent ranks of the new group */
 	int nmembers;		/* -1: the parent's own group (dup) */
 	/* topology to attach: ndims >= 0 */
 	int ndims;
@@ -414,7 +414,7 @@ int rc_cart_sub(struct rc_comm *comm, const int *remain,
 	return cc_go(s, c, reqp);
 }
 
-/* ---- API ------------------------------------------------------------------ */
+/* ---- API ----------------------------------------------------------------- */
 
 #define CC_ENTER(fn, comm, out)                                            \
 	do {                                                               \

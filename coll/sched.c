@@ -8,7 +8,8 @@
  *             a pooled pt2pt request on the collective context (one that
  *             completes at once is released at once, the others get
  *             op_done as their callback and count in `pending`); a reduce
- *             or copy (or a CALL) runs now; a WAIT stops the walk while `pending` > 0.
+ *             or copy (or a CALL) runs now; a WAIT stops the walk while
+ *             `pending` > 0.
  *             Past the last operation with nothing pending: the schedule
  *             goes back to the cache and the request completes.
  *   op_done:  (inside progress) pending--; at zero, advance() - unless the
@@ -33,7 +34,7 @@
 #define SCHED_CACHE_MAX 8
 #define SCHED_ALIGN 64
 
-/* ---- local copies ------------------------------------------------------- */
+/* ---- local copies -------------------------------------------------------- */
 
 void rc_coll_copy(const void *src, size_t scount, struct rc_dtype *sdt,
 		  void *dst, size_t dcount, struct rc_dtype *ddt)
@@ -72,7 +73,7 @@ void rc_coll_copy(const void *src, size_t scount, struct rc_dtype *sdt,
 	}
 }
 
-/* ---- the cache ---------------------------------------------------------- */
+/* ---- the cache ----------------------------------------------------------- */
 
 static void sched_free(struct rc_sched *s)
 {
@@ -297,7 +298,8 @@ void rc_sched_call(struct rc_sched *s, rc_sched_fn fn, void *arg)
 
 void *rc_sched_tmp(struct rc_sched *s, size_t len)
 {
-	size_t at = (s->tmp_used + SCHED_ALIGN - 1) & ~(size_t)(SCHED_ALIGN - 1);
+	size_t at = (s->tmp_used + SCHED_ALIGN - 1) &
+		    ~(size_t)(SCHED_ALIGN - 1);
 	void *p = NULL;
 
 	if (!len)

@@ -206,7 +206,8 @@ static int ranges_expand(const struct rc_group *group, int n,
 		if (!stride || first < 0 || first >= group->size || last < 0 ||
 		    last >= group->size)
 			goto bad;
-		if ((stride > 0 && first > last) || (stride < 0 && first < last))
+		if ((stride > 0 && first > last) ||
+		    (stride < 0 && first < last))
 			goto bad;
 		for (x = first; stride > 0 ? x <= last : x >= last;
 		     x += stride) {
@@ -307,7 +308,8 @@ static int group_set(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup,
 	}
 	if (what == SET_UNION)
 		for (i = 0; i < g2->size; i++)
-			if (rc_group_rank_of(g1, g2->wranks[i]) == MPI_UNDEFINED)
+			if (rc_group_rank_of(g1, g2->wranks[i]) ==
+			    MPI_UNDEFINED)
 				w[k++] = g2->wranks[i];
 	ret = group_make(k, w, rc_g.rank, &g);
 	free(w);

@@ -134,7 +134,7 @@ int rc_dims_create(int nnodes, int ndims, int *dims)
 	return RC_OK;
 }
 
-/* ---- API ------------------------------------------------------------------ */
+/* ---- API ----------------------------------------------------------------- */
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {

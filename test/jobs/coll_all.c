@@ -39,7 +39,8 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 	(void)dt;
 	for (i = 0; i < *len; i++, a += 4, b += 4) {
-		int c[4] = { a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+		int c[4] = { a[0] * b[0] + a[1] * b[2],
+			     a[0] * b[1] + a[1] * b[3],
 			     a[2] * b[0] + a[3] * b[2],
 			     a[2] * b[1] + a[3] * b[3] };
 
@@ -140,8 +141,10 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		int in[2] = { r % 3, r }, out[2];
 
 		MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, comm);
-		CHECK(out[0] == (n > 2 ? 2 : n - 1) && out[1] == (n > 2 ? 2 : n - 1),
-		      "maxloc (%d, %d)", out[0], out[1]);
+		int want = n > 2 ? 2 : n - 1;
+
+		CHECK(out[0] == want && out[1] == want, "maxloc (%d, %d)",
+		      out[0], out[1]);
 	}
 	/* gather(v), scatter(v), allgather(v), alltoall(v) */
 	for (i = 0; i < count; i++)

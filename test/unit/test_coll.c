@@ -70,7 +70,7 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-/* ---- types ------------------------------------------------------------------ */
+/* ---- types --------------------------------------------------------------- */
 
 static struct rc_dtype *t_sint;	/* an int with extent 8: holes */
 static struct rc_dtype *t_off;	/* an int at offset 8, extent 16:
@@ -208,13 +208,14 @@ static bool run(struct group *g, int coll, struct rc_cargs *args)
 	for (i = g->m - 1; i >= 0; i--) {
 		tw_wait(g->tw, req[i]);
 		if (req[i]->err)
-			ok = note_fail("rank %d: %s", i, rc_status_str(req[i]->err));
+			ok = note_fail("rank %d: %s", i,
+				       rc_status_str(req[i]->err));
 		rc_req_free(req[i]);
 	}
 	return ok;
 }
 
-/* ---- packed int streams ------------------------------------------------- */
+/* ---- packed int streams -------------------------------------------------- */
 
 static int pat(int r, size_t j, unsigned seed)
 {
@@ -489,7 +490,7 @@ static bool check_move(struct group *g, const struct mcase *c)
 	return ok;
 }
 
-/* ---- reductions ----------------------------------------------------------- */
+/* ---- reductions ---------------------------------------------------------- */
 
 /* Small integer values of any basic kind; pair types get index r % 3. */
 static void put_val(enum rc_basic b, char *p, int v, int idx)
@@ -524,7 +525,8 @@ static void put_val(enum rc_basic b, char *p, int v, int idx)
 
 		memcpy(p, &z, sizeof(z));
 	} else if (b == RC_BASIC_C_LONG_DOUBLE_COMPLEX) {
-		long double _Complex z = (long double)v + (long double)(v - 1) * I;
+		long double _Complex z =
+			(long double)v + (long double)(v - 1) * I;
 
 		memcpy(p, &z, sizeof(z));
 	}
@@ -607,7 +609,8 @@ static void red_input(void *buf, size_t count, struct rc_dtype *dt, int r,
 	char *s = xmalloc(n * bs + 1);
 
 	for (j = 0; j < n; j++) {
-		int v = (int)(((unsigned)r * 7 + (unsigned)j * 3 + seed) % 6) - 2;
+		int v = (int)(((unsigned)r * 7 + (unsigned)j * 3 + seed) % 6)
+			- 2;
 
 		if (dt == t_mat)	/* keep matrix products small */
 			v = (int)((r + j + seed) % 3) - 1;
@@ -630,8 +633,9 @@ static bool red_same(const void *buf, const void *ref, size_t count,
 	rc_dt_pack(dt, count, ref, 0, q, len);
 	for (j = 0; j < len; j += bs)
 		if (!same_val(b, p + j, q + j)) {
-			ok = note_fail("%s on rank %d: element %zu of %zu differs",
-				  what, rank, j / bs, len / bs);
+			ok = note_fail("%s on rank %d: element %zu of %zu "
+				       "differs", what, rank, j / bs,
+				       len / bs);
 			break;
 		}
 	free(p);
@@ -774,8 +778,8 @@ static bool check_barrier(struct group *g)
 			tw_quiesce(g->tw);
 			for (int j = 0; j < i; j++)
 				if (rc_req_done(req[j]))
-					ok = note_fail("barrier: rank %d left early",
-						  j);
+					ok = note_fail("barrier: rank %d "
+						       "left early", j);
 		}
 		ck_assert_int_eq(rc_coll_start(g->c[i], RC_COLL_BARRIER, &a,
 					       &req[i]),
@@ -826,7 +830,7 @@ static bool one(struct group *g, int coll, size_t count, int root,
 	return check_move(g, &c);
 }
 
-/* ---- tests ------------------------------------------------------------------ */
+/* ---- tests --------------------------------------------------------------- */
 
 static struct tw *open_world(int n)
 {
@@ -836,11 +840,39 @@ static struct tw *open_world(int n)
 	return tw;
 }
 
+/* Every case of collective coll with algorithm alg on g (size n): counts,
+ * roots 0 and last, with and without MPI_IN_PLACE, every layout. */
+static void alg_cases(struct group *g, int coll, const char *alg, int n)
+{
+	static const size_t counts[] = { 0, 1, 7, 1000 };
+	int ci, rs, ip, lay, root;
+	int nroot = is_rooted(coll) ? 2 : 1, nip = has_inplace(coll) ? 2 : 1;
+	int nlay = is_red(coll) ? 4 : 3;
+
+	for (ci = 0; ci < (coll == RC_COLL_BARRIER ? 1 : 4); ci++)
+		for (rs = 0; rs < nroot; rs++)
+			for (ip = 0; ip < nip; ip++)
+				for (lay = 0; lay < nlay; lay++) {
+					if (lay >= 2 && ci == 3)
+						continue;
+					root = rs ? n - 1 : 0;
+					verdict[0] = 0;
+					one(g, coll, counts[ci], root, ip, lay,
+					    (unsigned)(n * 131 + ci));
+					ck_assert_msg(!verdict[0],
+						      "%s/%s n=%d count=%zu "
+						      "root=%d inplace=%d "
+						      "layout=%d: %s",
+						      rc_coll_name(coll), alg,
+						      n, counts[ci], root, ip,
+						      lay, verdict);
+				}
+}
+
 /* Every algorithm of collective `_i` on 1..9 ranks. */
 START_TEST(every_algorithm)
 {
-	static const size_t counts[] = { 0, 1, 7, 1000 };
-	int coll = _i, n, alg, ci, nalgs = rc_coll_nalgs(coll);
+	int coll = _i, n, alg, nalgs = rc_coll_nalgs(coll);
 
 	types_setup();
 	for (n = 1; n <= NMAX; n++) {
@@ -851,33 +883,7 @@ START_TEST(every_algorithm)
 			const char *an = rc_coll_alg_name(coll, alg);
 
 			force(tw, coll, an);
-			for (ci = 0; ci < 4; ci++) {
-				int rootsel, ip, lay;
-
-				for (rootsel = 0; rootsel < (is_rooted(coll) ? 2 : 1);
-				     rootsel++)
-					for (ip = 0; ip < (has_inplace(coll) ? 2 : 1);
-					     ip++)
-						for (lay = 0; lay < (is_red(coll) ? 4 : 3);
-						     lay++) {
-							int root = rootsel ? n - 1 : 0;
-
-							if (lay >= 2 && ci == 3)
-								continue;
-							verdict[0] = 0;
-							one(&g, coll, counts[ci], root,
-							    ip, lay,
-							    (unsigned)(n * 131 + ci));
-							ck_assert_msg(!verdict[0],
-								"%s/%s n=%d count=%zu root=%d "
-								"inplace=%d layout=%d: %s",
-								rc_coll_name(coll), an, n,
-								counts[ci], root, ip, lay,
-								verdict);
-						}
-				if (coll == RC_COLL_BARRIER)
-					break;
-			}
+			alg_cases(&g, coll, an, n);
 		}
 		tw_free(tw);
 	}
@@ -1027,11 +1033,11 @@ START_TEST(ops_types)
 					verdict[0] = 0;
 					check_red(&g, &c);
 					ck_assert_msg(!verdict[0],
-						      "%s with %s on %s, %d ranks: %s",
-						      rc_coll_name(colls[ci]),
-						      ops[o]->name,
-						      rc_basic_name(types[t]->basic),
-						      n, verdict);
+						"%s, %s on %s, %d ranks: %s",
+						rc_coll_name(colls[ci]),
+						ops[o]->name,
+						rc_basic_name(types[t]->basic),
+						n, verdict);
 					tested++;
 				}
 			}
@@ -1052,8 +1058,8 @@ START_TEST(overlap)
 	types_setup();
 	tw = open_world(n);
 	for (it = 0; it < 3; it++) {
-		int bc[NMAX][64], sum[NMAX][300], in[NMAX][300], a2a[NMAX][NMAX];
-		int out[NMAX][NMAX];
+		int bc[NMAX][64], sum[NMAX][300], in[NMAX][300];
+		int a2a[NMAX][NMAX], out[NMAX][NMAX];
 		struct rc_req *req[NMAX][4];
 
 		for (r = 0; r < n; r++) {

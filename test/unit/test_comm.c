@@ -308,7 +308,8 @@ END_TEST
 /* The collective API's argument checks, one class at a time. */
 START_TEST(coll_errors)
 {
-	int buf[64], buf2[64], counts[N] = { 1, 1, 1, 1, 1, 1 }, displs[N] = { 0 };
+	int buf[64], buf2[64], displs[N] = { 0 };
+	int counts[N] = { 1, 1, 1, 1, 1, 1 };
 	MPI_Request req;
 	MPI_Comm nc;
 	MPI_Group g;
