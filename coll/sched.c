@@ -369,10 +369,18 @@ static void sched_post(struct rc_sched *s, struct rc_sop *o)
 	struct rc_req *r;
 	int ret;
 
-	if (o->kind == RC_SOP_SEND)
+	if (o->kind == RC_SOP_SEND) {
+		/* small contiguous sends leave at once, without a request */
+		ret = rc_p2p_send_now(s->comm, s->ctx, o->src, o->n1, o->dt1,
+				      o->peer, s->tag);
+		if (ret != RC_AGAIN) {
+			if (ret && !s->err)
+				s->err = ret;
+			return;
+		}
 		ret = rc_p2p_isend(s->comm, s->ctx, o->src, o->n1, o->dt1,
 				   o->peer, s->tag, RC_SEND_STD, &r);
-	else
+	} else
 		ret = rc_p2p_irecv(s->comm, s->ctx, o->dst, o->n1, o->dt1,
 				   o->peer, s->tag, &r);
 	if (ret) {
