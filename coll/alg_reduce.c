@@ -50,7 +50,7 @@ int rc_reduce_binomial(struct rc_sched *s, const struct rc_cargs *a)
 	int vr = (r - lroot + n) % n, k = 0, i, m;
 	const void *in = rc_red_in(a), *acc = in;
 	struct rc_dtype *dt = a->dt;
-	size_t count = a->count;
+	size_t count = a->count, seg, segsize, j;
 	void *res = NULL, *x[2] = { NULL, NULL };
 
 	/* children: vr + m for the m below vr's lowest set bit */
@@ -83,19 +83,38 @@ int rc_reduce_binomial(struct rc_sched *s, const struct rc_cargs *a)
 		if (!x[0] || (k > 1 && !x[1]))
 			return RC_ERR_NOMEM;
 	}
+	/* large vectors travel in segments: a segment is reduced while the
+	 * next one arrives, and it is still in cache when it is reduced */
+	seg = count;
+	segsize = rc_coll_tune(s->comm)->reduce_segsize;
+	if (segsize && dt->size && count * dt->size > 2 * segsize)
+		seg = segsize / dt->size ? segsize / dt->size : 1;
 	i = 0;
 	for (m = 1; m < n; m <<= 1) {
 		if (vr & m) {
-			rc_sched_send(s, acc, count, dt,
-				      ((vr - m) + lroot) % n);
+			for (j = 0; j < count; j += seg)
+				rc_sched_send(s, rc_off(acc, j, dt),
+					      count - j < seg ? count - j : seg,
+					      dt, ((vr - m) + lroot) % n);
 			break;
 		}
 		if (vr + m < n) {
 			void *xi = x[i % 2];
+			int src = (vr + m + lroot) % n;
 
-			rc_sched_recv(s, xi, count, dt, (vr + m + lroot) % n);
-			rc_sched_wait(s);
-			rc_sched_reduce(s, acc, xi, count, dt);
+			for (j = 0; j < count; j += seg) {
+				size_t nj = count - j < seg ? count - j : seg;
+
+				rc_sched_recv(s, rc_off(xi, j, dt), nj, dt, src);
+				if (j)
+					rc_sched_reduce(s, rc_off(acc, j - seg, dt),
+							rc_off(xi, j - seg, dt),
+							seg, dt);
+				rc_sched_wait(s);
+			}
+			j = count ? (count - 1) / seg * seg : 0;
+			rc_sched_reduce(s, rc_off(acc, j, dt), rc_off(xi, j, dt),
+					count - j, dt);
 			acc = xi;
 			i++;
 		}

@@ -117,6 +117,8 @@ static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
 						  1, 1L << 30);
 	t->reduce_short = (size_t)rc_param_int("COLL_REDUCE_SHORT", 2048, 0,
 					       1L << 40);
+	t->reduce_segsize = (size_t)rc_param_int("COLL_REDUCE_SEGSIZE", 0, 0,
+						 1L << 40);
 	t->allreduce_short = (size_t)rc_param_int("COLL_ALLREDUCE_SHORT", 2048,
 						  0, 1L << 40);
 	t->allreduce_ring = (size_t)rc_param_int("COLL_ALLREDUCE_RING", 0, 0,

@@ -167,6 +167,7 @@ struct rc_coll_tune {
 	size_t bcast_short;	/* binomial below (bytes) */
 	size_t bcast_min_procs;	/* binomial below this many ranks */
 	size_t reduce_short;	/* binomial up to (bytes) */
+	size_t reduce_segsize;	/* binomial reduce segments (bytes) */
 	size_t allreduce_short;	/* recursive doubling up to */
 	size_t allreduce_ring;	/* ring from (bytes), 0 = never */
 	size_t allgather_short;	/* rec. doubling / Bruck below (total) */

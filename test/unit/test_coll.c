@@ -1422,6 +1422,46 @@ START_TEST(pressure)
 }
 END_TEST
 
+/* Binomial reduce in segments (RCMPI_COLL_REDUCE_SEGSIZE, here 100
+ * bytes: 25 ints, 6.25 matrices), as reduce, inside allreduce's
+ * reduce_bcast and reduce_scatter's reduce_scatterv. */
+START_TEST(segmented)
+{
+	static const int colls[] = { RC_COLL_REDUCE, RC_COLL_ALLREDUCE,
+				      RC_COLL_REDUCE_SCATTER };
+	static const char *const algs[] = { "binomial", "reduce_bcast",
+					    "reduce_scatterv" };
+	static const size_t counts[] = { 1, 26, 1000, 3001 };
+	int n, ci, k, lay;
+
+	types_setup();
+	setenv("RCMPI_COLL_REDUCE_SEGSIZE", "100", 1);
+	for (n = 1; n <= NMAX; n++) {
+		struct tw *tw = open_world(n);
+		struct group g = world_group(tw);
+
+		for (ci = 0; ci < 3; ci++) {
+			force(tw, colls[ci], algs[ci]);
+			for (k = 0; k < 4; k++)
+				for (lay = 0; lay < 4; lay++) {
+					verdict[0] = 0;
+					one(&g, colls[ci], counts[k], n / 2,
+					    lay == 1, lay, (unsigned)k);
+					ck_assert_msg(!verdict[0],
+						      "%s/%s n=%d count=%zu "
+						      "layout=%d: %s",
+						      rc_coll_name(colls[ci]),
+						      algs[ci], n, counts[k],
+						      lay, verdict);
+				}
+		}
+		tw_free(tw);
+	}
+	unsetenv("RCMPI_COLL_REDUCE_SEGSIZE");
+	types_teardown();
+}
+END_TEST
+
 /* Algorithm names and forcing. */
 START_TEST(names)
 {
@@ -1468,6 +1508,7 @@ static Suite *coll_suite(void)
 	tcase_add_test(tc, ctx_stress);
 	tcase_add_test(tc, constructors);
 	tcase_add_test(tc, pressure);
+	tcase_add_test(tc, segmented);
 	tcase_add_test(tc, names);
 	suite_add_tcase(s, tc);
 	return s;
