@@ -1,7 +1,9 @@
 #!/bin/bash
 # run_compare.sh - rcmpi against another MPI, side by side, 2 ranks each
-# bound to its own core: REPS interleaved repetitions of every benchmark,
-# the median latency per size, and the ratio rcmpi / other.
+# bound to its own core: REPS interleaved repetitions of every benchmark;
+# per size the median latency and the best (lowest) run of each, and the
+# ratios rcmpi / other of both. On a shared box the best runs are the ones
+# no other job preempted; the spread (max/min) says how noisy it was.
 #
 #   bench/run_compare.sh RC_BIN_DIR OTHER_BIN_DIR [bench ...]
 # RC_BIN_DIR holds rc_osu_<bench>, OTHER_BIN_DIR ompi_osu_<bench> (or set
@@ -43,14 +45,18 @@ for b in $BENCHES; do
 			done
 		done
 	done
-	echo "## $b ($NP ranks, median of $REPS interleaved runs; spread = max/min of the runs)"
-	printf "%-9s %12s %8s %12s %8s %8s\n" size rcmpi_us spread other_us spread ratio
+	echo "## $b ($NP ranks, $REPS interleaved runs: median, spread = max/min, best = min)"
+	printf "%-9s %10s %7s %10s %10s %7s %10s %7s %7s\n" size rc_med spread rc_best \
+		ot_med spread ot_best ratio r_best
 	for size in $(awk '{print $1}' "$TMP/$b.rc" | sort -n | uniq); do
 		r=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.rc" | median)
 		o=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.ot" | median)
+		rb=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.rc" | sort -g | head -1)
+		ob=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.ot" | sort -g | head -1)
 		rs=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.rc" | sort -g | awk 'NR==1{m=$1} {x=$1} END {printf "%.1f", x/m}')
 		os=$(awk -v s="$size" '$1 == s {print $2}' "$TMP/$b.ot" | sort -g | awk 'NR==1{m=$1} {x=$1} END {printf "%.1f", x/m}')
-		printf "%-9s %12s %8s %12s %8s %8.2f\n" "$size" "$r" "$rs" "$o" "$os" "$(echo "$r / $o" | bc -l)"
+		printf "%-9s %10s %7s %10s %10s %7s %10s %7.2f %7.2f\n" "$size" "$r" "$rs" "$rb" \
+			"$o" "$os" "$ob" "$(echo "$r / $o" | bc -l)" "$(echo "$rb / $ob" | bc -l)"
 	done
 	echo
 done
