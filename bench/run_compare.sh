@@ -10,7 +10,8 @@
 # RC_PREFIX / OTHER_PREFIX); both are the same bench/osu_*.c built with
 # each MPI's compiler. Environment: REPS (default 7), MPIRUN (default
 # "mpirun --allow-run-as-root --bind-to core"), NP (2), SIZES ("1:1024"
-# and "1048576:1048576" by default, one run each), EXTRA (more options).
+# and "1048576:1048576" by default, one run each), LARGE_IT (iterations
+# per run from 64 KiB on, 200), EXTRA (more options).
 set -u
 RC=${1:?rcmpi binaries}
 OT=${2:?other MPI binaries}
@@ -39,7 +40,7 @@ for b in $BENCHES; do
 			fi
 			for s in $SIZES; do
 				it=""
-				[ "${s%%:*}" -ge 65536 ] && it="-i 200 -x 20"
+				[ "${s%%:*}" -ge 65536 ] && it="-i ${LARGE_IT:-200} -x 20"
 				timeout 300 $MPIRUN -np "$NP" "$bin" -m "$s" $it $EXTRA |
 					awk '!/^#/ {print $1, $2}' >>"$TMP/$b.$who"
 			done
