@@ -66,11 +66,12 @@ void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
 		printf("# ranks %d%s\n", b->size,
 		       b->validate ? ", results validated" : "");
 		if (sized)
-			printf("%-10s %14s %14s %14s\n", "# Size",
-			       "Avg Latency(us)", "Min(us)", "Max(us)");
+			printf("%-10s %14s %14s %14s %14s\n", "# Size",
+			       "Avg Latency(us)", "Min(us)", "Max(us)",
+			       "Median(us)");
 		else
-			printf("%14s %14s %14s\n", "# Avg Latency(us)",
-			       "Min(us)", "Max(us)");
+			printf("%14s %14s %14s %14s\n", "# Avg Latency(us)",
+			       "Min(us)", "Max(us)", "Median(us)");
 		fflush(stdout);
 	}
 }
@@ -89,20 +90,52 @@ int bench_warmup(const struct bench *b, size_t size)
 	return size > LARGE ? 10 : 100;
 }
 
+double bench_lap(struct bench *b, int i, double dt)
+{
+	if (i < 0)
+		return 0;
+	if (i >= b->nlaps) {
+		int n = i < 1024 ? 1024 : 2 * i;
+		double *l = realloc(b->laps, sizeof(double) * (size_t)n);
+
+		if (!l) {
+			fprintf(stderr, "out of memory\n");
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+		b->laps = l;
+		b->nlaps = n;
+	}
+	b->laps[i] = dt;
+	return dt;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, c = *(const double *)y;
+
+	return a < c ? -1 : a > c;
+}
+
 void bench_report(struct bench *b, size_t size, double total, int iters)
 {
-	double lat = total * 1e6 / iters, sum, mn, mx;
+	double lat = total * 1e6 / iters, sum, mn, mx, med = 0, msum;
 
+	if (b->laps && iters <= b->nlaps) {
+		qsort(b->laps, (size_t)iters, sizeof(double), cmp_double);
+		med = (b->laps[(iters - 1) / 2] + b->laps[iters / 2]) / 2 * 1e6;
+	}
 	MPI_Reduce(&lat, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&lat, &mn, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
 	MPI_Reduce(&lat, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&med, &msum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (b->rank)
 		return;
 	if (b->max)
-		printf("%-10zu %14.2f %14.2f %14.2f\n", size, sum / b->size,
-		       mn, mx);
+		printf("%-10zu %14.2f %14.2f %14.2f %14.2f\n", size,
+		       sum / b->size, mn, mx, msum / b->size);
 	else
-		printf("%14.2f %14.2f %14.2f\n", sum / b->size, mn, mx);
+		printf("%14.2f %14.2f %14.2f %14.2f\n", sum / b->size, mn, mx,
+		       msum / b->size);
 	fflush(stdout);
 }
 
@@ -119,6 +152,8 @@ int bench_finish(struct bench *b)
 {
 	int bad = b->failed, any = 0;
 
+	free(b->laps);
+	b->laps = NULL;
 	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (!b->rank && b->validate)
 		printf("# validation: %s\n", any ? "FAILED" : "passed");

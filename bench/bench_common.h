@@ -11,8 +11,11 @@
  *   -x warmup    untimed iterations first (default 100, 10 above 8 KiB)
  *   -c           validate every result (outside the timed region)
  * Output: a header, then one line per size: the size and the latency in
- * microseconds averaged over iterations and ranks (plus min and max over
- * ranks). With -c a failed check prints and exits with status 1.
+ * microseconds averaged over iterations and ranks (as OSU), the minimum
+ * and maximum of the ranks' averages, and the median over iterations
+ * (averaged over ranks): on a shared machine a few preempted iterations
+ * dominate the mean, the median shows the typical call. With -c a failed
+ * check prints and exits with status 1.
  */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
@@ -26,6 +29,8 @@ struct bench {
 	int validate;
 	int rank, size;
 	int failed;		/* validation failures on this rank */
+	double *laps;		/* this size's timed iterations */
+	int nlaps;
 };
 
 /* MPI_Init, parse argv, print the header on rank 0. Returns 0 or exits. */
@@ -34,6 +39,9 @@ void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
 /* Iterations and warm-up rounds for a message of `size` bytes. */
 int bench_iters(const struct bench *b, size_t size);
 int bench_warmup(const struct bench *b, size_t size);
+/* Record timed iteration i (>= 0; warm-up rounds pass i < 0) of dt
+ * seconds; returns dt, or 0 for a warm-up round. */
+double bench_lap(struct bench *b, int i, double dt);
 /* Print one line from this rank's total time of `iters` calls. */
 void bench_report(struct bench *b, size_t size, double total, int iters);
 /* Note a validation failure (prints the first few). */

@@ -11,7 +11,8 @@
 # each MPI's compiler. Environment: REPS (default 7), MPIRUN (default
 # "mpirun --allow-run-as-root --bind-to core"), NP (2), SIZES ("1:1024"
 # and "1048576:1048576" by default, one run each), LARGE_IT (iterations
-# per run from 64 KiB on, 200), EXTRA (more options).
+# per run from 64 KiB on, 200), COL (avg: OSU's mean per call, the
+# default; med: the median call), EXTRA (more options).
 set -u
 RC=${1:?rcmpi binaries}
 OT=${2:?other MPI binaries}
@@ -23,6 +24,8 @@ MPIRUN=${MPIRUN:-mpirun --allow-run-as-root --bind-to core}
 RC_PREFIX=${RC_PREFIX:-rc_}
 OTHER_PREFIX=${OTHER_PREFIX:-ompi_}
 SIZES=${SIZES:-1:1024 1048576:1048576}
+COL=${COL:-avg}
+if [ "$COL" = med ]; then F=5; FB=4; else F=2; FB=1; fi
 EXTRA=${EXTRA:-}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -35,18 +38,18 @@ for b in $BENCHES; do
 			if [ $who = rc ]; then bin=$RC/${RC_PREFIX}$b; else bin=$OT/${OTHER_PREFIX}$b; fi
 			if [ "$b" = barrier ]; then
 				timeout 120 $MPIRUN -np "$NP" "$bin" $EXTRA |
-					awk '!/^#/ {print "0", $1}' >>"$TMP/$b.$who"
+					awk -v f=$FB '!/^#/ {print "0", $f}' >>"$TMP/$b.$who"
 				continue
 			fi
 			for s in $SIZES; do
 				it=""
 				[ "${s%%:*}" -ge 65536 ] && it="-i ${LARGE_IT:-200} -x 20"
 				timeout 300 $MPIRUN -np "$NP" "$bin" -m "$s" $it $EXTRA |
-					awk '!/^#/ {print $1, $2}' >>"$TMP/$b.$who"
+					awk -v f=$F '!/^#/ {print $1, $f}' >>"$TMP/$b.$who"
 			done
 		done
 	done
-	echo "## $b ($NP ranks, $REPS interleaved runs: median, spread = max/min, best = min)"
+	echo "## $b ($NP ranks, $COL latency, $REPS interleaved runs: median, spread = max/min, best = min)"
 	printf "%-9s %10s %7s %10s %10s %7s %10s %7s %7s\n" size rc_med spread rc_best \
 		ot_med spread ot_best ratio r_best
 	for size in $(awk '{print $1}' "$TMP/$b.rc" | sort -n | uniq); do
