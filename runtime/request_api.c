@@ -38,11 +38,6 @@ static bool reqs_valid(int count, MPI_Request reqs[])
 	return true;
 }
 
-static inline struct rc_inst *req_inst(struct rc_req *r)
-{
-	return r ? r->inst : &rc_g;
-}
-
 /* Finish a done request into status; its MPI error class. */
 static int finish(MPI_Request *r, MPI_Status *st, struct rc_comm **commp)
 {

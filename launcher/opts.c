@@ -1,0 +1,292 @@
+/*
+ * opts.c - mpirun's command line.
+ *
+ * Options come first, the program and its arguments after: the first word
+ * that is not an option (or the word after "--") is the program, and every
+ * word after it belongs to the program. Long options take their value as
+ * "--opt value" or "--opt=value"; Open MPI's single-dash spellings (-np,
+ * -x) are accepted. Every mistake is one line on stderr
+ * ("mpirun: error: ...") and a non-zero exit before anything is started.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher.h"
+
+const char *rc_progname = "mpirun";
+
+void rc_lerr(const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	fprintf(stderr, "%s: error: %s\n", rc_progname, line);
+	fflush(stderr);
+}
+
+void rc_lmsg(const char *fmt, ...)
+{
+	char line[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	fprintf(stderr, "%s: %s\n", rc_progname, line);
+	fflush(stderr);
+}
+
+static void opts_help(void)
+{
+	printf(
+"Usage: %s [options] program [arguments...]\n"
+"Start `program` as an MPI job of N ranks on this host. %s is the PMIx\n"
+"server of the job: it forks the ranks, forwards their output and stdin,\n"
+"and ends the whole job when one rank fails.\n"
+"\n"
+"Options:\n"
+"  -n, -np, --np, --n N   number of ranks (default: the number of usable\n"
+"                         cores)\n"
+"  -x VAR[=value]         export VAR to the ranks, with `value` or with\n"
+"                         its value in this environment (repeatable)\n"
+"  --tag-output           prefix each output line with \"[rank] \"\n"
+"  --oversubscribe        allow more ranks than usable cores\n"
+"  --bind-to core|none    core: bind local rank i to the i-th usable core\n"
+"                         (default when ranks <= cores); none: no binding\n"
+"                         (default when oversubscribed)\n"
+"  --timeout SECONDS      end the job after SECONDS (exit status 124)\n"
+"  -h, --help             print this help and exit\n"
+"  -V, --version          print the version and exit\n"
+"\n"
+"Usable cores are the CPUs of %s's affinity mask (sched_getaffinity).\n"
+"stdin goes to rank 0; the other ranks read /dev/null. Output is forwarded\n"
+"line by line, so lines of different ranks never mix.\n"
+"\n"
+"Exit status: 0 when every rank exits 0; otherwise that of the first rank\n"
+"to fail (its exit status, 128+N when killed by signal N, the code given\n"
+"to MPI_Abort, or 1 when a rank that called MPI_Init exits without\n"
+"MPI_Finalize), after the other ranks were sent SIGTERM and, 2 seconds\n"
+"later, SIGKILL. SIGINT, SIGTERM and SIGHUP are forwarded to the ranks and\n"
+"give 128+signal; 124 after --timeout; 1 for errors of %s itself.\n"
+"\n"
+"Environment: PMIX_MCA_* settings reach the PMIx server library; TMPDIR\n"
+"says where the job's private PMIx directory goes (default /tmp);\n"
+"RCMPI_LAUNCHER_VERBOSE=1 narrates the job (starts, PMIx events, ends).\n",
+	       rc_progname, rc_progname, rc_progname, rc_progname);
+}
+
+/* a whole decimal number > 0 that fits an int */
+static int opts_count(const char *opt, const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno) {
+		rc_lerr("%s: '%s' is not a number", opt, s);
+		return -1;
+	}
+	if (v <= 0) {
+		rc_lerr("%s: the number of ranks must be at least 1 (got %s)",
+			opt, s);
+		return -1;
+	}
+	if (v > 1 << 20) {
+		rc_lerr("%s: %s ranks is too many", opt, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int opts_seconds(const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(v)) {
+		rc_lerr("%s: '%s' is not a number of seconds", opt, s);
+		return -1;
+	}
+	if (v <= 0) {
+		rc_lerr("%s: must be more than 0 seconds (got %s)", opt, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int opts_xvar(struct rc_opts *o, const char *s)
+{
+	const char *eq = strchr(s, '=');
+	size_t namelen = eq ? (size_t)(eq - s) : strlen(s);
+	char **nx;
+
+	if (namelen == 0) {
+		rc_lerr("-x: '%s' has no variable name", s);
+		return -1;
+	}
+	nx = realloc(o->xvars, (o->nx + 1) * sizeof(*nx));
+	if (!nx)
+		goto err_nomem;
+	o->xvars = nx;
+	o->xvars[o->nx] = strdup(s);
+	if (!o->xvars[o->nx])
+		goto err_nomem;
+	o->nx++;
+	return 0;
+
+err_nomem:
+	rc_lerr("out of memory");
+	return -1;
+}
+
+enum { O_NP, O_X, O_TAG, O_OVER, O_BIND, O_TIMEOUT, O_HELP, O_VERSION };
+
+static const struct opts_def {
+	const char *name;
+	int id;
+	bool arg;
+} opts_defs[] = {
+	{ "-n", O_NP, true }, { "-np", O_NP, true }, { "--np", O_NP, true },
+	{ "--n", O_NP, true }, { "-c", O_NP, true },
+	{ "-x", O_X, true },
+	{ "--tag-output", O_TAG, false }, { "-tag-output", O_TAG, false },
+	{ "--oversubscribe", O_OVER, false },
+	{ "-oversubscribe", O_OVER, false },
+	{ "--bind-to", O_BIND, true }, { "-bind-to", O_BIND, true },
+	{ "--timeout", O_TIMEOUT, true }, { "-timeout", O_TIMEOUT, true },
+	{ "-h", O_HELP, false }, { "--help", O_HELP, false },
+	{ "-help", O_HELP, false },
+	{ "-V", O_VERSION, false }, { "--version", O_VERSION, false },
+};
+
+static const struct opts_def *opts_find(const char *word, const char **val)
+{
+	size_t i, n;
+
+	*val = NULL;
+	for (i = 0; i < sizeof(opts_defs) / sizeof(opts_defs[0]); i++) {
+		n = strlen(opts_defs[i].name);
+		if (!strcmp(word, opts_defs[i].name))
+			return &opts_defs[i];
+		/* --opt=value */
+		if (opts_defs[i].arg && !strncmp(word, opts_defs[i].name, n) &&
+		    word[n] == '=' && word[1] == '-') {
+			*val = word + n + 1;
+			return &opts_defs[i];
+		}
+	}
+	return NULL;
+}
+
+int rc_opts_parse(int argc, char **argv, struct rc_opts *o)
+{
+	const struct opts_def *d;
+	const char *val;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "--")) {
+			i++;
+			break;
+		}
+		if (w[0] != '-' || !w[1])
+			break;
+		d = opts_find(w, &val);
+		if (!d) {
+			rc_lerr("unknown option '%s' (see %s --help)", w,
+				rc_progname);
+			goto err;
+		}
+		if (d->arg && !val) {
+			if (i + 1 >= argc) {
+				rc_lerr("%s needs a value", w);
+				goto err;
+			}
+			val = argv[++i];
+		}
+		switch (d->id) {
+		case O_NP:
+			if (opts_count(d->name, val, &o->np))
+				goto err;
+			break;
+		case O_X:
+			if (opts_xvar(o, val))
+				goto err;
+			break;
+		case O_TAG:
+			o->tag_output = true;
+			break;
+		case O_OVER:
+			o->oversubscribe = true;
+			break;
+		case O_BIND:
+			if (!strcmp(val, "core")) {
+				o->bind = RC_BIND_CORE;
+			} else if (!strcmp(val, "none")) {
+				o->bind = RC_BIND_NONE;
+			} else {
+				rc_lerr("--bind-to: '%s' is not core or none",
+					val);
+				goto err;
+			}
+			break;
+		case O_TIMEOUT:
+			if (opts_seconds(d->name, val, &o->timeout))
+				goto err;
+			break;
+		case O_HELP:
+			opts_help();
+			rc_opts_free(o);
+			return 2;
+		case O_VERSION:
+			printf("%s (rcmpi) %s\n", rc_progname, PACKAGE_VERSION);
+			rc_opts_free(o);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		rc_lerr("no program to run (see %s --help)", rc_progname);
+		goto err;
+	}
+	o->argv = argv + i;
+	o->argc = argc - i;
+	return 0;
+
+err:
+	rc_opts_free(o);
+	return 1;
+}
+
+void rc_opts_free(struct rc_opts *o)
+{
+	int i;
+
+	for (i = 0; i < o->nx; i++)
+		free(o->xvars[i]);
+	free(o->xvars);
+	o->xvars = NULL;
+	o->nx = 0;
+}

@@ -1,0 +1,191 @@
+# lib.sh - shared by the test/integ/*.test scripts (bash).
+#
+# A test script defines functions case_<name> and ends with `run_cases "$@"`.
+# Every case runs in its own process (the script re-invoked with --case
+# NAME) under its own `timeout`, in its own directory $D with a private
+# TMPDIR, and prints one line: PASS, FAIL or SKIP and its name; the script
+# ends with a total. Inside a case, `fail MSG` records a failure and goes on,
+# `skip MSG` ends the case as skipped. Run from the top build directory
+# (as `make check` does), or set top_builddir.
+#
+# Arguments: case names to run only those (without the case_ prefix).
+
+set -u
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+srcdir=$(cd "${srcdir:-$(dirname "$0")/../..}" && pwd)
+MPIRUN=$top_builddir/launcher/mpirun
+MPIEXEC=$top_builddir/launcher/mpiexec
+CLIENT=$top_builddir/test/integ/pmix_client
+HOST=$(hostname)
+CASE_TIMEOUT=${CASE_TIMEOUT:-60}
+
+CASE_FAILED=0
+
+fail() {
+	echo "    FAIL: $*"
+	CASE_FAILED=1
+}
+
+skip() {
+	echo "    SKIP: $*"
+	exit 77
+}
+
+# microseconds since the epoch
+now_us() {
+	local t=$EPOCHREALTIME
+	echo "${t/./}"
+}
+
+# the shell's allowed CPUs, one per line
+allowed_cpus() {
+	local list part a b
+	list=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+	for part in ${list//,/ }; do
+		if [[ $part == *-* ]]; then
+			a=${part%-*}
+			b=${part#*-}
+			seq "$a" "$b"
+		else
+			echo "$part"
+		fi
+	done
+}
+
+NCPU=$(allowed_cpus | wc -l)
+
+# run mpirun (or $RUNNER) in the background so that its pid is known:
+# sets MPID, RC, ELAPSED_MS; output in $D/out and $D/err; stdin from
+# $STDIN_FILE (default /dev/null). Then checks that nothing was left.
+mpirun_run() {
+	local t0 t1
+	t0=$(now_us)
+	"${RUNNER:-$MPIRUN}" "$@" >"$D/out" 2>"$D/err" \
+		<"${STDIN_FILE:-/dev/null}" &
+	MPID=$!
+	wait "$MPID"
+	RC=$?
+	t1=$(now_us)
+	ELAPSED_MS=$(((t1 - t0) / 1000))
+	check_clean
+}
+
+# no rank process left (by marker), no PMIx tmpdir, no shm segment
+check_clean() {
+	local left
+	left=$(pgrep -f -- "$MARK" || true)
+	if [[ -n $left ]]; then
+		fail "processes left behind: $(ps -o pid=,stat=,args= -p "${left//$'\n'/,}")"
+		kill -KILL $left 2>/dev/null
+	fi
+	left=$(ls -A "$TMPDIR")
+	[[ -z $left ]] || fail "left in TMPDIR: $left"
+	left=$(ls -d /dev/shm/rcmpi.rcmpi.*."$MPID".* 2>/dev/null)
+	[[ -z $left ]] || fail "shm segments left: $left"
+	left=$(ls -d /tmp/rcmpi."$MPID".* 2>/dev/null)
+	[[ -z $left ]] || fail "PMIx dirs left in /tmp: $left"
+}
+
+# the client with this case's marker
+client() {
+	echo "$CLIENT" "--mark=$MARK"
+}
+
+expect_rc() {
+	[[ $RC -eq $1 ]] || fail "exit status $RC, expected $1"
+}
+
+expect_err() {
+	grep -qE -- "$1" "$D/err" || fail "stderr lacks /$1/"
+}
+
+expect_out() {
+	grep -qE -- "$1" "$D/out" || fail "stdout lacks /$1/"
+}
+
+expect_lines() {	# file count regex
+	local n
+	n=$(grep -cE -- "$3" "$1")
+	[[ $n -eq $2 ]] || fail "$(basename "$1"): $n lines match /$3/, expected $2"
+}
+
+expect_faster() {	# ms
+	[[ $ELAPSED_MS -lt $1 ]] || fail "took ${ELAPSED_MS} ms, limit $1 ms"
+}
+
+show_output() {
+	echo "    --- stdout (head):"
+	head -c 2000 "$D/out" 2>/dev/null | head -n 15 | cut -c1-160 | sed 's/^/    | /'
+	echo "    --- stderr (head):"
+	head -c 2000 "$D/err" 2>/dev/null | head -n 15 | cut -c1-160 | sed 's/^/    | /'
+}
+
+# wait until $D/out has N lines matching regex (at most S seconds)
+wait_for_lines() {
+	local n=$1 re=$2 s=${3:-10} i
+	for ((i = 0; i < s * 20; i++)); do
+		[[ $(grep -cE -- "$re" "$D/out" 2>/dev/null) -ge $n ]] &&
+			return 0
+		sleep 0.05
+	done
+	fail "never saw $n lines /$re/"
+	return 1
+}
+
+run_one_case() {
+	local name=$1
+	D=$WORKDIR/$name
+	mkdir -p "$D/tmp"
+	export TMPDIR=$D/tmp
+	MARK=rcmpitest-$name-$$
+	RC=0
+	MPID=0
+	ELAPSED_MS=0
+	cd "$D" || exit 1
+	"case_$name"
+	if [[ $CASE_FAILED -ne 0 ]]; then
+		show_output
+		exit 1
+	fi
+	exit 0
+}
+
+run_cases() {
+	local names=() name rc npass=0 nfail=0 nskip=0 t0 t1
+	if [[ ${1:-} == --case ]]; then
+		run_one_case "$2"
+	fi
+	if [[ $# -gt 0 ]]; then
+		names=("$@")
+	else
+		mapfile -t names < <(declare -F | awk '{ print $3 }' |
+			sed -n 's/^case_//p')
+	fi
+	WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/rcmpi-integ.XXXXXX")
+	export WORKDIR
+	for name in "${names[@]}"; do
+		t0=$(now_us)
+		timeout -k 5 "$CASE_TIMEOUT" "$0" --case "$name" \
+			>"$WORKDIR/$name.log" 2>&1
+		rc=$?
+		t1=$(now_us)
+		case $rc in
+		0) echo "PASS: $name ($(((t1 - t0) / 1000)) ms)"
+		   npass=$((npass + 1)) ;;
+		77) echo "SKIP: $name"; sed 's/^/  /' "$WORKDIR/$name.log"
+		   nskip=$((nskip + 1)) ;;
+		*) [[ $rc -eq 124 ]] && echo "    (timed out after ${CASE_TIMEOUT}s)" >>"$WORKDIR/$name.log"
+		   echo "FAIL: $name"; cat "$WORKDIR/$name.log"
+		   nfail=$((nfail + 1)) ;;
+		esac
+	done
+	echo "# $(basename "$0"): $npass passed, $nfail failed, $nskip skipped"
+	if [[ $nfail -eq 0 ]]; then
+		rm -rf "$WORKDIR"
+	else
+		echo "# case directories kept in $WORKDIR"
+	fi
+	[[ $nfail -gt 0 ]] && exit 1
+	[[ $npass -eq 0 && $nskip -gt 0 ]] && exit 77
+	exit 0
+}

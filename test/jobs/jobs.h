@@ -1,0 +1,54 @@
+/*
+ * jobs.h - helpers for the integration jobs: standard MPI programs that
+ * check their own results and end with MPI_Abort(99) on the first mismatch,
+ * naming the rank, file and line.
+ */
+#ifndef RC_JOBS_H
+#define RC_JOBS_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(cond, ...)                                                    \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			int r_;                                             \
+			MPI_Comm_rank(MPI_COMM_WORLD, &r_);                 \
+			fprintf(stderr, "FAIL rank %d %s:%d: %s: ", r_,     \
+				__FILE__, __LINE__, #cond);                 \
+			fprintf(stderr, __VA_ARGS__);                       \
+			fprintf(stderr, "\n");                              \
+			fflush(stderr);                                     \
+			MPI_Abort(MPI_COMM_WORLD, 99);                      \
+		}                                                           \
+	} while (0)
+
+#define CHECK_MPI(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+
+static inline unsigned char job_byte(size_t i, int seed)
+{
+	return (unsigned char)(i * 131u + (unsigned)seed * 7u + (i >> 12));
+}
+
+static inline void job_fill(unsigned char *b, size_t n, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = job_byte(i, seed);
+}
+
+/* Index of the first wrong byte, or (size_t)-1. */
+static inline size_t job_verify(const unsigned char *b, size_t n, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != job_byte(i, seed))
+			return i;
+	return (size_t)-1;
+}
+
+#endif
