@@ -1,54 +1,248 @@
 /*
- * coll.c - the collective module: set-up, and the finalize fence.
+ * coll.c - the collective module: per-instance state (the schedule cache,
+ * forced algorithms, tuning parameters), algorithm selection, the entry
+ * points that build and start a schedule, and the MPI_Finalize barrier.
  *
- * The fence is a dissemination barrier over pt2pt in world's collective
- * context with a tag no collective uses, so it cannot match anything else.
- * Unlike a PMIx fence it keeps progressing while it waits, which matters:
- * a peer may still need our progress to drain the sends it started.
+ * Selection: RCMPI_COLL_<NAME>=<algorithm> forces an algorithm for every
+ * call of that collective (README.md lists the names); an algorithm that
+ * cannot run a call (say, one for commutative ops only) falls back to the
+ * default choice, which looks at message and communicator size like
+ * MPICH's. The thresholds are parameters too (RCMPI_COLL_*_SHORT, ...).
  */
-#include "comm.h"
-#include "dtype.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll_impl.h"
 #include "inst.h"
-#include "pt2pt.h"
-#include "request.h"
+#include "log.h"
+#include "param.h"
 #include "status.h"
-#include "coll.h"
 
-#define RC_COLL_TAG_FENCE (-7)
+const struct rc_coll_desc rc_coll_descs[RC_COLL_N] = {
+#define D(id, nm) [RC_COLL_##id] = { #nm, rc_##nm##_algs, rc_##nm##_choose }
+	D(BARRIER, barrier),
+	D(BCAST, bcast),
+	D(REDUCE, reduce),
+	D(ALLREDUCE, allreduce),
+	D(GATHER, gather),
+	D(GATHERV, gatherv),
+	D(SCATTER, scatter),
+	D(SCATTERV, scatterv),
+	D(ALLGATHER, allgather),
+	D(ALLGATHERV, allgatherv),
+	D(ALLTOALL, alltoall),
+	D(ALLTOALLV, alltoallv),
+	D(REDUCE_SCATTER, reduce_scatter),
+	D(REDUCE_SCATTER_BLOCK, reduce_scatter_block),
+	D(SCAN, scan),
+	D(EXSCAN, exscan),
+#undef D
+};
+
+const char *rc_coll_name(int coll)
+{
+	return coll >= 0 && coll < RC_COLL_N ? rc_coll_descs[coll].name : NULL;
+}
+
+int rc_coll_nalgs(int coll)
+{
+	int n = 0;
+
+	while (rc_coll_descs[coll].algs[n].name)
+		n++;
+	return n;
+}
+
+const char *rc_coll_alg_name(int coll, int alg)
+{
+	if (alg < 0 || alg >= rc_coll_nalgs(coll))
+		return NULL;
+	return rc_coll_descs[coll].algs[alg].name;
+}
+
+int rc_coll_force(struct rc_inst *inst, int coll, const char *alg)
+{
+	struct rc_coll_state *cs = rc_coll_state(inst);
+	int i;
+
+	if (!cs)
+		return RC_ERR_NOMEM;
+	if (!alg || !strcmp(alg, "auto")) {
+		cs->force[coll] = -1;
+		return RC_OK;
+	}
+	for (i = 0; rc_coll_descs[coll].algs[i].name; i++)
+		if (!strcmp(rc_coll_descs[coll].algs[i].name, alg)) {
+			cs->force[coll] = i;
+			return RC_OK;
+		}
+	return RC_ERR_INVAL;
+}
+
+static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
+{
+	struct rc_coll_tune *t = &cs->tune;
+	int c, i;
+
+	for (c = 0; c < RC_COLL_N; c++) {
+		char key[64], *p;
+		const char *v;
+
+		snprintf(key, sizeof(key), "COLL_%s", rc_coll_descs[c].name);
+		for (p = key; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		cs->force[c] = -1;
+		v = rc_param_str(key, NULL);
+		if (!v || rc_coll_force(inst, c, v) == RC_OK)
+			continue;
+		{
+			char known[256] = "";
+			size_t len = 0;
+
+			for (i = 0; rc_coll_descs[c].algs[i].name &&
+				    len < sizeof(known); i++)
+				len += (size_t)snprintf(known + len,
+					sizeof(known) - len, "%s%s",
+					i ? ", " : "",
+					rc_coll_descs[c].algs[i].name);
+			rc_log_warn("RCMPI_%s=%s: unknown algorithm (known: "
+				    "%s, auto); choosing automatically", key,
+				    v, known);
+		}
+	}
+	t->bcast_short = (size_t)rc_param_int("COLL_BCAST_SHORT", 12288, 0,
+					      1L << 40);
+	t->bcast_min_procs = (size_t)rc_param_int("COLL_BCAST_MIN_PROCS", 8,
+						  1, 1L << 30);
+	t->reduce_short = (size_t)rc_param_int("COLL_REDUCE_SHORT", 2048, 0,
+					       1L << 40);
+	t->reduce_segsize = (size_t)rc_param_int("COLL_REDUCE_SEGSIZE", 0, 0,
+						 1L << 40);
+	t->allreduce_short = (size_t)rc_param_int("COLL_ALLREDUCE_SHORT", 2048,
+						  0, 1L << 40);
+	t->allreduce_ring = (size_t)rc_param_int("COLL_ALLREDUCE_RING", 0, 0,
+						 1L << 40);
+	t->allgather_short = (size_t)rc_param_int("COLL_ALLGATHER_SHORT",
+						  81920, 0, 1L << 40);
+	t->alltoall_short = (size_t)rc_param_int("COLL_ALLTOALL_SHORT", 256, 0,
+						 1L << 40);
+	t->alltoall_medium = (size_t)rc_param_int("COLL_ALLTOALL_MEDIUM",
+						  32768, 0, 1L << 40);
+	t->redscat_short = (size_t)rc_param_int("COLL_REDSCAT_SHORT", 524288,
+						0, 1L << 40);
+	t->tmp_cache = (size_t)rc_param_int("COLL_TMP_CACHE", 16L << 20, 0,
+					    1L << 40);
+}
+
+struct rc_coll_state *rc_coll_state(struct rc_inst *inst)
+{
+	struct rc_coll_state *cs = inst->coll;
+
+	if (RC_LIKELY(cs))
+		return cs;
+	cs = calloc(1, sizeof(*cs));
+	if (!cs)
+		return NULL;
+	inst->coll = cs;
+	coll_read_params(inst, cs);
+	return cs;
+}
 
 int rc_coll_open(struct rc_inst *inst)
 {
-	return RC_OK;
+	return rc_coll_state(inst) ? RC_OK : RC_ERR_NOMEM;
 }
 
 void rc_coll_close(struct rc_inst *inst)
 {
+	rc_sched_cache_free(inst);
+	free(inst->coll);
+	inst->coll = NULL;
+}
+
+int rc_coll_append(struct rc_sched *s, int coll, const struct rc_cargs *a)
+{
+	struct rc_coll_state *cs = s->inst->coll;
+	const struct rc_coll_desc *d = &rc_coll_descs[coll];
+	struct rc_comm *comm = s->comm;
+	int i = cs->force[coll];
+
+	/* one op per schedule: reductions use s->op */
+	if (a->op && !s->op)
+		rc_sched_hold_op(s, a->op);
+	if (i < 0 || (d->algs[i].usable && !d->algs[i].usable(comm, a)))
+		i = d->choose(comm, a);
+	return d->algs[i].build(s, a);
+}
+
+/* Choose the algorithm and build the schedule. */
+static int coll_build(struct rc_comm *comm, int coll,
+		      const struct rc_cargs *a, struct rc_sched **out)
+{
+	struct rc_sched *s = rc_sched_new(comm);
+	int ret;
+
+	if (!s)
+		return RC_ERR_NOMEM;
+	rc_sched_hold_dt(s, a->sdt);
+	rc_sched_hold_dt(s, a->rdt);
+	rc_sched_hold_dt(s, a->dt);
+	ret = rc_coll_append(s, coll, a);
+	if (!ret)
+		ret = s->berr;
+	if (ret) {
+		rc_sched_discard(s);
+		return ret;
+	}
+	*out = s;
+	return RC_OK;
+}
+
+int rc_coll_start(struct rc_comm *comm, int coll, const struct rc_cargs *a,
+		  struct rc_req **reqp)
+{
+	struct rc_req *req = rc_req_alloc(comm->inst, RC_REQ_COLL);
+	struct rc_sched *s;
+	int ret;
+
+	if (!req)
+		return RC_ERR_NOMEM;
+	/* a pooled request holds a reference on its communicator */
+	rc_comm_retain(comm);
+	req->comm = comm;
+	ret = coll_build(comm, coll, a, &s);
+	if (!ret)
+		ret = rc_sched_start(s, req);
+	if (ret) {
+		rc_req_free(req);
+		return ret;
+	}
+	*reqp = req;
+	return RC_OK;
+}
+
+int rc_coll_run(struct rc_comm *comm, int coll, const struct rc_cargs *a)
+{
+	struct rc_req req;
+	struct rc_sched *s;
+	int ret;
+
+	rc_req_init_stack(&req, comm->inst, RC_REQ_COLL);
+	req.comm = comm;
+	ret = coll_build(comm, coll, a, &s);
+	if (!ret)
+		ret = rc_sched_start(s, &req);
+	if (ret)
+		return ret;
+	rc_req_wait_done(&req);
+	return req.err;
 }
 
 int rc_coll_fence(struct rc_inst *inst)
 {
-	struct rc_comm *w = inst->world;
-	uint32_t ctx = rc_comm_coll_ctx(w);
-	int dist, ret;
-	char token = 0, sink;
+	struct rc_cargs a;
 
-	for (dist = 1; dist < w->size; dist <<= 1) {
-		struct rc_req *rreq, *sreq;
-
-		ret = rc_p2p_irecv(w, ctx, &sink, 1, &rc_mpi_byte,
-				   (w->rank - dist + w->size) % w->size,
-				   RC_COLL_TAG_FENCE, &rreq);
-		if (ret)
-			return ret;
-		ret = rc_p2p_isend(w, ctx, &token, 1, &rc_mpi_byte,
-				   (w->rank + dist) % w->size,
-				   RC_COLL_TAG_FENCE, RC_SEND_STD, &sreq);
-		if (ret)
-			return ret;
-		rc_req_wait_done(sreq);
-		rc_req_wait_done(rreq);
-		rc_req_finish(&sreq, MPI_STATUS_IGNORE);
-		rc_req_finish(&rreq, MPI_STATUS_IGNORE);
-	}
-	return RC_OK;
+	memset(&a, 0, sizeof(a));
+	return rc_coll_run(inst->world, RC_COLL_BARRIER, &a);
 }

@@ -312,6 +312,61 @@ RC_DECL(int, MPI_Comm_rank, (MPI_Comm comm, int *rank));
 RC_DECL(int, MPI_Comm_size, (MPI_Comm comm, int *size));
 
 /* Communicators, groups and topologies (more) */
+RC_DECL(int, MPI_Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm));
+RC_DECL(int, MPI_Comm_split, (MPI_Comm comm, int color, int key,
+			      MPI_Comm *newcomm));
+RC_DECL(int, MPI_Comm_split_type, (MPI_Comm comm, int split_type, int key,
+				   MPI_Info info, MPI_Comm *newcomm));
+RC_DECL(int, MPI_Comm_create, (MPI_Comm comm, MPI_Group group,
+			       MPI_Comm *newcomm));
+RC_DECL(int, MPI_Comm_free, (MPI_Comm *comm));
+RC_DECL(int, MPI_Comm_compare, (MPI_Comm comm1, MPI_Comm comm2,
+				int *result));
+RC_DECL(int, MPI_Comm_test_inter, (MPI_Comm comm, int *flag));
+RC_DECL(int, MPI_Comm_set_name, (MPI_Comm comm, const char *comm_name));
+RC_DECL(int, MPI_Comm_get_name, (MPI_Comm comm, char *comm_name,
+				 int *resultlen));
+RC_DECL(int, MPI_Comm_get_attr, (MPI_Comm comm, int comm_keyval,
+				 void *attribute_val, int *flag));
+RC_DECL(int, MPI_Comm_group, (MPI_Comm comm, MPI_Group *group));
+RC_DECL(int, MPI_Group_size, (MPI_Group group, int *size));
+RC_DECL(int, MPI_Group_rank, (MPI_Group group, int *rank));
+RC_DECL(int, MPI_Group_incl, (MPI_Group group, int n, const int ranks[],
+			      MPI_Group *newgroup));
+RC_DECL(int, MPI_Group_excl, (MPI_Group group, int n, const int ranks[],
+			      MPI_Group *newgroup));
+RC_DECL(int, MPI_Group_range_incl, (MPI_Group group, int n,
+				    int ranges[][3], MPI_Group *newgroup));
+RC_DECL(int, MPI_Group_range_excl, (MPI_Group group, int n,
+				    int ranges[][3], MPI_Group *newgroup));
+RC_DECL(int, MPI_Group_union, (MPI_Group group1, MPI_Group group2,
+			       MPI_Group *newgroup));
+RC_DECL(int, MPI_Group_intersection, (MPI_Group group1, MPI_Group group2,
+				      MPI_Group *newgroup));
+RC_DECL(int, MPI_Group_difference, (MPI_Group group1, MPI_Group group2,
+				    MPI_Group *newgroup));
+RC_DECL(int, MPI_Group_translate_ranks, (MPI_Group group1, int n,
+					 const int ranks1[], MPI_Group group2,
+					 int ranks2[]));
+RC_DECL(int, MPI_Group_compare, (MPI_Group group1, MPI_Group group2,
+				 int *result));
+RC_DECL(int, MPI_Group_free, (MPI_Group *group));
+RC_DECL(int, MPI_Dims_create, (int nnodes, int ndims, int dims[]));
+RC_DECL(int, MPI_Cart_create, (MPI_Comm comm_old, int ndims,
+			       const int dims[], const int periods[],
+			       int reorder, MPI_Comm *comm_cart));
+RC_DECL(int, MPI_Cart_sub, (MPI_Comm comm, const int remain_dims[],
+			    MPI_Comm *newcomm));
+RC_DECL(int, MPI_Cart_coords, (MPI_Comm comm, int rank, int maxdims,
+			       int coords[]));
+RC_DECL(int, MPI_Cart_rank, (MPI_Comm comm, const int coords[],
+			     int *rank));
+RC_DECL(int, MPI_Cart_shift, (MPI_Comm comm, int direction, int disp,
+			      int *rank_source, int *rank_dest));
+RC_DECL(int, MPI_Cart_get, (MPI_Comm comm, int maxdims, int dims[],
+			    int periods[], int coords[]));
+RC_DECL(int, MPI_Cartdim_get, (MPI_Comm comm, int *ndims));
+RC_DECL(int, MPI_Topo_test, (MPI_Comm comm, int *status));
 
 /* Point-to-point */
 RC_DECL(int, MPI_Send, (const void *buf, int count, MPI_Datatype datatype,
@@ -479,6 +534,118 @@ RC_DECL(int, MPI_Reduce_local,
 	 MPI_Op op));
 
 /* Collectives */
+RC_DECL(int, MPI_Barrier, (MPI_Comm comm));
+RC_DECL(int, MPI_Bcast, (void *buffer, int count, MPI_Datatype datatype,
+			 int root, MPI_Comm comm));
+RC_DECL(int, MPI_Reduce, (const void *sendbuf, void *recvbuf, int count,
+			  MPI_Datatype datatype, MPI_Op op, int root,
+			  MPI_Comm comm));
+RC_DECL(int, MPI_Allreduce, (const void *sendbuf, void *recvbuf, int count,
+			     MPI_Datatype datatype, MPI_Op op,
+			     MPI_Comm comm));
+RC_DECL(int, MPI_Gather, (const void *sendbuf, int sendcount,
+			  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+			  MPI_Datatype recvtype, int root, MPI_Comm comm));
+RC_DECL(int, MPI_Gatherv, (const void *sendbuf, int sendcount,
+			   MPI_Datatype sendtype, void *recvbuf,
+			   const int recvcounts[], const int displs[],
+			   MPI_Datatype recvtype, int root, MPI_Comm comm));
+RC_DECL(int, MPI_Scatter, (const void *sendbuf, int sendcount,
+			   MPI_Datatype sendtype, void *recvbuf,
+			   int recvcount, MPI_Datatype recvtype, int root,
+			   MPI_Comm comm));
+RC_DECL(int, MPI_Scatterv, (const void *sendbuf, const int sendcounts[],
+			    const int displs[], MPI_Datatype sendtype,
+			    void *recvbuf, int recvcount,
+			    MPI_Datatype recvtype, int root, MPI_Comm comm));
+RC_DECL(int, MPI_Allgather, (const void *sendbuf, int sendcount,
+			     MPI_Datatype sendtype, void *recvbuf,
+			     int recvcount, MPI_Datatype recvtype,
+			     MPI_Comm comm));
+RC_DECL(int, MPI_Allgatherv, (const void *sendbuf, int sendcount,
+			      MPI_Datatype sendtype, void *recvbuf,
+			      const int recvcounts[], const int displs[],
+			      MPI_Datatype recvtype, MPI_Comm comm));
+RC_DECL(int, MPI_Alltoall, (const void *sendbuf, int sendcount,
+			    MPI_Datatype sendtype, void *recvbuf,
+			    int recvcount, MPI_Datatype recvtype,
+			    MPI_Comm comm));
+RC_DECL(int, MPI_Alltoallv, (const void *sendbuf, const int sendcounts[],
+			     const int sdispls[], MPI_Datatype sendtype,
+			     void *recvbuf, const int recvcounts[],
+			     const int rdispls[], MPI_Datatype recvtype,
+			     MPI_Comm comm));
+RC_DECL(int, MPI_Reduce_scatter, (const void *sendbuf, void *recvbuf,
+				  const int recvcounts[],
+				  MPI_Datatype datatype, MPI_Op op,
+				  MPI_Comm comm));
+RC_DECL(int, MPI_Reduce_scatter_block, (const void *sendbuf, void *recvbuf,
+					int recvcount, MPI_Datatype datatype,
+					MPI_Op op, MPI_Comm comm));
+RC_DECL(int, MPI_Scan, (const void *sendbuf, void *recvbuf, int count,
+			MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
+RC_DECL(int, MPI_Exscan, (const void *sendbuf, void *recvbuf, int count,
+			  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm));
+RC_DECL(int, MPI_Ibarrier, (MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Ibcast, (void *buffer, int count, MPI_Datatype datatype,
+			  int root, MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Ireduce, (const void *sendbuf, void *recvbuf, int count,
+			   MPI_Datatype datatype, MPI_Op op, int root,
+			   MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Iallreduce, (const void *sendbuf, void *recvbuf,
+			      int count, MPI_Datatype datatype, MPI_Op op,
+			      MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Igather, (const void *sendbuf, int sendcount,
+			   MPI_Datatype sendtype, void *recvbuf,
+			   int recvcount, MPI_Datatype recvtype, int root,
+			   MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Igatherv, (const void *sendbuf, int sendcount,
+			    MPI_Datatype sendtype, void *recvbuf,
+			    const int recvcounts[], const int displs[],
+			    MPI_Datatype recvtype, int root, MPI_Comm comm,
+			    MPI_Request *request));
+RC_DECL(int, MPI_Iscatter, (const void *sendbuf, int sendcount,
+			    MPI_Datatype sendtype, void *recvbuf,
+			    int recvcount, MPI_Datatype recvtype, int root,
+			    MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Iscatterv, (const void *sendbuf, const int sendcounts[],
+			     const int displs[], MPI_Datatype sendtype,
+			     void *recvbuf, int recvcount,
+			     MPI_Datatype recvtype, int root, MPI_Comm comm,
+			     MPI_Request *request));
+RC_DECL(int, MPI_Iallgather, (const void *sendbuf, int sendcount,
+			      MPI_Datatype sendtype, void *recvbuf,
+			      int recvcount, MPI_Datatype recvtype,
+			      MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Iallgatherv, (const void *sendbuf, int sendcount,
+			       MPI_Datatype sendtype, void *recvbuf,
+			       const int recvcounts[], const int displs[],
+			       MPI_Datatype recvtype, MPI_Comm comm,
+			       MPI_Request *request));
+RC_DECL(int, MPI_Ialltoall, (const void *sendbuf, int sendcount,
+			     MPI_Datatype sendtype, void *recvbuf,
+			     int recvcount, MPI_Datatype recvtype,
+			     MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Ialltoallv, (const void *sendbuf, const int sendcounts[],
+			      const int sdispls[], MPI_Datatype sendtype,
+			      void *recvbuf, const int recvcounts[],
+			      const int rdispls[], MPI_Datatype recvtype,
+			      MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Ireduce_scatter, (const void *sendbuf, void *recvbuf,
+				   const int recvcounts[],
+				   MPI_Datatype datatype, MPI_Op op,
+				   MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Ireduce_scatter_block, (const void *sendbuf,
+					 void *recvbuf, int recvcount,
+					 MPI_Datatype datatype, MPI_Op op,
+					 MPI_Comm comm,
+					 MPI_Request *request));
+RC_DECL(int, MPI_Iscan, (const void *sendbuf, void *recvbuf, int count,
+			 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			 MPI_Request *request));
+RC_DECL(int, MPI_Iexscan, (const void *sendbuf, void *recvbuf, int count,
+			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+			   MPI_Request *request));
 
 #ifdef __cplusplus
 }

@@ -900,7 +900,16 @@ void rc_p2p_req_setup(struct rc_req *req, struct rc_comm *comm, uint32_t ctx,
 		      void *buf, size_t count, struct rc_dtype *dt, int peer,
 		      int tag, enum rc_send_mode mode)
 {
-	req->comm = comm;
+	if (req->comm != comm) {
+		/* pooled requests hold a reference (comm.h); requests on a
+		 * blocking call's stack do not need one */
+		if (req->flags & RC_REQ_POOLED) {
+			rc_comm_retain(comm);
+			if (req->comm)
+				rc_comm_release(req->comm);
+		}
+		req->comm = comm;
+	}
 	req->ctx = ctx;
 	req->buf = buf;
 	req->count = count;
@@ -1062,6 +1071,39 @@ int rc_p2p_irecv(struct rc_comm *comm, uint32_t ctx, void *buf, size_t count,
 	return RC_OK;
 }
 
+int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		    size_t count, struct rc_dtype *dt, int dst, int tag)
+{
+	struct rc_inst *inst = comm->inst;
+	struct rc_proc *proc;
+	struct rc_tp *tp;
+	size_t len;
+	int w;
+
+	if (dst == MPI_PROC_NULL)
+		return RC_OK;
+	if (!rc_dt_is_contig(dt, count))
+		return RC_AGAIN;
+	w = rc_comm_wrank(comm, dst);
+	proc = &inst->procs[w];
+	tp = proc->tp;
+	len = count * dt->size;
+	if (len <= tp_eager(inst->p2p, tp) &&
+	    len + sizeof(struct rc_p2p_hdr) <= tp->max_am &&
+	    rc_list_empty(&proc->pending)) {
+		struct rc_p2p_hdr h = {
+			.type = RC_P2P_EAGER,
+			.ctx = ctx,
+			.src = comm->rank,
+			.tag = tag,
+		};
+
+		return tp->ops->am_send(tp, w, &h, sizeof(h),
+					rc_dt_contig_ptr(dt, buf), len);
+	}
+	return RC_AGAIN;
+}
+
 int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
 		size_t count, struct rc_dtype *dt, int dst, int tag,
 		enum rc_send_mode mode)
@@ -1072,27 +1114,10 @@ int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
 
 	if (dst == MPI_PROC_NULL)
 		return RC_OK;
-	if (mode != RC_SEND_SYNC && rc_dt_is_contig(dt, count)) {
-		int w = rc_comm_wrank(comm, dst);
-		struct rc_proc *proc = &inst->procs[w];
-		struct rc_tp *tp = proc->tp;
-		size_t len = count * dt->size;
-
-		if (len <= tp_eager(inst->p2p, tp) &&
-		    len + sizeof(struct rc_p2p_hdr) <= tp->max_am &&
-		    rc_list_empty(&proc->pending)) {
-			struct rc_p2p_hdr h = {
-				.type = RC_P2P_EAGER,
-				.ctx = ctx,
-				.src = comm->rank,
-				.tag = tag,
-			};
-
-			ret = tp->ops->am_send(tp, w, &h, sizeof(h),
-					       rc_dt_contig_ptr(dt, buf), len);
-			if (ret != RC_AGAIN)
-				return ret;
-		}
+	if (mode != RC_SEND_SYNC) {
+		ret = rc_p2p_send_now(comm, ctx, buf, count, dt, dst, tag);
+		if (ret != RC_AGAIN)
+			return ret;
 	}
 	rc_req_init_stack(&req, inst, RC_REQ_SEND);
 	rc_p2p_req_setup(&req, comm, ctx, (void *)buf, count, dt, dst, tag,

@@ -60,6 +60,13 @@ int rc_p2p_isend(struct rc_comm *comm, uint32_t ctx, const void *buf,
 int rc_p2p_irecv(struct rc_comm *comm, uint32_t ctx, void *buf, size_t count,
 		 struct rc_dtype *dt, int src, int tag, struct rc_req **reqp);
 
+/* Standard-mode send without a request, when it goes now in one eager
+ * message: RC_OK (sent; the buffer is free), RC_AGAIN (it needs a request:
+ * not contiguous, too large, or sends are queued for the peer), or a
+ * transport error. Never blocks; safe inside progress callbacks. */
+int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		    size_t count, struct rc_dtype *dt, int dst, int tag);
+
 /* Blocking send with the eager fast path (no request when it fits). */
 int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
 		size_t count, struct rc_dtype *dt, int dst, int tag,

@@ -4,7 +4,8 @@
  *
  * Context ids come in pairs (ctx for pt2pt, ctx + 1 for collectives).
  * World owns 0/1, self owns 2/3; new communicators agree on the lowest pair
- * free on every member (comm_api.c).
+ * free on every member (coll/comm_create.c); this file creates and releases
+ * the objects (comm.h: lifetime and references).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +14,17 @@
 #include "comm.h"
 #include "errhandler.h"
 #include "inst.h"
+#include "topo.h"
 
 struct rc_comm rc_mpi_comm_world, rc_mpi_comm_self;
-struct rc_group rc_mpi_group_empty = { .refcount = 1, .predefined = true,
+struct rc_group rc_mpi_group_empty = { .magic = RC_GROUP_MAGIC,
+				       .refcount = 1, .predefined = true,
 				       .size = 0, .rank = MPI_UNDEFINED };
+
+bool rc_group_valid(const struct rc_group *g)
+{
+	return g && g->magic == RC_GROUP_MAGIC;
+}
 
 bool rc_comm_valid(const struct rc_comm *c)
 {
@@ -37,7 +45,14 @@ struct rc_group *rc_group_new(int size)
 	g->refcount = 1;
 	g->size = size;
 	g->rank = MPI_UNDEFINED;
+	g->magic = RC_GROUP_MAGIC;
 	return g;
+}
+
+void rc_group_retain(struct rc_group *g)
+{
+	if (g && !g->predefined)
+		g->refcount++;
 }
 
 void rc_group_release(struct rc_group *g)
@@ -45,9 +60,78 @@ void rc_group_release(struct rc_group *g)
 	if (!g || g->predefined)
 		return;
 	if (--g->refcount == 0) {
+		g->magic = 0;
 		free(g->wranks);
 		free(g);
 	}
+}
+
+int rc_group_rank_of(const struct rc_group *g, int w)
+{
+	int i;
+
+	for (i = 0; i < g->size; i++)
+		if (g->wranks[i] == w)
+			return i;
+	return MPI_UNDEFINED;
+}
+
+void rc_comm_retain(struct rc_comm *c)
+{
+	if (!(c->flags & RC_COMM_PREDEFINED))
+		c->refcount++;
+}
+
+void rc_comm_release(struct rc_comm *c)
+{
+	if (c->flags & RC_COMM_PREDEFINED)
+		return;
+	if (--c->refcount > 0)
+		return;
+	/* nothing can reference the context ids any more */
+	rc_ctx_mark(c->inst, c->ctx, false);
+	rc_group_release(c->group);
+	rc_topo_free(c->topo);
+	c->magic = 0;
+	free(c);
+}
+
+int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
+		const struct rc_comm *parent, struct rc_comm **out)
+{
+	struct rc_comm *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return RC_ERR_NOMEM;
+	rc_group_retain(group);
+	c->group = group;
+	c->inst = inst;
+	c->refcount = 1;
+	c->ctx = ctx;
+	c->rank = group->rank;
+	c->size = group->size;
+	c->errh = parent ? parent->errh : &rc_mpi_errors_are_fatal;
+	c->magic = RC_COMM_MAGIC;
+	*out = c;
+	return RC_OK;
+}
+
+int rc_ctx_lowest_free(const uint32_t *free_mask)
+{
+	int i, b;
+
+	for (i = 0; i < RC_CTX_MAX / 32; i++) {
+		uint32_t w = free_mask[i];
+
+		/* pairs (2k, 2k + 1) both free */
+		w &= w >> 1;
+		w &= 0x55555555u;
+		if (!w)
+			continue;
+		b = __builtin_ctz(w);
+		return i * 32 + b;
+	}
+	return -1;
 }
 
 void rc_ctx_mark(struct rc_inst *inst, uint32_t ctx, bool used)
@@ -118,6 +202,8 @@ void rc_comm_fini_world(struct rc_inst *inst)
 			continue;
 		rc_group_release(c[i]->group);
 		c[i]->group = NULL;
+		rc_topo_free(c[i]->topo);
+		c[i]->topo = NULL;
 		c[i]->magic = 0;
 		if (c[i] != &rc_mpi_comm_world && c[i] != &rc_mpi_comm_self)
 			free(c[i]);

@@ -3,7 +3,17 @@
  *
  * A communicator names a group of processes (world ranks) and two context
  * ids: ctx for point-to-point traffic and ctx + 1 for collectives, so the two
- * never match each other. Context ids are agreed collectively (comm.c).
+ * never match each other. Context ids are agreed collectively
+ * (coll/comm_create.c); this layer only keeps the bitmap of pairs in use.
+ *
+ * Lifetime: a communicator is reference counted. MPI_Comm_free drops the
+ * user's reference and invalidates the handle at once; every pooled request
+ * (pt2pt or collective) holds a reference on req->comm, so a communicator
+ * freed with operations pending lives, and keeps its context ids, until the
+ * last of them is released. Groups are reference counted the same way.
+ * Where the rest lives: groups (runtime/group.c), local queries, names and
+ * attributes (runtime/comm_api.c), Cartesian math (runtime/topo.c), the
+ * collective constructors (coll/comm_create.c).
  */
 #ifndef RC_COMM_H
 #define RC_COMM_H
@@ -14,8 +24,12 @@
 
 struct rc_inst;
 struct rc_errhandler;
+struct rc_topo;
+
+#define RC_GROUP_MAGIC 0x67727570u	/* "grup" while the handle is live */
 
 struct rc_group {
+	uint32_t magic;
 	int refcount;
 	bool predefined;
 	int size;
@@ -37,7 +51,7 @@ struct rc_comm {
 	struct rc_group *group;
 	struct rc_errhandler *errh;
 	uint32_t coll_seq;	/* collective sequence number (tags) */
-	void *topo;		/* Cartesian topology, if any */
+	struct rc_topo *topo;	/* Cartesian topology, if any (topo.h) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -54,8 +68,28 @@ static inline uint32_t rc_comm_coll_ctx(const struct rc_comm *c)
 /* Is c a live communicator handle? */
 bool rc_comm_valid(const struct rc_comm *c);
 
+/* Is g a live group handle (MPI_GROUP_EMPTY included)? */
+bool rc_group_valid(const struct rc_group *g);
 struct rc_group *rc_group_new(int size);
+void rc_group_retain(struct rc_group *g);
 void rc_group_release(struct rc_group *g);
+/* Rank of world rank w in g, or MPI_UNDEFINED. */
+int rc_group_rank_of(const struct rc_group *g, int w);
+/* MPI_IDENT (same members, same order), MPI_SIMILAR or MPI_UNEQUAL. */
+int rc_group_compare(const struct rc_group *a, const struct rc_group *b);
+
+/* References (no-ops on world and self). The last release frees the
+ * communicator and its context ids. */
+void rc_comm_retain(struct rc_comm *c);
+void rc_comm_release(struct rc_comm *c);
+
+/*
+ * A new communicator over `group` (retained) with context pair ctx, which
+ * the caller has agreed and rc_ctx_mark()ed; my rank is the group's rank.
+ * Errhandler: the parent's. Handle valid on return.
+ */
+int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
+		const struct rc_comm *parent, struct rc_comm **out);
 
 /* Create world and self for inst (into the given objects when non-NULL,
  * else allocated). */
@@ -65,5 +99,8 @@ void rc_comm_fini_world(struct rc_inst *inst);
 
 /* Mark a context id pair used or free in this process. */
 void rc_ctx_mark(struct rc_inst *inst, uint32_t ctx, bool used);
+/* Lowest pair (even ctx) free in `free_mask` (a bitmap of RC_CTX_MAX bits,
+ * 1 = free), or -1 when every pair is taken. */
+int rc_ctx_lowest_free(const uint32_t *free_mask);
 
 #endif

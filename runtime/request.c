@@ -3,11 +3,13 @@
  *
  * Requests come from per-instance slabs, so starting an operation never
  * calls malloc once the pool is warm. Blocking calls put a request on their
- * own stack instead (it cannot outlive the call).
+ * own stack instead (it cannot outlive the call). A pooled request holds a
+ * reference on req->comm, released with the request.
  */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include "comm.h"
 #include "dtype.h"
 #include "inst.h"
 #include "request.h"
@@ -94,6 +96,11 @@ void rc_req_free(struct rc_req *req)
 	req->dt = NULL;
 	if (!(req->flags & RC_REQ_POOLED))
 		return;
+	/* a pooled request holds a reference on its communicator, so that
+	 * MPI_Comm_free with operations pending is safe (comm.h) */
+	if (req->comm)
+		rc_comm_release(req->comm);
+	req->comm = NULL;
 	req->state = RC_REQ_INACTIVE;
 	req->kind = 0;		/* stale handles fail validation */
 	req->pool_next = inst->req_free;

@@ -24,6 +24,8 @@
 	X(RC_ERR_PEER, MPI_ERR_PROC_FAILED, "peer failed or connection lost") \
 	X(RC_ERR_UNSUPPORTED, MPI_ERR_UNSUPPORTED_OPERATION,                 \
 	  "operation not supported")                                         \
+	X(RC_ERR_NOCTX, MPI_ERR_OTHER,                                       \
+	  "no context id is free on every member (too many communicators)") \
 	X(RC_ERR_INTERN, MPI_ERR_INTERN, "internal error")
 
 enum rc_status {

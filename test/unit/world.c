@@ -4,6 +4,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "coll.h"
 #include "comm.h"
 #include "pt2pt.h"
 #include "status.h"
@@ -47,6 +48,7 @@ void tw_open(struct tw *tw)
 		ck_assert_int_eq(rc_p2p_connect(tw->inst[r]), RC_OK);
 		ck_assert_int_eq(rc_comm_init_world(tw->inst[r], NULL, NULL),
 				 RC_OK);
+		ck_assert_int_eq(rc_coll_open(tw->inst[r]), RC_OK);
 	}
 }
 
@@ -57,6 +59,7 @@ void tw_free(struct tw *tw)
 	for (r = 0; r < tw->n; r++) {
 		struct rc_inst *inst = tw->inst[r];
 
+		rc_coll_close(inst);
 		rc_p2p_close(inst);
 		rc_comm_fini_world(inst);
 		rc_req_pool_fini(inst);

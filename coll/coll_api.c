@@ -1,0 +1,664 @@
+/*
+ * coll_api.c - the MPI collective functions, blocking and nonblocking:
+ * argument checks (error classes raised on the communicator), then one
+ * schedule (coll.c) - run to completion on the caller's stack for the
+ * blocking call, started as a pooled request for the I-variant.
+ *
+ * Arguments that the standard calls insignificant on a rank (the receive
+ * side of a gather on non-roots, the send side under MPI_IN_PLACE, ...)
+ * are neither checked nor used there. Errors: MPI_ERR_COMM, MPI_ERR_ROOT,
+ * MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_OP (also an op not defined on the
+ * type), MPI_ERR_BUFFER (MPI_IN_PLACE where not allowed, a NULL buffer
+ * with data, send and receive buffers that are the same), MPI_ERR_ARG (a
+ * NULL request or count array).
+ */
+#include <string.h>
+#include "api.h"
+#include "coll_impl.h"
+#include "dtype.h"
+#include "op.h"
+
+/* Common checks; each returns 0 or an MPI error class. */
+static int chk_data(const void *buf, int count, struct rc_dtype *dt)
+{
+	if (RC_UNLIKELY(count < 0))
+		return MPI_ERR_COUNT;
+	if (RC_UNLIKELY(!rc_dt_valid(dt)))
+		return MPI_ERR_TYPE;
+	if (RC_UNLIKELY(buf == MPI_IN_PLACE))
+		return MPI_ERR_BUFFER;
+	if (RC_UNLIKELY(!buf && count > 0 && (dt->flags & RC_DT_PREDEFINED)))
+		return MPI_ERR_BUFFER;
+	return MPI_SUCCESS;
+}
+
+static int chk_counts(const int *counts, const int *displs, int n,
+		      struct rc_dtype *dt, const void *buf)
+{
+	int i;
+
+	if (RC_UNLIKELY(!counts || !displs))
+		return MPI_ERR_ARG;
+	if (RC_UNLIKELY(!rc_dt_valid(dt)))
+		return MPI_ERR_TYPE;
+	if (RC_UNLIKELY(buf == MPI_IN_PLACE))
+		return MPI_ERR_BUFFER;
+	for (i = 0; i < n; i++)
+		if (RC_UNLIKELY(counts[i] < 0))
+			return MPI_ERR_COUNT;
+	return MPI_SUCCESS;
+}
+
+static int chk_op(struct rc_op *op, struct rc_dtype *dt)
+{
+	if (RC_UNLIKELY(!rc_op_ok(op) || !rc_op_valid_for(op, dt)))
+		return MPI_ERR_OP;
+	return MPI_SUCCESS;
+}
+
+/* Send and receive buffers that are the same memory (not IN_PLACE). */
+static inline bool aliased(const void *s, const void *r, size_t bytes)
+{
+	return s == r && bytes && s && s != MPI_IN_PLACE;
+}
+
+#define COLL_ENTER(fn, comm, req)                                          \
+	do {                                                               \
+		RC_API_CHECK_INIT(fn);                                     \
+		if (RC_UNLIKELY(!rc_comm_valid(comm)))                     \
+			return RC_ERR(NULL, MPI_ERR_COMM, fn);             \
+		if (RC_UNLIKELY((req) == RC_NOREQ_BAD))                    \
+			return RC_ERR(comm, MPI_ERR_ARG, fn);              \
+	} while (0)
+
+/* Nonblocking calls must pass a request pointer; blocking calls pass
+ * RC_BLOCKING. */
+static MPI_Request rc_blocking_slot;
+#define RC_BLOCKING (&rc_blocking_slot)
+#define RC_NOREQ_BAD ((MPI_Request *)0)
+
+#define CHK(comm, cls, fn, msg)                                            \
+	do {                                                               \
+		int c_ = (cls);                                            \
+		if (RC_UNLIKELY(c_))                                       \
+			return RC_ERR_MSG(comm, c_, fn, msg);              \
+	} while (0)
+
+#define CHK_ROOT(comm, root, fn)                                           \
+	CHK(comm, ((root) < 0 || (root) >= (comm)->size) ? MPI_ERR_ROOT : 0, \
+	    fn, "root out of range")
+
+static int coll_go(MPI_Comm comm, int coll, struct rc_cargs *a,
+		   MPI_Request *req, const char *fn)
+{
+	int ret;
+
+	if (req == RC_BLOCKING)
+		ret = rc_coll_run(comm, coll, a);
+	else
+		ret = rc_coll_start(comm, coll, a, req);
+	return rc_api_status(comm, ret, fn);
+}
+
+/* ---- barrier, bcast ------------------------------------------------------ */
+
+static int barrier(MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+
+	COLL_ENTER(fn, comm, req);
+	memset(&a, 0, sizeof(a));
+	return coll_go(comm, RC_COLL_BARRIER, &a, req, fn);
+}
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+	return barrier(comm, RC_BLOCKING, "MPI_Barrier");
+}
+RC_WEAK(MPI_Barrier)
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+	return barrier(comm, request, "MPI_Ibarrier");
+}
+RC_WEAK(MPI_Ibarrier)
+
+static int bcast(void *buf, int count, MPI_Datatype dt, int root,
+		 MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+
+	COLL_ENTER(fn, comm, req);
+	CHK_ROOT(comm, root, fn);
+	CHK(comm, chk_data(buf, count, dt), fn, NULL);
+	memset(&a, 0, sizeof(a));
+	a.rbuf = buf;
+	a.count = (size_t)count;
+	a.dt = dt;
+	a.root = root;
+	return coll_go(comm, RC_COLL_BCAST, &a, req, fn);
+}
+
+int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+	return bcast(buf, count, dt, root, comm, RC_BLOCKING, "MPI_Bcast");
+}
+RC_WEAK(MPI_Bcast)
+
+int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return bcast(buf, count, dt, root, comm, request, "MPI_Ibcast");
+}
+RC_WEAK(MPI_Ibcast)
+
+/* ---- reductions ---------------------------------------------------------- */
+
+/* sendbuf may be IN_PLACE (when in_place_ok), recvbuf may not. */
+static int chk_red(const void *sbuf, const void *rbuf, int count,
+		   struct rc_dtype *dt, struct rc_op *op, bool in_place_ok,
+		   bool check_rbuf)
+{
+	int cls;
+
+	if (sbuf == MPI_IN_PLACE) {
+		if (!in_place_ok)
+			return MPI_ERR_BUFFER;
+		if (count < 0)
+			return MPI_ERR_COUNT;
+		if (!rc_dt_valid(dt))
+			return MPI_ERR_TYPE;
+	} else {
+		cls = chk_data(sbuf, count, dt);
+		if (cls)
+			return cls;
+	}
+	if (check_rbuf) {
+		cls = chk_data(rbuf, count, dt);
+		if (cls)
+			return cls;
+		if (aliased(sbuf, rbuf, (size_t)count * dt->size))
+			return MPI_ERR_BUFFER;
+	}
+	return chk_op(op, dt);
+}
+
+static void red_args(struct rc_cargs *a, const void *sbuf, void *rbuf,
+		     int count, MPI_Datatype dt, MPI_Op op, int root)
+{
+	memset(a, 0, sizeof(*a));
+	a->sbuf = sbuf;
+	a->rbuf = rbuf;
+	a->count = (size_t)count;
+	a->dt = dt;
+	a->op = op;
+	a->root = root;
+}
+
+static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		  MPI_Op op, int root, MPI_Comm comm, MPI_Request *req,
+		  const char *fn)
+{
+	struct rc_cargs a;
+	bool isroot;
+
+	COLL_ENTER(fn, comm, req);
+	CHK_ROOT(comm, root, fn);
+	isroot = comm->rank == root;
+	CHK(comm, chk_red(sbuf, rbuf, count, dt, op, isroot, isroot), fn,
+	    NULL);
+	red_args(&a, sbuf, isroot ? rbuf : NULL, count, dt, op, root);
+	return coll_go(comm, RC_COLL_REDUCE, &a, req, fn);
+}
+
+int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		MPI_Op op, int root, MPI_Comm comm)
+{
+	return reduce(sbuf, rbuf, count, dt, op, root, comm, RC_BLOCKING,
+		      "MPI_Reduce");
+}
+RC_WEAK(MPI_Reduce)
+
+int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+	return reduce(sbuf, rbuf, count, dt, op, root, comm, request,
+		      "MPI_Ireduce");
+}
+RC_WEAK(MPI_Ireduce)
+
+/* Allreduce, Scan, Exscan: the same arguments. */
+static int allred(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		  MPI_Op op, MPI_Comm comm, MPI_Request *req, int coll,
+		  const char *fn)
+{
+	struct rc_cargs a;
+
+	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_red(sbuf, rbuf, count, dt, op, true, true), fn, NULL);
+	red_args(&a, sbuf, rbuf, count, dt, op, 0);
+	return coll_go(comm, coll, &a, req, fn);
+}
+
+int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		   MPI_Op op, MPI_Comm comm)
+{
+	return allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
+		      RC_COLL_ALLREDUCE, "MPI_Allreduce");
+}
+RC_WEAK(MPI_Allreduce)
+
+int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count,
+		    MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	return allred(sbuf, rbuf, count, dt, op, comm, request,
+		      RC_COLL_ALLREDUCE, "MPI_Iallreduce");
+}
+RC_WEAK(MPI_Iallreduce)
+
+int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+	      MPI_Op op, MPI_Comm comm)
+{
+	return allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
+		      RC_COLL_SCAN, "MPI_Scan");
+}
+RC_WEAK(MPI_Scan)
+
+int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+	       MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return allred(sbuf, rbuf, count, dt, op, comm, request, RC_COLL_SCAN,
+		      "MPI_Iscan");
+}
+RC_WEAK(MPI_Iscan)
+
+int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		MPI_Op op, MPI_Comm comm)
+{
+	return allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
+		      RC_COLL_EXSCAN, "MPI_Exscan");
+}
+RC_WEAK(MPI_Exscan)
+
+int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		 MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return allred(sbuf, rbuf, count, dt, op, comm, request,
+		      RC_COLL_EXSCAN, "MPI_Iexscan");
+}
+RC_WEAK(MPI_Iexscan)
+
+static int redscat_block(const void *sbuf, void *rbuf, int rcount,
+			 MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+			 MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+
+	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_red(sbuf, rbuf, rcount, dt, op, true, true), fn, NULL);
+	red_args(&a, sbuf, rbuf, rcount, dt, op, 0);
+	return coll_go(comm, RC_COLL_REDUCE_SCATTER_BLOCK, &a, req, fn);
+}
+
+int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+			      MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+	return redscat_block(sbuf, rbuf, rcount, dt, op, comm, RC_BLOCKING,
+			     "MPI_Reduce_scatter_block");
+}
+RC_WEAK(MPI_Reduce_scatter_block)
+
+int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
+			       MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+			       MPI_Request *request)
+{
+	return redscat_block(sbuf, rbuf, rcount, dt, op, comm, request,
+			     "MPI_Ireduce_scatter_block");
+}
+RC_WEAK(MPI_Ireduce_scatter_block)
+
+static int redscat(const void *sbuf, void *rbuf, const int rcounts[],
+		   MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+		   MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+	int i;
+
+	COLL_ENTER(fn, comm, req);
+	if (!rcounts)
+		return RC_ERR_MSG(comm, MPI_ERR_ARG, fn, "recvcounts is NULL");
+	for (i = 0; i < comm->size; i++)
+		CHK(comm, rcounts[i] < 0 ? MPI_ERR_COUNT : 0, fn,
+		    "negative receive count");
+	CHK(comm, chk_red(sbuf, rbuf, rcounts[comm->rank], dt, op, true,
+			  true),
+	    fn, NULL);
+	red_args(&a, sbuf, rbuf, 0, dt, op, 0);
+	a.rcounts = rcounts;
+	return coll_go(comm, RC_COLL_REDUCE_SCATTER, &a, req, fn);
+}
+
+int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+			MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+	return redscat(sbuf, rbuf, rcounts, dt, op, comm, RC_BLOCKING,
+		       "MPI_Reduce_scatter");
+}
+RC_WEAK(MPI_Reduce_scatter)
+
+int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
+			 MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+			 MPI_Request *request)
+{
+	return redscat(sbuf, rbuf, rcounts, dt, op, comm, request,
+		       "MPI_Ireduce_scatter");
+}
+RC_WEAK(MPI_Ireduce_scatter)
+
+/* ---- gather, scatter ----------------------------------------------------- */
+
+static void xfer_args(struct rc_cargs *a, const void *sbuf, int scount,
+		      MPI_Datatype sdt, void *rbuf, int rcount,
+		      MPI_Datatype rdt, int root)
+{
+	memset(a, 0, sizeof(*a));
+	a->sbuf = sbuf;
+	a->scount = scount > 0 ? (size_t)scount : 0;
+	a->sdt = sdt;
+	a->rbuf = rbuf;
+	a->rcount = rcount > 0 ? (size_t)rcount : 0;
+	a->rdt = rdt;
+	a->root = root;
+}
+
+static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		  int rcount, MPI_Datatype rdt, const int *rcounts,
+		  const int *rdispls, int root, MPI_Comm comm,
+		  MPI_Request *req, bool v, const char *fn)
+{
+	struct rc_cargs a;
+	bool isroot, inplace;
+
+	COLL_ENTER(fn, comm, req);
+	CHK_ROOT(comm, root, fn);
+	isroot = comm->rank == root;
+	inplace = isroot && sbuf == MPI_IN_PLACE;
+	if (!inplace)
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+	if (isroot) {
+		if (v)
+			CHK(comm, chk_counts(rcounts, rdispls, comm->size, rdt,
+					     rbuf),
+			    fn, NULL);
+		else
+			CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
+		if (!inplace && !v)
+			CHK(comm, aliased(sbuf, rbuf, (size_t)scount *
+						      sdt->size)
+					  ? MPI_ERR_BUFFER : 0,
+			    fn, "sendbuf and recvbuf are the same");
+	}
+	xfer_args(&a, sbuf, scount, inplace ? NULL : sdt, isroot ? rbuf : NULL,
+		  rcount, isroot ? rdt : NULL, root);
+	if (v && isroot) {
+		a.rcounts = rcounts;
+		a.rdispls = rdispls;
+	}
+	return coll_go(comm, v ? RC_COLL_GATHERV : RC_COLL_GATHER, &a, req, fn);
+}
+
+int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+	return gather(sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, root,
+		      comm, RC_BLOCKING, false, "MPI_Gather");
+}
+RC_WEAK(MPI_Gather)
+
+int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		 int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+		 MPI_Request *request)
+{
+	return gather(sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, root,
+		      comm, request, false, "MPI_Igather");
+}
+RC_WEAK(MPI_Igather)
+
+int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		 const int rcounts[], const int displs[], MPI_Datatype rdt,
+		 int root, MPI_Comm comm)
+{
+	return gather(sbuf, scount, sdt, rbuf, 0, rdt, rcounts, displs, root,
+		      comm, RC_BLOCKING, true, "MPI_Gatherv");
+}
+RC_WEAK(MPI_Gatherv)
+
+int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		  const int rcounts[], const int displs[], MPI_Datatype rdt,
+		  int root, MPI_Comm comm, MPI_Request *request)
+{
+	return gather(sbuf, scount, sdt, rbuf, 0, rdt, rcounts, displs, root,
+		      comm, request, true, "MPI_Igatherv");
+}
+RC_WEAK(MPI_Igatherv)
+
+static int scatter(const void *sbuf, int scount, const int *scounts,
+		   const int *sdispls, MPI_Datatype sdt, void *rbuf,
+		   int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+		   MPI_Request *req, bool v, const char *fn)
+{
+	struct rc_cargs a;
+	bool isroot, inplace;
+
+	COLL_ENTER(fn, comm, req);
+	CHK_ROOT(comm, root, fn);
+	isroot = comm->rank == root;
+	inplace = isroot && rbuf == MPI_IN_PLACE;
+	if (!inplace)
+		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
+	if (isroot) {
+		if (v)
+			CHK(comm, chk_counts(scounts, sdispls, comm->size, sdt,
+					     sbuf),
+			    fn, NULL);
+		else
+			CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+		if (!inplace && !v)
+			CHK(comm, aliased(sbuf, rbuf, (size_t)rcount *
+						      rdt->size)
+					  ? MPI_ERR_BUFFER : 0,
+			    fn, "sendbuf and recvbuf are the same");
+	}
+	xfer_args(&a, isroot ? sbuf : NULL, scount, isroot ? sdt : NULL, rbuf,
+		  rcount, inplace ? NULL : rdt, root);
+	if (v && isroot) {
+		a.scounts = scounts;
+		a.sdispls = sdispls;
+	}
+	return coll_go(comm, v ? RC_COLL_SCATTERV : RC_COLL_SCATTER, &a, req,
+		       fn);
+}
+
+int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		 int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+	return scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root,
+		       comm, RC_BLOCKING, false, "MPI_Scatter");
+}
+RC_WEAK(MPI_Scatter)
+
+int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		  int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+		  MPI_Request *request)
+{
+	return scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root,
+		       comm, request, false, "MPI_Iscatter");
+}
+RC_WEAK(MPI_Iscatter)
+
+int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
+		  MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
+		  int root, MPI_Comm comm)
+{
+	return scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root,
+		       comm, RC_BLOCKING, true, "MPI_Scatterv");
+}
+RC_WEAK(MPI_Scatterv)
+
+int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
+		   MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
+		   int root, MPI_Comm comm, MPI_Request *request)
+{
+	return scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root,
+		       comm, request, true, "MPI_Iscatterv");
+}
+RC_WEAK(MPI_Iscatterv)
+
+/* ---- allgather, alltoall ------------------------------------------------- */
+
+static int allgather(const void *sbuf, int scount, MPI_Datatype sdt,
+		     void *rbuf, int rcount, const int *rcounts,
+		     const int *rdispls, MPI_Datatype rdt, MPI_Comm comm,
+		     MPI_Request *req, bool v, const char *fn)
+{
+	struct rc_cargs a;
+	bool inplace = sbuf == MPI_IN_PLACE;
+
+	COLL_ENTER(fn, comm, req);
+	if (!inplace)
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+	if (v)
+		CHK(comm, chk_counts(rcounts, rdispls, comm->size, rdt, rbuf),
+		    fn, NULL);
+	else
+		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
+	if (!inplace)
+		CHK(comm, aliased(sbuf, rbuf, (size_t)scount * sdt->size)
+				  ? MPI_ERR_BUFFER : 0,
+		    fn, "sendbuf and recvbuf are the same");
+	xfer_args(&a, sbuf, scount, inplace ? NULL : sdt, rbuf, rcount, rdt,
+		  0);
+	a.rcounts = rcounts;
+	a.rdispls = rdispls;
+	return coll_go(comm, v ? RC_COLL_ALLGATHERV : RC_COLL_ALLGATHER, &a,
+		       req, fn);
+}
+
+int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt,
+		   void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+	return allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
+			 comm, RC_BLOCKING, false, "MPI_Allgather");
+}
+RC_WEAK(MPI_Allgather)
+
+int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt,
+		    void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
+		    MPI_Request *request)
+{
+	return allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
+			 comm, request, false, "MPI_Iallgather");
+}
+RC_WEAK(MPI_Iallgather)
+
+int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
+		    void *rbuf, const int rcounts[], const int displs[],
+		    MPI_Datatype rdt, MPI_Comm comm)
+{
+	return allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
+			 comm, RC_BLOCKING, true, "MPI_Allgatherv");
+}
+RC_WEAK(MPI_Allgatherv)
+
+int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
+		     void *rbuf, const int rcounts[], const int displs[],
+		     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
+{
+	return allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
+			 comm, request, true, "MPI_Iallgatherv");
+}
+RC_WEAK(MPI_Iallgatherv)
+
+static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+		    void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
+		    MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+	bool inplace = sbuf == MPI_IN_PLACE;
+
+	COLL_ENTER(fn, comm, req);
+	if (!inplace)
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+	CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
+	if (!inplace)
+		CHK(comm, aliased(sbuf, rbuf, (size_t)scount * sdt->size)
+				  ? MPI_ERR_BUFFER : 0,
+		    fn, "sendbuf and recvbuf are the same");
+	xfer_args(&a, sbuf, scount, inplace ? NULL : sdt, rbuf, rcount, rdt,
+		  0);
+	return coll_go(comm, RC_COLL_ALLTOALL, &a, req, fn);
+}
+
+int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		  int rcount, MPI_Datatype rdt, MPI_Comm comm)
+{
+	return alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm,
+			RC_BLOCKING, "MPI_Alltoall");
+}
+RC_WEAK(MPI_Alltoall)
+
+int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+		   void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
+		   MPI_Request *request)
+{
+	return alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, request,
+			"MPI_Ialltoall");
+}
+RC_WEAK(MPI_Ialltoall)
+
+static int alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+		     MPI_Datatype sdt, void *rbuf, const int *rcounts,
+		     const int *rdispls, MPI_Datatype rdt, MPI_Comm comm,
+		     MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+	bool inplace = sbuf == MPI_IN_PLACE;
+
+	COLL_ENTER(fn, comm, req);
+	if (!inplace) {
+		CHK(comm, chk_counts(scounts, sdispls, comm->size, sdt, sbuf),
+		    fn, NULL);
+		CHK(comm, aliased(sbuf, rbuf, 1) ? MPI_ERR_BUFFER : 0, fn,
+		    "sendbuf and recvbuf are the same");
+	}
+	CHK(comm, chk_counts(rcounts, rdispls, comm->size, rdt, rbuf), fn,
+	    NULL);
+	xfer_args(&a, sbuf, 0, inplace ? NULL : sdt, rbuf, 0, rdt, 0);
+	if (!inplace) {
+		a.scounts = scounts;
+		a.sdispls = sdispls;
+	}
+	a.rcounts = rcounts;
+	a.rdispls = rdispls;
+	return coll_go(comm, RC_COLL_ALLTOALLV, &a, req, fn);
+}
+
+int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+		   MPI_Datatype sdt, void *rbuf, const int rcounts[],
+		   const int rdispls[], MPI_Datatype rdt, MPI_Comm comm)
+{
+	return alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
+			 rdt, comm, RC_BLOCKING, "MPI_Alltoallv");
+}
+RC_WEAK(MPI_Alltoallv)
+
+int PMPI_Ialltoallv(const void *sbuf, const int scounts[],
+		    const int sdispls[], MPI_Datatype sdt, void *rbuf,
+		    const int rcounts[], const int rdispls[], MPI_Datatype rdt,
+		    MPI_Comm comm, MPI_Request *request)
+{
+	return alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
+			 rdt, comm, request, "MPI_Ialltoallv");
+}
+RC_WEAK(MPI_Ialltoallv)
