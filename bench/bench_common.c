@@ -13,25 +13,26 @@
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-m min:max] [-i iters] [-x warmup] [-c]\n", prog);
+		"usage: %s [-m [min:]max] [-i iters] [-x warmup] [-W window] "
+		"[-c]\n", prog);
 }
 
-void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
-		size_t min_size, int sized)
+/* MPI_Init, the options, then the title lines on rank 0 */
+static void init(struct bench *b, int *argc, char ***argv, const char *name)
 {
 	int opt;
 	char *colon;
+	size_t min = b->min;
 
-	memset(b, 0, sizeof(*b));
-	b->name = name;
-	b->min = min_size;
-	b->max = sized ? 1u << 20 : 0;
-	b->iters = -1;
-	b->warmup = -1;
 	MPI_Init(argc, argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &b->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &b->size);
-	while ((opt = getopt(*argc, *argv, "m:i:x:ch")) != -1) {
+	b->name = strrchr((*argv)[0], '/') ? strrchr((*argv)[0], '/') + 1 :
+		(*argv)[0];
+	b->iters = -1;
+	b->warmup = -1;
+	b->window = 64;
+	while ((opt = getopt(*argc, *argv, "m:i:x:W:ch")) != -1) {
 		switch (opt) {
 		case 'm':
 			colon = strchr(optarg, ':');
@@ -49,6 +50,11 @@ void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
 		case 'x':
 			b->warmup = atoi(optarg);
 			break;
+		case 'W':
+			b->window = atoi(optarg);
+			if (b->window < 1)
+				b->window = 1;
+			break;
 		case 'c':
 			b->validate = 1;
 			break;
@@ -59,12 +65,27 @@ void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
 			exit(opt == 'h' ? 0 : 2);
 		}
 	}
-	if (b->min < min_size)
-		b->min = min_size;
+	if (b->min < min)
+		b->min = min;
 	if (!b->rank) {
-		printf("# %s\n", name);
+		printf("# %s: %s\n", b->name, name);
 		printf("# ranks %d%s\n", b->size,
 		       b->validate ? ", results validated" : "");
+	}
+}
+
+void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
+		size_t min_size, int sized)
+{
+	memset(b, 0, sizeof(*b));
+	b->kind = BENCH_COLL;
+	b->sized = sized;
+	b->min = min_size;
+	b->max = sized ? 1u << 20 : 0;
+	init(b, argc, argv, name);
+	if (!sized)
+		b->min = b->max = 0;
+	if (!b->rank) {
 		if (sized)
 			printf("%-10s %14s %14s %14s %14s\n", "# Size",
 			       "Avg Latency(us)", "Min(us)", "Max(us)",
@@ -76,18 +97,62 @@ void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
 	}
 }
 
+void bench_init_p2p(struct bench *b, int *argc, char ***argv,
+		    const char *name, enum bench_kind kind, int min_ranks,
+		    int exact, int even)
+{
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	b->sized = 1;
+	b->min = kind == BENCH_RATE ? 1 : 0;
+	b->max = 1u << 22;
+	init(b, argc, argv, name);
+	if (b->size < min_ranks || (exact && b->size != min_ranks) ||
+	    (even && b->size % 2)) {
+		if (!b->rank)
+			fprintf(stderr, "%s: needs %s%d ranks%s, not %d\n",
+				(*argv)[0], exact ? "exactly " : "at least ",
+				min_ranks, even ? " (an even number)" : "",
+				b->size);
+		MPI_Finalize();
+		exit(2);
+	}
+	if (b->rank)
+		return;
+	if (kind == BENCH_LAT)
+		printf("%-10s%18s\n", "# Size", "Latency (us)");
+	else if (kind == BENCH_BW)
+		printf("%-10s%18s\n", "# Size", "Bandwidth (MB/s)");
+	else
+		printf("%-10s%18s%18s\n", "# Size", "MB/s", "Messages/s");
+	fflush(stdout);
+}
+
+size_t bench_next(size_t size)
+{
+	return size ? size * 2 : 1;
+}
+
+/* OSU's defaults: small / large iterations and warm-up rounds */
+static const int defaults[][4] = {
+	[BENCH_COLL] = { 1000, 100, 100, 10 },
+	[BENCH_LAT] = { 10000, 1000, 100, 10 },
+	[BENCH_BW] = { 100, 20, 10, 2 },
+	[BENCH_RATE] = { 100, 20, 10, 2 },
+};
+
 int bench_iters(const struct bench *b, size_t size)
 {
 	if (b->iters > 0)
 		return b->iters;
-	return size > LARGE ? 100 : 1000;
+	return defaults[b->kind][size > LARGE];
 }
 
 int bench_warmup(const struct bench *b, size_t size)
 {
 	if (b->warmup >= 0)
 		return b->warmup;
-	return size > LARGE ? 10 : 100;
+	return defaults[b->kind][2 + (size > LARGE)];
 }
 
 double bench_lap(struct bench *b, int i, double dt)
@@ -130,13 +195,54 @@ void bench_report(struct bench *b, size_t size, double total, int iters)
 	MPI_Reduce(&med, &msum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (b->rank)
 		return;
-	if (b->max)
+	if (b->sized)
 		printf("%-10zu %14.2f %14.2f %14.2f %14.2f\n", size,
 		       sum / b->size, mn, mx, msum / b->size);
 	else
 		printf("%14.2f %14.2f %14.2f %14.2f\n", sum / b->size, mn, mx,
 		       msum / b->size);
 	fflush(stdout);
+}
+
+void bench_print(const struct bench *b, size_t size, double v1, double v2)
+{
+	if (b->rank)
+		return;
+	if (b->kind == BENCH_RATE)
+		printf("%-10zu%18.2f%18.2f\n", size, v1, v2);
+	else
+		printf("%-10zu%18.2f\n", size, v1);
+	fflush(stdout);
+}
+
+/* byte i of pattern `seed`: changes with the seed, the offset and the
+ * page, so a stale, shifted or misplaced block shows */
+static unsigned char pattern(size_t i, unsigned seed)
+{
+	return (unsigned char)(i * 31 + (i >> 12) * 7 + seed * 101 + 1);
+}
+
+void bench_fill(void *buf, size_t len, unsigned seed)
+{
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pattern(i, seed);
+}
+
+int bench_check(struct bench *b, const void *buf, size_t len, unsigned seed,
+		size_t size)
+{
+	const unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pattern(i, seed)) {
+			bench_fail(b, size, i, p[i], pattern(i, seed));
+			return -1;
+		}
+	return 0;
 }
 
 void bench_fail(struct bench *b, size_t size, size_t index, double got,
@@ -148,13 +254,38 @@ void bench_fail(struct bench *b, size_t size, size_t index, double got,
 			want);
 }
 
+/* this process's peak resident set (KiB), 0 where /proc has none */
+static long vmhwm(void)
+{
+	char line[256];
+	long kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6)) {
+			kib = strtol(line + 6, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kib;
+}
+
 int bench_finish(struct bench *b)
 {
 	int bad = b->failed, any = 0;
+	long hwm = vmhwm(), mn = 0, mx = 0, sum = 0;
 
 	free(b->laps);
 	b->laps = NULL;
 	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Reduce(&hwm, &mn, 1, MPI_LONG, MPI_MIN, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&hwm, &mx, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&hwm, &sum, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (!b->rank)
+		printf("# VmHWM per rank (KiB): min %ld avg %ld max %ld\n", mn,
+		       sum / b->size, mx);
 	if (!b->rank && b->validate)
 		printf("# validation: %s\n", any ? "FAILED" : "passed");
 	MPI_Finalize();
