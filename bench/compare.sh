@@ -1,0 +1,568 @@
+#!/bin/bash
+# compare.sh - rcmpi side by side with Open MPI and MPICH: the same
+# bench/ sources built with each MPI's mpicc, run interleaved in one
+# session with the same core binding, REPS repetitions, per size the
+# median of each MPI and the ratio rcmpi / other (bench/run_compare.sh is
+# the engine). Prints markdown (bench/RESULTS.md is made of it) and keeps
+# the raw runs.
+#
+#   bench/compare.sh MODE...
+#
+# Modes:
+#   shm-p2p        osu_latency, osu_bw, osu_bibw, osu_mbw_mr, osu_multi_lat
+#                  at 2 ranks, each bound to its own core (--bind-to core);
+#                  a plot (PNG) of latency and bandwidth; issue 3's gate
+#   shm-coll       the 9 collective benchmarks at 2 ranks, bound; issue 4's
+#                  gate
+#   shm-over       the collectives at 4 and 8 ranks: oversubscribed on a
+#                  2-core box, no binding (the MPIs' default there); MPICH
+#                  left out unless MPIS_OVER names it (it busy-polls: 28 ms
+#                  per 4-byte allreduce at 8 ranks here)
+#   shm            the three above
+#   callgrind      instructions per iteration of the software path
+#                  (bench/cg_self: Isend+Recv+Wait and Irecv+Send+Wait of
+#                  8 B on MPI_COMM_SELF, the difference of 11000 and 1000
+#                  iterations) under valgrind --tool=callgrind
+#   memory         peak resident memory per rank (VmHWM, before
+#                  MPI_Finalize) of osu_alltoall at 2 and 8 ranks
+#   startup        `mpirun -n 16 hello` of each MPI (hyperfine -N, warm-up
+#                  3, 20 runs, oversubscribed; issue 2), then
+#                  test/multinode/bench-startup.sh (2/16/64 ranks, one node
+#                  and two daemons, Open MPI's mpirun, Slurm's srun under a
+#                  private single-node Slurm; issue 6)
+#   verbs          in ONE Soft-RoCE VM boot (test/vm/rxe-vm): osu_latency
+#                  and osu_bw under rcmpi (RCMPI_TRANSPORTS=verbs, nothing
+#                  else), Open MPI + UCX over rxe0 (notes/anchors.md's
+#                  settings) and perftest ib_send_lat / ib_write_bw as the
+#                  device's ceiling; issue 5's gate
+#   all            shm callgrind memory startup verbs
+#
+# Environment: BUILD (rcmpi's configured build tree, default ./_build),
+# REPS (5), MPIS (default every one installed: "rcmpi ompi mpich"; rcmpi
+# first), MPIS_OVER ("rcmpi ompi"), OUT (raw results, default
+# BUILD/bench-compare/MODE), COL (collectives: avg, OSU's mean per call,
+# the default; med: the median call), P2P_OPTS / COLL_OPTS / OVER_OPTS
+# (benchmark options, e.g. "-m 1:4096"), VERBS_LAT ("-m 8:8 -i 2000 -x
+# 200"), VERBS_BW ("-m 1048576:1048576 -i 5 -x 1"), TIMEOUT (per run, s).
+# Exit status: 0, or 1 when a run or a gate failed (the report says which).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/run_compare.sh
+. "$top/bench/run_compare.sh"
+BUILD=$(cd "${BUILD:-$top/_build}" 2>/dev/null && pwd) ||
+	{ echo "compare.sh: no build tree (BUILD=${BUILD:-$top/_build})" >&2; exit 1; }
+REPS=${REPS:-5}
+COL=${COL:-avg}
+TIMEOUT=${TIMEOUT:-300}
+BIN=$BUILD/bench-compare/bin
+P2P="latency bw bibw mbw_mr multi_lat"
+COLL="barrier bcast reduce allreduce gather scatter allgather alltoall
+	reduce_scatter"
+STATUS=0
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+if [[ -z ${MPIS:-} ]]; then
+	MPIS=rcmpi
+	have mpicc.openmpi && have mpirun.openmpi && MPIS+=" ompi"
+	have mpicc.mpich && have mpirun.mpich && MPIS+=" mpich"
+fi
+MPIS_OVER=${MPIS_OVER:-$(for m in $MPIS; do [[ $m != mpich ]] && echo -n "$m "; done)}
+
+# ---- building -------------------------------------------------------------
+
+mpicc_of() {
+	case $1 in
+	rcmpi) echo "$BUILD/launcher/mpicc" ;;
+	ompi) echo mpicc.openmpi ;;
+	mpich) echo mpicc.mpich ;;
+	esac
+}
+
+# every benchmark and examples/hello.c with each MPI's mpicc, into BIN/MPI
+build_all() {
+	local m p cc log=$BUILD/bench-compare/build.log
+	mkdir -p "$BUILD/bench-compare"
+	make -C "$BUILD" -j"$(nproc)" all >"$log" 2>&1 ||
+		{ tail -20 "$log"; echo "compare.sh: rcmpi does not build" >&2; exit 1; }
+	for m in $MPIS; do
+		cc=$(mpicc_of "$m")
+		mkdir -p "$BIN/$m"
+		for p in $P2P $COLL; do
+			$cc -O2 -o "$BIN/$m/osu_$p" "$top/bench/osu_$p.c" \
+				"$top/bench/bench_common.c" >>"$log" 2>&1 ||
+				{ echo "compare.sh: $cc osu_$p.c failed ($log)" >&2; exit 1; }
+		done
+		$cc -O2 -o "$BIN/$m/cg_self" "$top/bench/cg_self.c" >>"$log" 2>&1 &&
+			$cc -O2 -o "$BIN/$m/hello" "$top/examples/hello.c" >>"$log" 2>&1 ||
+			{ echo "compare.sh: $cc failed ($log)" >&2; exit 1; }
+	done
+}
+
+# ---- launching --------------------------------------------------------------
+
+# launcher command line: MPI ranks core|none
+launcher() {
+	case $1 in
+	rcmpi)	echo -n "$BUILD/launcher/mpirun -n $2"
+		[[ $3 == core ]] && echo " --bind-to core" ||
+			echo " --oversubscribe --bind-to none" ;;
+	ompi)	echo -n "mpirun.openmpi --allow-run-as-root -np $2"
+		[[ $3 == core ]] && echo " --bind-to core" ||
+			echo " --oversubscribe --bind-to none" ;;
+	mpich)	echo -n "mpirun.mpich -n $2"
+		[[ $3 == core ]] && echo " -bind-to core" || echo ;;
+	ompi-ucx) echo "mpirun.openmpi --allow-run-as-root -np $2 --bind-to $3" \
+		"--mca pml ucx -x UCX_NET_DEVICES=$DEV:1" \
+		"-x UCX_TLS=rc_verbs,ud_verbs,self -x UCX_UD_VERBS_ETH_DGID_CHECK=n" ;;
+	rcmpi-verbs) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
+		"-x RCMPI_TRANSPORTS=verbs" ;;
+	esac
+}
+
+# jobs: J_PROG (benchmark), J_NP, J_BIND, J_COL (output column), J_OPTS,
+# J_BETTER (lower|higher), J_TITLE
+declare -A J_PROG J_NP J_BIND J_COL J_OPTS J_BETTER J_TITLE
+job() {	# name prog np bind col better title [opts]
+	J_PROG[$1]=$2 J_NP[$1]=$3 J_BIND[$1]=$4 J_COL[$1]=$5 J_BETTER[$1]=$6
+	J_TITLE[$1]=$7 J_OPTS[$1]=${8:-}
+}
+
+# the engine's hook: run JOB under MPI, print "size value" lines
+cmp_exec() {	# mpi job
+	local m=$1 j=$2
+	[[ $m == perftest ]] && { perftest_exec "$j"; return; }
+	[[ ${J_COL[$j]} == hwm-* ]] && { cmp_exec_mem "$m" "$j"; return; }
+	# BIN/rcmpi for rcmpi-verbs, BIN/ompi for ompi-ucx
+	# shellcheck disable=SC2046,SC2086 # command lines
+	timeout -k 10 "$TIMEOUT" $(launcher "$m" "${J_NP[$j]}" "${J_BIND[$j]}") \
+		"$BIN/${m%%-*}/${J_PROG[$j]}" ${J_OPTS[$j]} |
+		awk -v c="${J_COL[$j]}" '/^#/ || NF < c { next }
+			$1 ~ /\./ { print 0, $(c - 1); next }	# no size column
+			{ print $1, $c }'
+	return "${PIPESTATUS[0]}"
+}
+
+# ---- reporting ----------------------------------------------------------------
+
+machine() {
+	local cpu
+	cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+	echo "$(nproc) cores ($cpu), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)," \
+		"$(. /etc/os-release && echo "$PRETTY_NAME"), Linux $(uname -r)"
+}
+
+versions() {
+	local v="rcmpi $(git -C "$top" describe --always --dirty 2>/dev/null)"
+	[[ " $MPIS " == *" ompi "* ]] &&
+		v+=", Open MPI $(mpirun.openmpi --version 2>&1 | sed -n 's/.*(OpenRTE) //p')"
+	[[ " $MPIS " == *" mpich "* ]] &&
+		v+=", MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p') ($(mpichversion | sed -n 's/^MPICH Device:[[:space:]]*//p'))"
+	echo "$v"
+}
+
+header() {	# title command
+	echo "### $1"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(machine); $(versions)."
+	echo "Command: \`$2\`. Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo
+}
+
+footer() {
+	echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo
+}
+
+# ---- modes ------------------------------------------------------------------
+
+mode_shm_p2p() {
+	local out=${OUT:-$BUILD/bench-compare/shm-p2p} p jobs=""
+	local o=${P2P_OPTS:-}
+	rm -rf "$out"
+	job lat osu_latency 2 core 2 lower "osu_latency (µs)" "-m 0:4194304 $o"
+	job bw osu_bw 2 core 2 higher "osu_bw (MB/s)" "-m 1:4194304 $o"
+	job bibw osu_bibw 2 core 2 higher "osu_bibw (MB/s)" "-m 1:4194304 $o"
+	job mr osu_mbw_mr 2 core 3 higher \
+		"osu_mbw_mr, 1 pair (messages/s)" "-m 1:4194304 $o"
+	job mlat osu_multi_lat 2 core 2 lower \
+		"osu_multi_lat, 1 pair (µs)" "-m 0:4194304 $o"
+	jobs="lat bw bibw mr mlat"
+	header "Shared memory, point-to-point, 2 ranks bound to cores 0 and 1" \
+		"REPS=$REPS bench/compare.sh shm-p2p"
+	cmp_collect "$out" "$REPS" "$MPIS" "$jobs"
+	for p in $jobs; do
+		echo "#### ${J_TITLE[$p]}"
+		echo
+		cmp_table "$out" "$p" "$MPIS" "${J_BETTER[$p]}" "$REPS"
+	done
+	if [[ " $MPIS " == *" ompi "* ]]; then
+		echo "Issue 3 gate (rcmpi within 10 % of Open MPI or better):"
+		echo
+		cmp_gate "$out" lat rcmpi ompi lower 1.10 8 | tee -a "$out/gates"
+		cmp_gate "$out" bw rcmpi ompi higher 0.90 1048576 2097152 4194304 |
+			tee -a "$out/gates"
+		echo
+	fi
+	plot "$out" "$MPIS"
+	footer
+	[[ -s $out/failures ]] && STATUS=1
+	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
+}
+
+plot() {	# dir labels
+	have gnuplot || return 0
+	gnuplot -e "dir='$1'; labels='$2'; out='$1/shm-p2p.png'" \
+		"$top/bench/plot.gp" 2>>"$1/plot.log" &&
+		echo "Plot: $1/shm-p2p.png" && echo
+}
+
+# the collective jobs at one rank count; their names are added to JOBS
+coll_jobs() {	# prefix ranks bind opts
+	local c col=2 what="OSU's mean"
+	[[ $COL == med ]] && col=5 what="the median call"
+	for c in $COLL; do
+		job "$1_$c" "osu_$c" "$2" "$3" "$col" lower \
+			"osu_$c, $2 ranks (µs, $what)" "$4"
+		JOBS+="$1_$c "
+	done
+}
+
+mode_shm_coll() {
+	local out=${OUT:-$BUILD/bench-compare/shm-coll} jobs j
+	rm -rf "$out"
+	JOBS=
+	coll_jobs c2 2 core "${COLL_OPTS:-}"
+	jobs=$JOBS
+	header "Shared memory, collectives, 2 ranks bound to cores 0 and 1" \
+		"REPS=$REPS bench/compare.sh shm-coll"
+	cmp_collect "$out" "$REPS" "$MPIS" "$jobs"
+	for j in $jobs; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		cmp_table "$out" "$j" "$MPIS" lower "$REPS"
+	done
+	if [[ " $MPIS " == *" ompi "* ]]; then
+		echo "Issue 4 gate (rcmpi within 10 % of Open MPI or better at <= 1 KiB and 1 MiB):"
+		echo
+		for j in $jobs; do
+			cmp_gate "$out" "$j" rcmpi ompi lower 1.10 0 1 2 4 8 16 32 \
+				64 128 256 512 1024 1048576
+		done | grep -v ': no data: FAIL$' | tee "$out/gates" |
+			awk '/FAIL$/ { print; f++ } END { printf "\n%d of %d gate points pass.\n", NR - f, NR }'
+		echo
+	fi
+	footer
+	[[ -s $out/failures ]] && STATUS=1
+	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
+}
+
+mode_shm_over() {
+	local out=${OUT:-$BUILD/bench-compare/shm-over} jobs j n
+	rm -rf "$out"
+	JOBS=
+	coll_jobs c4 4 none "${OVER_OPTS:--i 200 -x 20}"
+	coll_jobs c8 8 none "${OVER_OPTS:--i 200 -x 20}"
+	jobs=$JOBS
+	header "Shared memory, collectives, 4 and 8 ranks on 2 cores (oversubscribed, not bound)" \
+		"REPS=$REPS bench/compare.sh shm-over"
+	echo "Oversubscribed: every MPI must yield the core while it waits;"
+	echo "these figures measure the scheduler as much as the MPI. No gate."
+	[[ " $MPIS_OVER " != *" mpich "* && " $MPIS " == *" mpich "* ]] &&
+		echo "MPICH left out: it busy-polls without yielding (28 ms per 4-byte allreduce at 8 ranks here)."
+	echo
+	cmp_collect "$out" "$REPS" "$MPIS_OVER" "$jobs"
+	for j in $jobs; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		cmp_table "$out" "$j" "$MPIS_OVER" lower "$REPS"
+	done
+	footer
+	[[ -s $out/failures ]] && STATUS=1
+}
+
+# instructions of N iterations of cg_self under callgrind
+cg_count() {	# mpi n variant file
+	local m=$1
+	# singletons: no launcher, only the rank's own instructions count
+	timeout -k 10 "$TIMEOUT" valgrind --tool=callgrind \
+		--callgrind-out-file="$4" "$BIN/$m/cg_self" "$2" 8 "$3" \
+		>"$4.log" 2>&1 || { echo nan; return 1; }
+	awk '/^totals:/ { print $2 }' "$4"
+}
+
+mode_callgrind() {
+	local out=${OUT:-$BUILD/bench-compare/callgrind} m v r a b line l first
+	local -A per
+	rm -rf "$out"
+	mkdir -p "$out"
+	have valgrind || { echo "compare.sh: valgrind missing" >&2; STATUS=1; return; }
+	header "Instructions per message of the software path (callgrind)" \
+		"bench/compare.sh callgrind"
+	echo "bench/cg_self as a singleton under \`valgrind --tool=callgrind\`: 8-byte"
+	echo "messages to oneself on MPI_COMM_SELF (no other process, so no"
+	echo "spin-waiting is counted); instructions of 11000 iterations minus those"
+	echo "of 1000, divided by 10000 (MPI_Init and MPI_Finalize cancel); every"
+	echo "thread of the process counted. Two runs each: both shown when they differ."
+	echo
+	for v in unexpected expected; do
+		for m in $MPIS; do
+			for r in 1 2; do
+				a=$(cg_count "$m" 1000 "$v" "$out/$m.$v.$r.1000") || STATUS=1
+				b=$(cg_count "$m" 11000 "$v" "$out/$m.$v.$r.11000") || STATUS=1
+				per[$m,$v,$r]=$(awk -v a="$a" -v b="$b" 'BEGIN {
+					if (a == "nan" || b == "nan") print "nan";
+					else printf "%.0f\n", (b - a) / 10000 }')
+			done
+		done
+	done
+	line="| path |"
+	for m in $MPIS; do line+=" $m |"; done
+	first=${MPIS%% *}
+	for m in ${MPIS#"$first"}; do line+=" $first/$m |"; done
+	echo "$line"
+	echo -n "|---|"
+	for m in $MPIS ${MPIS#"$first"}; do echo -n "---:|"; done
+	echo
+	for v in unexpected expected; do
+		if [[ $v == unexpected ]]; then
+			line="| Isend + Recv + Wait (unexpected) |"
+		else
+			line="| Irecv + Send + Wait (expected) |"
+		fi
+		for m in $MPIS; do
+			l=${per[$m,$v,1]}
+			[[ ${per[$m,$v,2]} != "$l" ]] && l+=" / ${per[$m,$v,2]}"
+			line+=" $l |"
+		done
+		for m in ${MPIS#"$first"}; do
+			line+=" $(awk -v a="${per[$first,$v,1]}" -v b="${per[$m,$v,1]}" \
+				'BEGIN { if (a == "nan" || b == "nan" || !b) print "—";
+					 else printf "%.2f\n", a / b }') |"
+		done
+		echo "$line"
+	done
+	echo
+	if have callgrind_annotate && [[ -s $out/$first.unexpected.1.11000 ]]; then
+		echo "Where $first's instructions go (Isend + Recv + Wait, 11000"
+		echo "iterations, exclusive counts, functions above 1 %):"
+		echo
+		echo '```'
+		callgrind_annotate --threshold=99 "$out/$first.unexpected.1.11000" \
+			2>/dev/null | awk '/^-+$/ { s++ } s >= 3 && NF' |
+			grep -E '^ *[0-9,]+ \(' | head -25 | sed 's/ \[[^]]*\]$//'
+		echo '```'
+		echo
+	fi
+}
+
+mode_memory() {
+	local out=${OUT:-$BUILD/bench-compare/memory}
+	rm -rf "$out"
+	job mem_avg osu_alltoall 0 none hwm-avg lower "VmHWM avg" "-m 8:8 -i 20 -x 2"
+	job mem_max osu_alltoall 0 none hwm-max lower "VmHWM max" "-m 8:8 -i 20 -x 2"
+	header "Peak resident memory per rank (VmHWM)" \
+		"REPS=$REPS bench/compare.sh memory"
+	echo "osu_alltoall -m 8:8 -i 20 -x 2 (every rank talks to every other; tiny"
+	echo "buffers): each rank's VmHWM from /proc/self/status just before"
+	echo "MPI_Finalize, in KiB. Pages of shared segments a rank touched count"
+	echo "in its own RSS. 2 ranks bound, 8 ranks oversubscribed."
+	echo
+	cmp_collect "$out" "$REPS" "$MPIS" "mem_avg mem_max"
+	echo "#### average over the ranks (KiB)"
+	echo
+	CMP_SIZE=ranks cmp_table "$out" mem_avg "$MPIS" lower "$REPS" |
+		sed 's/is faster/uses less/'
+	echo "#### largest rank (KiB)"
+	echo
+	CMP_SIZE=ranks cmp_table "$out" mem_max "$MPIS" lower "$REPS" |
+		sed 's/is faster/uses less/'
+	footer
+	[[ -s $out/failures ]] && STATUS=1
+}
+
+# memory jobs: one run at 2 and one at 8 ranks, the VmHWM line's avg or max
+cmp_exec_mem() {	# mpi job
+	local m=$1 j=$2 n bind f
+	[[ $j == mem_avg ]] && f=9 || f=11	# "... avg A max M"
+	for n in 2 8; do
+		bind=core
+		[[ $n -gt $(nproc) ]] && bind=none
+		# shellcheck disable=SC2046,SC2086
+		timeout -k 10 "$TIMEOUT" $(launcher "$m" "$n" "$bind") \
+			"$BIN/$m/${J_PROG[$j]}" ${J_OPTS[$j]} |
+			awk -v n="$n" -v f="$f" '/^# VmHWM/ { print n, $f }'
+		[[ ${PIPESTATUS[0]} -eq 0 ]] || return 1
+	done
+}
+
+mode_startup() {
+	local out=${OUT:-$BUILD/bench-compare/startup} cmds=() names=() m
+	rm -rf "$out"
+	mkdir -p "$out"
+	have hyperfine || { echo "compare.sh: hyperfine missing" >&2; STATUS=1; return; }
+	header "Job start-up: mpirun -n 16 hello (issue 2)" \
+		"bench/compare.sh startup"
+	for m in $MPIS; do
+		case $m in
+		rcmpi) cmds+=("$BUILD/launcher/mpirun -n 16 --oversubscribe $BIN/rcmpi/hello") ;;
+		ompi) cmds+=("mpirun.openmpi --allow-run-as-root --oversubscribe -np 16 $BIN/ompi/hello") ;;
+		mpich) cmds+=("mpirun.mpich -n 16 $BIN/mpich/hello") ;;
+		esac
+		names+=("$m")
+	done
+	echo "Each MPI's own mpirun and examples/hello.c built with its own mpicc,"
+	echo "16 ranks on 2 cores (oversubscribed), output to /dev/null:"
+	echo "\`hyperfine -N --warmup 3 --runs 20 --export-markdown ...\` with the"
+	echo "commands in the first column."
+	echo
+	hyperfine -N --warmup 3 --runs 20 --output=null \
+		--export-markdown "$out/hello16.md" --export-json "$out/hello16.json" \
+		"${cmds[@]}" >"$out/hello16.txt" 2>&1 ||
+		{ cat "$out/hello16.txt"; STATUS=1; return; }
+	sed "s|$BUILD|BUILD|g" "$out/hello16.md"
+	echo
+	python3 - "$out/hello16.json" <<-'EOF'
+		import json, sys
+		r = json.load(open(sys.argv[1]))["results"]
+		base = r[0]["median"]
+		for x in r[1:]:
+		    print("Median ratio rcmpi / %s: %.2f" % (x["command"].split()[0], base / x["median"]))
+	EOF
+	echo
+	echo "### Job start-up: 2, 16, 64 ranks, one node and two daemons (issue 6)"
+	echo
+	echo "Command: \`test/integ/slurm.test --with-slurm test/multinode/bench-startup.sh BUILD 10\`"
+	echo "(medians of hyperfine -N --warmup 2 --runs 10, every launcher of a size in"
+	echo "one hyperfine run; all start rcmpi's examples/hello; the two rcmpi daemons"
+	echo "run on this machine through test/integ/local-agent)."
+	echo
+	(cd "$BUILD" && srcdir=$top top_builddir=$BUILD \
+		"$top/test/integ/slurm.test" --with-slurm \
+		"$top/test/multinode/bench-startup.sh" "$BUILD" 10) 2>&1 |
+		grep -v '^# slurm.test' | tee "$out/multinode.md" ||
+		STATUS=1
+	echo
+	footer
+}
+
+# ---- verbs: host side boots the VM, guest side runs the jobs ---------------
+
+mode_verbs() {
+	local out=${OUT:-$BUILD/bench-compare/verbs} rc
+	pgrep -f '^qemu-system' >/dev/null &&
+		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
+	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	header "Verbs: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
+		"REPS=$REPS bench/compare.sh verbs"
+	"$top/test/vm/rxe-vm" --quiet --timeout 3000 --workdir "$out" -- \
+		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' VERBS_LAT='${VERBS_LAT:-}' VERBS_BW='${VERBS_BW:-}' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs $out" \
+		>"$out/vm.log" 2>&1
+	rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "The VM run failed (status $rc); its last lines:"
+		echo '```'
+		tail -20 "$out/vm.log"
+		echo '```'
+		STATUS=1
+	fi
+	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
+	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
+	footer
+}
+
+perftest_exec() {	# job: perftest pair on one node, per size of the job
+	local j=$1 tool field s v lo hi
+	if [[ $j == vlat ]]; then tool=ib_send_lat field=5; else tool=ib_write_bw field=4; fi
+	lo=$(sed -n 's/.*-m \([0-9]*\):.*/\1/p' <<<"${J_OPTS[$j]}")
+	hi=$(sed -n 's/.*-m [0-9]*:\([0-9]*\).*/\1/p' <<<"${J_OPTS[$j]}")
+	for ((s = lo; s <= hi; s = s ? s * 2 : 1)); do
+		v=
+		# it sometimes exits 1 without a message under emulation: again
+		for _ in 1 2 3; do
+			if [[ $tool == ib_send_lat ]]; then
+				set -- -s "$s" -n 2000
+			else
+				set -- -s "$s" -n 100
+			fi
+			timeout 60 "$tool" -d "$DEV" -x "$GID" "$@" >/dev/null 2>&1 &
+			sleep 0.5
+			v=$(timeout 60 "$tool" -d "$DEV" -x "$GID" "$@" 10.99.0.1 2>/dev/null |
+				awk -v f="$field" '$1 ~ /^[0-9]+$/ && NF >= 5 { print $f; exit }')
+			wait
+			[[ -n $v && $v != inf && $v != nan ]] && break
+			v=
+		done
+		[[ -n $v ]] || return 1
+		# perftest's MB/sec are MiB/s; OSU's MB/s are 10^6 bytes/s
+		[[ $tool == ib_write_bw ]] && v=$(awk -v x="$v" 'BEGIN { printf "%.2f\n", x * 1.048576 }')
+		echo "$s $v"
+	done
+}
+
+guest_verbs() {	# out
+	local out=$1 labels="rcmpi-verbs ompi-ucx perftest"
+	DEV=${RXE_VM_DEV:-rxe0}
+	GID=$(rxe-gid -d "$DEV" | cut -d' ' -f1)
+	job vlat osu_latency 2 core 2 lower "osu_latency (µs)" \
+		"${VERBS_LAT:--m 8:8 -i 2000 -x 200}"
+	job vbw osu_bw 2 core 2 higher "osu_bw, window 64 (MB/s)" \
+		"${VERBS_BW:--m 1048576:1048576 -i 5 -x 1}"
+	cmp_collect "$out" "$REPS" "$labels" "vlat vbw"
+	echo "=== report"
+	echo "Both ranks on one rxe device (its internal loopback), qemu TCG"
+	echo "emulation: absolute figures mean little, ratios within the boot do."
+	echo "rcmpi-verbs: \`mpirun -n 2 --bind-to core -x RCMPI_TRANSPORTS=verbs\`;"
+	echo "ompi-ucx: \`$(launcher ompi-ucx 2 core)\`; perftest: \`ib_send_lat -s SIZE -n 2000\`,"
+	echo "\`ib_write_bw -s SIZE -n 100\` (MiB/s converted to MB/s). Benchmarks:"
+	echo "\`osu_latency ${J_OPTS[vlat]}\`, \`osu_bw ${J_OPTS[vbw]}\`."
+	echo
+	echo "#### ${J_TITLE[vlat]}"
+	echo
+	cmp_table "$out" vlat "$labels" lower "$REPS"
+	echo "#### ${J_TITLE[vbw]}"
+	echo
+	cmp_table "$out" vbw "$labels" higher "$REPS"
+	echo "Issue 5 gate (latency within 10 % of Open MPI + UCX or better, bandwidth at least Open MPI's):"
+	echo
+	cmp_gate "$out" vlat rcmpi-verbs ompi-ucx lower 1.10 \
+		"$(sed -n 's/.*-m \([0-9]*\):.*/\1/p' <<<"${J_OPTS[vlat]}")" |
+		tee "$out/gates"
+	cmp_gate "$out" vbw rcmpi-verbs ompi-ucx higher 1.00 \
+		"$(sed -n 's/.*-m [0-9]*:\([0-9]*\).*/\1/p' <<<"${J_OPTS[vbw]}")" |
+		tee -a "$out/gates"
+	echo
+	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
+}
+
+# ---- main -------------------------------------------------------------------
+
+if [[ ${1:-} == --guest-verbs ]]; then
+	guest_verbs "$2"
+	exit 0
+fi
+[[ $# -gt 0 ]] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
+modes=()
+for a in "$@"; do
+	case $a in
+	shm) modes+=(shm-p2p shm-coll shm-over) ;;
+	all) modes+=(shm-p2p shm-coll shm-over callgrind memory startup verbs) ;;
+	shm-p2p | shm-coll | shm-over | callgrind | memory | startup | verbs)
+		modes+=("$a") ;;
+	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2
+	   exit 2 ;;
+	esac
+done
+[[ ${MPIS%% *} == rcmpi ]] || { echo "compare.sh: MPIS must start with rcmpi" >&2; exit 2; }
+build_all
+# each mode's report also goes to BUILD/bench-compare/MODE.md
+for mode in "${modes[@]}"; do
+	case $mode in
+	verbs) MPIS="rcmpi ompi" mode_verbs ;;
+	*) "mode_${mode//-/_}" ;;
+	esac > >(tee "$BUILD/bench-compare/$mode.md")
+	wait $! 2>/dev/null
+done
+exit $STATUS
