@@ -51,7 +51,7 @@ job() {
 	case $expect in
 	ok)
 		[[ $rc -eq 0 ]] || why="exit status $rc"
-		[[ -z $why ]] && ! grep -q "^vt: .*: ok" "$out/$name.log" &&
+		[[ -z $why ]] && ! grep -qE "$OK_LINE" "$out/$name.log" &&
 			why="no 'ok' line"
 		[[ -z $why && ${sent:-0} -le 0 ]] && why="rxe0 sent_pkts did not rise"
 		;;
@@ -77,6 +77,10 @@ job() {
 
 CASES=("$@")
 SMALL="RCMPI_VERBS_RDMA_CHUNK=65536"
+J=$B/test/jobs
+# what a passing job prints: the suite's own programs, and the project's
+# integration jobs (test/jobs)
+OK_LINE='^vt: .*: ok|^p2p_[a-z]+: [0-9]+ ranks OK$|^coll_[a-z]+: [0-9]+ ranks, ok$'
 
 # point to point: sizes 0 B - 4 MiB, wildcards, truncation, ssend, probe,
 # ordering; both wirings, every rendezvous mode, small pipeline chunks
@@ -94,6 +98,18 @@ job pt2pt_no_rcache_2 2 ok RCMPI_VERBS_RCACHE=0 -- "$T/vt_pt2pt"
 job pt2pt_net_if_2 2 ok RCMPI_NET_IF=veth0 -- "$T/vt_pt2pt"
 gid=$(rxe-gid -d "$DEV" | cut -d' ' -f1)
 job pt2pt_gid_index_2 2 ok "RCMPI_VERBS_GID_INDEX=$gid" -- "$T/vt_pt2pt"
+
+# the project's pt2pt and collective integration jobs over verbs, at 2 to 4
+# ranks: every send/receive flavour up to 4 MiB, matching, probes, floods,
+# every collective (blocking and nonblocking) on world and a split
+job jobs_p2p_sizes_4 4 ok "$SMALL" -- "$J/p2p_sizes" $(((4 << 20) + 13))
+job jobs_p2p_match_3 3 ok -- "$J/p2p_match"
+job jobs_p2p_misc_2 2 ok RCMPI_RNDV_MODE=put -- "$J/p2p_misc"
+job jobs_coll_all_2 2 ok -- "$J/coll_all"
+job jobs_coll_all_4 4 ok "$SMALL" -- "$J/coll_all"
+job jobs_coll_comm_3 3 ok -- "$J/coll_comm"
+job jobs_coll_all_rdmacm_put_3 3 ok RCMPI_VERBS_CM=rdmacm \
+	RCMPI_RNDV_MODE=put -- "$J/coll_all"
 
 # floods both ways, rnr_retry 0: no RNR, ever
 job flood_modex_2 2 ok -- "$T/vt_flood"
