@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	{
 		char me[40] = "", *all = calloc(size, sizeof(me));
 		FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-		int k, want = 0;
+		int want = 0;
 
 		if (f) {
 			if (!fgets(me, sizeof(me), f))
