@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 	MPI_Comm_free(&dup);
 	MPI_Allreduce(&errors, &k, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
-		printf("coll_comm: %d ranks, %s\n", size, k ? "FAILED" : "ok");
+		printf("coll_comm: %d ranks %s\n", size, k ? "FAILED" : "OK");
 	MPI_Finalize();
 	return k ? 1 : 0;
 }

@@ -80,7 +80,7 @@ SMALL="RCMPI_VERBS_RDMA_CHUNK=65536"
 J=$B/test/jobs
 # what a passing job prints: the suite's own programs, and the project's
 # integration jobs (test/jobs)
-OK_LINE='^vt: .*: ok|^p2p_[a-z]+: [0-9]+ ranks OK$|^coll_[a-z]+: [0-9]+ ranks, ok$'
+OK_LINE='^vt: .*: ok|^(p2p|coll)_[a-z]+: [0-9]+ ranks OK$'
 
 # point to point: sizes 0 B - 4 MiB, wildcards, truncation, ssend, probe,
 # ordering; both wirings, every rendezvous mode, small pipeline chunks
