@@ -132,6 +132,9 @@ void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)
 		rc_abort(vt->inst, MPI_ERR_PROC_FAILED,
 			 "verbs: ending the job after a connection failure "
 			 "(MPI_ERRORS_ARE_FATAL)");
+	/* MPI_ERRORS_RETURN: pt2pt fails what waits on the peer */
+	if (vt->tp.failed)
+		vt->tp.failed(vt->inst, p->wrank, RC_ERR_PEER);
 }
 
 /* ---- buffers ---- */

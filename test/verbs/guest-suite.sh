@@ -150,6 +150,9 @@ job kill_rank 2 "end:rank 1 .*(killed by signal 9|exited on signal 9|Killed)" \
 	-- "$T/vt_kill"
 job kill_mid_write 2 "end:connection to rank 1 on node1 failed: RDMA WRITE completed with" \
 	RCMPI_RNDV_MODE=put -- bash -c "$T/vt_kill mid; sleep $CASE_TIMEOUT"
+# the same under MPI_ERRORS_RETURN: the survivor's send returns the error
+job kill_mid_write_return 2 "end:rank 0 got MPI_ERR_PROC_FAILED" \
+	RCMPI_RNDV_MODE=put -- bash -c "$T/vt_kill mid-return; sleep $CASE_TIMEOUT"
 
 # the port goes down: a named device is an error at MPI_Init
 ip link set veth0 down

@@ -12,7 +12,7 @@
 # RCMPI_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 720 s).
 set -uo pipefail
-EXPECTED=36	# 1 on the host + 35 in the VM
+EXPECTED=37	# 1 on the host + 36 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/_build}" 2>/dev/null && pwd) || {
 	echo "run-suite.sh: no build directory ${1:-$top/_build}" >&2
