@@ -86,7 +86,14 @@ struct rc_p2p {
 	int rndv_mode;
 	size_t eager_max;	/* RCMPI_EAGER_LIMIT override (0: per tp) */
 	unsigned failures;	/* failed peers not yet cleaned up */
+	struct rc_umsg *umsg_free; /* small unexpected-message buffers */
+	unsigned numsg_free;
 };
+
+/* Unexpected messages with up to this much payload reuse buffers; a flood
+ * leaves at most UMSG_KEEP of them behind. */
+#define UMSG_SMALL 256
+#define UMSG_KEEP 1024
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -765,6 +772,17 @@ static void recv_matched(struct rc_p2p *p2p, struct rc_req *req, int wsrc,
 	recv_complete(p2p, req);
 }
 
+static void umsg_free(struct rc_p2p *p2p, struct rc_umsg *u)
+{
+	if (!u->small || p2p->numsg_free >= UMSG_KEEP) {
+		free(u);
+		return;
+	}
+	u->data = p2p->umsg_free;
+	p2p->umsg_free = u;
+	p2p->numsg_free++;
+}
+
 static struct rc_umsg *umsg_new(struct rc_p2p *p2p, int wsrc, const void *msg,
 				size_t msglen)
 {
@@ -773,12 +791,20 @@ static struct rc_umsg *umsg_new(struct rc_p2p *p2p, int wsrc, const void *msg,
 		    : h->type == RC_P2P_EAGER      ? sizeof(*h)
 						   : msglen;
 	size_t dlen = msglen - hlen;
-	struct rc_umsg *u = malloc(sizeof(*u) + dlen);
+	bool small = dlen <= UMSG_SMALL;
+	struct rc_umsg *u = small ? p2p->umsg_free : NULL;
 
+	if (u) {
+		p2p->umsg_free = u->data;	/* the free list's link */
+		p2p->numsg_free--;
+	} else {
+		u = malloc(sizeof(*u) + (small ? UMSG_SMALL : dlen));
+	}
 	if (!u)
 		rc_abort(p2p->inst, MPI_ERR_NO_MEM,
 			 "out of memory buffering an unexpected message");
 	memset(u, 0, sizeof(*u));
+	u->small = small;
 	u->ctx = h->ctx;
 	u->src = h->src;
 	u->tag = h->tag;
@@ -843,7 +869,7 @@ static void recv_umsg(struct rc_p2p *p2p, struct rc_req *req,
 		req->p2p.proto = RP_POSTED;
 		recv_complete(p2p, req);
 	}
-	free(u);
+	umsg_free(p2p, u);
 }
 
 static void on_cts(struct rc_p2p *p2p, int wsrc, const struct rc_p2p_cts *cts)
@@ -1539,6 +1565,12 @@ void rc_p2p_close(struct rc_inst *inst)
 		rc_list_for_each_safe(pos, n, &m->unexp)
 			free(rc_list_entry(pos, struct rc_umsg, link));
 		free(m);
+	}
+	while (p2p->umsg_free) {
+		struct rc_umsg *u = p2p->umsg_free;
+
+		p2p->umsg_free = u->data;
+		free(u);
 	}
 	while ((o = p2p->out_free)) {
 		p2p->out_free = o->next_free;
