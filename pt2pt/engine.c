@@ -1406,19 +1406,6 @@ static int p2p_add_tp(struct rc_inst *inst, const struct rc_tp_ops *ops,
 	return RC_OK;
 }
 
-/* Which transports RCMPI_TRANSPORTS allows ("shm,verbs" by default). */
-static bool tp_wanted(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	while ((p = strstr(p, name))) {
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-		p += n;
-	}
-	return false;
-}
 
 int rc_p2p_open(struct rc_inst *inst)
 {
@@ -1453,12 +1440,12 @@ int rc_p2p_open(struct rc_inst *inst)
 	if (inst->loop_fabric)
 		return rc_progress_register(inst, p2p_progress, p2p);
 	list = rc_param_str("TRANSPORTS", "shm,verbs");
-	if (tp_wanted(list, "shm") && inst->size > 1) {
+	if (rc_param_list_has(list, "shm") && inst->size > 1) {
 		ret = p2p_add_tp(inst, &rc_tp_shm_ops, NULL);
 		if (ret)
 			return ret;
 	}
-	if (tp_wanted(list, "verbs") && inst->size > 1) {
+	if (rc_param_list_has(list, "verbs") && inst->size > 1) {
 		ret = p2p_add_tp(inst, &rc_tp_verbs_ops, NULL);
 		/* no device: an error only if a peer needs verbs (connect) */
 		if (ret && ret != RC_ERR_NODEV)
@@ -1497,11 +1484,11 @@ int rc_p2p_connect(struct rc_inst *inst)
 			rc_log_err("no transport reaches rank %d on %s "
 				   "(RCMPI_TRANSPORTS=%s)%s%s",
 				   w, proc->host, list,
-				   tp_wanted(list, "verbs") && !verbs_open
+				   rc_param_list_has(list, "verbs") && !verbs_open
 					   ? ": it needs the verbs transport, "
 					     "which is not available here: "
 					   : "",
-				   tp_wanted(list, "verbs") && !verbs_open
+				   rc_param_list_has(list, "verbs") && !verbs_open
 					   ? rc_tp_verbs_open_error()
 					   : "");
 			return RC_ERR_UNREACH;
