@@ -71,6 +71,7 @@ struct p2p_match {
 struct p2p_rdma {
 	struct rc_tp_rdma op;
 	struct rc_req *req;
+	struct rc_list olink;	/* rc_p2p.rdma_out while the tp holds it */
 };
 
 struct rc_p2p {
@@ -80,6 +81,7 @@ struct rc_p2p {
 	unsigned nsends;	/* send requests started, not complete */
 	unsigned nrecvs_rndv;	/* receives with rendezvous in progress */
 	struct rc_list rdma_reqs; /* requests with get/put left to issue */
+	struct rc_list rdma_out;  /* get/put operations the transports hold */
 	struct p2p_out *out_free;
 	void *bounce;		/* packing buffer for one fragment */
 	size_t bounce_len;
@@ -512,6 +514,7 @@ static void rdma_done(struct rc_tp_rdma *op, int status)
 	if (status != RC_OK && !req->err)
 		req->err = status;
 	req->p2p.acked += op->len;
+	rc_list_del(&r->olink);
 	free(r);
 	if (status == RC_ERR_PEER)
 		p2p_mark_failed(p2p, req->p2p.wpeer, status);
@@ -588,6 +591,7 @@ static bool rdma_pump(struct rc_p2p *p2p, struct rc_req *req)
 		req->p2p.sent += n;
 		if (ret == RC_INPROGRESS) {
 			req->p2p.inflight++;
+			rc_list_add_tail(&p2p->rdma_out, &r->olink);
 			continue;
 		}
 		free(r);
@@ -1418,6 +1422,7 @@ int rc_p2p_open(struct rc_inst *inst)
 	p2p->inst = inst;
 	inst->p2p = p2p;
 	rc_list_init(&p2p->rdma_reqs);
+	rc_list_init(&p2p->rdma_out);
 	for (w = 0; w < inst->size; w++) {
 		rc_list_init(&inst->procs[w].pending);
 		rc_list_init(&inst->procs[w].waiting);
@@ -1535,6 +1540,14 @@ void rc_p2p_close(struct rc_inst *inst)
 		inst->tps[i]->ops->close(inst->tps[i]);
 	inst->ntps = 0;
 	inst->self_tp = NULL;
+	/* operations a closed transport never completed (a failed peer) */
+	while (!rc_list_empty(&p2p->rdma_out)) {
+		struct p2p_rdma *r = rc_list_first(&p2p->rdma_out,
+						   struct p2p_rdma, olink);
+
+		rc_list_del(&r->olink);
+		free(r);
+	}
 	/* after a failure, messages may still wait for a peer */
 	for (i = 0; inst->procs && i < inst->size; i++) {
 		struct rc_list *pos, *n;
