@@ -71,6 +71,7 @@ struct p2p_match {
 struct p2p_rdma {
 	struct rc_tp_rdma op;
 	struct rc_req *req;
+	struct rc_list olink;	/* rc_p2p.rdma_out while the tp holds it */
 };
 
 struct rc_p2p {
@@ -80,12 +81,21 @@ struct rc_p2p {
 	unsigned nsends;	/* send requests started, not complete */
 	unsigned nrecvs_rndv;	/* receives with rendezvous in progress */
 	struct rc_list rdma_reqs; /* requests with get/put left to issue */
+	struct rc_list rdma_out;  /* get/put operations the transports hold */
 	struct p2p_out *out_free;
 	void *bounce;		/* packing buffer for one fragment */
 	size_t bounce_len;
 	int rndv_mode;
 	size_t eager_max;	/* RCMPI_EAGER_LIMIT override (0: per tp) */
+	unsigned failures;	/* failed peers not yet cleaned up */
+	struct rc_umsg *umsg_free; /* small unexpected-message buffers */
+	unsigned numsg_free;
 };
+
+/* Unexpected messages with up to this much payload reuse buffers; a flood
+ * leaves at most UMSG_KEEP of them behind. */
+#define UMSG_SMALL 256
+#define UMSG_KEEP 1024
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -170,7 +180,28 @@ static void out_enqueue(struct rc_p2p *p2p, int wrank, struct p2p_out *o)
 	p2p->nqueued++;
 }
 
-/* Send a control message, behind anything already queued for the peer. */
+/*
+ * A peer is gone for good (a transport said so). Only recorded here: this
+ * can be called from inside a transport call; p2p_fail_peers() fails what
+ * waits on the peer from the next progress call.
+ */
+static void p2p_mark_failed(struct rc_p2p *p2p, int wrank, int status)
+{
+	struct rc_proc *proc = &p2p->inst->procs[wrank];
+
+	if (proc->failed)
+		return;
+	proc->failed = status ? status : RC_ERR_PEER;
+	p2p->failures++;
+}
+
+static void p2p_failed_upcall(struct rc_inst *inst, int wrank, int status)
+{
+	p2p_mark_failed(inst->p2p, wrank, status);
+}
+
+/* Send a control message, behind anything already queued for the peer.
+ * Nothing is sent to a failed peer. */
 static void ctl_send(struct rc_p2p *p2p, int wrank, const void *hdr,
 		     size_t hlen)
 {
@@ -179,13 +210,16 @@ static void ctl_send(struct rc_p2p *p2p, int wrank, const void *hdr,
 	struct p2p_out *o;
 	int ret;
 
+	if (RC_UNLIKELY(inst->procs[wrank].failed))
+		return;
 	if (rc_list_empty(&inst->procs[wrank].pending)) {
 		ret = tp->ops->am_send(tp, wrank, hdr, hlen, NULL, 0);
 		if (ret == RC_OK)
 			return;
-		if (ret != RC_AGAIN)
-			rc_abort(inst, MPI_ERR_PROC_FAILED,
-				 "cannot send a control message");
+		if (ret != RC_AGAIN) {
+			p2p_mark_failed(p2p, wrank, ret);
+			return;
+		}
 	}
 	assert(hlen <= sizeof(o->hdr));
 	o = out_alloc(p2p);
@@ -239,6 +273,7 @@ static void send_complete(struct rc_p2p *p2p, struct rc_req *req)
 {
 	struct rc_tp *tp;
 
+	rc_list_del(&req->p2p.plink);
 	if (req->p2p.mreg) {
 		tp = peer_tp(p2p->inst, req->p2p.wpeer);
 		tp->ops->mem_release(tp, req->p2p.mreg);
@@ -254,14 +289,16 @@ static void recv_complete(struct rc_p2p *p2p, struct rc_req *req)
 {
 	struct rc_tp *tp;
 
+	rc_list_del(&req->p2p.plink);
 	if (req->p2p.mreg) {
 		tp = peer_tp(p2p->inst, req->p2p.wpeer);
 		tp->ops->mem_release(tp, req->p2p.mreg);
 		req->p2p.mreg = NULL;
 	}
 	if (req->p2p.tmp) {
-		rc_dt_unpack(req->dt, req->count, req->buf, 0, req->p2p.tmp,
-			     req->p2p.len);
+		if (!req->err)
+			rc_dt_unpack(req->dt, req->count, req->buf, 0,
+				     req->p2p.tmp, req->p2p.len);
 		free(req->p2p.tmp);
 		req->p2p.tmp = NULL;
 	}
@@ -415,9 +452,13 @@ static void send_kick(struct rc_p2p *p2p, struct rc_req *req)
 		if (ret == RC_OK)
 			return;
 		if (ret != RC_AGAIN) {
-			req->err = ret;
-			send_complete(p2p, req);
-			return;
+			/* queued anyway: p2p_fail_peers() completes it */
+			p2p_mark_failed(p2p, req->p2p.wpeer, ret);
+			if (proc->failed_done) {
+				req->err = proc->failed;
+				send_complete(p2p, req);
+				return;
+			}
 		}
 	}
 	o = out_alloc(p2p);
@@ -446,9 +487,10 @@ static unsigned pending_progress(struct rc_p2p *p2p)
 							     o->hlen, NULL, 0);
 			if (ret == RC_AGAIN)
 				break;
-			if (ret != RC_OK)
-				rc_abort(inst, MPI_ERR_PROC_FAILED,
-					 "transport failed sending to a peer");
+			if (ret != RC_OK) {
+				p2p_mark_failed(p2p, w, ret);
+				break;
+			}
 			rc_list_del(&o->link);
 			out_free(p2p, o);
 			p2p->nqueued--;
@@ -472,8 +514,13 @@ static void rdma_done(struct rc_tp_rdma *op, int status)
 	if (status != RC_OK && !req->err)
 		req->err = status;
 	req->p2p.acked += op->len;
+	rc_list_del(&r->olink);
 	free(r);
-	if (req->p2p.acked == req->p2p.len && !req->p2p.inflight)
+	if (status == RC_ERR_PEER)
+		p2p_mark_failed(p2p, req->p2p.wpeer, status);
+	/* after an error nothing more is issued: finish once none is out */
+	if (!req->p2p.inflight &&
+	    (req->p2p.acked == req->p2p.len || req->err))
 		rdma_finish(p2p, req);
 }
 
@@ -544,11 +591,14 @@ static bool rdma_pump(struct rc_p2p *p2p, struct rc_req *req)
 		req->p2p.sent += n;
 		if (ret == RC_INPROGRESS) {
 			req->p2p.inflight++;
+			rc_list_add_tail(&p2p->rdma_out, &r->olink);
 			continue;
 		}
 		free(r);
 		if (ret != RC_OK) {
 			req->err = ret;
+			if (ret == RC_ERR_PEER)
+				p2p_mark_failed(p2p, req->p2p.wpeer, ret);
 			break;
 		}
 		req->p2p.acked += n;
@@ -592,6 +642,8 @@ static unsigned rdma_progress(struct rc_p2p *p2p)
 
 static void rdma_finish(struct rc_p2p *p2p, struct rc_req *req)
 {
+	/* after an error, chunks may be left unissued on the list */
+	rc_list_del(&req->link);
 	if (req->kind == RC_REQ_RECV) {
 		/* RGET done: tell the sender, then deliver */
 		ctl_fin(p2p, req->p2p.wpeer, req->p2p.remote_id);
@@ -630,6 +682,8 @@ static void recv_rts(struct rc_p2p *p2p, struct rc_req *req, int wsrc,
 	req->p2p.sent = 0;
 	req->p2p.acked = 0;
 	p2p->nrecvs_rndv++;
+	rc_list_del(&req->p2p.plink);
+	rc_list_add_tail(&p2p->inst->procs[wsrc].waiting, &req->p2p.plink);
 	/* req->p2p.len is now what we take (recv_set_status) */
 	if ((flags & RC_RTS_ADDR) && req->p2p.len &&
 	    (((tp->caps & RC_TP_CAP_GET) && p2p->rndv_mode == RNDV_GET) ||
@@ -722,6 +776,17 @@ static void recv_matched(struct rc_p2p *p2p, struct rc_req *req, int wsrc,
 	recv_complete(p2p, req);
 }
 
+static void umsg_free(struct rc_p2p *p2p, struct rc_umsg *u)
+{
+	if (!u->small || p2p->numsg_free >= UMSG_KEEP) {
+		free(u);
+		return;
+	}
+	u->data = p2p->umsg_free;
+	p2p->umsg_free = u;
+	p2p->numsg_free++;
+}
+
 static struct rc_umsg *umsg_new(struct rc_p2p *p2p, int wsrc, const void *msg,
 				size_t msglen)
 {
@@ -730,12 +795,20 @@ static struct rc_umsg *umsg_new(struct rc_p2p *p2p, int wsrc, const void *msg,
 		    : h->type == RC_P2P_EAGER      ? sizeof(*h)
 						   : msglen;
 	size_t dlen = msglen - hlen;
-	struct rc_umsg *u = malloc(sizeof(*u) + dlen);
+	bool small = dlen <= UMSG_SMALL;
+	struct rc_umsg *u = small ? p2p->umsg_free : NULL;
 
+	if (u) {
+		p2p->umsg_free = u->data;	/* the free list's link */
+		p2p->numsg_free--;
+	} else {
+		u = malloc(sizeof(*u) + (small ? UMSG_SMALL : dlen));
+	}
 	if (!u)
 		rc_abort(p2p->inst, MPI_ERR_NO_MEM,
 			 "out of memory buffering an unexpected message");
 	memset(u, 0, sizeof(*u));
+	u->small = small;
 	u->ctx = h->ctx;
 	u->src = h->src;
 	u->tag = h->tag;
@@ -800,7 +873,7 @@ static void recv_umsg(struct rc_p2p *p2p, struct rc_req *req,
 		req->p2p.proto = RP_POSTED;
 		recv_complete(p2p, req);
 	}
-	free(u);
+	umsg_free(p2p, u);
 }
 
 static void on_cts(struct rc_p2p *p2p, int wsrc, const struct rc_p2p_cts *cts)
@@ -927,6 +1000,7 @@ void rc_p2p_req_setup(struct rc_req *req, struct rc_comm *comm, uint32_t ctx,
 static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 {
 	struct rc_inst *inst = p2p->inst;
+	struct rc_proc *proc;
 	struct rc_tp *tp;
 	size_t len;
 	int ret;
@@ -944,10 +1018,17 @@ static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 	req->p2p.sent = 0;
 	req->p2p.acked = 0;
 	req->p2p.inflight = 0;
-	tp = peer_tp(inst, req->p2p.wpeer);
+	rc_list_init(&req->p2p.plink);
+	proc = &inst->procs[req->p2p.wpeer];
+	tp = proc->tp;
 	len = req->count * req->dt->size;
 	req->p2p.len = len;
 	p2p->nsends++;
+	if (RC_UNLIKELY(proc->failed)) {
+		req->err = proc->failed;
+		send_complete(p2p, req);
+		return RC_OK;
+	}
 	if (len <= tp_eager(p2p, tp) && len + sizeof(struct rc_p2p_sync) <= tp->max_am) {
 		req->p2p.proto = req->mode == RC_SEND_SYNC ? SP_SYNC : SP_EAGER;
 	} else {
@@ -969,6 +1050,9 @@ static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 				req->p2p.mreg = NULL;	/* FRAG it is */
 		}
 	}
+	/* until it completes, the protocol depends on the peer */
+	if (req->p2p.proto != SP_EAGER)
+		rc_list_add_tail(&proc->waiting, &req->p2p.plink);
 	send_kick(p2p, req);
 	return RC_OK;
 }
@@ -983,6 +1067,7 @@ static int p2p_recv_start(struct rc_p2p *p2p, struct rc_req *req)
 	req->p2p.tmp = NULL;
 	req->p2p.mreg = NULL;
 	req->p2p.proto = RP_POSTED;
+	rc_list_init(&req->p2p.plink);
 	if (req->peer == MPI_PROC_NULL) {
 		rc_status_set_empty(&req->status);
 		rc_req_complete(req);
@@ -997,6 +1082,15 @@ static int p2p_recv_start(struct rc_p2p *p2p, struct rc_req *req)
 			recv_umsg(p2p, req, u);
 			return RC_OK;
 		}
+	}
+	/* nothing more will come from a failed peer */
+	if (RC_UNLIKELY(req->peer != MPI_ANY_SOURCE &&
+			p2p->inst->procs[rc_comm_wrank(req->comm, req->peer)]
+				.failed)) {
+		req->err = p2p->inst->procs[rc_comm_wrank(req->comm,
+							   req->peer)].failed;
+		recv_complete(p2p, req);
+		return RC_OK;
 	}
 	req->flags |= RC_REQ_POSTED;
 	rc_list_add_tail(&m->posted, &req->link);
@@ -1028,6 +1122,8 @@ int rc_p2p_mrecv_start(struct rc_req *req, struct rc_umsg *u)
 	req->err = RC_OK;
 	req->p2p.tmp = NULL;
 	req->p2p.mreg = NULL;
+	req->p2p.proto = RP_POSTED;
+	rc_list_init(&req->p2p.plink);
 	if (u == &rc_mpi_message_no_proc) {
 		rc_status_set_empty(&req->status);
 		rc_req_complete(req);
@@ -1174,6 +1270,110 @@ void rc_p2p_cancel(struct rc_req *req)
 	rc_req_complete(req);
 }
 
+/* ---- a peer failed ------------------------------------------------------------ */
+
+static bool comm_has(const struct rc_comm *comm, int wrank)
+{
+	int i;
+
+	for (i = 0; i < comm->size; i++)
+		if (rc_comm_wrank(comm, i) == wrank)
+			return true;
+	return false;
+}
+
+/*
+ * Fail everything that waits on failed peer w, with the status its
+ * transport reported: messages queued for it, protocols in progress with
+ * it (a request with get/put still out is finished by their completions),
+ * receives naming it, and wildcard receives of communicators that hold it
+ * (nothing guarantees another sender). The errors reach the user through
+ * the communicators' handlers: MPI_ERRORS_ARE_FATAL ends the job,
+ * MPI_ERRORS_RETURN returns MPI_ERR_PROC_FAILED.
+ */
+static unsigned fail_peer(struct rc_p2p *p2p, int w)
+{
+	struct rc_proc *proc = &p2p->inst->procs[w];
+	int err = proc->failed;
+	unsigned events = 0;
+	uint32_t ctx;
+
+	rc_log_debug("pt2pt: failing what waits on rank %d (%s)", w,
+		     rc_status_str(err));
+	while (!rc_list_empty(&proc->pending)) {
+		struct p2p_out *o = rc_list_first(&proc->pending,
+						  struct p2p_out, link);
+		struct rc_req *req = o->req;
+
+		rc_list_del(&o->link);
+		p2p->nqueued--;
+		out_free(p2p, o);
+		if (req) {
+			req->err = err;
+			send_complete(p2p, req);
+		}
+		events++;
+	}
+	while (!rc_list_empty(&proc->waiting)) {
+		struct rc_req *req = rc_list_first(&proc->waiting,
+						   struct rc_req, p2p.plink);
+
+		rc_list_del(&req->p2p.plink);
+		rc_list_del(&req->link);	/* off the get/put list */
+		req->err = err;
+		events++;
+		if (req->p2p.inflight)
+			continue;	/* rdma_done() finishes it */
+		if (req->kind == RC_REQ_SEND)
+			send_complete(p2p, req);
+		else
+			recv_complete(p2p, req);
+	}
+	for (ctx = 0; ctx < RC_CTX_MAX; ctx++) {
+		struct p2p_match *m = p2p->match[ctx];
+		struct rc_list *pos, *n;
+
+		if (!m)
+			continue;
+		rc_list_for_each_safe(pos, n, &m->posted) {
+			struct rc_req *req = rc_list_entry(pos, struct rc_req,
+							   link);
+
+			if (req->peer == MPI_ANY_SOURCE
+				    ? !comm_has(req->comm, w)
+				    : rc_comm_wrank(req->comm, req->peer) != w)
+				continue;
+			rc_list_del(&req->link);
+			req->flags &= ~RC_REQ_POSTED;
+			req->err = err;
+			req->status.MPI_SOURCE = req->peer;
+			req->status.MPI_TAG = req->tag;
+			req->status.rc_count = 0;
+			recv_complete(p2p, req);
+			events++;
+		}
+	}
+	return events;
+}
+
+static unsigned p2p_fail_peers(struct rc_p2p *p2p)
+{
+	struct rc_inst *inst = p2p->inst;
+	unsigned events = 0;
+	int w;
+
+	p2p->failures = 0;
+	for (w = 0; w < inst->size; w++) {
+		struct rc_proc *proc = &inst->procs[w];
+
+		if (!proc->failed || proc->failed_done)
+			continue;
+		proc->failed_done = true;
+		events += fail_peer(p2p, w);
+	}
+	return events;
+}
+
 /* ---- progress, open, close -------------------------------------------------- */
 
 static unsigned p2p_progress(struct rc_inst *inst, void *arg)
@@ -1188,6 +1388,8 @@ static unsigned p2p_progress(struct rc_inst *inst, void *arg)
 		events += pending_progress(p2p);
 	if (RC_UNLIKELY(!rc_list_empty(&p2p->rdma_reqs)))
 		events += rdma_progress(p2p);
+	if (RC_UNLIKELY(p2p->failures))
+		events += p2p_fail_peers(p2p);
 	return events;
 }
 
@@ -1201,25 +1403,13 @@ static int p2p_add_tp(struct rc_inst *inst, const struct rc_tp_ops *ops,
 	if (ret)
 		return ret;
 	tp->recv = p2p_recv;
+	tp->failed = p2p_failed_upcall;
 	inst->tps[inst->ntps++] = tp;
 	if (out)
 		*out = tp;
 	return RC_OK;
 }
 
-/* Which transports RCMPI_TRANSPORTS allows ("shm,verbs" by default). */
-static bool tp_wanted(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	while ((p = strstr(p, name))) {
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-		p += n;
-	}
-	return false;
-}
 
 int rc_p2p_open(struct rc_inst *inst)
 {
@@ -1232,8 +1422,11 @@ int rc_p2p_open(struct rc_inst *inst)
 	p2p->inst = inst;
 	inst->p2p = p2p;
 	rc_list_init(&p2p->rdma_reqs);
-	for (w = 0; w < inst->size; w++)
+	rc_list_init(&p2p->rdma_out);
+	for (w = 0; w < inst->size; w++) {
 		rc_list_init(&inst->procs[w].pending);
+		rc_list_init(&inst->procs[w].waiting);
+	}
 	mode = rc_param_str("RNDV_MODE", "get");
 	if (!strcmp(mode, "put")) {
 		p2p->rndv_mode = RNDV_PUT;
@@ -1252,12 +1445,12 @@ int rc_p2p_open(struct rc_inst *inst)
 	if (inst->loop_fabric)
 		return rc_progress_register(inst, p2p_progress, p2p);
 	list = rc_param_str("TRANSPORTS", "shm,verbs");
-	if (tp_wanted(list, "shm") && inst->size > 1) {
+	if (rc_param_list_has(list, "shm") && inst->size > 1) {
 		ret = p2p_add_tp(inst, &rc_tp_shm_ops, NULL);
 		if (ret)
 			return ret;
 	}
-	if (tp_wanted(list, "verbs") && inst->size > 1) {
+	if (rc_param_list_has(list, "verbs") && inst->size > 1) {
 		ret = p2p_add_tp(inst, &rc_tp_verbs_ops, NULL);
 		/* no device: an error only if a peer needs verbs (connect) */
 		if (ret && ret != RC_ERR_NODEV)
@@ -1296,11 +1489,11 @@ int rc_p2p_connect(struct rc_inst *inst)
 			rc_log_err("no transport reaches rank %d on %s "
 				   "(RCMPI_TRANSPORTS=%s)%s%s",
 				   w, proc->host, list,
-				   tp_wanted(list, "verbs") && !verbs_open
+				   rc_param_list_has(list, "verbs") && !verbs_open
 					   ? ": it needs the verbs transport, "
 					     "which is not available here: "
 					   : "",
-				   tp_wanted(list, "verbs") && !verbs_open
+				   rc_param_list_has(list, "verbs") && !verbs_open
 					   ? rc_tp_verbs_open_error()
 					   : "");
 			return RC_ERR_UNREACH;
@@ -1347,6 +1540,14 @@ void rc_p2p_close(struct rc_inst *inst)
 		inst->tps[i]->ops->close(inst->tps[i]);
 	inst->ntps = 0;
 	inst->self_tp = NULL;
+	/* operations a closed transport never completed (a failed peer) */
+	while (!rc_list_empty(&p2p->rdma_out)) {
+		struct p2p_rdma *r = rc_list_first(&p2p->rdma_out,
+						   struct p2p_rdma, olink);
+
+		rc_list_del(&r->olink);
+		free(r);
+	}
 	/* after a failure, messages may still wait for a peer */
 	for (i = 0; inst->procs && i < inst->size; i++) {
 		struct rc_list *pos, *n;
@@ -1364,6 +1565,12 @@ void rc_p2p_close(struct rc_inst *inst)
 		rc_list_for_each_safe(pos, n, &m->unexp)
 			free(rc_list_entry(pos, struct rc_umsg, link));
 		free(m);
+	}
+	while (p2p->umsg_free) {
+		struct rc_umsg *u = p2p->umsg_free;
+
+		p2p->umsg_free = u->data;
+		free(u);
 	}
 	while ((o = p2p->out_free)) {
 		p2p->out_free = o->next_free;

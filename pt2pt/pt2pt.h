@@ -35,6 +35,7 @@ struct rc_umsg {
 	uint8_t rkey[32];
 	struct rc_comm *comm;	/* set by MPI_Mprobe */
 	void *data;		/* eager payload (len bytes) */
+	bool small;		/* from the engine's free list */
 };
 
 /* Open the transports, add their addresses to the modex (before the

@@ -79,6 +79,10 @@ struct rc_tp {
 	 * only during the call. */
 	void (*recv)(struct rc_inst *inst, int src, const void *msg,
 		     size_t len);
+	/* Upcall into pt2pt: the peer is unreachable for good (status, e.g.
+	 * RC_ERR_PEER). Safe from anywhere: pt2pt only records it and fails
+	 * what waits on the peer in its next progress call. */
+	void (*failed)(struct rc_inst *inst, int wrank, int status);
 };
 
 extern const struct rc_tp_ops rc_tp_loop_ops;

@@ -42,6 +42,7 @@ struct loop_tp {
 
 struct loop_rdma {
 	struct rc_list link;
+	int peer;
 	struct rc_tp_rdma *op;
 	void *dst;
 	const void *src;
@@ -73,6 +74,16 @@ void rc_loop_fabric_free(struct rc_loop_fabric *f)
 		return;
 	free(f->tps);
 	free(f);
+}
+
+void rc_loop_fabric_fail(struct rc_loop_fabric *f, int rank)
+{
+	int r;
+
+	f->tps[rank] = NULL;
+	for (r = 0; r < f->size; r++)
+		if (f->tps[r] && f->tps[r]->failed)
+			f->tps[r]->failed(f->tps[r]->inst, rank, RC_ERR_PEER);
 }
 
 static int loop_open(struct rc_inst *inst, struct rc_tp **tpp)
@@ -131,7 +142,8 @@ static void loop_close(struct rc_tp *tp)
 		free(rc_list_entry(pos, struct loop_msg, link));
 	rc_list_for_each_safe(pos, n, &lt->rdma)
 		free(rc_list_entry(pos, struct loop_rdma, link));
-	lt->fabric->tps[tp->inst->rank] = NULL;
+	if (lt->fabric->tps[tp->inst->rank] == tp)
+		lt->fabric->tps[tp->inst->rank] = NULL;
 	if (lt->own_fabric)
 		rc_loop_fabric_free(lt->fabric);
 	free(lt);
@@ -184,14 +196,18 @@ static void loop_mem_release(struct rc_tp *tp, void *handle)
 {
 }
 
-static int loop_rdma(struct rc_tp *tp, void *dst, const void *src, size_t len,
-		     struct rc_tp_rdma *op)
+static int loop_rdma(struct rc_tp *tp, int peer, void *dst, const void *src,
+		     size_t len, struct rc_tp_rdma *op)
 {
 	struct loop_tp *lt = (struct loop_tp *)tp;
-	struct loop_rdma *r = malloc(sizeof(*r));
+	struct loop_rdma *r;
 
+	if (!lt->fabric->tps[peer])
+		return RC_ERR_PEER;
+	r = malloc(sizeof(*r));
 	if (!r)
 		return RC_ERR_NOMEM;
+	r->peer = peer;
 	r->op = op;
 	r->dst = dst;
 	r->src = src;
@@ -205,14 +221,15 @@ static int loop_get(struct rc_tp *tp, int wrank, void *local, void *lh,
 		    size_t len, uint64_t raddr, const void *rkey,
 		    struct rc_tp_rdma *op)
 {
-	return loop_rdma(tp, local, (const void *)(uintptr_t)raddr, len, op);
+	return loop_rdma(tp, wrank, local, (const void *)(uintptr_t)raddr, len,
+			 op);
 }
 
 static int loop_put(struct rc_tp *tp, int wrank, const void *local, void *lh,
 		    size_t len, uint64_t raddr, const void *rkey,
 		    struct rc_tp_rdma *op)
 {
-	return loop_rdma(tp, (void *)(uintptr_t)raddr, local, len, op);
+	return loop_rdma(tp, wrank, (void *)(uintptr_t)raddr, local, len, op);
 }
 
 static unsigned loop_progress(struct rc_tp *tp)
@@ -227,8 +244,13 @@ static unsigned loop_progress(struct rc_tp *tp)
 						    link);
 
 		rc_list_del(&r->link);
-		memcpy(r->dst, r->src, r->len);
-		r->op->done(r->op, RC_OK);
+		if (lt->fabric->tps[r->peer]) {
+			memcpy(r->dst, r->src, r->len);
+			r->op->done(r->op, RC_OK);
+		} else {
+			/* the peer died with the operation out */
+			r->op->done(r->op, RC_ERR_PEER);
+		}
 		free(r);
 		events++;
 	}

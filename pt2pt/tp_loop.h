@@ -26,5 +26,8 @@ struct rc_loop_fabric {
 
 struct rc_loop_fabric *rc_loop_fabric_new(int size);
 void rc_loop_fabric_free(struct rc_loop_fabric *f);
+/* Tests: rank dies. Sends to it fail from now on and every other rank's
+ * engine is told, as a transport tells it of a lost connection. */
+void rc_loop_fabric_fail(struct rc_loop_fabric *f, int rank);
 
 #endif

@@ -36,9 +36,11 @@ unsigned rc_progress(struct rc_inst *inst)
 
 void rc_progress_idle(struct rc_inst *inst)
 {
-	/* With more ranks than cores the peer we wait for may need our core;
-	 * otherwise yield only after a long idle stretch. */
-	if (inst->oversubscribed || (inst->idle & 0x3ff) == 0x3ff)
+	/* With more ranks than cores the peer we wait for may need our core
+	 * (RCMPI_YIELD asks for this too); otherwise spin, as Open MPI and
+	 * MPICH do: a rank bound to its core gives it away only when the
+	 * scheduler takes it. */
+	if (inst->oversubscribed)
 		sched_yield();
 	else
 		__builtin_ia32_pause();

@@ -31,6 +31,9 @@ struct rc_proc {
 	pid_t pid;
 	char host[RC_HOST_MAX];
 	struct rc_list pending;	/* sends waiting for the transport */
+	struct rc_list waiting;	/* requests whose protocol awaits it */
+	int failed;		/* status the transport reported, or 0 */
+	bool failed_done;	/* pt2pt has failed what waited on it */
 };
 
 typedef unsigned (*rc_progress_fn)(struct rc_inst *inst, void *arg);

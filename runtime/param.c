@@ -49,6 +49,19 @@ const char *rc_param_str(const char *name, const char *def)
 	return v && *v ? v : def;
 }
 
+bool rc_param_list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
 bool rc_param_bool(const char *name, bool def)
 {
 	char key[128];

@@ -14,5 +14,7 @@ long rc_param_int(const char *name, long def, long min, long max);
 /* RCMPI_<name> or def. */
 const char *rc_param_str(const char *name, const char *def);
 bool rc_param_bool(const char *name, bool def);
+/* Is `name` one of the comma-separated words of `list`? */
+bool rc_param_list_has(const char *list, const char *name);
 
 #endif

@@ -60,7 +60,7 @@ struct rc_p2p_state {
 	void *tmp;		/* packing buffer for non-contiguous data */
 	void *mreg;		/* transport memory registration */
 	uint8_t proto;		/* chosen protocol (pt2pt/engine.c) */
-	bool waiting_ack;	/* synchronous send: ACK not yet seen */
+	struct rc_list plink;	/* on the peer's waiting list */
 };
 
 struct rc_req {

@@ -38,15 +38,33 @@ static bool reqs_valid(int count, MPI_Request reqs[])
 	return true;
 }
 
-/* Finish a done request into status; its MPI error class. */
+/*
+ * Finish a done request into status; its MPI error class. On an error,
+ * *commp (if still NULL) gets the request's communicator with a reference
+ * of its own: finishing drops the request's reference, and the user may
+ * have freed the communicator, yet its error handler must still run.
+ */
 static int finish(MPI_Request *r, MPI_Status *st, struct rc_comm **commp)
 {
 	struct rc_comm *comm = (*r)->comm;
-	int err = rc_req_finish(r, st);
+	int cls = rc_status_to_mpi((*r)->err);
 
-	if (commp)
+	if (cls && comm && !*commp) {
+		rc_comm_retain(comm);
 		*commp = comm;
-	return rc_status_to_mpi(err);
+	}
+	rc_req_finish(r, st);
+	return cls;
+}
+
+/* Raise cls from fn on the communicator finish() kept, then let it go. */
+static int raise_on(struct rc_comm *comm, int cls, const char *fn)
+{
+	int ret = rc_err_raise(comm, cls, fn, NULL);
+
+	if (comm)
+		rc_comm_release(comm);
+	return ret;
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -62,9 +80,10 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	rc_req_wait_done(*request);
+	comm = NULL;
 	cls = finish(request, status, &comm);
 	if (cls)
-		return rc_err_raise(comm, cls, "MPI_Wait", NULL);
+		return raise_on(comm, cls, "MPI_Wait");
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Wait)
@@ -90,9 +109,10 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 		return MPI_SUCCESS;
 	}
 	*flag = 1;
+	comm = NULL;
 	cls = finish(request, status, &comm);
 	if (cls)
-		return rc_err_raise(comm, cls, "MPI_Test", NULL);
+		return raise_on(comm, cls, "MPI_Test");
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Test)
@@ -107,20 +127,17 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status statuses[],
 	for (i = 0; i < count; i++) {
 		MPI_Status *st = statuses == MPI_STATUSES_IGNORE
 					 ? MPI_STATUS_IGNORE : &statuses[i];
-		struct rc_comm *comm;
 		int cls;
 
 		if (!req_active(reqs[i])) {
 			status_empty(st);
 			continue;
 		}
-		cls = finish(&reqs[i], st, &comm);
+		cls = finish(&reqs[i], st, errcomm);
 		if (st != MPI_STATUS_IGNORE)
 			st->MPI_ERROR = cls;
-		if (cls) {
+		if (cls)
 			ret = MPI_ERR_IN_STATUS;
-			*errcomm = comm;
-		}
 	}
 	return ret;
 }
@@ -162,7 +179,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 	}
 	ret = finish_all(count, reqs, statuses, &errcomm);
 	if (ret)
-		return rc_err_raise(errcomm, ret, "MPI_Waitall", NULL);
+		return raise_on(errcomm, ret, "MPI_Waitall");
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Waitall)
@@ -188,7 +205,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
 	*flag = 1;
 	ret = finish_all(count, reqs, statuses, &errcomm);
 	if (ret)
-		return rc_err_raise(errcomm, ret, "MPI_Testall", NULL);
+		return raise_on(errcomm, ret, "MPI_Testall");
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Testall)
@@ -242,9 +259,10 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag,
 		status_empty(status);
 		return MPI_SUCCESS;
 	}
+	comm = NULL;
 	cls = finish(&reqs[i], status, &comm);
 	if (cls)
-		return rc_err_raise(comm, cls, fn, NULL);
+		return raise_on(comm, cls, fn);
 	return MPI_SUCCESS;
 }
 
@@ -293,25 +311,22 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	}
 	for (i = 0, n = 0; i < incount; i++) {
 		MPI_Status *st;
-		struct rc_comm *comm;
 		int cls;
 
 		if (!req_active(reqs[i]) || !rc_req_done(reqs[i]))
 			continue;
 		st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
 						     : &statuses[n];
-		cls = finish(&reqs[i], st, &comm);
+		cls = finish(&reqs[i], st, &errcomm);
 		if (st != MPI_STATUS_IGNORE)
 			st->MPI_ERROR = cls;
-		if (cls) {
+		if (cls)
 			ret = MPI_ERR_IN_STATUS;
-			errcomm = comm;
-		}
 		indices[n++] = i;
 	}
 	*outcount = n;
 	if (ret)
-		return rc_err_raise(errcomm, ret, fn, NULL);
+		return raise_on(errcomm, ret, fn);
 	return MPI_SUCCESS;
 }
 

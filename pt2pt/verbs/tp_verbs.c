@@ -79,19 +79,6 @@ struct vb_key {
 	uint64_t addr;
 };
 
-static bool tp_listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	while ((p = strstr(p, name))) {
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 const char *vb_peer_host(const struct vb_tp *vt, int wrank)
 {
 	const struct rc_inst *inst = vt->inst;
@@ -132,6 +119,9 @@ void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)
 		rc_abort(vt->inst, MPI_ERR_PROC_FAILED,
 			 "verbs: ending the job after a connection failure "
 			 "(MPI_ERRORS_ARE_FATAL)");
+	/* MPI_ERRORS_RETURN: pt2pt fails what waits on the peer */
+	if (vt->tp.failed)
+		vt->tp.failed(vt->inst, p->wrank, RC_ERR_PEER);
 }
 
 /* ---- buffers ---- */
@@ -507,7 +497,7 @@ static void vb_teardown(struct vb_tp *vt);
 static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 {
 	struct vb_tp *vt = calloc(1, sizeof(*vt));
-	bool shm = tp_listed(rc_param_str("TRANSPORTS", "shm,verbs"), "shm");
+	bool shm = rc_param_list_has(rc_param_str("TRANSPORTS", "shm,verbs"), "shm");
 	struct vb_addr *addr;
 	size_t alen, tab;
 	unsigned nexp = 0, nrx, init = 0, srq_max;

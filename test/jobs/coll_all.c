@@ -426,8 +426,8 @@ int main(int argc, char **argv)
 	MPI_Type_free(&mat);
 	MPI_Allreduce(&errors, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0)
-		printf("coll_all: %d ranks, %s\n", size,
-		       total ? "FAILED" : "ok");
+		printf("coll_all: %d ranks %s\n", size,
+		       total ? "FAILED" : "OK");
 	MPI_Finalize();
 	return total ? 1 : 0;
 }

@@ -507,6 +507,100 @@ START_TEST(user_freed_send)
 }
 END_TEST
 
+/* A peer dies: everything that waits on it fails with RC_ERR_PEER (the
+ * API's MPI_ERR_PROC_FAILED) instead of hanging, new operations naming it
+ * fail at once, and the survivors still talk to each other. */
+START_TEST(peer_failure)
+{
+	struct tw *tw = world_for(_i, 3);
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	int *big = calloc(100000, sizeof(int)), small = 3, a = 0, b = 0, v = 9;
+	struct rc_req *s_rndv, *s_sync, *r_spec, *r_any, *r_ok, *s_ok, *x;
+	struct rc_req *waiting[4];
+	int i;
+
+	rc_p2p_isend(c0, c0->ctx, big, 100000, &rc_mpi_int, 2, 1, RC_SEND_STD,
+		     &s_rndv);
+	rc_p2p_isend(c0, c0->ctx, &small, 1, &rc_mpi_int, 2, 2, RC_SEND_SYNC,
+		     &s_sync);
+	rc_p2p_irecv(c1, c1->ctx, &a, 1, &rc_mpi_int, 2, MPI_ANY_TAG, &r_spec);
+	rc_p2p_irecv(c1, c1->ctx, &b, 1, &rc_mpi_int, MPI_ANY_SOURCE, 77,
+		     &r_any);
+	rc_p2p_irecv(c1, c1->ctx, &v, 1, &rc_mpi_int, 0, 5, &r_ok);
+	tw_quiesce(tw);
+	waiting[0] = s_rndv;
+	waiting[1] = s_sync;
+	waiting[2] = r_spec;
+	waiting[3] = r_any;
+	for (i = 0; i < 4; i++)
+		ck_assert(!rc_req_done(waiting[i]));
+	tw_kill(tw, 2);
+	for (i = 0; i < 4; i++) {
+		tw_wait(tw, waiting[i]);
+		ck_assert_int_eq(waiting[i]->err, RC_ERR_PEER);
+		ck_assert_int_eq(rc_req_finish(&waiting[i], MPI_STATUS_IGNORE),
+				 RC_ERR_PEER);
+	}
+	ck_assert(!rc_req_done(r_ok));
+	/* new operations naming the dead rank fail at once */
+	rc_p2p_isend(c0, c0->ctx, &small, 1, &rc_mpi_int, 2, 3, RC_SEND_STD, &x);
+	tw_progress(tw);
+	ck_assert(rc_req_done(x));
+	ck_assert_int_eq(x->err, RC_ERR_PEER);
+	rc_req_finish(&x, MPI_STATUS_IGNORE);
+	rc_p2p_irecv(c1, c1->ctx, &a, 1, &rc_mpi_int, 2, 3, &x);
+	ck_assert(rc_req_done(x));
+	ck_assert_int_eq(x->status.MPI_ERROR, MPI_ERR_PROC_FAILED);
+	rc_req_finish(&x, MPI_STATUS_IGNORE);
+	/* the survivors still talk */
+	small = 1234;
+	rc_p2p_isend(c0, c0->ctx, &small, 1, &rc_mpi_int, 1, 5, RC_SEND_STD,
+		     &s_ok);
+	tw_wait(tw, r_ok);
+	tw_wait(tw, s_ok);
+	ck_assert_int_eq(r_ok->err, RC_OK);
+	ck_assert_int_eq(v, 1234);
+	rc_req_finish(&r_ok, MPI_STATUS_IGNORE);
+	rc_req_finish(&s_ok, MPI_STATUS_IGNORE);
+	ck_assert_int_eq(rc_p2p_drain(tw->inst[0]), RC_OK);
+	free(big);
+	tw_free(tw);
+}
+END_TEST
+
+/* A peer dies while a rendezvous is moving data by get or put in chunks:
+ * the surviving side's request fails exactly once (a second completion
+ * would trip the request state machine's assertion). */
+START_TEST(peer_failure_mid_rendezvous)
+{
+	struct tw *tw = tw_new(2);
+	int *a = calloc(1 << 20, sizeof(int)), *b = calloc(1 << 20, sizeof(int));
+	int victim = _i & 1, round;
+	struct rc_req *s, *r, *survivor;
+
+	setenv("RCMPI_RNDV_MODE", (_i & 2) ? "put" : "get", 1);
+	tw->fab->rdma_chunk = 8192;
+	tw->fab->max_rdma = 2;
+	tw_open(tw);
+	rc_p2p_isend(tw->inst[0]->world, tw->inst[0]->world->ctx, a, 1 << 20,
+		     &rc_mpi_int, 1, 0, RC_SEND_STD, &s);
+	rc_p2p_irecv(tw->inst[1]->world, tw->inst[1]->world->ctx, b, 1 << 20,
+		     &rc_mpi_int, 0, 0, &r);
+	for (round = 0; round < 20; round++)
+		tw_progress(tw);
+	ck_assert(!rc_req_done(s) && !rc_req_done(r));
+	survivor = victim ? s : r;
+	tw_kill(tw, victim);
+	tw_wait(tw, survivor);
+	ck_assert_int_eq(survivor->err, RC_ERR_PEER);
+	tw_quiesce(tw);
+	rc_req_finish(&survivor, MPI_STATUS_IGNORE);
+	free(a);
+	free(b);
+	tw_free(tw);
+}
+END_TEST
+
 static Suite *p2p_suite(void)
 {
 	Suite *s = suite_create("pt2pt");
@@ -531,6 +625,8 @@ static Suite *p2p_suite(void)
 	CASE(persistent, 9);
 	CASE(flood_both_ways, 0);
 	CASE(user_freed_send, 9);
+	CASE(peer_failure, 9);
+	CASE(peer_failure_mid_rendezvous, 4);
 #undef CASE
 	return s;
 }

@@ -19,6 +19,7 @@ struct tw *tw_new(int n)
 	ck_assert_ptr_nonnull(tw);
 	tw->n = n;
 	tw->inst = calloc(n, sizeof(*tw->inst));
+	tw->dead = calloc(n, sizeof(*tw->dead));
 	tw->fab = rc_loop_fabric_new(n);
 	ck_assert_ptr_nonnull(tw->inst);
 	ck_assert_ptr_nonnull(tw->fab);
@@ -67,6 +68,7 @@ void tw_free(struct tw *tw)
 		free(inst);
 	}
 	rc_loop_fabric_free(tw->fab);
+	free(tw->dead);
 	free(tw->inst);
 	free(tw);
 }
@@ -77,8 +79,15 @@ unsigned tw_progress(struct tw *tw)
 	int r;
 
 	for (r = 0; r < tw->n; r++)
-		ev += rc_progress(tw->inst[r]);
+		if (!tw->dead[r])
+			ev += rc_progress(tw->inst[r]);
 	return ev;
+}
+
+void tw_kill(struct tw *tw, int r)
+{
+	tw->dead[r] = true;
+	rc_loop_fabric_fail(tw->fab, r);
 }
 
 void tw_wait(struct tw *tw, struct rc_req *req)

@@ -15,6 +15,7 @@ struct tw {
 	int n;
 	struct rc_inst **inst;
 	struct rc_loop_fabric *fab;
+	bool *dead;		/* killed ranks make no more progress */
 };
 
 /* A fabric for n ranks; adjust tw->fab's knobs, then tw_open(). */
@@ -29,5 +30,8 @@ void tw_wait(struct tw *tw, struct rc_req *req);
 void tw_wait_all(struct tw *tw, struct rc_req **reqs, int n);
 /* Progress until nothing moves any more. */
 void tw_quiesce(struct tw *tw);
+/* Rank r dies: it stops progressing, its transport refuses messages and
+ * every other rank's engine hears of it (as from a lost connection). */
+void tw_kill(struct tw *tw, int r);
 
 #endif

@@ -7,13 +7,24 @@
 # cannot boot, or a missing rxe device, is a failure, never a skip.
 #
 #   test/verbs/run-suite.sh [BUILD_DIR] [CASE...]   (default: ./_build)
+#   test/verbs/run-suite.sh --native [BUILD_DIR] [CASE...]
+#
+# --native: this host has a real RDMA device (a cluster node): run the same
+# cases on it directly, no VM (guest-suite.sh with VT_NATIVE=1; the cases
+# that would take the VM's port down or delete its device are left out, and
+# said so). A host without a device is a failure in this mode.
 #
 # BUILD_DIR must be visible in the guest (not under /tmp). Environment:
 # RCMPI_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 720 s).
 set -uo pipefail
-EXPECTED=29	# 1 on the host + 28 in the VM
+EXPECTED=37	# 1 on the host + 36 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
+native=
+if [[ ${1:-} == --native ]]; then
+	native=1
+	shift
+fi
 build=$(cd "${1:-$top/_build}" 2>/dev/null && pwd) || {
 	echo "run-suite.sh: no build directory ${1:-$top/_build}" >&2
 	exit 1
@@ -22,6 +33,30 @@ shift $(($# > 0 ? 1 : 0))
 rxe_vm=${RXE_VM:-$top/test/vm/rxe-vm}
 t0=$SECONDS
 
+if [[ $native ]]; then
+	if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
+		echo "run-suite.sh: --native, but this host has no RDMA device (run without --native to use the Soft-RoCE VM): FAILED" >&2
+		exit 1
+	fi
+	# (a read-only build tree, e.g. seen from a VM, must be built already)
+	if [[ -w $build ]]; then
+		make -C "$build" -j2 verbs-progs launcher/mpirun \
+			>"$build/verbs-suite-make.log" 2>&1 || {
+			tail -30 "$build/verbs-suite-make.log"
+			echo "run-suite.sh: building the suite's programs failed" >&2
+			exit 1
+		}
+	fi
+	log=$(mktemp)
+	VT_NATIVE=1 bash "$top/test/verbs/guest-suite.sh" "$build" "$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	ran=$(grep -cE '^(ok|not ok) [0-9]+ ' "$log")
+	passed=$(grep -cE '^ok [0-9]+ ' "$log")
+	rm -f "$log"
+	echo "$ran verbs tests ran natively, $passed passed ($((SECONDS - t0)) s)"
+	[[ $rc -eq 0 && $ran -gt 0 && $passed -eq $ran ]]
+	exit
+fi
 case $build in
 /tmp/* | /tmp) echo "run-suite.sh: $build is under /tmp, which the VM does not see" >&2
 	exit 1 ;;

@@ -10,12 +10,17 @@
  *                 QP's retry limit and end the job with a message naming
  *                 both ranks and the completion status, even when the
  *                 launcher has not noticed the death.
+ *   vt_kill mid-return   the same under MPI_ERRORS_RETURN: rank 0's
+ *                 MPI_Send returns MPI_ERR_PROC_FAILED (no hang, no abort
+ *                 from inside the library); rank 0 reports it and calls
+ *                 MPI_Abort(3).
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <time.h>
 #include "vt_common.h"
 
-static int mid(void)
+static int mid(bool ret)
 {
 	size_t len = 256 << 20;
 	char *b = malloc(len);
@@ -23,8 +28,19 @@ static int mid(void)
 
 	memset(b, 1, len);
 	if (vt_rank == 0) {
-		MPI_Send(b, (int)len, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
-		printf("vt: kill: rank 0 finished its send\n");
+		int rc, cls = -1;
+
+		if (ret)
+			MPI_Comm_set_errhandler(MPI_COMM_WORLD,
+						MPI_ERRORS_RETURN);
+		rc = MPI_Send(b, (int)len, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+		MPI_Error_class(rc, &cls);
+		if (ret && cls == MPI_ERR_PROC_FAILED) {
+			printf("vt: kill: rank 0 got MPI_ERR_PROC_FAILED\n");
+			fflush(stdout);
+			MPI_Abort(MPI_COMM_WORLD, 3);
+		}
+		printf("vt: kill: rank 0 finished its send (class %d)\n", cls);
 	} else if (vt_rank == 1) {
 		struct timespec t = {0, 300000000};
 
@@ -53,7 +69,9 @@ int main(int argc, char **argv)
 
 	vt_init(&argc, &argv);
 	if (argc > 1 && !strcmp(argv[1], "mid"))
-		return mid();
+		return mid(false);
+	if (argc > 1 && !strcmp(argv[1], "mid-return"))
+		return mid(true);
 	b = malloc(len);
 	memset(b, 1, len);
 	for (i = 0; i < 1000000; i++) {
