@@ -12,7 +12,11 @@
  *   binomial  gather: a subtree's blocks are collected in one buffer and
  *             sent to the parent in one message, leaves send straight from
  *             the user's buffer; scatter is the mirror image
- *   linear    the root talks to every rank
+ *   linear    the root talks to every rank, straight from and into the
+ *             user's buffers: chosen on 2 ranks (where the tree is one
+ *             message plus two copies at the root) and for blocks of
+ *             GATHER_SHORT bytes or more, where those copies cost more than
+ *             the messages the tree saves
  * Gatherv / Scatterv: linear.
  * Allgather
  *   recursive_doubling  powers of two: exchange ever larger runs of blocks
@@ -140,6 +144,8 @@ static int gather_linear(struct rc_sched *s, const struct rc_cargs *a)
 			rc_sched_recv(s, rc_off(a->rbuf, (size_t)i * a->rcount,
 						a->rdt),
 				      a->rcount, a->rdt, i);
+	/* own block last: senders waiting on us are served first */
+	rc_sched_wait(s);
 	if (a->sbuf != MPI_IN_PLACE)
 		rc_sched_copy(s, a->sbuf, a->scount, a->sdt,
 			      rc_off(a->rbuf, (size_t)r * a->rcount, a->rdt),
@@ -153,9 +159,20 @@ const struct rc_coll_alg rc_gather_algs[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* Binomial (0) for small blocks on more than two ranks, else linear (1);
+ * the block size is the root's view (rcount), a non-root's (scount) for
+ * gather, and the mirror for scatter: every rank decides alike because
+ * the standard makes the type signatures match. */
+static int tree_or_linear(const struct rc_comm *c, size_t block)
+{
+	return c->size > 2 && block < rc_coll_tune(c)->gather_short ? 0 : 1;
+}
+
 int rc_gather_choose(const struct rc_comm *c, const struct rc_cargs *a)
 {
-	return 0;
+	return tree_or_linear(c, c->rank == a->root ?
+			      a->rcount * a->rdt->size :
+			      a->scount * a->sdt->size);
 }
 
 static int gatherv_linear(struct rc_sched *s, const struct rc_cargs *a)
@@ -171,6 +188,7 @@ static int gatherv_linear(struct rc_sched *s, const struct rc_cargs *a)
 			rc_sched_recv(s, rc_off(a->rbuf, (size_t)a->rdispls[i],
 						a->rdt),
 				      (size_t)a->rcounts[i], a->rdt, i);
+	rc_sched_wait(s);
 	if (a->sbuf != MPI_IN_PLACE)
 		rc_sched_copy(s, a->sbuf, a->scount, a->sdt,
 			      rc_off(a->rbuf, (size_t)a->rdispls[r], a->rdt),
@@ -269,7 +287,9 @@ const struct rc_coll_alg rc_scatter_algs[] = {
 
 int rc_scatter_choose(const struct rc_comm *c, const struct rc_cargs *a)
 {
-	return 0;
+	return tree_or_linear(c, c->rank == a->root ?
+			      a->scount * a->sdt->size :
+			      a->rcount * a->rdt->size);
 }
 
 static int scatterv_linear(struct rc_sched *s, const struct rc_cargs *a)

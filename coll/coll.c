@@ -125,6 +125,8 @@ static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
 						 1L << 40);
 	t->allgather_short = (size_t)rc_param_int("COLL_ALLGATHER_SHORT",
 						  81920, 0, 1L << 40);
+	t->gather_short = (size_t)rc_param_int("COLL_GATHER_SHORT", 4096, 0,
+					       1L << 40);
 	t->alltoall_short = (size_t)rc_param_int("COLL_ALLTOALL_SHORT", 256, 0,
 						 1L << 40);
 	t->alltoall_medium = (size_t)rc_param_int("COLL_ALLTOALL_MEDIUM",

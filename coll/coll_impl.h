@@ -171,6 +171,7 @@ struct rc_coll_tune {
 	size_t allreduce_short;	/* recursive doubling up to */
 	size_t allreduce_ring;	/* ring from (bytes), 0 = never */
 	size_t allgather_short;	/* rec. doubling / Bruck below (total) */
+	size_t gather_short;	/* gather/scatter binomial below (block) */
 	size_t alltoall_short;	/* Bruck up to (block bytes) */
 	size_t alltoall_medium;	/* linear up to (block bytes) */
 	size_t redscat_short;	/* recursive halving below (total) */
