@@ -29,6 +29,7 @@
 /* What every rank publishes about itself. */
 struct rc_proc_info {
 	int32_t pid;
+	int32_t cores;		/* the node's online cores */
 	char boot_id[40];
 	char host[RC_HOST_MAX];
 };
@@ -90,11 +91,43 @@ static int inst_boot(struct rc_inst *inst)
 	return RC_OK;
 }
 
+/* Ranks and cores of each node seen in the exchange (by boot id). */
+struct node_count {
+	char boot_id[40];
+	int ranks, cores;
+};
+
+/* Count rank w on its node; nodes are few, ranks of a node usually
+ * adjacent, so the last node found is tried first. */
+static void count_node(struct node_count *nodes, int *nnodes, int *last,
+		       const struct rc_proc_info *pi)
+{
+	int i;
+
+	if (*nnodes && !strcmp(nodes[*last].boot_id, pi->boot_id))
+		i = *last;
+	else
+		for (i = 0; i < *nnodes; i++)
+			if (!strcmp(nodes[i].boot_id, pi->boot_id))
+				break;
+	if (i == *nnodes) {
+		snprintf(nodes[i].boot_id, sizeof(nodes[i].boot_id), "%s",
+			 pi->boot_id);
+		nodes[i].cores = pi->cores;
+		(*nnodes)++;
+	}
+	nodes[i].ranks++;
+	*last = i;
+}
+
 /* After the exchange: who is where. */
 static int inst_learn_peers(struct rc_inst *inst)
 {
-	int w, nlocal = 0, ret;
+	int w, nlocal = 0, ret, nnodes = 0, last = 0;
+	struct node_count *nodes = calloc(inst->size, sizeof(*nodes));
 
+	if (!nodes)
+		return RC_ERR_NOMEM;
 	for (w = 0; w < inst->size; w++) {
 		struct rc_proc *p = &inst->procs[w];
 		struct rc_proc_info pi;
@@ -104,6 +137,7 @@ static int inst_learn_peers(struct rc_inst *inst)
 		ret = rc_modex_get(inst, w, RC_MODEX_PROC, &data, &len);
 		if (ret || len != sizeof(pi)) {
 			rc_log_err("no address information from rank %d", w);
+			free(nodes);
 			return ret ? ret : RC_ERR_BOOT;
 		}
 		memcpy(&pi, data, sizeof(pi));
@@ -114,9 +148,16 @@ static int inst_learn_peers(struct rc_inst *inst)
 		/* locality is the kernel, not the host name */
 		p->local = !strcmp(pi.boot_id, inst->boot_id);
 		nlocal += p->local;
+		count_node(nodes, &nnodes, &last, &pi);
 	}
 	inst->oversubscribed = nlocal > usable_cores() ||
 			       rc_param_bool("YIELD", false);
+	/* the same answer on every rank: what collectives may choose by */
+	inst->job_oversubscribed = false;
+	for (w = 0; w < nnodes; w++)
+		if (nodes[w].ranks > nodes[w].cores)
+			inst->job_oversubscribed = true;
+	free(nodes);
 	return RC_OK;
 }
 
@@ -133,6 +174,7 @@ int rc_inst_open(struct rc_inst *inst)
 	read_boot_id(inst->boot_id, sizeof(inst->boot_id));
 	memset(&pi, 0, sizeof(pi));
 	pi.pid = (int32_t)getpid();
+	pi.cores = usable_cores();
 	snprintf(pi.boot_id, sizeof(pi.boot_id), "%s", inst->boot_id);
 	snprintf(pi.host, sizeof(pi.host), "%s", inst->host);
 	rc_log_set_identity(inst->rank, inst->host);

@@ -53,6 +53,8 @@ struct rc_inst {
 	bool singleton;
 	int universe_size;
 	bool oversubscribed;	/* more local ranks than cores: yield */
+	bool job_oversubscribed; /* some node has more ranks than cores
+				  * (alike on every rank: coll choices) */
 
 	struct rc_boot boot;
 	struct rc_proc *procs;
