@@ -451,7 +451,7 @@ mode_startup() {
 	echo
 	echo "Command: \`test/integ/slurm.test --with-slurm test/multinode/bench-startup.sh BUILD 10\`"
 	echo "(medians of hyperfine -N --warmup 2 --runs 10, every launcher of a size in"
-	echo "one hyperfine run; all start rcmpi's examples/hello; the two rcmpi daemons"
+	echo "one hyperfine run; all start rcmpi's examples/hello built with its mpicc; the two rcmpi daemons"
 	echo "run on this machine through test/integ/local-agent)."
 	echo
 	(cd "$BUILD" && srcdir=$top top_builddir=$BUILD \

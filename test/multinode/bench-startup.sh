@@ -10,7 +10,8 @@
 #   Slurm              srun --mpi=pmix -O -n N (needs SLURM_CONF: a running
 #                      Slurm, e.g. the private one test/integ/slurm.test
 #                      starts with SLURM_KEEP=1; skipped without)
-# All run examples/hello (MPI_Init, print, MPI_Finalize), or BENCH_PROG
+# All run examples/hello (MPI_Init, print, MPI_Finalize; built here with
+# mpicc), or BENCH_PROG
 # (e.g. "BUILD/test/integ/pmix_client init fence fin": the launchers' PMIx
 # side only), with --bind-to none where rcmpi binds, so that every launcher
 # places ranks alike.
@@ -24,11 +25,16 @@ runs=${2:-10}
 out=$B/bench-startup
 mkdir -p "$out"
 H=$(hostname)
-P=${BENCH_PROG:-$B/examples/hello}
 M=$B/launcher/mpirun
 A=$top/test/integ/local-agent
 command -v hyperfine >/dev/null || { echo "hyperfine missing" >&2; exit 1; }
-[[ -x $B/examples/hello ]] || make -C "$B" examples/hello >/dev/null
+# a real executable (RUNPATH from mpicc), not libtool's wrapper script in
+# BUILD/examples, which would add a shell's start to every rank
+if [[ -z ${BENCH_PROG:-} ]]; then
+	"$B/launcher/mpicc" -O2 -o "$out/hello" "$top/examples/hello.c" ||
+		{ echo "mpicc examples/hello.c failed" >&2; exit 1; }
+fi
+P=${BENCH_PROG:-$out/hello}
 
 # one hyperfine run per size with every launcher, back to back, so that
 # they are compared under the same load (our machines are shared)
