@@ -245,6 +245,32 @@ int bench_check(struct bench *b, const void *buf, size_t len, unsigned seed,
 	return 0;
 }
 
+void bench_red_fill(const struct bench *b, float *sb, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		sb[j] = (float)(b->rank + j % 7);
+}
+
+int bench_red_check(struct bench *b, const float *rb, size_t first, size_t n,
+		    size_t size)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		size_t g = first + j;
+		float want = (float)(b->size * (g % 7) +
+				     b->size * (b->size - 1) / 2);
+
+		if (rb[j] != want) {
+			bench_fail(b, size, j, rb[j], want);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void bench_fail(struct bench *b, size_t size, size_t index, double got,
 		double want)
 {

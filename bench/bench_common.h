@@ -83,6 +83,13 @@ void bench_print(const struct bench *b, size_t size, double v1, double v2);
 void bench_fill(void *buf, size_t len, unsigned seed);
 int bench_check(struct bench *b, const void *buf, size_t len, unsigned seed,
 		size_t size);
+/* Reductions (MPI_FLOAT, MPI_SUM): rank r contributes element j = r + j % 7,
+ * so element g of the sum over all ranks is size * (g % 7) + size(size-1)/2
+ * (exact in float at our sizes). Fill n elements; check n result elements
+ * that start at global element `first`. */
+void bench_red_fill(const struct bench *b, float *sb, size_t n);
+int bench_red_check(struct bench *b, const float *rb, size_t first, size_t n,
+		    size_t size);
 /* Note a validation failure (prints the first few). */
 void bench_fail(struct bench *b, size_t size, size_t index, double got,
 		double want);

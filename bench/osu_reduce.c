@@ -9,7 +9,7 @@
 int main(int argc, char **argv)
 {
 	struct bench b;
-	size_t size, j;
+	size_t size;
 	float *sb, *rb;
 
 	bench_init(&b, &argc, &argv, "Reduce latency (MPI_FLOAT, MPI_SUM, "
@@ -21,8 +21,7 @@ int main(int argc, char **argv)
 		int it = bench_iters(&b, size), wu = bench_warmup(&b, size);
 		double total = 0, t0;
 
-		for (j = 0; j < (size_t)count; j++)
-			sb[j] = (float)(b.rank + j % 7);
+		bench_red_fill(&b, sb, (size_t)count);
 		for (i = 0; i < it + wu; i++) {
 			t0 = MPI_Wtime();
 			MPI_Reduce(sb, rb, count, MPI_FLOAT, MPI_SUM, 0,
@@ -30,16 +29,7 @@ int main(int argc, char **argv)
 			if (i >= wu)
 				total += bench_lap(&b, i - wu, MPI_Wtime() - t0);
 			if (b.validate && b.rank == 0)
-				for (j = 0; j < (size_t)count; j++) {
-					float want = (float)(b.size * (j % 7) +
-						b.size * (b.size - 1) / 2);
-
-					if (rb[j] != want) {
-						bench_fail(&b, size, j, rb[j],
-							   want);
-						break;
-					}
-				}
+				bench_red_check(&b, rb, 0, (size_t)count, size);
 			MPI_Barrier(MPI_COMM_WORLD);
 		}
 		bench_report(&b, size, total, it);

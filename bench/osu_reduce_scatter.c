@@ -12,7 +12,7 @@
 int main(int argc, char **argv)
 {
 	struct bench b;
-	size_t size, j;
+	size_t size;
 	float *sb, *rb;
 	int *counts, r;
 
@@ -31,8 +31,7 @@ int main(int argc, char **argv)
 			if (r < b.rank)
 				first += counts[r];
 		}
-		for (j = 0; j < (size_t)count; j++)
-			sb[j] = (float)(b.rank + j % 7);
+		bench_red_fill(&b, sb, (size_t)count);
 		for (i = 0; i < it + wu; i++) {
 			t0 = MPI_Wtime();
 			MPI_Reduce_scatter(sb, rb, counts, MPI_FLOAT, MPI_SUM,
@@ -40,17 +39,8 @@ int main(int argc, char **argv)
 			if (i >= wu)
 				total += bench_lap(&b, i - wu, MPI_Wtime() - t0);
 			if (b.validate)
-				for (j = 0; j < (size_t)counts[b.rank]; j++) {
-					size_t g = (size_t)first + j;
-					float want = (float)(b.size * (g % 7) +
-						b.size * (b.size - 1) / 2);
-
-					if (rb[j] != want) {
-						bench_fail(&b, size, j, rb[j],
-							   want);
-						break;
-					}
-				}
+				bench_red_check(&b, rb, (size_t)first,
+						(size_t)counts[b.rank], size);
 			MPI_Barrier(MPI_COMM_WORLD);
 		}
 		bench_report(&b, size, total, it);
