@@ -149,10 +149,10 @@ static int alltoall_bruck(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_alltoall_algs[] = {
-	{ "bruck", alltoall_bruck, NULL },
-	{ "linear", alltoall_linear, NULL },
-	{ "pairwise", alltoall_pairwise, NULL },
-	{ NULL, NULL, NULL },
+	{ "bruck", alltoall_bruck, NULL, NULL },
+	{ "linear", alltoall_linear, NULL, NULL },
+	{ "pairwise", alltoall_pairwise, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_alltoall_choose(const struct rc_comm *c, const struct rc_cargs *a)
@@ -270,9 +270,9 @@ static int alltoallv_pairwise(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_alltoallv_algs[] = {
-	{ "linear", alltoallv_linear, NULL },
-	{ "pairwise", alltoallv_pairwise, NULL },
-	{ NULL, NULL, NULL },
+	{ "linear", alltoallv_linear, NULL, NULL },
+	{ "pairwise", alltoallv_pairwise, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_alltoallv_choose(const struct rc_comm *c, const struct rc_cargs *a)

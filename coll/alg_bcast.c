@@ -48,9 +48,9 @@ static int barrier_linear(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_barrier_algs[] = {
-	{ "dissemination", barrier_dissemination, NULL },
-	{ "linear", barrier_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "dissemination", barrier_dissemination, NULL, NULL },
+	{ "linear", barrier_linear, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_barrier_choose(const struct rc_comm *c, const struct rc_cargs *a)
@@ -164,10 +164,10 @@ static int bcast_scatter_allgather(struct rc_sched *s,
 }
 
 const struct rc_coll_alg rc_bcast_algs[] = {
-	{ "binomial", rc_bcast_binomial, NULL },
-	{ "scatter_allgather", bcast_scatter_allgather, NULL },
-	{ "linear", bcast_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "binomial", rc_bcast_binomial, NULL, NULL },
+	{ "scatter_allgather", bcast_scatter_allgather, NULL, NULL },
+	{ "linear", bcast_linear, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_bcast_choose(const struct rc_comm *c, const struct rc_cargs *a)

@@ -153,10 +153,29 @@ static int gather_linear(struct rc_sched *s, const struct rc_cargs *a)
 	return RC_OK;
 }
 
+/* Non-roots of the linear gather, and leaves of the binomial one, send
+ * their block straight from sbuf: one message, no schedule. */
+static int gather_linear_direct(struct rc_comm *c, const struct rc_cargs *a)
+{
+	if (c->rank == a->root)
+		return RC_AGAIN;
+	return rc_coll_send_direct(c, a->sbuf, a->scount, a->sdt, a->root);
+}
+
+static int gather_binomial_direct(struct rc_comm *c, const struct rc_cargs *a)
+{
+	int n = c->size, vr = (c->rank - a->root + n) % n;
+
+	if (!vr || subtree(vr, n) != 1)
+		return RC_AGAIN;
+	return rc_coll_send_direct(c, a->sbuf, a->scount, a->sdt,
+				   (c->rank - lowbit(vr, n) + n) % n);
+}
+
 const struct rc_coll_alg rc_gather_algs[] = {
-	{ "binomial", gather_binomial, NULL },
-	{ "linear", gather_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "binomial", gather_binomial, NULL, gather_binomial_direct },
+	{ "linear", gather_linear, NULL, gather_linear_direct },
+	{ NULL, NULL, NULL, NULL },
 };
 
 /* Binomial (0) for small blocks on more than two ranks, else linear (1);
@@ -197,8 +216,8 @@ static int gatherv_linear(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_gatherv_algs[] = {
-	{ "linear", gatherv_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "linear", gatherv_linear, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_gatherv_choose(const struct rc_comm *c, const struct rc_cargs *a)
@@ -280,9 +299,9 @@ static int scatter_linear(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_scatter_algs[] = {
-	{ "binomial", scatter_binomial, NULL },
-	{ "linear", scatter_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "binomial", scatter_binomial, NULL, NULL },
+	{ "linear", scatter_linear, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_scatter_choose(const struct rc_comm *c, const struct rc_cargs *a)
@@ -313,8 +332,8 @@ static int scatterv_linear(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_scatterv_algs[] = {
-	{ "linear", scatterv_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "linear", scatterv_linear, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_scatterv_choose(const struct rc_comm *c, const struct rc_cargs *a)
@@ -435,10 +454,10 @@ static int allgather_ring(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_allgather_algs[] = {
-	{ "recursive_doubling", allgather_rd, usable_pof2 },
-	{ "bruck", allgather_bruck, NULL },
-	{ "ring", allgather_ring, NULL },
-	{ NULL, NULL, NULL },
+	{ "recursive_doubling", allgather_rd, usable_pof2, NULL },
+	{ "bruck", allgather_bruck, NULL, NULL },
+	{ "ring", allgather_ring, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_allgather_choose(const struct rc_comm *c, const struct rc_cargs *a)
@@ -501,9 +520,9 @@ static int allgatherv_linear(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_allgatherv_algs[] = {
-	{ "ring", allgatherv_ring, NULL },
-	{ "linear", allgatherv_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "ring", allgatherv_ring, NULL, NULL },
+	{ "linear", allgatherv_linear, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_allgatherv_choose(const struct rc_comm *c, const struct rc_cargs *a)

@@ -130,6 +130,23 @@ int rc_reduce_binomial(struct rc_sched *s, const struct rc_cargs *a)
 	return RC_OK;
 }
 
+/* A leaf of rc_reduce_binomial's tree (not the root, no children) sends
+ * its input to its parent in one message: no schedule needed. */
+static int reduce_binomial_direct(struct rc_comm *c, const struct rc_cargs *a)
+{
+	int n = c->size, root = a->root;
+	int lroot = rc_commutative(a) ? root : 0;
+	int vr = (c->rank - lroot + n) % n;
+	size_t segsize = rc_coll_tune(c)->reduce_segsize;
+
+	if (c->rank == root || !vr || !a->count ||
+	    (!(vr & 1) && vr + 1 < n) ||
+	    (segsize && a->count * a->dt->size > 2 * segsize))
+		return RC_AGAIN;
+	return rc_coll_send_direct(c, rc_red_in(a), a->count, a->dt,
+				   (vr - (vr & -vr) + lroot) % n);
+}
+
 static int reduce_linear(struct rc_sched *s, const struct rc_cargs *a)
 {
 	int n = s->comm->size, r = s->comm->rank, root = a->root, i;
@@ -356,10 +373,10 @@ static int reduce_rabenseifner(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_reduce_algs[] = {
-	{ "binomial", rc_reduce_binomial, NULL },
-	{ "rabenseifner", reduce_rabenseifner, usable_commutative },
-	{ "linear", reduce_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "binomial", rc_reduce_binomial, NULL, reduce_binomial_direct },
+	{ "rabenseifner", reduce_rabenseifner, usable_commutative, NULL },
+	{ "linear", reduce_linear, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_reduce_choose(const struct rc_comm *c, const struct rc_cargs *a)
@@ -533,11 +550,11 @@ static int allreduce_reduce_bcast(struct rc_sched *s,
 }
 
 const struct rc_coll_alg rc_allreduce_algs[] = {
-	{ "recursive_doubling", allreduce_rd, NULL },
-	{ "rabenseifner", allreduce_rabenseifner, usable_commutative },
-	{ "ring", allreduce_ring, usable_commutative },
-	{ "reduce_bcast", allreduce_reduce_bcast, NULL },
-	{ NULL, NULL, NULL },
+	{ "recursive_doubling", allreduce_rd, NULL, NULL },
+	{ "rabenseifner", allreduce_rabenseifner, usable_commutative, NULL },
+	{ "ring", allreduce_ring, usable_commutative, NULL },
+	{ "reduce_bcast", allreduce_reduce_bcast, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_allreduce_choose(const struct rc_comm *c, const struct rc_cargs *a)

@@ -214,18 +214,19 @@ RS_B(reduce_scatter_block_pairwise, rs_pairwise)
 RS_B(reduce_scatter_block_reduce_scatterv, rs_reduce_scatterv)
 
 const struct rc_coll_alg rc_reduce_scatter_algs[] = {
-	{ "recursive_halving", reduce_scatter_halving, usable_commutative },
-	{ "pairwise", reduce_scatter_pairwise, usable_commutative },
-	{ "reduce_scatterv", reduce_scatter_reduce_scatterv, NULL },
-	{ NULL, NULL, NULL },
+	{ "recursive_halving", reduce_scatter_halving, usable_commutative,
+	  NULL },
+	{ "pairwise", reduce_scatter_pairwise, usable_commutative, NULL },
+	{ "reduce_scatterv", reduce_scatter_reduce_scatterv, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 const struct rc_coll_alg rc_reduce_scatter_block_algs[] = {
 	{ "recursive_halving", reduce_scatter_block_halving,
-	  usable_commutative },
-	{ "pairwise", reduce_scatter_block_pairwise, usable_commutative },
-	{ "reduce_scatterv", reduce_scatter_block_reduce_scatterv, NULL },
-	{ NULL, NULL, NULL },
+	  usable_commutative, NULL },
+	{ "pairwise", reduce_scatter_block_pairwise, usable_commutative, NULL },
+	{ "reduce_scatterv", reduce_scatter_block_reduce_scatterv, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 static int rs_choose(const struct rc_comm *c, const struct rc_cargs *a,
@@ -373,15 +374,15 @@ static int exscan_linear(struct rc_sched *s, const struct rc_cargs *a)
 }
 
 const struct rc_coll_alg rc_scan_algs[] = {
-	{ "recursive_doubling", scan_rd_in, NULL },
-	{ "linear", scan_linear_in, NULL },
-	{ NULL, NULL, NULL },
+	{ "recursive_doubling", scan_rd_in, NULL, NULL },
+	{ "linear", scan_linear_in, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 const struct rc_coll_alg rc_exscan_algs[] = {
-	{ "recursive_doubling", exscan_rd, NULL },
-	{ "linear", exscan_linear, NULL },
-	{ NULL, NULL, NULL },
+	{ "recursive_doubling", exscan_rd, NULL, NULL },
+	{ "linear", exscan_linear, NULL, NULL },
+	{ NULL, NULL, NULL, NULL },
 };
 
 int rc_scan_choose(const struct rc_comm *c, const struct rc_cargs *a)

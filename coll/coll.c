@@ -17,6 +17,7 @@
 #include "inst.h"
 #include "log.h"
 #include "param.h"
+#include "pt2pt.h"
 #include "status.h"
 
 const struct rc_coll_desc rc_coll_descs[RC_COLL_N] = {
@@ -163,23 +164,43 @@ void rc_coll_close(struct rc_inst *inst)
 	inst->coll = NULL;
 }
 
-int rc_coll_append(struct rc_sched *s, int coll, const struct rc_cargs *a)
+/* The algorithm for a call: the forced one if it can run these
+ * arguments, else the default choice (the collective state exists). */
+static const struct rc_coll_alg *coll_pick(const struct rc_comm *comm,
+					   int coll, const struct rc_cargs *a)
 {
-	struct rc_coll_state *cs = s->inst->coll;
 	const struct rc_coll_desc *d = &rc_coll_descs[coll];
-	struct rc_comm *comm = s->comm;
+	const struct rc_coll_state *cs = comm->inst->coll;
 	int i = cs->force[coll];
 
+	if (i < 0 || (d->algs[i].usable && !d->algs[i].usable(comm, a)))
+		i = d->choose(comm, a);
+	return &d->algs[i];
+}
+
+static int append_alg(struct rc_sched *s, const struct rc_coll_alg *alg,
+		      const struct rc_cargs *a)
+{
 	/* one op per schedule: reductions use s->op */
 	if (a->op && !s->op)
 		rc_sched_hold_op(s, a->op);
-	if (i < 0 || (d->algs[i].usable && !d->algs[i].usable(comm, a)))
-		i = d->choose(comm, a);
-	return d->algs[i].build(s, a);
+	return alg->build(s, a);
 }
 
-/* Choose the algorithm and build the schedule. */
-static int coll_build(struct rc_comm *comm, int coll,
+int rc_coll_append(struct rc_sched *s, int coll, const struct rc_cargs *a)
+{
+	return append_alg(s, coll_pick(s->comm, coll, a), a);
+}
+
+int rc_coll_send_direct(struct rc_comm *comm, const void *buf, size_t count,
+			struct rc_dtype *dt, int peer)
+{
+	return rc_p2p_send(comm, rc_comm_coll_ctx(comm), buf, count, dt, peer,
+			   rc_coll_next_tag(comm), RC_SEND_STD);
+}
+
+/* Build the schedule of algorithm alg. */
+static int coll_build(struct rc_comm *comm, const struct rc_coll_alg *alg,
 		      const struct rc_cargs *a, struct rc_sched **out)
 {
 	struct rc_sched *s = rc_sched_new(comm);
@@ -190,7 +211,7 @@ static int coll_build(struct rc_comm *comm, int coll,
 	rc_sched_hold_dt(s, a->sdt);
 	rc_sched_hold_dt(s, a->rdt);
 	rc_sched_hold_dt(s, a->dt);
-	ret = rc_coll_append(s, coll, a);
+	ret = append_alg(s, alg, a);
 	if (!ret)
 		ret = s->berr;
 	if (ret) {
@@ -204,16 +225,19 @@ static int coll_build(struct rc_comm *comm, int coll,
 int rc_coll_start(struct rc_comm *comm, int coll, const struct rc_cargs *a,
 		  struct rc_req **reqp)
 {
-	struct rc_req *req = rc_req_alloc(comm->inst, RC_REQ_COLL);
+	struct rc_req *req;
 	struct rc_sched *s;
 	int ret;
 
+	if (!rc_coll_state(comm->inst))
+		return RC_ERR_NOMEM;
+	req = rc_req_alloc(comm->inst, RC_REQ_COLL);
 	if (!req)
 		return RC_ERR_NOMEM;
 	/* a pooled request holds a reference on its communicator */
 	rc_comm_retain(comm);
 	req->comm = comm;
-	ret = coll_build(comm, coll, a, &s);
+	ret = coll_build(comm, coll_pick(comm, coll, a), a, &s);
 	if (!ret)
 		ret = rc_sched_start(s, req);
 	if (ret) {
@@ -226,13 +250,22 @@ int rc_coll_start(struct rc_comm *comm, int coll, const struct rc_cargs *a,
 
 int rc_coll_run(struct rc_comm *comm, int coll, const struct rc_cargs *a)
 {
+	const struct rc_coll_alg *alg;
 	struct rc_req req;
 	struct rc_sched *s;
 	int ret;
 
+	if (!rc_coll_state(comm->inst))
+		return RC_ERR_NOMEM;
+	alg = coll_pick(comm, coll, a);
+	if (alg->direct) {
+		ret = alg->direct(comm, a);
+		if (ret != RC_AGAIN)
+			return ret;
+	}
 	rc_req_init_stack(&req, comm->inst, RC_REQ_COLL);
 	req.comm = comm;
-	ret = coll_build(comm, coll, a, &s);
+	ret = coll_build(comm, alg, a, &s);
 	if (!ret)
 		ret = rc_sched_start(s, &req);
 	if (ret)

@@ -150,6 +150,10 @@ struct rc_coll_alg {
 	rc_coll_build_fn build;
 	/* can it run these arguments (e.g. commutative ops only)? NULL: yes */
 	bool (*usable)(const struct rc_comm *c, const struct rc_cargs *a);
+	/* a blocking call whose whole part on this rank is one send (a leaf
+	 * of a tree): make it with rc_coll_send_direct, no schedule built;
+	 * RC_AGAIN: not on this rank or with these arguments. NULL: never */
+	int (*direct)(struct rc_comm *c, const struct rc_cargs *a);
 };
 
 struct rc_coll_desc {
@@ -215,6 +219,17 @@ int rc_bcast_binomial(struct rc_sched *s, const struct rc_cargs *a);
 int rc_reduce_binomial(struct rc_sched *s, const struct rc_cargs *a);
 
 /* ---- small helpers ---- */
+
+/* The tag of the communicator's next collective (every rank counts its
+ * collectives alike, so the n-th one has the same tag everywhere). */
+static inline int rc_coll_next_tag(struct rc_comm *comm)
+{
+	return (int)(comm->coll_seq++ & 0x7fffffffu);
+}
+
+/* A direct algorithm's one send, with the tag its schedule would have had. */
+int rc_coll_send_direct(struct rc_comm *comm, const void *buf, size_t count,
+			struct rc_dtype *dt, int peer);
 
 static inline const struct rc_coll_tune *rc_coll_tune(const struct rc_comm *c)
 {

@@ -121,7 +121,7 @@ struct rc_sched *rc_sched_new(struct rc_comm *comm)
 	s->nhold = 0;
 	s->ctx = rc_comm_coll_ctx(comm);
 	/* tags stay non-negative: MPI_ANY_TAG is -1 */
-	s->tag = (int)(comm->coll_seq++ & 0x7fffffffu);
+	s->tag = rc_coll_next_tag(comm);
 	s->err = RC_OK;
 	s->berr = RC_OK;
 	s->nops = 0;
