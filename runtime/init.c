@@ -97,8 +97,8 @@ struct node_count {
 	int ranks, cores;
 };
 
-/* Count rank w on its node; nodes are few, ranks of a node usually
- * adjacent, so the last node found is tried first. */
+/* Count one rank (its info pi) on its node; nodes are few and the ranks
+ * of a node usually adjacent, so the last node found is tried first. */
 static void count_node(struct node_count *nodes, int *nnodes, int *last,
 		       const struct rc_proc_info *pi)
 {
