@@ -13,20 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "jobs.h"
 
 static int rank, size, errors;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			if (errors++ < 10) {                               \
-				fprintf(stderr, "rank %d: %s:%d: ", rank,  \
-					__FILE__, __LINE__);               \
-				fprintf(stderr, __VA_ARGS__);              \
-				fputc('\n', stderr);                       \
-			}                                                  \
-		}                                                          \
-	} while (0)
 
 static int val(int r, int i)
 {
@@ -100,7 +89,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 	MPI_Bcast(a, count, MPI_INT, root, comm);
 	for (i = 0; i < count && a[i] == val(root, i); i++)
 		;
-	CHECK(i == count, "bcast element %d", i);
+	TALLY(i == count, "bcast element %d", i);
 	/* reduce, allreduce, in place too */
 	for (i = 0; i < count; i++)
 		a[i] = val(r, i);
@@ -109,13 +98,13 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		for (i = 0; i < count; i++)
 			if (b[i] != n * (i % 997) + 1000 * n * (n - 1) / 2)
 				break;
-		CHECK(i == count, "reduce element %d", i);
+		TALLY(i == count, "reduce element %d", i);
 	}
 	memcpy(b, a, sizeof(int) * (size_t)count);
 	MPI_Allreduce(MPI_IN_PLACE, b, count, MPI_INT, MPI_MAX, comm);
 	for (i = 0; i < count && b[i] == val(n - 1, i); i++)
 		;
-	CHECK(i == count, "allreduce in place element %d", i);
+	TALLY(i == count, "allreduce in place element %d", i);
 	/* non-commutative: allreduce, reduce to 0 and to the last, scan */
 	{
 		int m[4], w[4], got[4];
@@ -123,18 +112,18 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		my_mat(r, m);
 		mat_fold(0, n, w);
 		MPI_Allreduce(m, got, 1, mat, op_mat, comm);
-		CHECK(!memcmp(got, w, sizeof(w)), "user op allreduce");
+		TALLY(!memcmp(got, w, sizeof(w)), "user op allreduce");
 		memset(got, 0, sizeof(got));
 		MPI_Reduce(m, got, 1, mat, op_mat, root, comm);
-		CHECK(r != root || !memcmp(got, w, sizeof(w)),
+		TALLY(r != root || !memcmp(got, w, sizeof(w)),
 		      "user op reduce");
 		MPI_Scan(m, got, 1, mat, op_mat, comm);
 		mat_fold(0, r + 1, w);
-		CHECK(!memcmp(got, w, sizeof(w)), "user op scan");
+		TALLY(!memcmp(got, w, sizeof(w)), "user op scan");
 		memcpy(got, m, sizeof(m));
 		MPI_Exscan(MPI_IN_PLACE, got, 1, mat, op_mat, comm);
 		mat_fold(0, r, w);
-		CHECK(r == 0 || !memcmp(got, w, sizeof(w)), "user op exscan");
+		TALLY(r == 0 || !memcmp(got, w, sizeof(w)), "user op exscan");
 	}
 	/* MAXLOC on MPI_2INT */
 	{
@@ -143,7 +132,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		MPI_Allreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, comm);
 		int want = n > 2 ? 2 : n - 1;
 
-		CHECK(out[0] == want && out[1] == want, "maxloc (%d, %d)",
+		TALLY(out[0] == want && out[1] == want, "maxloc (%d, %d)",
 		      out[0], out[1]);
 	}
 	/* gather(v), scatter(v), allgather(v), alltoall(v) */
@@ -154,7 +143,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		for (j = 0; j < n; j++)
 			for (i = 0; i < count; i++)
 				if (b[j * count + i] != val(j, i)) {
-					CHECK(0, "gather from %d element %d",
+					TALLY(0, "gather from %d element %d",
 					      j, i);
 					j = n;
 					break;
@@ -170,7 +159,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		for (j = 0; j < n; j++)
 			for (i = 0; i < counts[j]; i++)
 				if (b[displs[j] + i] != val(j, i)) {
-					CHECK(0, "gatherv from %d", j);
+					TALLY(0, "gatherv from %d", j);
 					j = n;
 					break;
 				}
@@ -183,7 +172,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 	if (r)
 		for (i = 0; i < count; i++)
 			if (c[i] != val(r, i) + 7) {
-				CHECK(0, "scatter element %d", i);
+				TALLY(0, "scatter element %d", i);
 				break;
 			}
 	if (r == root)
@@ -194,7 +183,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		     comm);
 	for (i = 0; i < counts[r]; i++)
 		if (c[i] != val(r, i) - 3) {
-			CHECK(0, "scatterv element %d", i);
+			TALLY(0, "scatterv element %d", i);
 			break;
 		}
 	for (i = 0; i < count; i++)
@@ -203,7 +192,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 	for (j = 0; j < n; j++)
 		for (i = 0; i < count; i++)
 			if (b[j * count + i] != val(j, i)) {
-				CHECK(0, "allgather from %d element %d", j, i);
+				TALLY(0, "allgather from %d element %d", j, i);
 				j = n;
 				break;
 			}
@@ -212,7 +201,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 	for (j = 0; j < n; j++)
 		for (i = 0; i < counts[j]; i++)
 			if (b[displs[j] + i] != val(j, i)) {
-				CHECK(0, "allgatherv from %d", j);
+				TALLY(0, "allgatherv from %d", j);
 				j = n;
 				break;
 			}
@@ -223,12 +212,12 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 	for (j = 0; j < n; j++)
 		for (i = 0; i < count; i++)
 			if (b[j * count + i] != val(j, r * count + i)) {
-				CHECK(0, "alltoall from %d element %d", j, i);
+				TALLY(0, "alltoall from %d element %d", j, i);
 				j = n;
 				break;
 			}
 	MPI_Alltoall(MPI_IN_PLACE, count, MPI_INT, a, count, MPI_INT, comm);
-	CHECK(!memcmp(a, b, sizeof(int) * (size_t)count * (size_t)n),
+	TALLY(!memcmp(a, b, sizeof(int) * (size_t)count * (size_t)n),
 	      "alltoall in place");
 	{
 		/* rank r sends counts[(r + j) % n] to j */
@@ -248,7 +237,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		for (j = 0; j < n; j++)
 			for (i = 0; i < rc[j]; i++)
 				if (b[rd[j] + i] != val(j, r * 100 + i)) {
-					CHECK(0, "alltoallv from %d", j);
+					TALLY(0, "alltoallv from %d", j);
 					j = n;
 					break;
 				}
@@ -261,7 +250,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 	for (i = 0; i < count; i++)
 		if (b[i] != n * ((r * count + i) % 997) +
 				    1000 * n * (n - 1) / 2) {
-			CHECK(0, "reduce_scatter_block element %d", i);
+			TALLY(0, "reduce_scatter_block element %d", i);
 			break;
 		}
 	{
@@ -276,7 +265,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		for (i = 0; i < counts[r]; i++)
 			if (b[i] != n * ((displs[r] - r + i) % 997) +
 					    1000 * n * (n - 1) / 2) {
-				CHECK(0, "reduce_scatter element %d", i);
+				TALLY(0, "reduce_scatter element %d", i);
 				break;
 			}
 	}
@@ -287,7 +276,7 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 	for (i = 0; i < count; i++)
 		if (b[i] != (r + 1) * (r + 2) / 2 ||
 		    (r && c[i] != r * (r + 1) / 2)) {
-			CHECK(0, "scan/exscan element %d", i);
+			TALLY(0, "scan/exscan element %d", i);
 			break;
 		}
 	free(a);
@@ -326,11 +315,11 @@ static void nonblocking(MPI_Comm comm, int count)
 		MPI_Wait(&req[i], MPI_STATUS_IGNORE);
 	for (i = 0; i < count; i++)
 		if (bc[i] != i || sum[i] != n * i + n * (n - 1) / 2) {
-			CHECK(0, "ibcast/iallreduce element %d", i);
+			TALLY(0, "ibcast/iallreduce element %d", i);
 			break;
 		}
 	for (j = 0; j < n; j++)
-		CHECK(ga[j] == j && out[j] == j * 100 + r,
+		TALLY(ga[j] == j && out[j] == j * 100 + r,
 		      "iallgather/ialltoall from %d", j);
 	/* the rest, waited together */
 	{
@@ -359,13 +348,13 @@ static void nonblocking(MPI_Comm comm, int count)
 
 			for (j = 1; j <= n; j++)
 				p *= j;
-			CHECK(y == (int)p, "ireduce %d", y);
+			TALLY(y == (int)p, "ireduce %d", y);
 			for (j = 0; j < n; j++)
-				CHECK(g[n - 1 - j] == j + 1, "igatherv %d", j);
+				TALLY(g[n - 1 - j] == j + 1, "igatherv %d", j);
 		}
-		CHECK(s == (r + 1) * (r + 2) / 2, "iscan");
-		CHECK(r == 0 || e == r * (r + 1) / 2, "iexscan");
-		CHECK(rsb == n * r + n * (n - 1) / 2, "ireduce_scatter_block");
+		TALLY(s == (r + 1) * (r + 2) / 2, "iscan");
+		TALLY(r == 0 || e == r * (r + 1) / 2, "iexscan");
+		TALLY(rsb == n * r + n * (n - 1) / 2, "ireduce_scatter_block");
 		MPI_Iscatter(g, 1, MPI_INT, &x, 1, MPI_INT, 0, comm, &req[0]);
 		MPI_Iscatterv(g, cnt, dsp, MPI_INT, &y, 1, MPI_INT, 0, comm,
 			      &req[1]);
@@ -376,13 +365,13 @@ static void nonblocking(MPI_Comm comm, int count)
 		MPI_Ialltoallv(a2a, cnt, dsp, MPI_INT, in, cnt, dsp, MPI_INT,
 			       comm, &req[4]);
 		MPI_Waitall(5, req, MPI_STATUSES_IGNORE);
-		CHECK(x == n - r, "iscatter %d", x);
-		CHECK(y == r + 1, "iscatterv %d", y);
+		TALLY(x == n - r, "iscatter %d", x);
+		TALLY(y == r + 1, "iscatterv %d", y);
 		for (j = 0; j < n && r == 0; j++)
-			CHECK(g2[j] == j, "igather %d", j);
+			TALLY(g2[j] == j, "igather %d", j);
 		for (j = 0; j < n; j++) {
-			CHECK(out[n - 1 - j] == j, "iallgatherv");
-			CHECK(in[n - 1 - j] == j * 100 + (n - 1 - r),
+			TALLY(out[n - 1 - j] == j, "iallgatherv");
+			TALLY(in[n - 1 - j] == j * 100 + (n - 1 - r),
 			      "ialltoallv from %d", j);
 		}
 		free(g);
@@ -417,7 +406,7 @@ int main(int argc, char **argv)
 	/* the same on halves, ranks reversed */
 	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
 	MPI_Comm_rank(half, &sub);
-	CHECK(sub == (size - 1 - rank) / 2, "split rank %d", sub);
+	TALLY(sub == (size - 1 - rank) / 2, "split rank %d", sub);
 	for (k = 0; k < 2; k++)
 		blocking(half, counts[k], op_mat, mat);
 	nonblocking(half, 77);

@@ -13,20 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "jobs.h"
 
 static int rank, size, errors;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			if (errors++ < 10) {                               \
-				fprintf(stderr, "rank %d: %s:%d: ", rank,  \
-					__FILE__, __LINE__);               \
-				fprintf(stderr, __VA_ARGS__);              \
-				fputc('\n', stderr);                       \
-			}                                                  \
-		}                                                          \
-	} while (0)
 
 static int sum_over(MPI_Comm c, int x)
 {
@@ -53,26 +42,26 @@ int main(int argc, char **argv)
 	/* dup */
 	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 	MPI_Comm_compare(MPI_COMM_WORLD, dup, &res);
-	CHECK(res == MPI_CONGRUENT, "compare dup %d", res);
+	TALLY(res == MPI_CONGRUENT, "compare dup %d", res);
 	MPI_Comm_get_errhandler(dup, &eh);
-	CHECK(eh == MPI_ERRORS_RETURN, "dup errhandler");
+	TALLY(eh == MPI_ERRORS_RETURN, "dup errhandler");
 	MPI_Comm_set_name(dup, "dup");
 	MPI_Comm_get_name(dup, name, &len);
-	CHECK(!strcmp(name, "dup") && len == 3, "name %s", name);
-	CHECK(sum_over(dup, 1) == size, "allreduce on dup");
+	TALLY(!strcmp(name, "dup") && len == 3, "name %s", name);
+	TALLY(sum_over(dup, 1) == size, "allreduce on dup");
 	/* split with MPI_UNDEFINED: the last rank gets MPI_COMM_NULL */
 	MPI_Comm_split(MPI_COMM_WORLD, rank == size - 1 && size > 1
 					       ? MPI_UNDEFINED : rank % 2,
 		       rank, &odd);
 	if (rank == size - 1 && size > 1) {
-		CHECK(odd == MPI_COMM_NULL, "undefined color");
+		TALLY(odd == MPI_COMM_NULL, "undefined color");
 	} else {
 		MPI_Comm_size(odd, &n);
 		MPI_Comm_rank(odd, &r);
-		CHECK(r == rank / 2, "split rank %d", r);
-		CHECK(sum_over(odd, 1) == n, "allreduce on split");
+		TALLY(r == rank / 2, "split rank %d", r);
+		TALLY(sum_over(odd, 1) == n, "allreduce on split");
 		MPI_Comm_compare(odd, MPI_COMM_WORLD, &res);
-		CHECK(size == 1 ? res == MPI_CONGRUENT : res == MPI_UNEQUAL,
+		TALLY(size == 1 ? res == MPI_CONGRUENT : res == MPI_UNEQUAL,
 		      "compare split %d", res);
 		MPI_Comm_free(&odd);
 	}
@@ -95,7 +84,7 @@ int main(int argc, char **argv)
 		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank,
 				    MPI_INFO_NULL, &node);
 		MPI_Comm_size(node, &n);
-		CHECK(n == want, "split_type size %d, want %d", n, want);
+		TALLY(n == want, "split_type size %d, want %d", n, want);
 		MPI_Comm_free(&node);
 	}
 	/* groups and create */
@@ -106,19 +95,19 @@ int main(int argc, char **argv)
 
 		MPI_Group_range_incl(wg, 1, ranges, &eg);
 		MPI_Group_size(eg, &n);
-		CHECK(n == (size + 1) / 2, "evens %d", n);
+		TALLY(n == (size + 1) / 2, "evens %d", n);
 		MPI_Group_translate_ranks(eg, n > 1 ? 2 : 1, tr, wg, out);
-		CHECK(out[0] == 0 && (n < 2 || out[1] == 2), "translate");
+		TALLY(out[0] == 0 && (n < 2 || out[1] == 2), "translate");
 		MPI_Comm_create(MPI_COMM_WORLD, eg, &evens);
 		if (rank % 2) {
-			CHECK(evens == MPI_COMM_NULL, "create: not a member");
+			TALLY(evens == MPI_COMM_NULL, "create: not a member");
 		} else {
 			MPI_Comm_rank(evens, &r);
-			CHECK(r == rank / 2, "create rank %d", r);
-			CHECK(sum_over(evens, rank) == (n - 1) * n, "on evens");
+			TALLY(r == rank / 2, "create rank %d", r);
+			TALLY(sum_over(evens, rank) == (n - 1) * n, "on evens");
 			MPI_Comm_group(evens, &g2);
 			MPI_Group_compare(g2, eg, &res);
-			CHECK(res == MPI_IDENT, "group compare %d", res);
+			TALLY(res == MPI_IDENT, "group compare %d", res);
 			MPI_Group_free(&g2);
 			MPI_Comm_free(&evens);
 		}
@@ -127,53 +116,53 @@ int main(int argc, char **argv)
 	}
 	/* attributes */
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &val, &flag);
-	CHECK(flag && *val >= 32767, "tag ub");
+	TALLY(flag && *val >= 32767, "tag ub");
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &val, &flag);
-	CHECK(!flag || *val > 0, "universe size");
+	TALLY(!flag || *val > 0, "universe size");
 	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &val, &flag);
-	CHECK(!flag || *val == 0 || *val == 1, "wtime is global");
+	TALLY(!flag || *val == 0 || *val == 1, "wtime is global");
 	/* Cartesian: dims_create, 2-D grid periodic in dimension 0 */
 	{
 		int dims[2] = { 0, 0 }, periods[2] = { 1, 0 }, co[2], rem[2];
 		int src, dst, nd;
 
 		MPI_Dims_create(size, 2, dims);
-		CHECK(dims[0] * dims[1] == size && dims[0] >= dims[1],
+		TALLY(dims[0] * dims[1] == size && dims[0] >= dims[1],
 		      "dims %d x %d", dims[0], dims[1]);
 		MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
 		MPI_Topo_test(cart, &res);
-		CHECK(res == MPI_CART, "topo test");
+		TALLY(res == MPI_CART, "topo test");
 		MPI_Cartdim_get(cart, &nd);
-		CHECK(nd == 2, "cartdim");
+		TALLY(nd == 2, "cartdim");
 		MPI_Cart_coords(cart, rank, 2, co);
-		CHECK(co[0] == rank / dims[1] && co[1] == rank % dims[1],
+		TALLY(co[0] == rank / dims[1] && co[1] == rank % dims[1],
 		      "coords");
 		MPI_Cart_rank(cart, co, &r);
-		CHECK(r == rank, "cart rank");
+		TALLY(r == rank, "cart rank");
 		MPI_Cart_shift(cart, 0, 1, &src, &dst);
-		CHECK(dst == (rank + dims[1]) % size &&
+		TALLY(dst == (rank + dims[1]) % size &&
 		      src == (rank - dims[1] + size) % size, "shift 0");
 		MPI_Cart_shift(cart, 1, 1, &src, &dst);
-		CHECK(dst == (co[1] == dims[1] - 1 ? MPI_PROC_NULL : rank + 1),
+		TALLY(dst == (co[1] == dims[1] - 1 ? MPI_PROC_NULL : rank + 1),
 		      "shift 1");
 		/* neighbours exchange along dimension 0 */
 		MPI_Cart_shift(cart, 0, 1, &src, &dst);
 		MPI_Sendrecv(&rank, 1, MPI_INT, dst, 5, &x, 1, MPI_INT, src, 5,
 			     cart, MPI_STATUS_IGNORE);
-		CHECK(x == src, "sendrecv on cart");
+		TALLY(x == src, "sendrecv on cart");
 		rem[0] = 0;
 		rem[1] = 1;
 		MPI_Cart_sub(cart, rem, &row);
 		MPI_Comm_size(row, &n);
 		MPI_Comm_rank(row, &r);
-		CHECK(n == dims[1] && r == co[1], "cart sub %d/%d", r, n);
-		CHECK(sum_over(row, rank) ==
+		TALLY(n == dims[1] && r == co[1], "cart sub %d/%d", r, n);
+		TALLY(sum_over(row, rank) ==
 		      dims[1] * co[0] * dims[1] + dims[1] * (dims[1] - 1) / 2,
 		      "row sum");
 		MPI_Comm_free(&row);
 		MPI_Comm_dup(cart, &c);
 		MPI_Topo_test(c, &res);
-		CHECK(res == MPI_CART, "dup keeps the topology");
+		TALLY(res == MPI_CART, "dup keeps the topology");
 		MPI_Comm_free(&c);
 		MPI_Comm_free(&cart);
 	}
@@ -190,14 +179,14 @@ int main(int argc, char **argv)
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
 	MPI_Comm_free(&c);
 #endif
-	CHECK(y == size * (size - 1) / 2, "iallreduce on a freed comm");
+	TALLY(y == size * (size - 1) / 2, "iallreduce on a freed comm");
 	/* errors come back */
-	CHECK(MPI_Bcast(&x, 1, MPI_INT, size, dup) == MPI_ERR_ROOT, "root");
-	CHECK(MPI_Allreduce(&x, &y, -1, MPI_INT, MPI_SUM, dup) ==
+	TALLY(MPI_Bcast(&x, 1, MPI_INT, size, dup) == MPI_ERR_ROOT, "root");
+	TALLY(MPI_Allreduce(&x, &y, -1, MPI_INT, MPI_SUM, dup) ==
 	      MPI_ERR_COUNT, "count");
-	CHECK(MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_BOR, dup) == MPI_ERR_OP,
+	TALLY(MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_BOR, dup) == MPI_ERR_OP,
 	      "op");
-	CHECK(MPI_Barrier(MPI_COMM_NULL) == MPI_ERR_COMM, "comm");
+	TALLY(MPI_Barrier(MPI_COMM_NULL) == MPI_ERR_COMM, "comm");
 	/* hundreds of communicators created and freed */
 	for (k = 0; k < 300; k++) {
 		MPI_Comm a, b;
@@ -205,9 +194,9 @@ int main(int argc, char **argv)
 		MPI_Comm_dup(dup, &a);
 		MPI_Comm_split(a, rank % 3, size - rank, &b);
 		if (k % 50 == 0) {
-			CHECK(sum_over(a, 1) == size, "loop dup");
+			TALLY(sum_over(a, 1) == size, "loop dup");
 			MPI_Comm_size(b, &n);
-			CHECK(sum_over(b, 1) == n, "loop split");
+			TALLY(sum_over(b, 1) == n, "loop split");
 		}
 		MPI_Comm_free(&a);
 		MPI_Comm_free(&b);
@@ -218,7 +207,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < 20; i++)
 			MPI_Comm_dup(i % 2 ? dup : MPI_COMM_WORLD, &keep[i]);
 		for (i = 0; i < 20; i++)
-			CHECK(sum_over(keep[i], i) == i * size, "keep %d", i);
+			TALLY(sum_over(keep[i], i) == i * size, "keep %d", i);
 		for (i = 0; i < 20; i++)
 			MPI_Comm_free(&keep[i]);
 	}

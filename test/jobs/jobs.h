@@ -27,6 +27,21 @@
 
 #define CHECK_MPI(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
 
+/* The non-fatal kind, for jobs that run everything and report at the end:
+ * counts a mismatch in the job's own `errors` and prints the first ten,
+ * naming the job's `rank`, the file and the line. */
+#define TALLY(cond, ...)                                                    \
+	do {                                                                \
+		if (!(cond)) {                                              \
+			if (errors++ < 10) {                                \
+				fprintf(stderr, "rank %d: %s:%d: ", rank,   \
+					__FILE__, __LINE__);                \
+				fprintf(stderr, __VA_ARGS__);               \
+				fputc('\n', stderr);                        \
+			}                                                   \
+		}                                                           \
+	} while (0)
+
 static inline unsigned char job_byte(size_t i, int seed)
 {
 	return (unsigned char)(i * 131u + (unsigned)seed * 7u + (i >> 12));
