@@ -179,13 +179,16 @@ static bool psrv_ours(const pmix_proc_t *p)
 	       p->rank < (pmix_rank_t)psrv.map->size;
 }
 
-static pmix_status_t psrv_connected(const pmix_proc_t *proc, void *obj,
+/* A client's connect or finalize: queue the event for the main loop
+ * (first: the client cannot exit before we reply), then answer. */
+static pmix_status_t psrv_lifecycle(enum rc_pev_type kind,
+				    const pmix_proc_t *proc,
 				    pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	struct psrv_ev *e;
 
 	if (psrv_ours(proc)) {
-		e = psrv_ev_new(RC_PEV_CONNECTED, (int)proc->rank);
+		e = psrv_ev_new(kind, (int)proc->rank);
 		if (e)
 			psrv_post(e);
 	}
@@ -195,21 +198,16 @@ static pmix_status_t psrv_connected(const pmix_proc_t *proc, void *obj,
 	return PMIX_SUCCESS;
 }
 
+static pmix_status_t psrv_connected(const pmix_proc_t *proc, void *obj,
+				    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return psrv_lifecycle(RC_PEV_CONNECTED, proc, cbfunc, cbdata);
+}
+
 static pmix_status_t psrv_finalized(const pmix_proc_t *proc, void *obj,
 				    pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-	struct psrv_ev *e;
-
-	if (psrv_ours(proc)) {
-		e = psrv_ev_new(RC_PEV_FINALIZED, (int)proc->rank);
-		if (e)
-			psrv_post(e);
-	}
-	/* queued first: the client cannot exit before we reply */
-	if (!cbfunc)
-		return PMIX_OPERATION_SUCCEEDED;
-	cbfunc(PMIX_SUCCESS, cbdata);
-	return PMIX_SUCCESS;
+	return psrv_lifecycle(RC_PEV_FINALIZED, proc, cbfunc, cbdata);
 }
 
 static pmix_status_t psrv_abort(const pmix_proc_t *proc, void *obj,
