@@ -14,6 +14,7 @@
 #include "inst.h"
 #include "log.h"
 #include "status.h"
+#include "thread.h"
 
 struct rc_inst rc_g;
 
@@ -36,6 +37,10 @@ unsigned rc_progress(struct rc_inst *inst)
 
 void rc_progress_idle(struct rc_inst *inst)
 {
+	/* At MPI_THREAD_MULTIPLE, the thread waiting here lets the others
+	 * into the library (they may post what it waits for); nothing
+	 * below MULTIPLE. */
+	rc_cs_yield(&rc_cs_big);
 	/* With more ranks than cores the peer we wait for may need our core
 	 * (RCMPI_YIELD asks for this too); otherwise spin, as Open MPI and
 	 * MPICH do: a rank bound to its core gives it away only when the

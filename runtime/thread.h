@@ -1,0 +1,98 @@
+/*
+ * thread.h - critical sections for MPI_THREAD_MULTIPLE.
+ *
+ * The thread level the program asked for decides the cost. Below
+ * MPI_THREAD_MULTIPLE every call here is one predictable branch on
+ * rc_thread_multiple, read once per MPI call into a local: no lock, no
+ * atomic, nothing else on the path. At MULTIPLE the section's lock is taken.
+ *
+ * Sections nest in one thread: an API function that calls a PMPI_ function,
+ * or a user callback (error handler, reduction op, attribute copy) that
+ * calls MPI, re-enters without deadlock. A thread that must wait for
+ * another (MPI_Wait, MPI_Recv, a blocking collective) lets the others in
+ * between polls through rc_progress_idle(), which calls rc_cs_yield().
+ *
+ * How an API function places its section:
+ *
+ *	int PMPI_Foo(...)
+ *	{
+ *		return RC_CS_CALL(&rc_cs_big, foo(...));
+ *	}
+ *
+ * or, around part of a body:
+ *
+ *	bool held = rc_cs_enter(&rc_cs_big);
+ *	...
+ *	rc_cs_exit(&rc_cs_big, held);
+ *
+ * The first implementation has one section, rc_cs_big, around every MPI
+ * call that touches shared state. Finer sections (per communicator, per
+ * peer) will be more struct rc_cs objects with the same functions.
+ */
+#ifndef RC_THREAD_H
+#define RC_THREAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include "compiler.h"
+
+/* Set once by MPI_Init_thread when it provides MPI_THREAD_MULTIPLE, before
+ * any other thread may call MPI; cleared by MPI_Finalize. */
+extern bool rc_thread_multiple;
+
+/* A critical section: a mutex that its holder may re-enter. */
+struct rc_cs {
+	pthread_mutex_t mu;
+	pthread_t owner;	/* valid while depth > 0 */
+	int depth;		/* nesting of the owning thread */
+	int held;		/* 1 while owned; read by other threads */
+};
+
+#define RC_CS_INITIALIZER { .mu = PTHREAD_MUTEX_INITIALIZER }
+
+/* The one section of the first implementation (every MPI call). */
+extern struct rc_cs rc_cs_big;
+
+void rc_cs_lock(struct rc_cs *cs);
+void rc_cs_unlock(struct rc_cs *cs);
+void rc_cs_yield_slow(struct rc_cs *cs);
+
+/* Enter cs when the process runs at MPI_THREAD_MULTIPLE. Returns whether
+ * it did: pass that to rc_cs_exit, so the flag is read once per call. */
+static inline bool rc_cs_enter(struct rc_cs *cs)
+{
+	if (RC_LIKELY(!rc_thread_multiple))
+		return false;
+	rc_cs_lock(cs);
+	return true;
+}
+
+static inline void rc_cs_exit(struct rc_cs *cs, bool held)
+{
+	if (RC_UNLIKELY(held))
+		rc_cs_unlock(cs);
+}
+
+/* In a loop waiting for another thread's work: release cs completely (at
+ * whatever depth this thread holds it), let another thread run, take it
+ * back at the same depth. Nothing below MULTIPLE. */
+static inline void rc_cs_yield(struct rc_cs *cs)
+{
+	if (RC_UNLIKELY(rc_thread_multiple))
+		rc_cs_yield_slow(cs);
+}
+
+/* Evaluate `expr` inside section cs; the value of the expression is that
+ * of expr (not void). */
+#define RC_CS_CALL(cs, expr)                                  \
+	({                                                    \
+		bool rc_cs_held_ = rc_cs_enter(cs);           \
+		__typeof__(expr) rc_cs_ret_ = (expr);         \
+		rc_cs_exit((cs), rc_cs_held_);                \
+		rc_cs_ret_;                                   \
+	})
+
+/* Does the calling thread hold cs? (assertions, tests) */
+bool rc_cs_held_by_me(struct rc_cs *cs);
+
+#endif

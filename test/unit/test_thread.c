@@ -1,0 +1,194 @@
+/*
+ * test_thread.c - unit tests of the critical sections (runtime/thread.h).
+ *
+ * Below MPI_THREAD_MULTIPLE a section must take nothing: another thread
+ * can lock the mutex while "inside". At MULTIPLE it must exclude other
+ * threads, nest in its owner, and rc_cs_yield must let a waiting thread
+ * in and give the section back at the same depth.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "thread.h"
+
+#define TMO 30
+
+static struct rc_cs cs = RC_CS_INITIALIZER;
+
+/* Can another thread take cs's mutex right now? */
+static void *try_other(void *arg)
+{
+	struct rc_cs *c = arg;
+	int r = pthread_mutex_trylock(&c->mu);
+
+	if (r == 0)
+		pthread_mutex_unlock(&c->mu);
+	return (void *)(long)(r == 0);
+}
+
+static bool other_can_lock(struct rc_cs *c)
+{
+	pthread_t t;
+	void *res;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, try_other, c), 0);
+	ck_assert_int_eq(pthread_join(t, &res), 0);
+	return res != NULL;
+}
+
+START_TEST(single_takes_nothing)
+{
+	bool held;
+
+	rc_thread_multiple = false;
+	held = rc_cs_enter(&cs);
+	ck_assert(!held);
+	ck_assert(other_can_lock(&cs));
+	ck_assert(!rc_cs_held_by_me(&cs));
+	rc_cs_exit(&cs, held);
+	ck_assert(other_can_lock(&cs));
+}
+END_TEST
+
+START_TEST(multiple_excludes_and_nests)
+{
+	bool a, b;
+
+	rc_thread_multiple = true;
+	a = rc_cs_enter(&cs);
+	ck_assert(a);
+	ck_assert(rc_cs_held_by_me(&cs));
+	ck_assert(!other_can_lock(&cs));
+	b = rc_cs_enter(&cs);		/* nested: no deadlock */
+	ck_assert(b);
+	ck_assert_int_eq(cs.depth, 2);
+	rc_cs_exit(&cs, b);
+	ck_assert(rc_cs_held_by_me(&cs));
+	ck_assert(!other_can_lock(&cs));
+	rc_cs_exit(&cs, a);
+	ck_assert(!rc_cs_held_by_me(&cs));
+	ck_assert(other_can_lock(&cs));
+	rc_thread_multiple = false;
+}
+END_TEST
+
+static int call_count;
+
+static int counted(int v)
+{
+	call_count++;
+	ck_assert(rc_cs_held_by_me(&cs));
+	return v * 2;
+}
+
+START_TEST(call_macro_returns_value_once)
+{
+	rc_thread_multiple = true;
+	call_count = 0;
+	ck_assert_int_eq(RC_CS_CALL(&cs, counted(21)), 42);
+	ck_assert_int_eq(call_count, 1);
+	ck_assert(!rc_cs_held_by_me(&cs));
+	rc_thread_multiple = false;
+}
+END_TEST
+
+/* A second thread waits for a flag it can only set inside the section,
+ * while the main thread holds it two deep and polls with rc_cs_yield. */
+static volatile int flag;
+
+static void *set_flag_inside(void *arg)
+{
+	bool h = rc_cs_enter(arg);
+
+	ck_assert(h);
+	flag = 1;
+	rc_cs_exit(arg, h);
+	return NULL;
+}
+
+START_TEST(yield_lets_others_in)
+{
+	pthread_t t;
+	bool a, b;
+	long spins = 0;
+
+	rc_thread_multiple = true;
+	flag = 0;
+	a = rc_cs_enter(&cs);
+	b = rc_cs_enter(&cs);
+	ck_assert_int_eq(pthread_create(&t, NULL, set_flag_inside, &cs), 0);
+	while (!__atomic_load_n(&flag, __ATOMIC_ACQUIRE)) {
+		rc_cs_yield(&cs);
+		ck_assert(rc_cs_held_by_me(&cs));
+		ck_assert_int_eq(cs.depth, 2);
+		ck_assert_int_lt(++spins, 100000000L);
+	}
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	rc_cs_exit(&cs, b);
+	rc_cs_exit(&cs, a);
+	ck_assert(other_can_lock(&cs));
+	rc_thread_multiple = false;
+}
+END_TEST
+
+/* Many threads increment a plain counter inside the section: exact. */
+#define NTHR 4
+#define NINC 20000
+static long counter;
+
+static void *add_many(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < NINC; i++) {
+		bool h = rc_cs_enter(&cs);
+
+		counter++;
+		if (i % 64 == 0)
+			rc_cs_yield(&cs);
+		rc_cs_exit(&cs, h);
+	}
+	return NULL;
+}
+
+START_TEST(counter_exact)
+{
+	pthread_t t[NTHR];
+	int i;
+
+	rc_thread_multiple = true;
+	counter = 0;
+	for (i = 0; i < NTHR; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, add_many, NULL),
+				 0);
+	for (i = 0; i < NTHR; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	ck_assert_int_eq(counter, (long)NTHR * NINC);
+	rc_thread_multiple = false;
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("thread");
+	TCase *tc = tcase_create("cs");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, TMO);
+	tcase_add_test(tc, single_takes_nothing);
+	tcase_add_test(tc, multiple_excludes_and_nests);
+	tcase_add_test(tc, call_macro_returns_value_once);
+	tcase_add_test(tc, yield_lets_others_in);
+	tcase_add_test(tc, counter_exact);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
