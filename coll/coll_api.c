@@ -9,9 +9,12 @@
  * are neither checked nor used there. Errors: MPI_ERR_COMM, MPI_ERR_ROOT,
  * MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_OP (also an op not defined on the
  * type), MPI_ERR_BUFFER (MPI_IN_PLACE where not allowed, a NULL buffer
- * with data, send and receive buffers that are the same), MPI_ERR_ARG (a
- * NULL request or count array).
+ * with data, one pointer for send and receive buffers whose touched bytes
+ * overlap: see aliased() below), MPI_ERR_ARG (a NULL request or count
+ * array).
  */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "api.h"
 #include "coll_impl.h"
@@ -56,11 +59,136 @@ static int chk_op(struct rc_op *op, struct rc_dtype *dt)
 	return MPI_SUCCESS;
 }
 
-/* Send and receive buffers that are the same memory (not IN_PLACE). */
-static inline bool aliased(const void *s, const void *r, size_t bytes)
+/*
+ * Aliasing: the standard forbids send and receive buffers that overlap
+ * (MPI_IN_PLACE is the way to share one). We refuse one pointer passed for
+ * both, but only when the bytes the call really touches on each side
+ * meet: zero counts touch nothing (language bindings pass one address for
+ * every empty array), and disjoint parts of one buffer are legal. A side
+ * is one run of `count` elements, or, for the v-forms, n blocks of
+ * counts[i] elements at displs[i] extents; a block's bytes are taken as
+ * the span from its first to its last data byte.
+ */
+struct side {
+	const struct rc_dtype *dt;
+	size_t count;		    /* one block (counts NULL) */
+	const int *counts, *displs; /* v-forms: n blocks */
+	int n;
+};
+
+struct span {
+	ptrdiff_t lo, hi; /* [lo, hi) from the buffer's address */
+};
+
+static struct side side1(const struct rc_dtype *dt, size_t count)
 {
-	return s == r && bytes && s && s != MPI_IN_PLACE;
+	return (struct side){ .dt = dt, .count = count, .n = 1 };
 }
+
+static struct side sidev(const struct rc_dtype *dt, const int *counts,
+			 const int *displs, int n)
+{
+	return (struct side){ .dt = dt, .counts = counts, .displs = displs,
+			      .n = n };
+}
+
+/* Block i's span; false when it touches nothing. Arithmetic that
+ * overflows saturates (such a call fails later in any case). */
+static bool block_span(const struct side *sd, int i, struct span *sp)
+{
+	const struct rc_dtype *dt = sd->dt;
+	ptrdiff_t ext = rc_dt_extent(dt), at = 0, reach;
+	size_t n = sd->counts ? (size_t)sd->counts[i] : sd->count;
+
+	if (!n || !dt->size)
+		return false;
+	if (sd->counts &&
+	    __builtin_mul_overflow((ptrdiff_t)sd->displs[i], ext, &at))
+		at = (sd->displs[i] < 0) == (ext < 0) ? PTRDIFF_MAX / 2
+						      : PTRDIFF_MIN / 2;
+	if (__builtin_mul_overflow((ptrdiff_t)(n - 1), ext, &reach))
+		reach = ext < 0 ? PTRDIFF_MIN / 2 : PTRDIFF_MAX / 2;
+	sp->lo = at + dt->true_lb + (reach < 0 ? reach : 0);
+	sp->hi = at + dt->true_ub + (reach > 0 ? reach : 0);
+	return true;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Does any block of a meet one of b's? */
+static bool sides_meet(const struct side *a, const struct side *b)
+{
+	struct span sa, sb, *v;
+	int i, j, k, lo, hi, m;
+	bool meet = false;
+
+	if (a->n > b->n) {
+		const struct side *t = a;
+
+		a = b;
+		b = t;
+	}
+	if (a->n == 1) {
+		if (!block_span(a, 0, &sa))
+			return false;
+		for (j = 0; j < b->n; j++)
+			if (block_span(b, j, &sb) && sb.lo < sa.hi &&
+			    sa.lo < sb.hi)
+				return true;
+		return false;
+	}
+	/* both v-forms: a's blocks sorted and merged, each of b's searched */
+	v = malloc(sizeof(*v) * (size_t)a->n);
+	if (!v)
+		return false; /* cannot tell: let the call proceed */
+	for (i = k = 0; i < a->n; i++)
+		if (block_span(a, i, &v[k]))
+			k++;
+	qsort(v, (size_t)k, sizeof(*v), span_cmp);
+	for (i = 0, m = 0; i < k; i++) {
+		if (m && v[i].lo < v[m - 1].hi) {
+			if (v[i].hi > v[m - 1].hi)
+				v[m - 1].hi = v[i].hi;
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	for (j = 0; j < b->n && !meet; j++) {
+		if (!block_span(b, j, &sb))
+			continue;
+		/* the last merged span starting below sb.hi */
+		for (lo = 0, hi = m; lo < hi;) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (v[mid].lo < sb.hi)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		meet = lo > 0 && v[lo - 1].hi > sb.lo;
+	}
+	free(v);
+	return meet;
+}
+
+/* One pointer for both buffers (not IN_PLACE) whose touched bytes meet. */
+static bool aliased(const void *s, const struct side *ss, const void *r,
+		    const struct side *rs)
+{
+	return s == r && s != MPI_IN_PLACE && sides_meet(ss, rs);
+}
+
+#define CHK_ALIAS(comm, fn, s, ss, r, rs)                                     \
+	do {                                                                  \
+		struct side ss_ = (ss), rs_ = (rs);                           \
+		CHK(comm, aliased((s), &ss_, (r), &rs_) ? MPI_ERR_BUFFER : 0, \
+		    fn, "sendbuf and recvbuf overlap");                       \
+	} while (0)
 
 #define COLL_ENTER(fn, comm, req)                                          \
 	do {                                                               \
@@ -154,11 +282,13 @@ RC_WEAK(MPI_Ibcast)
 
 /* ---- reductions ---------------------------------------------------------- */
 
-/* sendbuf may be IN_PLACE (when in_place_ok), recvbuf may not. */
-static int chk_red(const void *sbuf, const void *rbuf, int count,
+/* sendbuf may be IN_PLACE (when in_place_ok), recvbuf may not; the
+ * receive side holds count elements, the send side scount. */
+static int chk_red(const void *sbuf, const void *rbuf, int count, size_t scount,
 		   struct rc_dtype *dt, struct rc_op *op, bool in_place_ok,
 		   bool check_rbuf)
 {
+	struct side ss, rs;
 	int cls;
 
 	if (sbuf == MPI_IN_PLACE) {
@@ -177,7 +307,9 @@ static int chk_red(const void *sbuf, const void *rbuf, int count,
 		cls = chk_data(rbuf, count, dt);
 		if (cls)
 			return cls;
-		if (aliased(sbuf, rbuf, (size_t)count * dt->size))
+		ss = side1(dt, scount);
+		rs = side1(dt, (size_t)count);
+		if (aliased(sbuf, &ss, rbuf, &rs))
 			return MPI_ERR_BUFFER;
 	}
 	return chk_op(op, dt);
@@ -205,8 +337,9 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	COLL_ENTER(fn, comm, req);
 	CHK_ROOT(comm, root, fn);
 	isroot = comm->rank == root;
-	CHK(comm, chk_red(sbuf, rbuf, count, dt, op, isroot, isroot), fn,
-	    NULL);
+	CHK(comm,
+	    chk_red(sbuf, rbuf, count, (size_t)count, dt, op, isroot, isroot),
+	    fn, NULL);
 	red_args(&a, sbuf, isroot ? rbuf : NULL, count, dt, op, root);
 	return coll_go(comm, RC_COLL_REDUCE, &a, req, fn);
 }
@@ -235,7 +368,8 @@ static int allred(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	struct rc_cargs a;
 
 	COLL_ENTER(fn, comm, req);
-	CHK(comm, chk_red(sbuf, rbuf, count, dt, op, true, true), fn, NULL);
+	CHK(comm, chk_red(sbuf, rbuf, count, (size_t)count, dt, op, true, true),
+	    fn, NULL);
 	red_args(&a, sbuf, rbuf, count, dt, op, 0);
 	return coll_go(comm, coll, &a, req, fn);
 }
@@ -296,7 +430,11 @@ static int redscat_block(const void *sbuf, void *rbuf, int rcount,
 	struct rc_cargs a;
 
 	COLL_ENTER(fn, comm, req);
-	CHK(comm, chk_red(sbuf, rbuf, rcount, dt, op, true, true), fn, NULL);
+	CHK(comm,
+	    chk_red(sbuf, rbuf, rcount,
+		    (size_t)(rcount > 0 ? rcount : 0) * (size_t)comm->size, dt,
+		    op, true, true),
+	    fn, NULL);
 	red_args(&a, sbuf, rbuf, rcount, dt, op, 0);
 	return coll_go(comm, RC_COLL_REDUCE_SCATTER_BLOCK, &a, req, fn);
 }
@@ -323,16 +461,19 @@ static int redscat(const void *sbuf, void *rbuf, const int rcounts[],
 		   MPI_Request *req, const char *fn)
 {
 	struct rc_cargs a;
+	size_t total = 0;
 	int i;
 
 	COLL_ENTER(fn, comm, req);
 	if (!rcounts)
 		return RC_ERR_MSG(comm, MPI_ERR_ARG, fn, "recvcounts is NULL");
-	for (i = 0; i < comm->size; i++)
+	for (i = 0; i < comm->size; i++) {
 		CHK(comm, rcounts[i] < 0 ? MPI_ERR_COUNT : 0, fn,
 		    "negative receive count");
-	CHK(comm, chk_red(sbuf, rbuf, rcounts[comm->rank], dt, op, true,
-			  true),
+		total += (size_t)rcounts[i];
+	}
+	CHK(comm,
+	    chk_red(sbuf, rbuf, rcounts[comm->rank], total, dt, op, true, true),
 	    fn, NULL);
 	red_args(&a, sbuf, rbuf, 0, dt, op, 0);
 	a.rcounts = rcounts;
@@ -393,11 +534,12 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 			    fn, NULL);
 		else
 			CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
-		if (!inplace && !v)
-			CHK(comm, aliased(sbuf, rbuf, (size_t)scount *
-						      sdt->size)
-					  ? MPI_ERR_BUFFER : 0,
-			    fn, "sendbuf and recvbuf are the same");
+		if (!inplace)
+			CHK_ALIAS(comm, fn, sbuf, side1(sdt, (size_t)scount),
+				  rbuf,
+				  v ? sidev(rdt, rcounts, rdispls, comm->size)
+				    : side1(rdt, (size_t)rcount *
+							 (size_t)comm->size));
 	}
 	xfer_args(&a, sbuf, scount, inplace ? NULL : sdt, isroot ? rbuf : NULL,
 		  rcount, isroot ? rdt : NULL, root);
@@ -464,11 +606,12 @@ static int scatter(const void *sbuf, int scount, const int *scounts,
 			    fn, NULL);
 		else
 			CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
-		if (!inplace && !v)
-			CHK(comm, aliased(sbuf, rbuf, (size_t)rcount *
-						      rdt->size)
-					  ? MPI_ERR_BUFFER : 0,
-			    fn, "sendbuf and recvbuf are the same");
+		if (!inplace)
+			CHK_ALIAS(comm, fn, sbuf,
+				  v ? sidev(sdt, scounts, sdispls, comm->size)
+				    : side1(sdt, (size_t)scount *
+							 (size_t)comm->size),
+				  rbuf, side1(rdt, (size_t)rcount));
 	}
 	xfer_args(&a, isroot ? sbuf : NULL, scount, isroot ? sdt : NULL, rbuf,
 		  rcount, inplace ? NULL : rdt, root);
@@ -534,9 +677,9 @@ static int allgather(const void *sbuf, int scount, MPI_Datatype sdt,
 	else
 		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
 	if (!inplace)
-		CHK(comm, aliased(sbuf, rbuf, (size_t)scount * sdt->size)
-				  ? MPI_ERR_BUFFER : 0,
-		    fn, "sendbuf and recvbuf are the same");
+		CHK_ALIAS(comm, fn, sbuf, side1(sdt, (size_t)scount), rbuf,
+			  v ? sidev(rdt, rcounts, rdispls, comm->size)
+			    : side1(rdt, (size_t)rcount * (size_t)comm->size));
 	xfer_args(&a, sbuf, scount, inplace ? NULL : sdt, rbuf, rcount, rdt,
 		  0);
 	a.rcounts = rcounts;
@@ -592,9 +735,9 @@ static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
 		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
 	CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
 	if (!inplace)
-		CHK(comm, aliased(sbuf, rbuf, (size_t)scount * sdt->size)
-				  ? MPI_ERR_BUFFER : 0,
-		    fn, "sendbuf and recvbuf are the same");
+		CHK_ALIAS(comm, fn, sbuf,
+			  side1(sdt, (size_t)scount * (size_t)comm->size), rbuf,
+			  side1(rdt, (size_t)rcount * (size_t)comm->size));
 	xfer_args(&a, sbuf, scount, inplace ? NULL : sdt, rbuf, rcount, rdt,
 		  0);
 	return coll_go(comm, RC_COLL_ALLTOALL, &a, req, fn);
@@ -626,14 +769,15 @@ static int alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 	bool inplace = sbuf == MPI_IN_PLACE;
 
 	COLL_ENTER(fn, comm, req);
-	if (!inplace) {
+	if (!inplace)
 		CHK(comm, chk_counts(scounts, sdispls, comm->size, sdt, sbuf),
 		    fn, NULL);
-		CHK(comm, aliased(sbuf, rbuf, 1) ? MPI_ERR_BUFFER : 0, fn,
-		    "sendbuf and recvbuf are the same");
-	}
 	CHK(comm, chk_counts(rcounts, rdispls, comm->size, rdt, rbuf), fn,
 	    NULL);
+	if (!inplace)
+		CHK_ALIAS(comm, fn, sbuf,
+			  sidev(sdt, scounts, sdispls, comm->size), rbuf,
+			  sidev(rdt, rcounts, rdispls, comm->size));
 	xfer_args(&a, sbuf, 0, inplace ? NULL : sdt, rbuf, 0, rdt, 0);
 	if (!inplace) {
 		a.scounts = scounts;

@@ -1,0 +1,227 @@
+/*
+ * coll_zero.c - valid calls that move no data must succeed on every rank
+ * (issue 13, defect 1).
+ *
+ *   alias  every collective, blocking and nonblocking, that takes two
+ *          buffers with one pointer for both and zero counts (what
+ *          language bindings pass for empty arrays): no bytes are
+ *          touched, so nothing aliases. Roots 0 and last, on
+ *          MPI_COMM_WORLD and on a split of it that reverses the rank
+ *          order, with MPI_INT and a derived type; the nonblocking ones
+ *          also all started at once and completed by one MPI_Waitall.
+ *   p2p    Isend/Irecv, Sendrecv, Reduce_local with one pointer for both
+ *          buffers and count 0.
+ *   check  the aliasing check still catches real aliasing: one pointer
+ *          with data in MPI_Allreduce and MPI_Alltoallv on every rank
+ *          returns MPI_ERR_BUFFER everywhere (every rank finds it, so no
+ *          rank is left waiting).
+ *
+ * Every call runs under MPI_ERRORS_RETURN; a failure prints the call and
+ * its error and aborts the job. After each group, an allreduce of the
+ * group's number proves every rank is still in step.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jobs.h"
+
+static int rank;
+
+#define CALL(call)                                                            \
+	do {                                                                  \
+		int e_ = (call);                                              \
+		if (e_ != MPI_SUCCESS) {                                      \
+			char s_[MPI_MAX_ERROR_STRING];                        \
+			int l_;                                               \
+			MPI_Error_string(e_, s_, &l_);                        \
+			fprintf(stderr, "FAIL rank %d %s:%d: %s: %s\n", rank, \
+				__FILE__, __LINE__, #call, s_);               \
+			fflush(stderr);                                       \
+			MPI_Abort(MPI_COMM_WORLD, 99);                        \
+		}                                                             \
+	} while (0)
+
+/* Every rank passes the same step: all still in step. */
+static void in_step(MPI_Comm comm, int step)
+{
+	int n, sum;
+
+	MPI_Comm_size(comm, &n);
+	CALL(MPI_Allreduce(&step, &sum, 1, MPI_INT, MPI_SUM, comm));
+	CHECK(sum == n * step, "out of step at %d: sum %d", step, sum);
+}
+
+/* Start or run: nb 0 blocking, 1 nonblocking + MPI_Wait, 2 nonblocking
+ * with the request kept in reqs[*nr] (completed later by the caller). */
+#define NB(nb, reqs, nr, blocking, ...)                            \
+	do {                                                       \
+		if (!(nb)) {                                       \
+			CALL(blocking);                            \
+		} else {                                           \
+			CALL(__VA_ARGS__);                         \
+			if ((nb) == 1)                             \
+				CALL(MPI_Wait(&(reqs)[*(nr)],      \
+					      MPI_STATUS_IGNORE)); \
+			else                                       \
+				(*(nr))++;                         \
+		}                                                  \
+	} while (0)
+
+/*
+ * Every collective with zero counts; sb and rb are the send and receive
+ * buffers of the two-buffer ones, z a count/displacement array of zeros.
+ * With nb == 2 the requests land in reqs[*nr], and *nr counts them.
+ */
+static void zero_colls(MPI_Comm comm, void *sb, void *rb, MPI_Datatype dt,
+		       int root, const int *z, int nb, MPI_Request *reqs,
+		       int *nr)
+{
+	int one = 0;
+
+	if (nb != 2)
+		nr = &one;
+#define RQ (&reqs[*nr])
+	NB(nb, reqs, nr, MPI_Barrier(comm), MPI_Ibarrier(comm, RQ));
+	NB(nb, reqs, nr, MPI_Bcast(rb, 0, dt, root, comm),
+	   MPI_Ibcast(rb, 0, dt, root, comm, RQ));
+	NB(nb, reqs, nr, MPI_Reduce(sb, rb, 0, dt, MPI_SUM, root, comm),
+	   MPI_Ireduce(sb, rb, 0, dt, MPI_SUM, root, comm, RQ));
+	NB(nb, reqs, nr, MPI_Allreduce(sb, rb, 0, dt, MPI_MAX, comm),
+	   MPI_Iallreduce(sb, rb, 0, dt, MPI_MAX, comm, RQ));
+	NB(nb, reqs, nr, MPI_Gather(sb, 0, dt, rb, 0, dt, root, comm),
+	   MPI_Igather(sb, 0, dt, rb, 0, dt, root, comm, RQ));
+	NB(nb, reqs, nr, MPI_Gatherv(sb, 0, dt, rb, z, z, dt, root, comm),
+	   MPI_Igatherv(sb, 0, dt, rb, z, z, dt, root, comm, RQ));
+	NB(nb, reqs, nr, MPI_Scatter(sb, 0, dt, rb, 0, dt, root, comm),
+	   MPI_Iscatter(sb, 0, dt, rb, 0, dt, root, comm, RQ));
+	NB(nb, reqs, nr, MPI_Scatterv(sb, z, z, dt, rb, 0, dt, root, comm),
+	   MPI_Iscatterv(sb, z, z, dt, rb, 0, dt, root, comm, RQ));
+	NB(nb, reqs, nr, MPI_Allgather(sb, 0, dt, rb, 0, dt, comm),
+	   MPI_Iallgather(sb, 0, dt, rb, 0, dt, comm, RQ));
+	NB(nb, reqs, nr, MPI_Allgatherv(sb, 0, dt, rb, z, z, dt, comm),
+	   MPI_Iallgatherv(sb, 0, dt, rb, z, z, dt, comm, RQ));
+	NB(nb, reqs, nr, MPI_Alltoall(sb, 0, dt, rb, 0, dt, comm),
+	   MPI_Ialltoall(sb, 0, dt, rb, 0, dt, comm, RQ));
+	NB(nb, reqs, nr, MPI_Alltoallv(sb, z, z, dt, rb, z, z, dt, comm),
+	   MPI_Ialltoallv(sb, z, z, dt, rb, z, z, dt, comm, RQ));
+	NB(nb, reqs, nr, MPI_Reduce_scatter(sb, rb, z, dt, MPI_SUM, comm),
+	   MPI_Ireduce_scatter(sb, rb, z, dt, MPI_SUM, comm, RQ));
+	NB(nb, reqs, nr, MPI_Reduce_scatter_block(sb, rb, 0, dt, MPI_SUM, comm),
+	   MPI_Ireduce_scatter_block(sb, rb, 0, dt, MPI_SUM, comm, RQ));
+	NB(nb, reqs, nr, MPI_Scan(sb, rb, 0, dt, MPI_PROD, comm),
+	   MPI_Iscan(sb, rb, 0, dt, MPI_PROD, comm, RQ));
+	NB(nb, reqs, nr, MPI_Exscan(sb, rb, 0, dt, MPI_MIN, comm),
+	   MPI_Iexscan(sb, rb, 0, dt, MPI_MIN, comm, RQ));
+#undef RQ
+}
+
+static void one_comm(MPI_Comm comm, MPI_Datatype dt, int *step)
+{
+	static int shared[4]; /* the one pointer of the alias cases */
+	MPI_Request reqs[32];
+	int n, roots[2], ri, nb, nr, *z;
+
+	MPI_Comm_size(comm, &n);
+	z = calloc((size_t)n, sizeof(int));
+	CHECK(z != NULL, "calloc");
+	roots[0] = 0;
+	roots[1] = n - 1;
+	for (ri = 0; ri < 2; ri++) {
+		for (nb = 0; nb < 3; nb++) {
+			nr = 0;
+			zero_colls(comm, shared, shared, dt, roots[ri], z, nb,
+				   reqs, &nr);
+			if (nb == 2) {
+				CHECK(nr == 16, "%d requests", nr);
+				CALL(MPI_Waitall(nr, reqs,
+						 MPI_STATUSES_IGNORE));
+			}
+			in_step(comm, ++*step);
+		}
+	}
+	free(z);
+}
+
+static void p2p(int *step)
+{
+	static int shared[4];
+	MPI_Request rq[2];
+	MPI_Status st;
+	int n, right, left, cnt;
+
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	right = (rank + 1) % n;
+	left = (rank + n - 1) % n;
+	CALL(MPI_Sendrecv(shared, 0, MPI_INT, right, 1, shared, 0, MPI_INT,
+			  left, 1, MPI_COMM_WORLD, &st));
+	CALL(MPI_Get_count(&st, MPI_INT, &cnt));
+	CHECK(cnt == 0 && st.MPI_SOURCE == left, "count %d source %d", cnt,
+	      st.MPI_SOURCE);
+	CALL(MPI_Irecv(shared, 0, MPI_INT, left, 4, MPI_COMM_WORLD, &rq[0]));
+	CALL(MPI_Isend(shared, 0, MPI_INT, right, 4, MPI_COMM_WORLD, &rq[1]));
+	CALL(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+	CALL(MPI_Reduce_local(shared, shared, 0, MPI_INT, MPI_SUM));
+	in_step(MPI_COMM_WORLD, ++*step);
+}
+
+/* Real aliasing is still refused, by every rank alike. */
+static void still_caught(int *step)
+{
+	int n, i, buf[64], *c, *d, e;
+
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	for (i = 0; i < 64; i++)
+		buf[i] = i;
+	e = MPI_Allreduce(buf, buf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	CHECK(e != MPI_SUCCESS, "aliased allreduce accepted");
+	MPI_Error_class(e, &e);
+	CHECK(e == MPI_ERR_BUFFER, "aliased allreduce: class %d", e);
+	c = malloc(sizeof(int) * (size_t)n);
+	d = malloc(sizeof(int) * (size_t)n);
+	CHECK(c && d, "malloc");
+	for (i = 0; i < n; i++) {
+		c[i] = 0;
+		d[i] = 0;
+	}
+	/* one element to myself only: both sides touch buf[0] */
+	c[rank] = 1;
+	e = MPI_Alltoallv(buf, c, d, MPI_INT, buf, c, d, MPI_INT,
+			  MPI_COMM_WORLD);
+	CHECK(e != MPI_SUCCESS, "aliased alltoallv accepted");
+	MPI_Error_class(e, &e);
+	CHECK(e == MPI_ERR_BUFFER, "aliased alltoallv: class %d", e);
+	free(c);
+	free(d);
+	in_step(MPI_COMM_WORLD, ++*step);
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Datatype vec;
+	MPI_Comm rev;
+	int n, step = 0, i;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	CALL(MPI_Comm_split(MPI_COMM_WORLD, 0, n - rank, &rev));
+	CALL(MPI_Comm_set_errhandler(rev, MPI_ERRORS_RETURN));
+	CALL(MPI_Type_vector(3, 1, 2, MPI_INT, &vec));
+	CALL(MPI_Type_commit(&vec));
+
+	for (i = 0; i < 2; i++) {
+		one_comm(MPI_COMM_WORLD, i ? vec : MPI_INT, &step);
+		one_comm(rev, i ? vec : MPI_INT, &step);
+	}
+	p2p(&step);
+	still_caught(&step);
+
+	CALL(MPI_Type_free(&vec));
+	CALL(MPI_Comm_free(&rev));
+	if (rank == 0)
+		printf("coll_zero: %d ranks OK\n", n);
+	MPI_Finalize();
+	return 0;
+}
