@@ -58,9 +58,11 @@ int rc_reduce_binomial(struct rc_sched *s, const struct rc_cargs *a)
 		if (vr + m < n)
 			k++;
 	if (r == lroot) {
+		/* the user's buffer may be NULL (count 0, MPI_BOTTOM): only
+		 * the schedule's berr says an allocation failed */
 		res = r == root ? a->rbuf : rc_sched_tmp_dt(s, count, dt);
-		if (!res)
-			return RC_ERR_NOMEM;
+		if (s->berr)
+			return s->berr;
 		if (!k) {
 			rc_sched_copy(s, in, count, dt, res, count, dt);
 		} else {
@@ -166,8 +168,8 @@ static int reduce_linear(struct rc_sched *s, const struct rc_cargs *a)
 	/* x[i]: rank i's input; n - 1 lands straight in acc */
 	span = (ptrdiff_t)count * rc_dt_extent(dt);
 	x = n > 1 ? rc_sched_tmp_dt(s, count * (size_t)(n - 1), dt) : NULL;
-	if (!acc || (n > 1 && !x))
-		return RC_ERR_NOMEM;
+	if (s->berr)
+		return s->berr;
 	if (root == n - 1)
 		rc_sched_copy(s, in, count, dt, acc, count, dt);
 	else
@@ -333,8 +335,8 @@ static int reduce_rabenseifner(struct rc_sched *s, const struct rc_cargs *a)
 	if (participate || r < 2 * rb.rem) {
 		t = rc_sched_tmp_dt(s, count, dt);
 		w = r == root ? a->rbuf : rc_sched_tmp_dt(s, count, dt);
-		if (!t || !w)
-			return RC_ERR_NOMEM;
+		if (s->berr)
+			return s->berr;
 	}
 	ret = rab_start(s, a, w, t, in, &rb);
 	if (ret)

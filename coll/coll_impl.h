@@ -254,7 +254,10 @@ static inline int rc_pof2_floor(int n)
 static inline char *rc_off(const void *buf, size_t count,
 			   const struct rc_dtype *dt)
 {
-	return (char *)buf + (ptrdiff_t)count * rc_dt_extent(dt);
+	/* integer arithmetic: buf may be NULL (nothing to move, or
+	 * MPI_BOTTOM with absolute displacements) */
+	return (char *)((uintptr_t)buf +
+			(uintptr_t)((ptrdiff_t)count * rc_dt_extent(dt)));
 }
 
 static inline bool rc_commutative(const struct rc_cargs *a)

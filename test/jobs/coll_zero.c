@@ -1,16 +1,21 @@
 /*
  * coll_zero.c - valid calls that move no data must succeed on every rank
- * (issue 13, defect 1).
+ * (issue 13, defects 1 and 2).
  *
- *   alias  every collective, blocking and nonblocking, that takes two
- *          buffers with one pointer for both and zero counts (what
- *          language bindings pass for empty arrays): no bytes are
- *          touched, so nothing aliases. Roots 0 and last, on
- *          MPI_COMM_WORLD and on a split of it that reverses the rank
- *          order, with MPI_INT and a derived type; the nonblocking ones
- *          also all started at once and completed by one MPI_Waitall.
- *   p2p    Isend/Irecv, Sendrecv, Reduce_local with one pointer for both
- *          buffers and count 0.
+ *   null   every collective, blocking and nonblocking, with count 0 and
+ *          NULL buffers (count arrays of zeros); MPI_IN_PLACE with a
+ *          NULL receive buffer wherever it is allowed.
+ *   alias  every collective that takes two buffers, with one pointer for
+ *          both and zero counts (what language bindings pass for empty
+ *          arrays): no bytes are touched, so nothing aliases.
+ *   p2p    Send/Recv, Isend/Irecv, Sendrecv, Sendrecv_replace and
+ *          Reduce_local with NULL, and with one pointer for both
+ *          buffers, and count 0.
+ *
+ * The collectives run with roots 0 and last, on MPI_COMM_WORLD and on a
+ * split of it that reverses the rank order, with MPI_INT and a vector
+ * type, blocking, nonblocking, and all 32 nonblocking ones started at
+ * once and completed by one MPI_Waitall.
  *   check  the aliasing check still catches real aliasing: one pointer
  *          with data in MPI_Allreduce and MPI_Alltoallv on every rank
  *          returns MPI_ERR_BUFFER everywhere (every rank finds it, so no
@@ -116,6 +121,32 @@ static void zero_colls(MPI_Comm comm, void *sb, void *rb, MPI_Datatype dt,
 #undef RQ
 }
 
+/* The reductions and gathers under MPI_IN_PLACE with a NULL receive
+ * buffer and count 0 (MPI_IN_PLACE where each call allows it). */
+static void zero_in_place(MPI_Comm comm, MPI_Datatype dt, int root,
+			  const int *z)
+{
+	void *ip = MPI_IN_PLACE, *rip;
+	int r;
+
+	MPI_Comm_rank(comm, &r);
+	rip = r == root ? ip : NULL;
+	CALL(MPI_Reduce(rip, NULL, 0, dt, MPI_SUM, root, comm));
+	CALL(MPI_Allreduce(ip, NULL, 0, dt, MPI_SUM, comm));
+	CALL(MPI_Gather(rip, 0, dt, NULL, 0, dt, root, comm));
+	CALL(MPI_Gatherv(rip, 0, dt, NULL, z, z, dt, root, comm));
+	CALL(MPI_Scatter(NULL, 0, dt, rip, 0, dt, root, comm));
+	CALL(MPI_Scatterv(NULL, z, z, dt, rip, 0, dt, root, comm));
+	CALL(MPI_Allgather(ip, 0, dt, NULL, 0, dt, comm));
+	CALL(MPI_Allgatherv(ip, 0, dt, NULL, z, z, dt, comm));
+	CALL(MPI_Alltoall(ip, 0, dt, NULL, 0, dt, comm));
+	CALL(MPI_Alltoallv(ip, z, z, dt, NULL, z, z, dt, comm));
+	CALL(MPI_Reduce_scatter(ip, NULL, z, dt, MPI_SUM, comm));
+	CALL(MPI_Reduce_scatter_block(ip, NULL, 0, dt, MPI_SUM, comm));
+	CALL(MPI_Scan(ip, NULL, 0, dt, MPI_SUM, comm));
+	CALL(MPI_Exscan(ip, NULL, 0, dt, MPI_SUM, comm));
+}
+
 static void one_comm(MPI_Comm comm, MPI_Datatype dt, int *step)
 {
 	static int shared[4]; /* the one pointer of the alias cases */
@@ -130,15 +161,19 @@ static void one_comm(MPI_Comm comm, MPI_Datatype dt, int *step)
 	for (ri = 0; ri < 2; ri++) {
 		for (nb = 0; nb < 3; nb++) {
 			nr = 0;
+			zero_colls(comm, NULL, NULL, dt, roots[ri], z, nb, reqs,
+				   &nr);
 			zero_colls(comm, shared, shared, dt, roots[ri], z, nb,
 				   reqs, &nr);
 			if (nb == 2) {
-				CHECK(nr == 16, "%d requests", nr);
+				CHECK(nr == 32, "%d requests", nr);
 				CALL(MPI_Waitall(nr, reqs,
 						 MPI_STATUSES_IGNORE));
 			}
 			in_step(comm, ++*step);
 		}
+		zero_in_place(comm, dt, roots[ri], z);
+		in_step(comm, ++*step);
 	}
 	free(z);
 }
@@ -162,6 +197,21 @@ static void p2p(int *step)
 	CALL(MPI_Isend(shared, 0, MPI_INT, right, 4, MPI_COMM_WORLD, &rq[1]));
 	CALL(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
 	CALL(MPI_Reduce_local(shared, shared, 0, MPI_INT, MPI_SUM));
+	CALL(MPI_Sendrecv(NULL, 0, MPI_INT, right, 2, NULL, 0, MPI_INT, left, 2,
+			  MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	CALL(MPI_Sendrecv_replace(NULL, 0, MPI_INT, right, 3, left, 3,
+				  MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	CALL(MPI_Irecv(NULL, 0, MPI_INT, left, 4, MPI_COMM_WORLD, &rq[0]));
+	CALL(MPI_Isend(NULL, 0, MPI_INT, right, 4, MPI_COMM_WORLD, &rq[1]));
+	CALL(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+	if (n > 1) {
+		if (rank == 0)
+			CALL(MPI_Send(NULL, 0, MPI_INT, 1, 5, MPI_COMM_WORLD));
+		else if (rank == 1)
+			CALL(MPI_Recv(NULL, 0, MPI_INT, 0, 5, MPI_COMM_WORLD,
+				      MPI_STATUS_IGNORE));
+	}
+	CALL(MPI_Reduce_local(NULL, NULL, 0, MPI_INT, MPI_SUM));
 	in_step(MPI_COMM_WORLD, ++*step);
 }
 

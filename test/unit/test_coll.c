@@ -20,7 +20,8 @@
  * sub-communicators from split with keys that reverse the order; every
  * predefined op on every type it allows; a non-commutative user op
  * (2x2 matrix product) through every reduction algorithm; uneven v-counts
- * with zeros; overlapping nonblocking collectives waited in reverse order.
+ * with zeros; overlapping nonblocking collectives waited in reverse order;
+ * count 0 with NULL buffers through every algorithm.
  * Check records every assertion, so a case collects its verdict first and
  * asserts once.
  */
@@ -926,6 +927,73 @@ START_TEST(large)
 }
 END_TEST
 
+/* Collective coll with count 0 and NULL buffers on g: MPI_IN_PLACE (with
+ * a NULL receive buffer) where the call allows it, if inplace. */
+static void null_case(struct group *g, int coll, int root, bool inplace,
+		      struct rc_dtype *dt)
+{
+	static const int zeros[NMAX];
+	struct rc_cargs a[NMAX];
+	int i;
+
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < g->m; i++) {
+		struct rc_cargs *x = &a[i];
+
+		x->dt = x->sdt = x->rdt = dt;
+		x->op = &rc_mpi_sum;
+		x->root = root;
+		x->scounts = x->sdispls = x->rcounts = x->rdispls = zeros;
+		if (!inplace || !has_inplace(coll))
+			continue;
+		if (coll == RC_COLL_SCATTER || coll == RC_COLL_SCATTERV) {
+			if (i == root)
+				x->rbuf = MPI_IN_PLACE;
+		} else if (!is_rooted(coll) || i == root) {
+			x->sbuf = MPI_IN_PLACE;
+		}
+	}
+	run(g, coll, a);
+}
+
+/*
+ * Count 0 and NULL buffers (issue 13, defect 2): every algorithm of
+ * collective `_i` on 1..9 ranks, roots 0 and last, MPI_INT and a type
+ * with holes, with and without MPI_IN_PLACE, must complete without an
+ * error on every rank.
+ */
+START_TEST(null_zero)
+{
+	int coll = _i, n, alg, nalgs = rc_coll_nalgs(coll), k;
+
+	types_setup();
+	for (n = 1; n <= NMAX; n++) {
+		struct tw *tw = open_world(n);
+		struct group g = world_group(tw);
+
+		for (alg = 0; alg < nalgs; alg++) {
+			const char *an = rc_coll_alg_name(coll, alg);
+
+			force(tw, coll, an);
+			for (k = 0; k < 8; k++) {
+				int root = k & 1 ? n - 1 : 0;
+
+				verdict[0] = 0;
+				null_case(&g, coll, root, k & 2,
+					  k & 4 ? t_sint : &rc_mpi_int);
+				ck_assert_msg(!verdict[0],
+					      "%s/%s n=%d root=%d inplace=%d "
+					      "holes=%d: %s",
+					      rc_coll_name(coll), an, n, root,
+					      !!(k & 2), !!(k & 4), verdict);
+			}
+		}
+		tw_free(tw);
+	}
+	types_teardown();
+}
+END_TEST
+
 static int color_odd(int r) { return r % 2; }
 static int color_mod3(int r) { return r % 3; }
 static int key_rev(int r) { return -r; }
@@ -1495,6 +1563,10 @@ static Suite *coll_suite(void)
 	tc = tcase_create("large");
 	tcase_set_timeout(tc, TMO);
 	tcase_add_loop_test(tc, large, 0, RC_COLL_N);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("null_zero");
+	tcase_set_timeout(tc, TMO);
+	tcase_add_loop_test(tc, null_zero, 0, RC_COLL_N);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("subcomm");
 	tcase_set_timeout(tc, TMO);
