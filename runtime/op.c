@@ -4,7 +4,9 @@
  *
  * Kernels are generated from X-macro lists of the type classes of MPI-3.1
  * 5.9.2 (C integer, multi-language, floating point, complex, logical,
- * byte): each is a plain loop over a typed array, inout[i] = in[i] op
+ * byte), plus one extension: MPI_CHAR takes every C integer op, as the
+ * platform's `char` (Open MPI and MPICH both accept it, and benchmarks
+ * reduce MPI_CHAR with MPI_SUM). Each is a plain loop over a typed array, inout[i] = in[i] op
  * inout[i], which the compiler vectorises. Signed integer SUM and PROD are
  * computed in the matching unsigned type, so overflow wraps instead of being
  * undefined. The table op_tab[op][basic] is both the dispatch and the
@@ -126,6 +128,10 @@ void rc_op_release(struct rc_op *op)
 	X(UINT32_T, uint32_t, uint32_t)                      \
 	X(UINT64_T, uint64_t, uint64_t)
 
+/* Extension (not in the standard's C integer class, accepted by Open MPI
+ * and MPICH): MPI_CHAR as the platform's char, signed or not. */
+#define OP_CHAR_EXT(X) X(CHAR, char, unsigned)
+
 /* MPI_AINT, MPI_OFFSET, MPI_COUNT */
 #define OP_MULTI(X)                                          \
 	X(AINT, MPI_Aint, uintptr_t)                         \
@@ -191,6 +197,11 @@ OP_CINT(OP_K_LXOR) OP_LOGICAL(OP_K_LXOR)
 OP_CINT(OP_K_BAND) OP_MULTI(OP_K_BAND) OP_BYTE(OP_K_BAND)
 OP_CINT(OP_K_BOR) OP_MULTI(OP_K_BOR) OP_BYTE(OP_K_BOR)
 OP_CINT(OP_K_BXOR) OP_MULTI(OP_K_BXOR) OP_BYTE(OP_K_BXOR)
+/* the MPI_CHAR extension: every C integer op */
+OP_CHAR_EXT(OP_K_MAX) OP_CHAR_EXT(OP_K_MIN) OP_CHAR_EXT(OP_K_SUM)
+OP_CHAR_EXT(OP_K_PROD) OP_CHAR_EXT(OP_K_LAND) OP_CHAR_EXT(OP_K_LOR)
+OP_CHAR_EXT(OP_K_LXOR) OP_CHAR_EXT(OP_K_BAND) OP_CHAR_EXT(OP_K_BOR)
+OP_CHAR_EXT(OP_K_BXOR)
 
 /*
  * MAXLOC / MINLOC: (u, i) op (v, j) = (max or min of u and v, the index of
@@ -269,6 +280,10 @@ static const op_kernel op_tab[RC_OP_NO_OP + 1][RC_BASIC_NKINDS] = {
 	OP_CINT(OP_T_BAND) OP_MULTI(OP_T_BAND) OP_BYTE(OP_T_BAND)
 	OP_CINT(OP_T_BOR) OP_MULTI(OP_T_BOR) OP_BYTE(OP_T_BOR)
 	OP_CINT(OP_T_BXOR) OP_MULTI(OP_T_BXOR) OP_BYTE(OP_T_BXOR)
+	OP_CHAR_EXT(OP_T_MAX) OP_CHAR_EXT(OP_T_MIN) OP_CHAR_EXT(OP_T_SUM)
+	OP_CHAR_EXT(OP_T_PROD) OP_CHAR_EXT(OP_T_LAND) OP_CHAR_EXT(OP_T_LOR)
+	OP_CHAR_EXT(OP_T_LXOR) OP_CHAR_EXT(OP_T_BAND) OP_CHAR_EXT(OP_T_BOR)
+	OP_CHAR_EXT(OP_T_BXOR)
 	RC_PAIR_TABLE(OP_T_LOC)
 };
 

@@ -39,7 +39,8 @@ void rc_op_release(struct rc_op *op);
 int rc_op_create(MPI_User_function *fn, bool commute, struct rc_op **opp);
 
 /* Is op defined on dt (MPI_ERR_OP otherwise)? Predefined ops: on the types
- * MPI-3.1 5.9.2 allows, and on derived types made of one such basic type
+ * MPI-3.1 5.9.2 allows (and, as Open MPI and MPICH do, the C integer ops
+ * on MPI_CHAR), and on derived types made of one such basic type
  * (dt->basic); MPI_REPLACE, MPI_NO_OP and user ops: on every type. */
 bool rc_op_valid_for(const struct rc_op *op, const struct rc_dtype *dt);
 /* inout[i] = in[i] op inout[i] for count elements of dt (the MPI order of a

@@ -2,7 +2,8 @@
  * coll_all.c - an MPI job that runs every collective, blocking and
  * nonblocking, on MPI_COMM_WORLD and on a split of it, and checks every
  * result: small and 100000-element messages, MPI_IN_PLACE, a
- * non-commutative user op (2x2 integer matrix product), MAXLOC, uneven
+ * non-commutative user op (2x2 integer matrix product), MAXLOC, MPI_CHAR
+ * with MPI_SUM and MPI_MAX (an extension of the standard's table), uneven
  * v-counts with zeros, and nonblocking collectives overlapping on one
  * communicator, completed in reverse order. Standard MPI only.
  *
@@ -124,6 +125,22 @@ static void blocking(MPI_Comm comm, int count, MPI_Op op_mat,
 		MPI_Exscan(MPI_IN_PLACE, got, 1, mat, op_mat, comm);
 		mat_fold(0, r, w);
 		TALLY(r == 0 || !memcmp(got, w, sizeof(w)), "user op exscan");
+	}
+	/* MPI_CHAR with arithmetic ops: rcmpi's extension, as in Open MPI
+	 * and MPICH (benchmarks reduce MPI_CHAR with MPI_SUM) */
+	{
+		char in[2] = { (char)(r % 5), (char)(r % 7) }, out[2];
+		int s = 0, mx = 0;
+
+		for (j = 0; j < n; j++) {
+			s += j % 5;
+			mx = j % 7 > mx ? j % 7 : mx;
+		}
+		MPI_Allreduce(in, out, 1, MPI_CHAR, MPI_SUM, comm);
+		TALLY(out[0] == (char)s, "char sum %d, want %d", out[0], s);
+		MPI_Reduce(in + 1, out + 1, 1, MPI_CHAR, MPI_MAX, root, comm);
+		TALLY(r != root || out[1] == (char)mx, "char max %d, want %d",
+		      out[1], mx);
 	}
 	/* MAXLOC on MPI_2INT */
 	{

@@ -3,7 +3,8 @@
  * their MPI functions (runtime/op_api.c).
  *
  * The test holds its own copy of the standard's table (MPI-3.1 5.9.2) of
- * which op applies to which type class, and its own reference: a plain
+ * which op applies to which type class (with rcmpi's one extension, the C
+ * integer ops on MPI_CHAR, marked as such), and its own reference: a plain
  * element-by-element switch over the op, per C type. Every predefined op is
  * applied to every type the table allows, at several counts, and compared
  * with the reference; every other (op, type) pair must be refused by
@@ -59,7 +60,7 @@ static void api_teardown(void)
 /* ---- the standard's table ------------------------------------------------ */
 
 enum cls {
-	C_NONE = 0,	/* MPI_CHAR, MPI_WCHAR, MPI_PACKED: no predefined op */
+	C_NONE = 0,	/* MPI_WCHAR, MPI_PACKED: no predefined op */
 	C_INT = 1,	/* C integer */
 	C_MULTI = 2,	/* MPI_AINT, MPI_OFFSET, MPI_COUNT */
 	C_FLT = 4,
@@ -67,6 +68,9 @@ enum cls {
 	C_LOGIC = 16,	/* MPI_C_BOOL */
 	C_BYTE = 32,
 	C_PAIR = 64,
+	/* rcmpi's extension of the table, as in Open MPI and MPICH:
+	 * MPI_CHAR (the platform's char) takes every C integer op */
+	C_CHAR_EXT = 128,
 };
 
 struct op_ent {
@@ -76,16 +80,17 @@ struct op_ent {
 };
 
 static const struct op_ent ops[] = {
-	{ MPI_MAX, "MAX", C_INT | C_MULTI | C_FLT },
-	{ MPI_MIN, "MIN", C_INT | C_MULTI | C_FLT },
-	{ MPI_SUM, "SUM", C_INT | C_MULTI | C_FLT | C_CPLX },
-	{ MPI_PROD, "PROD", C_INT | C_MULTI | C_FLT | C_CPLX },
-	{ MPI_LAND, "LAND", C_INT | C_LOGIC },
-	{ MPI_LOR, "LOR", C_INT | C_LOGIC },
-	{ MPI_LXOR, "LXOR", C_INT | C_LOGIC },
-	{ MPI_BAND, "BAND", C_INT | C_MULTI | C_BYTE },
-	{ MPI_BOR, "BOR", C_INT | C_MULTI | C_BYTE },
-	{ MPI_BXOR, "BXOR", C_INT | C_MULTI | C_BYTE },
+	/* the standard's classes | the extension */
+	{ MPI_MAX, "MAX", C_INT | C_MULTI | C_FLT | C_CHAR_EXT },
+	{ MPI_MIN, "MIN", C_INT | C_MULTI | C_FLT | C_CHAR_EXT },
+	{ MPI_SUM, "SUM", C_INT | C_MULTI | C_FLT | C_CPLX | C_CHAR_EXT },
+	{ MPI_PROD, "PROD", C_INT | C_MULTI | C_FLT | C_CPLX | C_CHAR_EXT },
+	{ MPI_LAND, "LAND", C_INT | C_LOGIC | C_CHAR_EXT },
+	{ MPI_LOR, "LOR", C_INT | C_LOGIC | C_CHAR_EXT },
+	{ MPI_LXOR, "LXOR", C_INT | C_LOGIC | C_CHAR_EXT },
+	{ MPI_BAND, "BAND", C_INT | C_MULTI | C_BYTE | C_CHAR_EXT },
+	{ MPI_BOR, "BOR", C_INT | C_MULTI | C_BYTE | C_CHAR_EXT },
+	{ MPI_BXOR, "BXOR", C_INT | C_MULTI | C_BYTE | C_CHAR_EXT },
 	{ MPI_MAXLOC, "MAXLOC", C_PAIR },
 	{ MPI_MINLOC, "MINLOC", C_PAIR },
 	{ MPI_REPLACE, "REPLACE", ~0u },
@@ -95,7 +100,7 @@ static const struct op_ent ops[] = {
 
 /* name, C type, class: every non-pair predefined type */
 #define T_TYPES(X)                                                \
-	X(CHAR, char, C_NONE)                                     \
+	X(CHAR, char, C_CHAR_EXT)                                 \
 	X(SIGNED_CHAR, signed char, C_INT)                        \
 	X(UNSIGNED_CHAR, unsigned char, C_INT)                    \
 	X(BYTE, unsigned char, C_BYTE)                            \
@@ -469,6 +474,30 @@ START_TEST(test_int_wrap)
 	ck_assert_int_eq(lb, -2);
 	rc_op_apply(MPI_SUM, &c, &d, 1, MPI_INT8_T);
 	ck_assert_int_eq(d, -56);
+}
+END_TEST
+
+/* The MPI_CHAR extension computes in the platform's char, as Open MPI and
+ * MPICH do: SUM wraps like char arithmetic, MAX compares as char. */
+START_TEST(test_char_ext)
+{
+	char in[4] = { 100, 'a', -1, 7 }, io[4] = { 100, 1, 5, 0 };
+	char want_sum[4] = { (char)200, 'b', 4, 7 };
+	char mx[4] = { 100, 'a', 5, 7 };
+
+	ck_assert_int_eq(MPI_Reduce_local(in, io, 4, MPI_CHAR, MPI_SUM),
+			 MPI_SUCCESS);
+	ck_assert_mem_eq(io, want_sum, 4);
+	memcpy(io, (char[4]){ 100, 1, 5, 0 }, 4);
+	ck_assert_int_eq(MPI_Reduce_local(in, io, 4, MPI_CHAR, MPI_MAX),
+			 MPI_SUCCESS);
+	/* (char)-1 is the largest of the four where char is unsigned */
+	if ((char)-1 > 0)
+		mx[2] = (char)-1;
+	ck_assert_mem_eq(io, mx, 4);
+	/* the extension stops at the C integer ops */
+	ck_assert(!rc_op_valid_for(MPI_MAXLOC, MPI_CHAR));
+	ck_assert(!rc_op_valid_for(MPI_SUM, MPI_WCHAR));
 }
 END_TEST
 
@@ -895,7 +924,7 @@ START_TEST(test_op_errors)
 			 MPI_ERR_OP);
 	ck_assert_int_eq(MPI_Reduce_local(a, b, 1, MPI_FLOAT, MPI_BAND),
 			 MPI_ERR_OP);
-	ck_assert_int_eq(MPI_Reduce_local(a, b, 1, MPI_CHAR, MPI_MAX),
+	ck_assert_int_eq(MPI_Reduce_local(a, b, 1, MPI_WCHAR, MPI_MAX),
 			 MPI_ERR_OP);
 	ck_assert_int_eq(MPI_Reduce_local(a, b, 1, MPI_C_DOUBLE_COMPLEX,
 					  MPI_MAX),
@@ -931,6 +960,7 @@ static Suite *op_suite(void)
 	tcase_add_test(tc, test_valid_derived);
 	tcase_add_loop_test(tc, test_predefined_ops, 0, NTYPES);
 	tcase_add_test(tc, test_int_wrap);
+	tcase_add_test(tc, test_char_ext);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("loc");
