@@ -647,6 +647,52 @@ RC_DECL(int, MPI_Iexscan, (const void *sendbuf, void *recvbuf, int count,
 			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 			   MPI_Request *request));
 
+/* ---- Datatypes, the rest of the chapter (issue 13) -----------------------
+ * Named types for Fortran and C++ data, usable from C (sizes: Fortran's
+ * default INTEGER, REAL and LOGICAL are 4 bytes, as with gfortran and
+ * ifort). The optional kinds this platform has no C type for are
+ * MPI_DATATYPE_NULL, as the standard allows: MPI_REAL16 and MPI_COMPLEX32
+ * (Fortran's REAL*16 is IEEE binary128, which is not C's long double on
+ * x86-64), MPI_REAL2, MPI_COMPLEX4 and MPI_INTEGER16.
+ */
+extern struct rc_dtype rc_mpi_character, rc_mpi_logical, rc_mpi_integer,
+	rc_mpi_real, rc_mpi_double_precision, rc_mpi_complex,
+	rc_mpi_double_complex, rc_mpi_integer1, rc_mpi_integer2,
+	rc_mpi_integer4, rc_mpi_integer8, rc_mpi_real4, rc_mpi_real8,
+	rc_mpi_complex8, rc_mpi_complex16, rc_mpi_2integer, rc_mpi_2real,
+	rc_mpi_2double_precision, rc_mpi_cxx_bool, rc_mpi_cxx_float_complex,
+	rc_mpi_cxx_double_complex, rc_mpi_cxx_long_double_complex;
+
+#define MPI_CHARACTER RC_PREDEF(MPI_Datatype, rc_mpi_character)
+#define MPI_LOGICAL RC_PREDEF(MPI_Datatype, rc_mpi_logical)
+#define MPI_INTEGER RC_PREDEF(MPI_Datatype, rc_mpi_integer)
+#define MPI_REAL RC_PREDEF(MPI_Datatype, rc_mpi_real)
+#define MPI_DOUBLE_PRECISION RC_PREDEF(MPI_Datatype, rc_mpi_double_precision)
+#define MPI_COMPLEX RC_PREDEF(MPI_Datatype, rc_mpi_complex)
+#define MPI_DOUBLE_COMPLEX RC_PREDEF(MPI_Datatype, rc_mpi_double_complex)
+#define MPI_INTEGER1 RC_PREDEF(MPI_Datatype, rc_mpi_integer1)
+#define MPI_INTEGER2 RC_PREDEF(MPI_Datatype, rc_mpi_integer2)
+#define MPI_INTEGER4 RC_PREDEF(MPI_Datatype, rc_mpi_integer4)
+#define MPI_INTEGER8 RC_PREDEF(MPI_Datatype, rc_mpi_integer8)
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#define MPI_REAL2 MPI_DATATYPE_NULL
+#define MPI_REAL4 RC_PREDEF(MPI_Datatype, rc_mpi_real4)
+#define MPI_REAL8 RC_PREDEF(MPI_Datatype, rc_mpi_real8)
+#define MPI_REAL16 MPI_DATATYPE_NULL
+#define MPI_COMPLEX4 MPI_DATATYPE_NULL
+#define MPI_COMPLEX8 RC_PREDEF(MPI_Datatype, rc_mpi_complex8)
+#define MPI_COMPLEX16 RC_PREDEF(MPI_Datatype, rc_mpi_complex16)
+#define MPI_COMPLEX32 MPI_DATATYPE_NULL
+#define MPI_2INTEGER RC_PREDEF(MPI_Datatype, rc_mpi_2integer)
+#define MPI_2REAL RC_PREDEF(MPI_Datatype, rc_mpi_2real)
+#define MPI_2DOUBLE_PRECISION RC_PREDEF(MPI_Datatype, rc_mpi_2double_precision)
+#define MPI_CXX_BOOL RC_PREDEF(MPI_Datatype, rc_mpi_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX RC_PREDEF(MPI_Datatype, rc_mpi_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX \
+	RC_PREDEF(MPI_Datatype, rc_mpi_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX \
+	RC_PREDEF(MPI_Datatype, rc_mpi_cxx_long_double_complex)
+
 #ifdef __cplusplus
 }
 #endif

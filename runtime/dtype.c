@@ -46,8 +46,8 @@ static const size_t dt_basic_size[RC_BASIC_NKINDS] = {
 #define RC_X_SZ(name, ctype, str) [RC_BASIC_##name] = sizeof(ctype),
 	RC_BASIC_TABLE(RC_X_SZ)
 #undef RC_X_SZ
-#define RC_X_PSZ(name, vtype, vb, str) \
-	[RC_BASIC_##name] = sizeof(vtype) + sizeof(int),
+#define RC_X_PSZ(name, vtype, vb, itype, ib, str) \
+	[RC_BASIC_##name] = sizeof(vtype) + sizeof(itype),
 	RC_PAIR_TABLE(RC_X_PSZ)
 #undef RC_X_PSZ
 };
@@ -56,7 +56,7 @@ static const size_t dt_basic_align[RC_BASIC_NKINDS] = {
 #define RC_X_AL(name, ctype, str) [RC_BASIC_##name] = _Alignof(ctype),
 	RC_BASIC_TABLE(RC_X_AL)
 #undef RC_X_AL
-#define RC_X_PAL(name, vtype, vb, str) \
+#define RC_X_PAL(name, vtype, vb, itype, ib, str) \
 	[RC_BASIC_##name] = _Alignof(struct rc_pair_##name),
 	RC_PAIR_TABLE(RC_X_PAL)
 #undef RC_X_PAL
@@ -66,14 +66,10 @@ static const char *const dt_basic_name[RC_BASIC_NKINDS] = {
 #define RC_X_NM(name, ctype, str) [RC_BASIC_##name] = str,
 	RC_BASIC_TABLE(RC_X_NM)
 #undef RC_X_NM
-#define RC_X_PNM(name, vtype, vb, str) [RC_BASIC_##name] = str,
+#define RC_X_PNM(name, vtype, vb, itype, ib, str) [RC_BASIC_##name] = str,
 	RC_PAIR_TABLE(RC_X_PNM)
 #undef RC_X_PNM
 };
-
-/* The pair table must list the pair kinds in enum order. */
-_Static_assert(RC_BASIC_LONG_DOUBLE_INT - RC_BASIC_FLOAT_INT == 5,
-	       "pair kinds out of order");
 
 size_t rc_basic_size(enum rc_basic b)
 {
@@ -131,7 +127,26 @@ static size_t dt_boff_zero[1];
 	X(rc_mpi_aint, AINT)                                     \
 	X(rc_mpi_offset, OFFSET)                                 \
 	X(rc_mpi_count, COUNT)                                   \
-	X(rc_mpi_packed, PACKED)
+	X(rc_mpi_packed, PACKED)                                 \
+	X(rc_mpi_character, CHARACTER)                           \
+	X(rc_mpi_logical, LOGICAL)                               \
+	X(rc_mpi_integer, INTEGER)                               \
+	X(rc_mpi_real, REAL)                                     \
+	X(rc_mpi_double_precision, DOUBLE_PRECISION)             \
+	X(rc_mpi_complex, COMPLEX)                               \
+	X(rc_mpi_double_complex, DOUBLE_COMPLEX)                 \
+	X(rc_mpi_integer1, INTEGER1)                             \
+	X(rc_mpi_integer2, INTEGER2)                             \
+	X(rc_mpi_integer4, INTEGER4)                             \
+	X(rc_mpi_integer8, INTEGER8)                             \
+	X(rc_mpi_real4, REAL4)                                   \
+	X(rc_mpi_real8, REAL8)                                   \
+	X(rc_mpi_complex8, COMPLEX8)                             \
+	X(rc_mpi_complex16, COMPLEX16)                           \
+	X(rc_mpi_cxx_bool, CXX_BOOL)                             \
+	X(rc_mpi_cxx_float_complex, CXX_FLOAT_COMPLEX)           \
+	X(rc_mpi_cxx_double_complex, CXX_DOUBLE_COMPLEX)         \
+	X(rc_mpi_cxx_long_double_complex, CXX_LONG_DOUBLE_COMPLEX)
 
 #define RC_X_DT_BASIC(sym, kind)                                           \
 	static struct rc_dt_block dt_blk_##kind[1] = {                     \
@@ -196,30 +211,50 @@ static size_t dt_boff_zero[1];
 #define RC_DT_NAME_OFFSET "MPI_OFFSET"
 #define RC_DT_NAME_COUNT "MPI_COUNT"
 #define RC_DT_NAME_PACKED "MPI_PACKED"
+#define RC_DT_NAME_CHARACTER "MPI_CHARACTER"
+#define RC_DT_NAME_LOGICAL "MPI_LOGICAL"
+#define RC_DT_NAME_INTEGER "MPI_INTEGER"
+#define RC_DT_NAME_REAL "MPI_REAL"
+#define RC_DT_NAME_DOUBLE_PRECISION "MPI_DOUBLE_PRECISION"
+#define RC_DT_NAME_COMPLEX "MPI_COMPLEX"
+#define RC_DT_NAME_DOUBLE_COMPLEX "MPI_DOUBLE_COMPLEX"
+#define RC_DT_NAME_INTEGER1 "MPI_INTEGER1"
+#define RC_DT_NAME_INTEGER2 "MPI_INTEGER2"
+#define RC_DT_NAME_INTEGER4 "MPI_INTEGER4"
+#define RC_DT_NAME_INTEGER8 "MPI_INTEGER8"
+#define RC_DT_NAME_REAL4 "MPI_REAL4"
+#define RC_DT_NAME_REAL8 "MPI_REAL8"
+#define RC_DT_NAME_COMPLEX8 "MPI_COMPLEX8"
+#define RC_DT_NAME_COMPLEX16 "MPI_COMPLEX16"
+#define RC_DT_NAME_CXX_BOOL "MPI_CXX_BOOL"
+#define RC_DT_NAME_CXX_FLOAT_COMPLEX "MPI_CXX_FLOAT_COMPLEX"
+#define RC_DT_NAME_CXX_DOUBLE_COMPLEX "MPI_CXX_DOUBLE_COMPLEX"
+#define RC_DT_NAME_CXX_LONG_DOUBLE_COMPLEX "MPI_CXX_LONG_DOUBLE_COMPLEX"
 
 RC_DT_PREDEF_TABLE(RC_X_DT_BASIC)
 #undef RC_X_DT_BASIC
 
 /*
- * Pair types: the C struct { value; int; }. One block when the int follows
- * the value directly (FLOAT_INT, 2INT, DOUBLE_INT, LONG_INT,
- * LONG_DOUBLE_INT on LP64), two when there is a hole (SHORT_INT).
+ * Pair types: the C struct { value; index; }. One block when the index
+ * follows the value directly (FLOAT_INT, 2INT, DOUBLE_INT, LONG_INT,
+ * LONG_DOUBLE_INT on LP64, the Fortran pairs), two when there is a hole
+ * (SHORT_INT).
  */
 #define DT_PAIR_IOFF(name) offsetof(struct rc_pair_##name, i)
 #define DT_PAIR_VSZ(name) sizeof(((struct rc_pair_##name *)0)->v)
 #define DT_PAIR_DENSE(name) (DT_PAIR_IOFF(name) == DT_PAIR_VSZ(name))
-#define DT_PAIR_SAME(vb) (RC_BASIC_##vb == RC_BASIC_INT)
+#define DT_PAIR_SAME(vb, ib) (RC_BASIC_##vb == RC_BASIC_##ib)
 
-#define RC_X_DT_PAIR(pn, vtype, vb, str)                                   \
+#define RC_X_DT_PAIR(pn, vtype, vb, itype, ib, str)                        \
 	static struct rc_dt_block dt_blk_##pn[2] = {                     \
-		{ 0, DT_PAIR_DENSE(pn) ? sizeof(vtype) + sizeof(int) :   \
+		{ 0, DT_PAIR_DENSE(pn) ? sizeof(vtype) + sizeof(itype) : \
 					   sizeof(vtype) },                \
-		{ DT_PAIR_IOFF(pn), sizeof(int) },                       \
+		{ DT_PAIR_IOFF(pn), sizeof(itype) },                     \
 	};                                                                 \
 	static size_t dt_boff_##pn[2] = { 0, sizeof(vtype) };            \
 	static struct rc_dt_sig dt_sig_##pn[2] = {                       \
-		{ RC_BASIC_##vb, DT_PAIR_SAME(vb) ? 2 : 1 },               \
-		{ RC_BASIC_INT, 1 },                                       \
+		{ RC_BASIC_##vb, DT_PAIR_SAME(vb, ib) ? 2 : 1 },           \
+		{ RC_BASIC_##ib, 1 },                                      \
 	};                                                                 \
 	struct rc_dtype DT_PAIR_SYM_##pn = {                             \
 		.magic = RC_DT_MAGIC,                                      \
@@ -227,15 +262,15 @@ RC_DT_PREDEF_TABLE(RC_X_DT_BASIC)
 		.flags = RC_DT_PREDEFINED | RC_DT_COMMITTED,               \
 		.combiner = MPI_COMBINER_NAMED,                            \
 		.basic = RC_BASIC_##pn,                                  \
-		.size = sizeof(vtype) + sizeof(int),                       \
+		.size = sizeof(vtype) + sizeof(itype),                     \
 		.lb = 0,                                                   \
 		.ub = sizeof(struct rc_pair_##pn),                       \
 		.true_lb = 0,                                              \
-		.true_ub = DT_PAIR_IOFF(pn) + sizeof(int),               \
+		.true_ub = DT_PAIR_IOFF(pn) + sizeof(itype),             \
 		.nblocks = DT_PAIR_DENSE(pn) ? 1 : 2,                    \
 		.blocks = dt_blk_##pn,                                   \
 		.boff = dt_boff_##pn,                                    \
-		.nsig = DT_PAIR_SAME(vb) ? 1 : 2,                          \
+		.nsig = DT_PAIR_SAME(vb, ib) ? 1 : 2,                      \
 		.sig = dt_sig_##pn,                                      \
 		.nbasic = 2,                                               \
 		.align = _Alignof(struct rc_pair_##pn),                  \
@@ -250,6 +285,9 @@ RC_DT_PREDEF_TABLE(RC_X_DT_BASIC)
 #define DT_PAIR_SYM_2INT rc_mpi_2int
 #define DT_PAIR_SYM_SHORT_INT rc_mpi_short_int
 #define DT_PAIR_SYM_LONG_DOUBLE_INT rc_mpi_long_double_int
+#define DT_PAIR_SYM_2INTEGER rc_mpi_2integer
+#define DT_PAIR_SYM_2REAL rc_mpi_2real
+#define DT_PAIR_SYM_2DOUBLE_PRECISION rc_mpi_2double_precision
 
 RC_PAIR_TABLE(RC_X_DT_PAIR)
 #undef RC_X_DT_PAIR

@@ -49,40 +49,75 @@
 	X(AINT, MPI_Aint, "MPI_AINT")                          \
 	X(OFFSET, MPI_Offset, "MPI_OFFSET")                    \
 	X(COUNT, MPI_Count, "MPI_COUNT")                       \
-	X(PACKED, unsigned char, "MPI_PACKED")
+	X(PACKED, unsigned char, "MPI_PACKED")                 \
+	RC_BASIC_FORTRAN_CXX_TABLE(X)
+
+/*
+ * The Fortran and C++ named types, usable from C (MPI-3.1 3.2.2, 5.9.2):
+ * the C type that holds each. Fortran's default INTEGER, REAL and LOGICAL
+ * are 4 bytes (gfortran, ifort, flang without -fdefault-*-8), LOGICAL
+ * .TRUE. is any non-zero value; C++'s bool and std::complex<T> have the
+ * layout of _Bool and T _Complex on every ABI we build for. MPI_REAL16 and
+ * MPI_COMPLEX32 are not here (see mpi.h).
+ */
+#define RC_BASIC_FORTRAN_CXX_TABLE(X)                                   \
+	X(CHARACTER, char, "MPI_CHARACTER")                             \
+	X(LOGICAL, int32_t, "MPI_LOGICAL")                              \
+	X(INTEGER, int32_t, "MPI_INTEGER")                              \
+	X(REAL, float, "MPI_REAL")                                      \
+	X(DOUBLE_PRECISION, double, "MPI_DOUBLE_PRECISION")             \
+	X(COMPLEX, float _Complex, "MPI_COMPLEX")                       \
+	X(DOUBLE_COMPLEX, double _Complex, "MPI_DOUBLE_COMPLEX")        \
+	X(INTEGER1, int8_t, "MPI_INTEGER1")                             \
+	X(INTEGER2, int16_t, "MPI_INTEGER2")                            \
+	X(INTEGER4, int32_t, "MPI_INTEGER4")                            \
+	X(INTEGER8, int64_t, "MPI_INTEGER8")                            \
+	X(REAL4, float, "MPI_REAL4")                                    \
+	X(REAL8, double, "MPI_REAL8")                                   \
+	X(COMPLEX8, float _Complex, "MPI_COMPLEX8")                     \
+	X(COMPLEX16, double _Complex, "MPI_COMPLEX16")                  \
+	X(CXX_BOOL, _Bool, "MPI_CXX_BOOL")                              \
+	X(CXX_FLOAT_COMPLEX, float _Complex, "MPI_CXX_FLOAT_COMPLEX")   \
+	X(CXX_DOUBLE_COMPLEX, double _Complex, "MPI_CXX_DOUBLE_COMPLEX") \
+	X(CXX_LONG_DOUBLE_COMPLEX, long double _Complex,                \
+	  "MPI_CXX_LONG_DOUBLE_COMPLEX")
+
+/* The pair types of MAXLOC/MINLOC: name, value C type and basic kind,
+ * index C type and basic kind, standard name. Their layout is the C
+ * struct { value; index; }, padding included in the extent. The C pairs
+ * have an int index; Fortran's MPI_2REAL and MPI_2DOUBLE_PRECISION carry
+ * the index in the value's type. */
+#define RC_PAIR_TABLE(X)                                                   \
+	X(FLOAT_INT, float, FLOAT, int, INT, "MPI_FLOAT_INT")              \
+	X(DOUBLE_INT, double, DOUBLE, int, INT, "MPI_DOUBLE_INT")          \
+	X(LONG_INT, long, LONG, int, INT, "MPI_LONG_INT")                  \
+	X(2INT, int, INT, int, INT, "MPI_2INT")                            \
+	X(SHORT_INT, short, SHORT, int, INT, "MPI_SHORT_INT")              \
+	X(LONG_DOUBLE_INT, long double, LONG_DOUBLE, int, INT,             \
+	  "MPI_LONG_DOUBLE_INT")                                           \
+	X(2INTEGER, int32_t, INTEGER, int32_t, INTEGER, "MPI_2INTEGER")    \
+	X(2REAL, float, REAL, float, REAL, "MPI_2REAL")                    \
+	X(2DOUBLE_PRECISION, double, DOUBLE_PRECISION, double,             \
+	  DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION")
 
 enum rc_basic {
 	RC_BASIC_NONE = 0,
 #define RC_X_BASIC(name, ctype, str) RC_BASIC_##name,
 	RC_BASIC_TABLE(RC_X_BASIC)
 #undef RC_X_BASIC
-	/* pair types for MAXLOC/MINLOC */
-	RC_BASIC_FLOAT_INT,
-	RC_BASIC_DOUBLE_INT,
-	RC_BASIC_LONG_INT,
-	RC_BASIC_2INT,
-	RC_BASIC_SHORT_INT,
-	RC_BASIC_LONG_DOUBLE_INT,
+	/* pair types for MAXLOC/MINLOC, from RC_BASIC_FLOAT_INT on */
+#define RC_X_PAIR_KIND(name, vt, vb, it, ib, str) RC_BASIC_##name,
+	RC_PAIR_TABLE(RC_X_PAIR_KIND)
+#undef RC_X_PAIR_KIND
 	/* the number of kinds (RC_BASIC_COUNT, from the table, is the kind
 	 * of MPI_COUNT) */
 	RC_BASIC_NKINDS
 };
 
-/* The pair types of MAXLOC/MINLOC: name, value C type, value basic kind,
- * standard name. Their layout is the C struct { value; int; }, padding
- * included in the extent. */
-#define RC_PAIR_TABLE(X)                                             \
-	X(FLOAT_INT, float, FLOAT, "MPI_FLOAT_INT")                  \
-	X(DOUBLE_INT, double, DOUBLE, "MPI_DOUBLE_INT")              \
-	X(LONG_INT, long, LONG, "MPI_LONG_INT")                      \
-	X(2INT, int, INT, "MPI_2INT")                                \
-	X(SHORT_INT, short, SHORT, "MPI_SHORT_INT")                  \
-	X(LONG_DOUBLE_INT, long double, LONG_DOUBLE, "MPI_LONG_DOUBLE_INT")
-
-#define RC_X_PAIR_STRUCT(name, vtype, vbasic, str) \
-	struct rc_pair_##name {                    \
-		vtype v;                           \
-		int i;                             \
+#define RC_X_PAIR_STRUCT(name, vtype, vbasic, itype, ibasic, str) \
+	struct rc_pair_##name {                                   \
+		vtype v;                                          \
+		itype i;                                          \
 	};
 RC_PAIR_TABLE(RC_X_PAIR_STRUCT)
 #undef RC_X_PAIR_STRUCT
@@ -174,7 +209,7 @@ void rc_dt_retain(struct rc_dtype *dt);
 void rc_dt_release(struct rc_dtype *dt);
 
 /* Size in bytes of one basic element kind (pair types: their packed size,
- * value plus int, without padding). */
+ * value plus index, without padding). */
 size_t rc_basic_size(enum rc_basic b);
 /* C alignment of a basic kind (pair types: of their C struct). */
 size_t rc_basic_align(enum rc_basic b);
@@ -182,7 +217,7 @@ size_t rc_basic_align(enum rc_basic b);
 const char *rc_basic_name(enum rc_basic b);
 static inline bool rc_basic_is_pair(enum rc_basic b)
 {
-	return b >= RC_BASIC_FLOAT_INT && b <= RC_BASIC_LONG_DOUBLE_INT;
+	return b >= RC_BASIC_FLOAT_INT && b < RC_BASIC_NKINDS;
 }
 
 /* Is dt a live datatype object (predefined or derived, committed or not)? */

@@ -3,8 +3,8 @@
  * per (op, basic type) pair the standard allows, and user ops.
  *
  * Kernels are generated from X-macro lists of the type classes of MPI-3.1
- * 5.9.2 (C integer, multi-language, floating point, complex, logical,
- * byte), plus one extension: MPI_CHAR takes every C integer op, as the
+ * 5.9.2 (C integer, Fortran integer, multi-language, floating point,
+ * complex, logical, byte), plus one extension: MPI_CHAR takes every C integer op, as the
  * platform's `char` (Open MPI and MPICH both accept it, and benchmarks
  * reduce MPI_CHAR with MPI_SUM). Each is a plain loop over a typed array, inout[i] = in[i] op
  * inout[i], which the compiler vectorises. Signed integer SUM and PROD are
@@ -128,6 +128,14 @@ void rc_op_release(struct rc_op *op)
 	X(UINT32_T, uint32_t, uint32_t)                      \
 	X(UINT64_T, uint64_t, uint64_t)
 
+/* Fortran integer */
+#define OP_FINT(X)                                           \
+	X(INTEGER, int32_t, uint32_t)                        \
+	X(INTEGER1, int8_t, unsigned)                        \
+	X(INTEGER2, int16_t, unsigned)                       \
+	X(INTEGER4, int32_t, uint32_t)                       \
+	X(INTEGER8, int64_t, uint64_t)
+
 /* Extension (not in the standard's C integer class, accepted by Open MPI
  * and MPICH): MPI_CHAR as the platform's char, signed or not. */
 #define OP_CHAR_EXT(X) X(CHAR, char, unsigned)
@@ -141,14 +149,30 @@ void rc_op_release(struct rc_op *op)
 #define OP_FLOAT(X)                                          \
 	X(FLOAT, float, float)                               \
 	X(DOUBLE, double, double)                            \
-	X(LONG_DOUBLE, long double, long double)
+	X(LONG_DOUBLE, long double, long double)             \
+	X(REAL, float, float)                                \
+	X(DOUBLE_PRECISION, double, double)                  \
+	X(REAL4, float, float)                               \
+	X(REAL8, double, double)
 
 #define OP_COMPLEX(X)                                        \
 	X(C_FLOAT_COMPLEX, float _Complex, float _Complex)   \
 	X(C_DOUBLE_COMPLEX, double _Complex, double _Complex) \
-	X(C_LONG_DOUBLE_COMPLEX, long double _Complex, long double _Complex)
+	X(C_LONG_DOUBLE_COMPLEX, long double _Complex, long double _Complex) \
+	X(COMPLEX, float _Complex, float _Complex)           \
+	X(DOUBLE_COMPLEX, double _Complex, double _Complex)  \
+	X(COMPLEX8, float _Complex, float _Complex)          \
+	X(COMPLEX16, double _Complex, double _Complex)       \
+	X(CXX_FLOAT_COMPLEX, float _Complex, float _Complex) \
+	X(CXX_DOUBLE_COMPLEX, double _Complex, double _Complex) \
+	X(CXX_LONG_DOUBLE_COMPLEX, long double _Complex, long double _Complex)
 
-#define OP_LOGICAL(X) X(C_BOOL, _Bool, _Bool)
+/* C's _Bool, C++'s bool, Fortran's LOGICAL (true: non-zero; results are
+ * 1 or 0) */
+#define OP_LOGICAL(X)                                        \
+	X(C_BOOL, _Bool, _Bool)                              \
+	X(CXX_BOOL, _Bool, _Bool)                            \
+	X(LOGICAL, int32_t, int32_t)
 
 #define OP_BYTE(X) X(BYTE, unsigned char, unsigned)
 
@@ -182,21 +206,23 @@ typedef void (*op_kernel)(const void *restrict in, void *restrict inout,
 #define OP_K_BOR(N, T, A) OP_KDEF(bor, N, T, A, (A)a | (A)b)
 #define OP_K_BXOR(N, T, A) OP_KDEF(bxor, N, T, A, (A)a ^ (A)b)
 
-/* MAX, MIN: C integer, multi-language, floating point */
-OP_CINT(OP_K_MAX) OP_MULTI(OP_K_MAX) OP_FLOAT(OP_K_MAX)
-OP_CINT(OP_K_MIN) OP_MULTI(OP_K_MIN) OP_FLOAT(OP_K_MIN)
-/* SUM, PROD: C integer, multi-language, floating point, complex */
-OP_CINT(OP_K_SUM) OP_MULTI(OP_K_SUM) OP_FLOAT(OP_K_SUM) OP_COMPLEX(OP_K_SUM)
-OP_CINT(OP_K_PROD) OP_MULTI(OP_K_PROD) OP_FLOAT(OP_K_PROD)
+/* MAX, MIN: C integer, Fortran integer, multi-language, floating point */
+OP_CINT(OP_K_MAX) OP_FINT(OP_K_MAX) OP_MULTI(OP_K_MAX) OP_FLOAT(OP_K_MAX)
+OP_CINT(OP_K_MIN) OP_FINT(OP_K_MIN) OP_MULTI(OP_K_MIN) OP_FLOAT(OP_K_MIN)
+/* SUM, PROD: C integer, Fortran integer, multi-language, floating point,
+ * complex */
+OP_CINT(OP_K_SUM) OP_FINT(OP_K_SUM) OP_MULTI(OP_K_SUM) OP_FLOAT(OP_K_SUM)
+OP_COMPLEX(OP_K_SUM)
+OP_CINT(OP_K_PROD) OP_FINT(OP_K_PROD) OP_MULTI(OP_K_PROD) OP_FLOAT(OP_K_PROD)
 OP_COMPLEX(OP_K_PROD)
 /* LAND, LOR, LXOR: C integer, logical */
 OP_CINT(OP_K_LAND) OP_LOGICAL(OP_K_LAND)
 OP_CINT(OP_K_LOR) OP_LOGICAL(OP_K_LOR)
 OP_CINT(OP_K_LXOR) OP_LOGICAL(OP_K_LXOR)
-/* BAND, BOR, BXOR: C integer, multi-language, byte */
-OP_CINT(OP_K_BAND) OP_MULTI(OP_K_BAND) OP_BYTE(OP_K_BAND)
-OP_CINT(OP_K_BOR) OP_MULTI(OP_K_BOR) OP_BYTE(OP_K_BOR)
-OP_CINT(OP_K_BXOR) OP_MULTI(OP_K_BXOR) OP_BYTE(OP_K_BXOR)
+/* BAND, BOR, BXOR: C integer, Fortran integer, multi-language, byte */
+OP_CINT(OP_K_BAND) OP_FINT(OP_K_BAND) OP_MULTI(OP_K_BAND) OP_BYTE(OP_K_BAND)
+OP_CINT(OP_K_BOR) OP_FINT(OP_K_BOR) OP_MULTI(OP_K_BOR) OP_BYTE(OP_K_BOR)
+OP_CINT(OP_K_BXOR) OP_FINT(OP_K_BXOR) OP_MULTI(OP_K_BXOR) OP_BYTE(OP_K_BXOR)
 /* the MPI_CHAR extension: every C integer op */
 OP_CHAR_EXT(OP_K_MAX) OP_CHAR_EXT(OP_K_MIN) OP_CHAR_EXT(OP_K_SUM)
 OP_CHAR_EXT(OP_K_PROD) OP_CHAR_EXT(OP_K_LAND) OP_CHAR_EXT(OP_K_LOR)
@@ -208,7 +234,7 @@ OP_CHAR_EXT(OP_K_BXOR)
  * the winner; the lower index on a tie). `better` is > for MAXLOC, < for
  * MINLOC. Struct layout and packed layout (value, then int).
  */
-#define OP_KLOC(op, better, pn, vtype)                                     \
+#define OP_KLOC(op, better, pn, vtype, itype)                              \
 	static void op_##op##_##pn(const void *restrict vin,              \
 				   void *restrict vio, size_t n)           \
 	{                                                                  \
@@ -230,24 +256,25 @@ OP_CHAR_EXT(OP_K_BXOR)
 	{                                                                  \
 		const char *in = vin;                                      \
 		char *io = vio;                                            \
-		const size_t vs = sizeof(vtype), es = vs + sizeof(int);    \
+		const size_t vs = sizeof(vtype), es = vs + sizeof(itype);  \
 		vtype u, v;                                                \
-		int iu, iv;                                                \
+		itype iu, iv;                                              \
 		size_t i;                                                  \
                                                                            \
 		for (i = 0; i < n; i++, in += es, io += es) {              \
 			memcpy(&u, in, vs);                                \
 			memcpy(&v, io, vs);                                \
-			memcpy(&iu, in + vs, sizeof(int));                 \
-			memcpy(&iv, io + vs, sizeof(int));                 \
+			memcpy(&iu, in + vs, sizeof(itype));               \
+			memcpy(&iv, io + vs, sizeof(itype));               \
 			if (u better v)                                    \
 				memcpy(io, in, es);                        \
 			else if (u == v && iu < iv)                        \
-				memcpy(io + vs, &iu, sizeof(int));         \
+				memcpy(io + vs, &iu, sizeof(itype));       \
 		}                                                          \
 	}
-#define OP_K_LOC(pn, vtype, vb, str) \
-	OP_KLOC(maxloc, >, pn, vtype) OP_KLOC(minloc, <, pn, vtype)
+#define OP_K_LOC(pn, vtype, vb, itype, ib, str) \
+	OP_KLOC(maxloc, >, pn, vtype, itype)    \
+	OP_KLOC(minloc, <, pn, vtype, itype)
 RC_PAIR_TABLE(OP_K_LOC)
 
 /* ---- dispatch tables ---------------------------------------------------- */
@@ -263,23 +290,27 @@ RC_PAIR_TABLE(OP_K_LOC)
 #define OP_T_BAND(N, T, A) OP_T(BAND, band, N)
 #define OP_T_BOR(N, T, A) OP_T(BOR, bor, N)
 #define OP_T_BXOR(N, T, A) OP_T(BXOR, bxor, N)
-#define OP_T_LOC(pn, vtype, vb, str) \
+#define OP_T_LOC(pn, vtype, vb, itype, ib, str) \
 	OP_T(MAXLOC, maxloc, pn) OP_T(MINLOC, minloc, pn)
 
 /* The kernel on the memory layout; NULL: op not defined on that type. */
 static const op_kernel op_tab[RC_OP_NO_OP + 1][RC_BASIC_NKINDS] = {
-	OP_CINT(OP_T_MAX) OP_MULTI(OP_T_MAX) OP_FLOAT(OP_T_MAX)
-	OP_CINT(OP_T_MIN) OP_MULTI(OP_T_MIN) OP_FLOAT(OP_T_MIN)
-	OP_CINT(OP_T_SUM) OP_MULTI(OP_T_SUM) OP_FLOAT(OP_T_SUM)
-	OP_COMPLEX(OP_T_SUM)
-	OP_CINT(OP_T_PROD) OP_MULTI(OP_T_PROD) OP_FLOAT(OP_T_PROD)
-	OP_COMPLEX(OP_T_PROD)
+	OP_CINT(OP_T_MAX) OP_FINT(OP_T_MAX) OP_MULTI(OP_T_MAX)
+	OP_FLOAT(OP_T_MAX)
+	OP_CINT(OP_T_MIN) OP_FINT(OP_T_MIN) OP_MULTI(OP_T_MIN)
+	OP_FLOAT(OP_T_MIN)
+	OP_CINT(OP_T_SUM) OP_FINT(OP_T_SUM) OP_MULTI(OP_T_SUM)
+	OP_FLOAT(OP_T_SUM) OP_COMPLEX(OP_T_SUM)
+	OP_CINT(OP_T_PROD) OP_FINT(OP_T_PROD) OP_MULTI(OP_T_PROD)
+	OP_FLOAT(OP_T_PROD) OP_COMPLEX(OP_T_PROD)
 	OP_CINT(OP_T_LAND) OP_LOGICAL(OP_T_LAND)
 	OP_CINT(OP_T_LOR) OP_LOGICAL(OP_T_LOR)
 	OP_CINT(OP_T_LXOR) OP_LOGICAL(OP_T_LXOR)
-	OP_CINT(OP_T_BAND) OP_MULTI(OP_T_BAND) OP_BYTE(OP_T_BAND)
-	OP_CINT(OP_T_BOR) OP_MULTI(OP_T_BOR) OP_BYTE(OP_T_BOR)
-	OP_CINT(OP_T_BXOR) OP_MULTI(OP_T_BXOR) OP_BYTE(OP_T_BXOR)
+	OP_CINT(OP_T_BAND) OP_FINT(OP_T_BAND) OP_MULTI(OP_T_BAND)
+	OP_BYTE(OP_T_BAND)
+	OP_CINT(OP_T_BOR) OP_FINT(OP_T_BOR) OP_MULTI(OP_T_BOR) OP_BYTE(OP_T_BOR)
+	OP_CINT(OP_T_BXOR) OP_FINT(OP_T_BXOR) OP_MULTI(OP_T_BXOR)
+	OP_BYTE(OP_T_BXOR)
 	OP_CHAR_EXT(OP_T_MAX) OP_CHAR_EXT(OP_T_MIN) OP_CHAR_EXT(OP_T_SUM)
 	OP_CHAR_EXT(OP_T_PROD) OP_CHAR_EXT(OP_T_LAND) OP_CHAR_EXT(OP_T_LOR)
 	OP_CHAR_EXT(OP_T_LXOR) OP_CHAR_EXT(OP_T_BAND) OP_CHAR_EXT(OP_T_BOR)
@@ -288,7 +319,7 @@ static const op_kernel op_tab[RC_OP_NO_OP + 1][RC_BASIC_NKINDS] = {
 };
 
 /* Pair kernels on the packed layout, [0] MAXLOC, [1] MINLOC. */
-#define OP_TP_LOC(pn, vtype, vb, str)                      \
+#define OP_TP_LOC(pn, vtype, vb, itype, ib, str)           \
 	[0][RC_BASIC_##pn] = op_pmaxloc_##pn,              \
 	[1][RC_BASIC_##pn] = op_pminloc_##pn,
 static const op_kernel op_ptab[2][RC_BASIC_NKINDS] = {
@@ -399,6 +430,9 @@ static void op_user(const struct rc_op *op, const void *in, void *inout,
 #define OP_PAIR_OBJ_2INT rc_mpi_2int
 #define OP_PAIR_OBJ_SHORT_INT rc_mpi_short_int
 #define OP_PAIR_OBJ_LONG_DOUBLE_INT rc_mpi_long_double_int
+#define OP_PAIR_OBJ_2INTEGER rc_mpi_2integer
+#define OP_PAIR_OBJ_2REAL rc_mpi_2real
+#define OP_PAIR_OBJ_2DOUBLE_PRECISION rc_mpi_2double_precision
 
 static void op_pair(const struct rc_op *op, const void *in, void *inout,
 		    size_t count, const struct rc_dtype *dt)
@@ -411,7 +445,7 @@ static void op_pair(const struct rc_op *op, const void *in, void *inout,
 	/* C struct layout: one pair per element at offset 0, no other gaps
 	 * (the predefined pair type, a dup of it, a contiguous(1) of it) */
 	switch (b) {
-#define OP_PDT(pn, vtype, vb, str) \
+#define OP_PDT(pn, vtype, vb, itype, ib, str) \
 	case RC_BASIC_##pn:        \
 		pdt = RC_PREDEF(MPI_Datatype, OP_PAIR_OBJ_##pn); \
 		break;

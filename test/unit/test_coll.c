@@ -505,11 +505,12 @@ static void put_val(enum rc_basic b, char *p, int v, int idx)
 	}
 	RC_BASIC_TABLE(X)
 #undef X
-#define X(name, vtype, vb, str)                                \
+#define X(name, vtype, vb, itype, ib, str)                     \
 	case RC_BASIC_##name: {                                \
 		vtype t = (vtype)v;                            \
+		itype ti = (itype)idx;                         \
 		memcpy(p, &t, sizeof(t));                      \
-		memcpy(p + sizeof(t), &idx, sizeof(idx));      \
+		memcpy(p + sizeof(t), &ti, sizeof(ti));        \
 		break;                                         \
 	}
 	RC_PAIR_TABLE(X)
@@ -517,15 +518,19 @@ static void put_val(enum rc_basic b, char *p, int v, int idx)
 	default:
 		ck_abort();
 	}
-	if (b == RC_BASIC_C_FLOAT_COMPLEX) {
+	if (b == RC_BASIC_C_FLOAT_COMPLEX || b == RC_BASIC_COMPLEX ||
+	    b == RC_BASIC_COMPLEX8 || b == RC_BASIC_CXX_FLOAT_COMPLEX) {
 		float _Complex z = (float)v + (float)(v - 1) * I;
 
 		memcpy(p, &z, sizeof(z));
-	} else if (b == RC_BASIC_C_DOUBLE_COMPLEX) {
+	} else if (b == RC_BASIC_C_DOUBLE_COMPLEX ||
+		   b == RC_BASIC_DOUBLE_COMPLEX || b == RC_BASIC_COMPLEX16 ||
+		   b == RC_BASIC_CXX_DOUBLE_COMPLEX) {
 		double _Complex z = (double)v + (double)(v - 1) * I;
 
 		memcpy(p, &z, sizeof(z));
-	} else if (b == RC_BASIC_C_LONG_DOUBLE_COMPLEX) {
+	} else if (b == RC_BASIC_C_LONG_DOUBLE_COMPLEX ||
+		   b == RC_BASIC_CXX_LONG_DOUBLE_COMPLEX) {
 		long double _Complex z =
 			(long double)v + (long double)(v - 1) * I;
 
@@ -547,7 +552,8 @@ static bool same_val(enum rc_basic b, const char *p, const char *q)
 			return false;
 		return b == RC_BASIC_LONG_DOUBLE ||
 		       !memcmp(p + sizeof(x), q + sizeof(y), sizeof(int));
-	case RC_BASIC_C_LONG_DOUBLE_COMPLEX: {
+	case RC_BASIC_C_LONG_DOUBLE_COMPLEX:
+	case RC_BASIC_CXX_LONG_DOUBLE_COMPLEX: {
 		long double _Complex z, w;
 
 		memcpy(&z, p, sizeof(z));
@@ -555,30 +561,41 @@ static bool same_val(enum rc_basic b, const char *p, const char *q)
 		return z == w;
 	}
 	case RC_BASIC_C_BOOL:
+	case RC_BASIC_CXX_BOOL:
 		return !*p == !*q;
 	/* by value: a product's zero may come out signed either way */
-	case RC_BASIC_FLOAT: {
+	case RC_BASIC_FLOAT:
+	case RC_BASIC_REAL:
+	case RC_BASIC_REAL4: {
 		float f, g;
 
 		memcpy(&f, p, sizeof(f));
 		memcpy(&g, q, sizeof(g));
 		return f == g;
 	}
-	case RC_BASIC_DOUBLE: {
+	case RC_BASIC_DOUBLE:
+	case RC_BASIC_DOUBLE_PRECISION:
+	case RC_BASIC_REAL8: {
 		double f, g;
 
 		memcpy(&f, p, sizeof(f));
 		memcpy(&g, q, sizeof(g));
 		return f == g;
 	}
-	case RC_BASIC_C_FLOAT_COMPLEX: {
+	case RC_BASIC_C_FLOAT_COMPLEX:
+	case RC_BASIC_COMPLEX:
+	case RC_BASIC_COMPLEX8:
+	case RC_BASIC_CXX_FLOAT_COMPLEX: {
 		float _Complex z, w;
 
 		memcpy(&z, p, sizeof(z));
 		memcpy(&w, q, sizeof(w));
 		return z == w;
 	}
-	case RC_BASIC_C_DOUBLE_COMPLEX: {
+	case RC_BASIC_C_DOUBLE_COMPLEX:
+	case RC_BASIC_DOUBLE_COMPLEX:
+	case RC_BASIC_COMPLEX16:
+	case RC_BASIC_CXX_DOUBLE_COMPLEX: {
 		double _Complex z, w;
 
 		memcpy(&z, p, sizeof(z));
@@ -1073,6 +1090,15 @@ START_TEST(ops_types)
 		&rc_mpi_aint, &rc_mpi_offset, &rc_mpi_count,
 		&rc_mpi_float_int, &rc_mpi_double_int, &rc_mpi_long_int,
 		&rc_mpi_2int, &rc_mpi_short_int, &rc_mpi_long_double_int,
+		/* the Fortran and C++ named types */
+		&rc_mpi_character, &rc_mpi_logical, &rc_mpi_integer,
+		&rc_mpi_real, &rc_mpi_double_precision, &rc_mpi_complex,
+		&rc_mpi_double_complex, &rc_mpi_integer1, &rc_mpi_integer2,
+		&rc_mpi_integer4, &rc_mpi_integer8, &rc_mpi_real4,
+		&rc_mpi_real8, &rc_mpi_complex8, &rc_mpi_complex16,
+		&rc_mpi_2integer, &rc_mpi_2real, &rc_mpi_2double_precision,
+		&rc_mpi_cxx_bool, &rc_mpi_cxx_float_complex,
+		&rc_mpi_cxx_double_complex, &rc_mpi_cxx_long_double_complex,
 	};
 	static const int colls[] = {
 		RC_COLL_REDUCE, RC_COLL_ALLREDUCE, RC_COLL_SCAN,
@@ -1111,7 +1137,7 @@ START_TEST(ops_types)
 			}
 		tw_free(tw);
 	}
-	ck_assert_int_gt(tested, 500);
+	ck_assert_int_gt(tested, 900);
 }
 END_TEST
 

@@ -62,6 +62,9 @@ struct t_li { long v; int i; };
 struct t_ii { int v; int i; };
 struct t_si { short v; int i; };
 struct t_ldi { long double v; int i; };
+struct t_2ii { int32_t v; int32_t i; };
+struct t_2r { float v; float i; };
+struct t_2d { double v; double i; };
 
 struct pre {
 	MPI_Datatype dt;
@@ -69,16 +72,17 @@ struct pre {
 	size_t size, extent, align;
 	enum rc_basic basic;	/* kind, or the value's kind for pairs */
 	bool pair;
-	size_t vsize, ioff;	/* pairs: value size, offset of the int */
+	size_t vsize, ioff;	/* pairs: value size, offset of the index */
+	size_t isize;		/* pairs: index size */
 };
 
 #define PB(d, ct, k, nm)                                              \
 	{ d, nm, sizeof(ct), sizeof(ct), _Alignof(ct), RC_BASIC_##k, false, \
-	  0, 0 }
+	  0, 0, 0 }
 #define PP(d, st, vk, nm)                                                 \
-	{ d, nm, sizeof(((st *)0)->v) + sizeof(int), sizeof(st),          \
+	{ d, nm, sizeof(((st *)0)->v) + sizeof(((st *)0)->i), sizeof(st), \
 	  _Alignof(st), RC_BASIC_##vk, true, sizeof(((st *)0)->v),        \
-	  offsetof(st, i) }
+	  offsetof(st, i), sizeof(((st *)0)->i) }
 
 static const struct pre pre_tab[] = {
 	PB(MPI_CHAR, char, CHAR, "MPI_CHAR"),
@@ -130,6 +134,36 @@ static const struct pre pre_tab[] = {
 	PP(MPI_SHORT_INT, struct t_si, SHORT, "MPI_SHORT_INT"),
 	PP(MPI_LONG_DOUBLE_INT, struct t_ldi, LONG_DOUBLE,
 	   "MPI_LONG_DOUBLE_INT"),
+	/* Fortran and C++ named types: the sizes of gfortran's default kinds
+	 * and of C++'s bool and std::complex */
+	PB(MPI_CHARACTER, char, CHARACTER, "MPI_CHARACTER"),
+	PB(MPI_LOGICAL, int32_t, LOGICAL, "MPI_LOGICAL"),
+	PB(MPI_INTEGER, int32_t, INTEGER, "MPI_INTEGER"),
+	PB(MPI_REAL, float, REAL, "MPI_REAL"),
+	PB(MPI_DOUBLE_PRECISION, double, DOUBLE_PRECISION,
+	   "MPI_DOUBLE_PRECISION"),
+	PB(MPI_COMPLEX, float _Complex, COMPLEX, "MPI_COMPLEX"),
+	PB(MPI_DOUBLE_COMPLEX, double _Complex, DOUBLE_COMPLEX,
+	   "MPI_DOUBLE_COMPLEX"),
+	PB(MPI_INTEGER1, int8_t, INTEGER1, "MPI_INTEGER1"),
+	PB(MPI_INTEGER2, int16_t, INTEGER2, "MPI_INTEGER2"),
+	PB(MPI_INTEGER4, int32_t, INTEGER4, "MPI_INTEGER4"),
+	PB(MPI_INTEGER8, int64_t, INTEGER8, "MPI_INTEGER8"),
+	PB(MPI_REAL4, float, REAL4, "MPI_REAL4"),
+	PB(MPI_REAL8, double, REAL8, "MPI_REAL8"),
+	PB(MPI_COMPLEX8, float _Complex, COMPLEX8, "MPI_COMPLEX8"),
+	PB(MPI_COMPLEX16, double _Complex, COMPLEX16, "MPI_COMPLEX16"),
+	PB(MPI_CXX_BOOL, _Bool, CXX_BOOL, "MPI_CXX_BOOL"),
+	PB(MPI_CXX_FLOAT_COMPLEX, float _Complex, CXX_FLOAT_COMPLEX,
+	   "MPI_CXX_FLOAT_COMPLEX"),
+	PB(MPI_CXX_DOUBLE_COMPLEX, double _Complex, CXX_DOUBLE_COMPLEX,
+	   "MPI_CXX_DOUBLE_COMPLEX"),
+	PB(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex,
+	   CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX"),
+	PP(MPI_2INTEGER, struct t_2ii, INTEGER, "MPI_2INTEGER"),
+	PP(MPI_2REAL, struct t_2r, REAL, "MPI_2REAL"),
+	PP(MPI_2DOUBLE_PRECISION, struct t_2d, DOUBLE_PRECISION,
+	   "MPI_2DOUBLE_PRECISION"),
 };
 #define NPRE (sizeof(pre_tab) / sizeof(pre_tab[0]))
 
@@ -209,7 +243,7 @@ static struct ref *ref_pre(MPI_Datatype dt)
 	ck_assert_ptr_nonnull(p);
 	if (p->pair) {
 		ref_push(r, 0, p->vsize);
-		ref_push(r, (ptrdiff_t)p->ioff, sizeof(int));
+		ref_push(r, (ptrdiff_t)p->ioff, p->isize);
 	} else {
 		ref_push(r, 0, p->size);
 	}

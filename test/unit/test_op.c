@@ -60,17 +60,19 @@ static void api_teardown(void)
 /* ---- the standard's table ------------------------------------------------ */
 
 enum cls {
-	C_NONE = 0,	/* MPI_WCHAR, MPI_PACKED: no predefined op */
+	C_NONE = 0,	/* MPI_WCHAR, MPI_PACKED, MPI_CHARACTER: no
+			 * predefined op */
 	C_INT = 1,	/* C integer */
 	C_MULTI = 2,	/* MPI_AINT, MPI_OFFSET, MPI_COUNT */
 	C_FLT = 4,
 	C_CPLX = 8,
-	C_LOGIC = 16,	/* MPI_C_BOOL */
+	C_LOGIC = 16,	/* MPI_C_BOOL, MPI_CXX_BOOL, MPI_LOGICAL */
 	C_BYTE = 32,
 	C_PAIR = 64,
 	/* rcmpi's extension of the table, as in Open MPI and MPICH:
 	 * MPI_CHAR (the platform's char) takes every C integer op */
 	C_CHAR_EXT = 128,
+	C_FINT = 256,	/* Fortran integer */
 };
 
 struct op_ent {
@@ -81,16 +83,18 @@ struct op_ent {
 
 static const struct op_ent ops[] = {
 	/* the standard's classes | the extension */
-	{ MPI_MAX, "MAX", C_INT | C_MULTI | C_FLT | C_CHAR_EXT },
-	{ MPI_MIN, "MIN", C_INT | C_MULTI | C_FLT | C_CHAR_EXT },
-	{ MPI_SUM, "SUM", C_INT | C_MULTI | C_FLT | C_CPLX | C_CHAR_EXT },
-	{ MPI_PROD, "PROD", C_INT | C_MULTI | C_FLT | C_CPLX | C_CHAR_EXT },
+	{ MPI_MAX, "MAX", C_INT | C_FINT | C_MULTI | C_FLT | C_CHAR_EXT },
+	{ MPI_MIN, "MIN", C_INT | C_FINT | C_MULTI | C_FLT | C_CHAR_EXT },
+	{ MPI_SUM, "SUM",
+	  C_INT | C_FINT | C_MULTI | C_FLT | C_CPLX | C_CHAR_EXT },
+	{ MPI_PROD, "PROD",
+	  C_INT | C_FINT | C_MULTI | C_FLT | C_CPLX | C_CHAR_EXT },
 	{ MPI_LAND, "LAND", C_INT | C_LOGIC | C_CHAR_EXT },
 	{ MPI_LOR, "LOR", C_INT | C_LOGIC | C_CHAR_EXT },
 	{ MPI_LXOR, "LXOR", C_INT | C_LOGIC | C_CHAR_EXT },
-	{ MPI_BAND, "BAND", C_INT | C_MULTI | C_BYTE | C_CHAR_EXT },
-	{ MPI_BOR, "BOR", C_INT | C_MULTI | C_BYTE | C_CHAR_EXT },
-	{ MPI_BXOR, "BXOR", C_INT | C_MULTI | C_BYTE | C_CHAR_EXT },
+	{ MPI_BAND, "BAND", C_INT | C_FINT | C_MULTI | C_BYTE | C_CHAR_EXT },
+	{ MPI_BOR, "BOR", C_INT | C_FINT | C_MULTI | C_BYTE | C_CHAR_EXT },
+	{ MPI_BXOR, "BXOR", C_INT | C_FINT | C_MULTI | C_BYTE | C_CHAR_EXT },
 	{ MPI_MAXLOC, "MAXLOC", C_PAIR },
 	{ MPI_MINLOC, "MINLOC", C_PAIR },
 	{ MPI_REPLACE, "REPLACE", ~0u },
@@ -131,7 +135,26 @@ static const struct op_ent ops[] = {
 	X(AINT, MPI_Aint, C_MULTI)                                \
 	X(OFFSET, MPI_Offset, C_MULTI)                            \
 	X(COUNT, MPI_Count, C_MULTI)                              \
-	X(PACKED, unsigned char, C_NONE)
+	X(PACKED, unsigned char, C_NONE)                          \
+	X(CHARACTER, char, C_NONE)                                \
+	X(LOGICAL, int32_t, C_LOGIC)                              \
+	X(INTEGER, int32_t, C_FINT)                               \
+	X(REAL, float, C_FLT)                                     \
+	X(DOUBLE_PRECISION, double, C_FLT)                        \
+	X(COMPLEX, float _Complex, C_CPLX)                        \
+	X(DOUBLE_COMPLEX, double _Complex, C_CPLX)                \
+	X(INTEGER1, int8_t, C_FINT)                               \
+	X(INTEGER2, int16_t, C_FINT)                              \
+	X(INTEGER4, int32_t, C_FINT)                              \
+	X(INTEGER8, int64_t, C_FINT)                              \
+	X(REAL4, float, C_FLT)                                    \
+	X(REAL8, double, C_FLT)                                   \
+	X(COMPLEX8, float _Complex, C_CPLX)                       \
+	X(COMPLEX16, double _Complex, C_CPLX)                     \
+	X(CXX_BOOL, _Bool, C_LOGIC)                               \
+	X(CXX_FLOAT_COMPLEX, float _Complex, C_CPLX)              \
+	X(CXX_DOUBLE_COMPLEX, double _Complex, C_CPLX)            \
+	X(CXX_LONG_DOUBLE_COMPLEX, long double _Complex, C_CPLX)
 
 /* Element-by-element reference, in the type's own arithmetic (values are
  * kept small, so nothing overflows before the conversion back). */
@@ -219,13 +242,23 @@ static int op_index(MPI_Op op)
 	X(INT16_T, int16_t) X(INT32_T, int32_t) X(INT64_T, int64_t)        \
 	X(UINT8_T, uint8_t) X(UINT16_T, uint16_t) X(UINT32_T, uint32_t)    \
 	X(UINT64_T, uint64_t) X(AINT, MPI_Aint) X(OFFSET, MPI_Offset)      \
-	X(COUNT, MPI_Count) X(PACKED, unsigned char)
-#define T_FLOATS(X) \
-	X(FLOAT, float) X(DOUBLE, double) X(LONG_DOUBLE, long double)
+	X(COUNT, MPI_Count) X(PACKED, unsigned char)                       \
+	X(CHARACTER, char) X(LOGICAL, int32_t) X(INTEGER, int32_t)         \
+	X(INTEGER1, int8_t) X(INTEGER2, int16_t) X(INTEGER4, int32_t)      \
+	X(INTEGER8, int64_t)
+#define T_FLOATS(X)                                                        \
+	X(FLOAT, float) X(DOUBLE, double) X(LONG_DOUBLE, long double)      \
+	X(REAL, float) X(DOUBLE_PRECISION, double) X(REAL4, float)         \
+	X(REAL8, double)
 #define T_CPLXS(X)                                                         \
 	X(C_FLOAT_COMPLEX, float _Complex)                                 \
 	X(C_DOUBLE_COMPLEX, double _Complex)                               \
-	X(C_LONG_DOUBLE_COMPLEX, long double _Complex)
+	X(C_LONG_DOUBLE_COMPLEX, long double _Complex)                     \
+	X(COMPLEX, float _Complex) X(DOUBLE_COMPLEX, double _Complex)      \
+	X(COMPLEX8, float _Complex) X(COMPLEX16, double _Complex)          \
+	X(CXX_FLOAT_COMPLEX, float _Complex)                               \
+	X(CXX_DOUBLE_COMPLEX, double _Complex)                             \
+	X(CXX_LONG_DOUBLE_COMPLEX, long double _Complex)
 
 T_INTS(T_BITS_INT)
 T_FLOATS(T_BITS_NONE)
@@ -244,6 +277,12 @@ static void ref_elem_C_BOOL(MPI_Op op, _Bool a, _Bool b, _Bool *r)
 	case 13: *r = b; break;
 	default: ck_abort_msg("no _Bool reference"); break;
 	}
+}
+
+/* C++'s bool: as _Bool */
+static void ref_elem_CXX_BOOL(MPI_Op op, _Bool a, _Bool b, _Bool *r)
+{
+	ref_elem_C_BOOL(op, a, b, r);
 }
 
 T_FLOATS(T_ELEM_REAL2)
@@ -332,6 +371,25 @@ struct tinfo {
 #define rc_mpi_OFFSET_sym rc_mpi_offset
 #define rc_mpi_COUNT_sym rc_mpi_count
 #define rc_mpi_PACKED_sym rc_mpi_packed
+#define rc_mpi_CHARACTER_sym rc_mpi_character
+#define rc_mpi_LOGICAL_sym rc_mpi_logical
+#define rc_mpi_INTEGER_sym rc_mpi_integer
+#define rc_mpi_REAL_sym rc_mpi_real
+#define rc_mpi_DOUBLE_PRECISION_sym rc_mpi_double_precision
+#define rc_mpi_COMPLEX_sym rc_mpi_complex
+#define rc_mpi_DOUBLE_COMPLEX_sym rc_mpi_double_complex
+#define rc_mpi_INTEGER1_sym rc_mpi_integer1
+#define rc_mpi_INTEGER2_sym rc_mpi_integer2
+#define rc_mpi_INTEGER4_sym rc_mpi_integer4
+#define rc_mpi_INTEGER8_sym rc_mpi_integer8
+#define rc_mpi_REAL4_sym rc_mpi_real4
+#define rc_mpi_REAL8_sym rc_mpi_real8
+#define rc_mpi_COMPLEX8_sym rc_mpi_complex8
+#define rc_mpi_COMPLEX16_sym rc_mpi_complex16
+#define rc_mpi_CXX_BOOL_sym rc_mpi_cxx_bool
+#define rc_mpi_CXX_FLOAT_COMPLEX_sym rc_mpi_cxx_float_complex
+#define rc_mpi_CXX_DOUBLE_COMPLEX_sym rc_mpi_cxx_double_complex
+#define rc_mpi_CXX_LONG_DOUBLE_COMPLEX_sym rc_mpi_cxx_long_double_complex
 
 static const struct tinfo types[] = { T_TYPES(T_INFO) };
 #define NTYPES ((int)(sizeof(types) / sizeof(types[0])))
@@ -339,6 +397,8 @@ static const struct tinfo types[] = { T_TYPES(T_INFO) };
 static const MPI_Datatype pairs[] = {
 	MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
 	MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+	/* Fortran's: the index in the value's type */
+	MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION,
 };
 #define NPAIRS ((int)(sizeof(pairs) / sizeof(pairs[0])))
 
@@ -542,6 +602,18 @@ static long double pair_get(MPI_Datatype pt, const void *base, int *idx)
 		const struct rc_pair_SHORT_INT *p = base;
 		*idx = p->i;
 		return p->v;
+	} else if (pt == MPI_2INTEGER) {
+		const struct rc_pair_2INTEGER *p = base;
+		*idx = p->i;
+		return p->v;
+	} else if (pt == MPI_2REAL) {
+		const struct rc_pair_2REAL *p = base;
+		*idx = (int)p->i;
+		return p->v;
+	} else if (pt == MPI_2DOUBLE_PRECISION) {
+		const struct rc_pair_2DOUBLE_PRECISION *p = base;
+		*idx = (int)p->i;
+		return p->v;
 	} else {
 		const struct rc_pair_LONG_DOUBLE_INT *p = base;
 		*idx = p->i;
@@ -571,6 +643,18 @@ static void pair_set(MPI_Datatype pt, void *base, long double v, int idx)
 		struct rc_pair_SHORT_INT *p = base;
 		p->v = (short)v;
 		p->i = idx;
+	} else if (pt == MPI_2INTEGER) {
+		struct rc_pair_2INTEGER *p = base;
+		p->v = (int32_t)v;
+		p->i = idx;
+	} else if (pt == MPI_2REAL) {
+		struct rc_pair_2REAL *p = base;
+		p->v = (float)v;
+		p->i = (float)idx;
+	} else if (pt == MPI_2DOUBLE_PRECISION) {
+		struct rc_pair_2DOUBLE_PRECISION *p = base;
+		p->v = (double)v;
+		p->i = (double)idx;
 	} else {
 		struct rc_pair_LONG_DOUBLE_INT *p = base;
 		p->v = v;
