@@ -693,6 +693,14 @@ extern struct rc_dtype rc_mpi_character, rc_mpi_logical, rc_mpi_integer,
 #define MPI_CXX_LONG_DOUBLE_COMPLEX \
 	RC_PREDEF(MPI_Datatype, rc_mpi_cxx_long_double_complex)
 
+/* MPI_Type_get_contents: the arguments of the call that made a derived
+ * datatype (combiners above and below); derived datatypes in them are new
+ * references to free, predefined ones are not. */
+RC_DECL(int, MPI_Type_get_contents,
+	(MPI_Datatype datatype, int max_integers, int max_addresses,
+	 int max_datatypes, int array_of_integers[],
+	 MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]));
+
 #ifdef __cplusplus
 }
 #endif

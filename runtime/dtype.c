@@ -309,9 +309,21 @@ void rc_dt_commit(struct rc_dtype *dt)
 	dt->flags |= RC_DT_COMMITTED;
 }
 
+static void dt_contents_free(struct rc_dt_contents *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nd; i++)
+		rc_dt_release(c->types[i]);
+	free(c);
+}
+
 static void dt_destroy(struct rc_dtype *dt)
 {
 	dt->magic = 0;
+	dt_contents_free(dt->contents);
 	free(dt->blocks);
 	free(dt->boff);
 	free(dt->sig);
@@ -332,6 +344,46 @@ void rc_dt_release(struct rc_dtype *dt)
 	assert(dt->refcount > 0);
 	if (__atomic_sub_fetch(&dt->refcount, 1, __ATOMIC_ACQ_REL) == 0)
 		dt_destroy(dt);
+}
+
+/* ---- constructor arguments ---------------------------------------------- */
+
+struct rc_dt_contents *rc_dt_contents_new(int ni, int na, int nd)
+{
+	struct rc_dt_contents *c;
+	size_t sz = sizeof(*c);
+	size_t oa, ot;
+
+	/* one block: header, addresses, datatypes, integers */
+	oa = sz;
+	ot = oa + (size_t)na * sizeof(MPI_Aint);
+	sz = ot + (size_t)nd * sizeof(struct rc_dtype *) +
+	     (size_t)ni * sizeof(int);
+	c = calloc(1, sz);
+	if (!c)
+		return NULL;
+	c->ni = ni;
+	c->na = na;
+	c->nd = nd;
+	c->aints = (MPI_Aint *)((char *)c + oa);
+	c->types = (struct rc_dtype **)((char *)c + ot);
+	c->ints = (int *)((char *)c->types + (size_t)nd * sizeof(*c->types));
+	return c;
+}
+
+void rc_dt_set_contents(struct rc_dtype *dt, int combiner,
+			struct rc_dt_contents *c)
+{
+	int i;
+
+	assert(!dt->contents);
+	for (i = 0; i < c->nd; i++)
+		rc_dt_retain(c->types[i]);
+	dt->contents = c;
+	dt->combiner = combiner;
+	dt->env[0] = c->ni;
+	dt->env[1] = c->na;
+	dt->env[2] = c->nd;
 }
 
 /* ---- flattening --------------------------------------------------------- */

@@ -147,6 +147,19 @@ struct rc_dt_sig {
 
 #define RC_DT_MAGIC 0x64747970u	/* "dtyp": a live datatype object */
 
+/*
+ * The arguments of the constructor call that made a derived type, as
+ * MPI_Type_get_contents returns them (MPI-3.1 4.1.13): integers,
+ * addresses, datatypes. The datatypes are held by a reference each (the
+ * user may free the originals); predefined ones need none.
+ */
+struct rc_dt_contents {
+	int ni, na, nd;
+	int *ints;
+	MPI_Aint *aints;
+	struct rc_dtype **types;
+};
+
 struct rc_dtype {
 	unsigned magic;		/* RC_DT_MAGIC while the object is live */
 	int refcount;
@@ -170,6 +183,8 @@ struct rc_dtype {
 				 * is aligned to it */
 	int env[3];		/* MPI_Type_get_envelope: integers,
 				 * addresses, datatypes */
+	struct rc_dt_contents *contents;	/* derived types made through
+						 * the API; NULL otherwise */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -256,5 +271,13 @@ int rc_dt_create_subarray(int ndims, const int *sizes, const int *subsizes,
 			  const struct rc_dtype *old, struct rc_dtype **newp);
 int rc_dt_create_dup(const struct rc_dtype *old, struct rc_dtype **newp);
 void rc_dt_commit(struct rc_dtype *dt);
+
+/* Room for a constructor's arguments (arrays zeroed); NULL when out of
+ * memory. The caller fills it and hands it to rc_dt_set_contents, which
+ * takes a reference on each derived datatype in it, records the combiner
+ * and sets the envelope; the contents live until dt is destroyed. */
+struct rc_dt_contents *rc_dt_contents_new(int ni, int na, int nd);
+void rc_dt_set_contents(struct rc_dtype *dt, int combiner,
+			struct rc_dt_contents *c);
 
 #endif

@@ -9,9 +9,11 @@
  * MPI_Aint_add and MPI_Aint_diff, which are pure.
  */
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include "api.h"
 #include "dtype.h"
+#include "thread.h"
 
 /* Check a datatype argument: a live object (committed or not). */
 #define DT_CHECK(dt, fn)                                                  \
@@ -63,29 +65,28 @@ static int dt_check_blens(int count, const int *blens, const char *fn)
 	return MPI_SUCCESS;
 }
 
-/* Hand a constructor's result out. dtp, not the pointer itself: the
- * constructor call that fills it is a sibling argument, evaluated in an
- * unspecified order. */
-static int dt_new(int status, struct rc_dtype *const *dtp,
-		  MPI_Datatype *newtype, const char *fn)
-{
-	if (status)
-		return rc_api_status(NULL, status, fn);
-	*newtype = *dtp;
-	return MPI_SUCCESS;
-}
+/* Room for a constructor's arguments (MPI_Type_get_contents), taken before
+ * the type is built so that nothing fails after it. */
+#define DT_CONTENTS(c, ni, na, nd, fn)                                      \
+	do {                                                                \
+		(c) = rc_dt_contents_new((ni), (na), (nd));                 \
+		if (RC_UNLIKELY(!(c)))                                      \
+			return rc_api_status(NULL, RC_ERR_NOMEM, (fn));     \
+	} while (0)
 
-/* (h)indexed with count 0 may pass NULL blocklengths, which the engine
- * reads as the _block form: restore the combiner MPI_Type_get_envelope
- * reports. */
-static int dt_new_indexed(int status, struct rc_dtype *const *dtp,
-			  int combiner, MPI_Datatype *newtype, const char *fn)
+/* Hand a constructor's result out with its arguments, or raise its
+ * failure (the arguments are then dropped). */
+static int dt_new(int status, struct rc_dtype *dt, int combiner,
+		  struct rc_dt_contents *c, MPI_Datatype *newtype,
+		  const char *fn)
 {
-	if (!status && (*dtp)->combiner != combiner) {
-		(*dtp)->combiner = combiner;
-		(*dtp)->env[0] = 1;
+	if (status) {
+		free(c);
+		return rc_api_status(NULL, status, fn);
 	}
-	return dt_new(status, dtp, newtype, fn);
+	rc_dt_set_contents(dt, combiner, c);
+	*newtype = dt;
+	return MPI_SUCCESS;
 }
 
 /* ---- constructors ----------------------------------------------------- */
@@ -94,14 +95,19 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
 			 MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_contiguous";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
+	int ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_contig((size_t)count, oldtype, &dt), &dt,
-		      newtype, fn);
+	DT_CONTENTS(c, 1, 0, 1, fn);
+	c->ints[0] = count;
+	c->types[0] = oldtype;
+	ret = rc_dt_create_contig((size_t)count, oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_CONTIGUOUS, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_contiguous)
 
@@ -109,7 +115,9 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 		     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_vector";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
+	int ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
@@ -118,9 +126,14 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 				  "negative blocklength");
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_vector((size_t)count, (size_t)blocklength,
-					  stride, oldtype, &dt),
-		      &dt, newtype, fn);
+	DT_CONTENTS(c, 3, 0, 1, fn);
+	c->ints[0] = count;
+	c->ints[1] = blocklength;
+	c->ints[2] = stride;
+	c->types[0] = oldtype;
+	ret = rc_dt_create_vector((size_t)count, (size_t)blocklength, stride,
+				  oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_VECTOR, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_vector)
 
@@ -128,7 +141,9 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 			     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_hvector";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
+	int ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
@@ -137,9 +152,14 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 				  "negative blocklength");
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_hvector((size_t)count, (size_t)blocklength,
-					   stride, oldtype, &dt),
-		      &dt, newtype, fn);
+	DT_CONTENTS(c, 2, 1, 1, fn);
+	c->ints[0] = count;
+	c->ints[1] = blocklength;
+	c->aints[0] = stride;
+	c->types[0] = oldtype;
+	ret = rc_dt_create_hvector((size_t)count, (size_t)blocklength, stride,
+				   oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_HVECTOR, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_hvector)
 
@@ -148,8 +168,9 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		      MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_indexed";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
-	int err;
+	int err, ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
@@ -160,11 +181,18 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		DT_CHECK_PTR(array_of_displacements, fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new_indexed(rc_dt_create_indexed((size_t)count,
-						   array_of_blocklengths, 0,
-						   array_of_displacements,
-						   oldtype, &dt),
-			      &dt, MPI_COMBINER_INDEXED, newtype, fn);
+	DT_CONTENTS(c, 2 * count + 1, 0, 1, fn);
+	c->ints[0] = count;
+	if (count) {
+		memcpy(c->ints + 1, array_of_blocklengths,
+		       (size_t)count * sizeof(int));
+		memcpy(c->ints + 1 + count, array_of_displacements,
+		       (size_t)count * sizeof(int));
+	}
+	c->types[0] = oldtype;
+	ret = rc_dt_create_indexed((size_t)count, array_of_blocklengths, 0,
+				   array_of_displacements, oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_INDEXED, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_indexed)
 
@@ -173,8 +201,9 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_hindexed";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
-	int err;
+	int err, ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
@@ -185,11 +214,18 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 		DT_CHECK_PTR(array_of_displacements, fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new_indexed(rc_dt_create_hindexed((size_t)count,
-						    array_of_blocklengths, 0,
-						    array_of_displacements,
-						    oldtype, &dt),
-			      &dt, MPI_COMBINER_HINDEXED, newtype, fn);
+	DT_CONTENTS(c, count + 1, count, 1, fn);
+	c->ints[0] = count;
+	if (count) {
+		memcpy(c->ints + 1, array_of_blocklengths,
+		       (size_t)count * sizeof(int));
+		memcpy(c->aints, array_of_displacements,
+		       (size_t)count * sizeof(MPI_Aint));
+	}
+	c->types[0] = oldtype;
+	ret = rc_dt_create_hindexed((size_t)count, array_of_blocklengths, 0,
+				    array_of_displacements, oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_HINDEXED, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_hindexed)
 
@@ -198,7 +234,9 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_indexed_block";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
+	int ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
@@ -209,11 +247,16 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 		DT_CHECK_PTR(array_of_displacements, fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_indexed((size_t)count, NULL,
-					   (size_t)blocklength,
-					   array_of_displacements, oldtype,
-					   &dt),
-		      &dt, newtype, fn);
+	DT_CONTENTS(c, count + 2, 0, 1, fn);
+	c->ints[0] = count;
+	c->ints[1] = blocklength;
+	if (count)
+		memcpy(c->ints + 2, array_of_displacements,
+		       (size_t)count * sizeof(int));
+	c->types[0] = oldtype;
+	ret = rc_dt_create_indexed((size_t)count, NULL, (size_t)blocklength,
+				   array_of_displacements, oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_INDEXED_BLOCK, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_indexed_block)
 
@@ -222,7 +265,9 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_hindexed_block";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
+	int ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
@@ -233,11 +278,16 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 		DT_CHECK_PTR(array_of_displacements, fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_hindexed((size_t)count, NULL,
-					    (size_t)blocklength,
-					    array_of_displacements, oldtype,
-					    &dt),
-		      &dt, newtype, fn);
+	DT_CONTENTS(c, 2, count, 1, fn);
+	c->ints[0] = count;
+	c->ints[1] = blocklength;
+	if (count)
+		memcpy(c->aints, array_of_displacements,
+		       (size_t)count * sizeof(MPI_Aint));
+	c->types[0] = oldtype;
+	ret = rc_dt_create_hindexed((size_t)count, NULL, (size_t)blocklength,
+				    array_of_displacements, oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_HINDEXED_BLOCK, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_hindexed_block)
 
@@ -247,8 +297,9 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			    MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_struct";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
-	int i, err;
+	int i, err, ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_COUNT(count, fn);
@@ -262,10 +313,19 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 	for (i = 0; i < count; i++)
 		DT_CHECK(array_of_types[i], fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_struct((size_t)count, array_of_blocklengths,
-					  array_of_displacements,
-					  array_of_types, &dt),
-		      &dt, newtype, fn);
+	DT_CONTENTS(c, count + 1, count, count, fn);
+	c->ints[0] = count;
+	if (count) {
+		memcpy(c->ints + 1, array_of_blocklengths,
+		       (size_t)count * sizeof(int));
+		memcpy(c->aints, array_of_displacements,
+		       (size_t)count * sizeof(MPI_Aint));
+		memcpy(c->types, array_of_types,
+		       (size_t)count * sizeof(MPI_Datatype));
+	}
+	ret = rc_dt_create_struct((size_t)count, array_of_blocklengths,
+				  array_of_displacements, array_of_types, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_STRUCT, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_struct)
 
@@ -275,8 +335,10 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_subarray";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
-	int i;
+	size_t nb;
+	int i, ret;
 
 	RC_API_CHECK_INIT(fn);
 	if (ndims <= 0)
@@ -305,10 +367,17 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 				  "MPI_ORDER_FORTRAN");
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_subarray(ndims, array_of_sizes,
-					    array_of_subsizes, array_of_starts,
-					    order, oldtype, &dt),
-		      &dt, newtype, fn);
+	DT_CONTENTS(c, 3 * ndims + 2, 0, 1, fn);
+	nb = (size_t)ndims * sizeof(int);
+	c->ints[0] = ndims;
+	memcpy(c->ints + 1, array_of_sizes, nb);
+	memcpy(c->ints + 1 + ndims, array_of_subsizes, nb);
+	memcpy(c->ints + 1 + 2 * ndims, array_of_starts, nb);
+	c->ints[1 + 3 * ndims] = order;
+	c->types[0] = oldtype;
+	ret = rc_dt_create_subarray(ndims, array_of_sizes, array_of_subsizes,
+				    array_of_starts, order, oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_SUBARRAY, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_subarray)
 
@@ -316,25 +385,36 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
 			     MPI_Aint extent, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_resized";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
+	int ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_resized(oldtype, lb, extent, &dt), &dt,
-		      newtype, fn);
+	DT_CONTENTS(c, 0, 2, 1, fn);
+	c->aints[0] = lb;
+	c->aints[1] = extent;
+	c->types[0] = oldtype;
+	ret = rc_dt_create_resized(oldtype, lb, extent, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_RESIZED, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_create_resized)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_dup";
+	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
+	int ret;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_dup(oldtype, &dt), &dt, newtype, fn);
+	DT_CONTENTS(c, 0, 0, 1, fn);
+	c->types[0] = oldtype;
+	ret = rc_dt_create_dup(oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_DUP, c, newtype, fn);
 }
 RC_WEAK(MPI_Type_dup)
 
@@ -505,6 +585,62 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Type_get_envelope)
+
+/*
+ * MPI_Type_get_contents: the arguments of the call that made datatype.
+ * Derived datatypes among them are handed out as new references (the
+ * user frees them); predefined ones as they are.
+ */
+static int type_get_contents(MPI_Datatype datatype, int max_integers,
+			     int max_addresses, int max_datatypes,
+			     int array_of_integers[],
+			     MPI_Aint array_of_addresses[],
+			     MPI_Datatype array_of_datatypes[])
+{
+	static const char fn[] = "MPI_Type_get_contents";
+	const struct rc_dt_contents *c;
+	int i;
+
+	RC_API_CHECK_INIT(fn);
+	DT_CHECK(datatype, fn);
+	c = datatype->contents;
+	if (datatype->combiner == MPI_COMBINER_NAMED || !c)
+		return RC_ERR_MSG(NULL, MPI_ERR_TYPE, fn,
+				  "a named datatype has no contents");
+	if (max_integers < c->ni || max_addresses < c->na ||
+	    max_datatypes < c->nd)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "arrays smaller than MPI_Type_get_envelope "
+				  "says");
+	if ((c->ni && !array_of_integers) || (c->na && !array_of_addresses) ||
+	    (c->nd && !array_of_datatypes))
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "an array is NULL");
+	if (c->ni)
+		memcpy(array_of_integers, c->ints, (size_t)c->ni * sizeof(int));
+	if (c->na)
+		memcpy(array_of_addresses, c->aints,
+		       (size_t)c->na * sizeof(MPI_Aint));
+	for (i = 0; i < c->nd; i++) {
+		rc_dt_retain(c->types[i]);
+		array_of_datatypes[i] = c->types[i];
+	}
+	return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+			   int max_addresses, int max_datatypes,
+			   int array_of_integers[],
+			   MPI_Aint array_of_addresses[],
+			   MPI_Datatype array_of_datatypes[])
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  type_get_contents(datatype, max_integers,
+					    max_addresses, max_datatypes,
+					    array_of_integers,
+					    array_of_addresses,
+					    array_of_datatypes));
+}
+RC_WEAK(MPI_Type_get_contents)
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {

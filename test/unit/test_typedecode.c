@@ -1,0 +1,483 @@
+/*
+ * test_typedecode.c - datatype decoding (MPI_Type_get_envelope and
+ * MPI_Type_get_contents) and the constructors that only decoding reaches
+ * through the API.
+ *
+ * Every combiner's envelope and contents are compared with arrays written
+ * out here from the standard's table (MPI-3.1 4.1.13). Nested types are
+ * decoded and rebuilt recursively, the way a language binding or an I/O
+ * library does it, and the rebuilt type must have the same type map as the
+ * original: the same flattened blocks, signature, size, bounds, true
+ * bounds and basic kind, and the same packed bytes from one buffer.
+ * Returned datatypes follow the standard: predefined ones are the handles
+ * themselves, derived ones new references that stay valid after the user
+ * freed the originals and must be freed (ASan's leak check proves it).
+ *
+ * As in test_dtype.c, the API runs on a minimal world with
+ * MPI_ERRORS_RETURN, so errors come back as classes.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "api.h"
+#include "dtype.h"
+
+#define TMO 30
+
+static struct rc_comm test_world;
+
+static void api_setup(void)
+{
+	memset(&test_world, 0, sizeof(test_world));
+	test_world.inst = &rc_g;
+	test_world.errh = &rc_mpi_errors_return;
+	test_world.size = 1;
+	rc_g.world = &test_world;
+	rc_g.initialized = true;
+	rc_g.finalized = false;
+}
+
+static void api_teardown(void)
+{
+	rc_g.initialized = false;
+	rc_g.world = NULL;
+}
+
+#define OK(call) ck_assert_int_eq((call), MPI_SUCCESS)
+
+static bool is_named(MPI_Datatype t)
+{
+	int ni, na, nd, comb;
+
+	OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+	return comb == MPI_COMBINER_NAMED;
+}
+
+static void free_derived(MPI_Datatype *t)
+{
+	if (!is_named(*t))
+		OK(MPI_Type_free(t));
+}
+
+/* ---- decoding and rebuilding --------------------------------------------- */
+
+/*
+ * A type with the same type map as t, built from its decoded contents
+ * (recursively: the datatypes in the contents are rebuilt too). Named
+ * types come back as they are; anything else is a new type to free.
+ */
+static MPI_Datatype rebuild(MPI_Datatype t)
+{
+	int ni, na, nd, comb, k, *iv;
+	MPI_Aint *av;
+	MPI_Datatype *dv, *sub, r = MPI_DATATYPE_NULL;
+
+	OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+	if (comb == MPI_COMBINER_NAMED)
+		return t;
+	iv = calloc((size_t)ni + 1, sizeof(*iv));
+	av = calloc((size_t)na + 1, sizeof(*av));
+	dv = calloc((size_t)nd + 1, sizeof(*dv));
+	sub = calloc((size_t)nd + 1, sizeof(*sub));
+	ck_assert(iv && av && dv && sub);
+	OK(MPI_Type_get_contents(t, ni, na, nd, iv, av, dv));
+	for (k = 0; k < nd; k++)
+		sub[k] = rebuild(dv[k]);
+	switch (comb) {
+	case MPI_COMBINER_DUP:
+		OK(MPI_Type_dup(sub[0], &r));
+		break;
+	case MPI_COMBINER_CONTIGUOUS:
+		OK(MPI_Type_contiguous(iv[0], sub[0], &r));
+		break;
+	case MPI_COMBINER_VECTOR:
+		OK(MPI_Type_vector(iv[0], iv[1], iv[2], sub[0], &r));
+		break;
+	case MPI_COMBINER_HVECTOR:
+		OK(MPI_Type_create_hvector(iv[0], iv[1], av[0], sub[0], &r));
+		break;
+	case MPI_COMBINER_INDEXED:
+		OK(MPI_Type_indexed(iv[0], iv + 1, iv + 1 + iv[0], sub[0], &r));
+		break;
+	case MPI_COMBINER_HINDEXED:
+		OK(MPI_Type_create_hindexed(iv[0], iv + 1, av, sub[0], &r));
+		break;
+	case MPI_COMBINER_INDEXED_BLOCK:
+		OK(MPI_Type_create_indexed_block(iv[0], iv[1], iv + 2, sub[0],
+						 &r));
+		break;
+	case MPI_COMBINER_HINDEXED_BLOCK:
+		OK(MPI_Type_create_hindexed_block(iv[0], iv[1], av, sub[0],
+						  &r));
+		break;
+	case MPI_COMBINER_STRUCT:
+		OK(MPI_Type_create_struct(iv[0], iv + 1, av, sub, &r));
+		break;
+	case MPI_COMBINER_SUBARRAY: {
+		int n = iv[0];
+
+		OK(MPI_Type_create_subarray(n, iv + 1, iv + 1 + n,
+					    iv + 1 + 2 * n, iv[1 + 3 * n],
+					    sub[0], &r));
+		break;
+	}
+	case MPI_COMBINER_RESIZED:
+		OK(MPI_Type_create_resized(sub[0], av[0], av[1], &r));
+		break;
+	default:
+		ck_abort_msg("combiner %d not rebuilt", comb);
+	}
+	for (k = 0; k < nd; k++) {
+		free_derived(&sub[k]);
+		free_derived(&dv[k]);
+	}
+	free(iv);
+	free(av);
+	free(dv);
+	free(sub);
+	return r;
+}
+
+/* a and b have the same type map, bounds and signature. */
+static void same_map(MPI_Datatype a, MPI_Datatype b)
+{
+	size_t i, n;
+	unsigned char *src, *pa, *pb;
+	ptrdiff_t lo, hi, ext;
+	uintptr_t buf;
+
+	ck_assert_uint_eq(a->size, b->size);
+	ck_assert_int_eq(a->lb, b->lb);
+	ck_assert_int_eq(a->ub, b->ub);
+	ck_assert_int_eq(a->true_lb, b->true_lb);
+	ck_assert_int_eq(a->true_ub, b->true_ub);
+	ck_assert_int_eq(a->basic, b->basic);
+	ck_assert_uint_eq(a->nbasic, b->nbasic);
+	ck_assert_uint_eq(a->nblocks, b->nblocks);
+	for (i = 0; i < a->nblocks; i++) {
+		ck_assert_int_eq(a->blocks[i].disp, b->blocks[i].disp);
+		ck_assert_uint_eq(a->blocks[i].len, b->blocks[i].len);
+	}
+	ck_assert_uint_eq(a->nsig, b->nsig);
+	for (i = 0; i < a->nsig; i++) {
+		ck_assert_int_eq(a->sig[i].basic, b->sig[i].basic);
+		ck_assert_uint_eq(a->sig[i].count, b->sig[i].count);
+	}
+	/* and they pack two elements of one buffer alike */
+	ext = rc_dt_extent(a);
+	lo = ext < 0 ? a->true_lb + ext : a->true_lb;
+	hi = ext > 0 ? a->true_ub + ext : a->true_ub;
+	n = (size_t)(hi - lo) + 1;
+	src = malloc(n);
+	pa = malloc(2 * a->size + 1);
+	pb = malloc(2 * a->size + 1);
+	ck_assert(src && pa && pb);
+	for (i = 0; i < n; i++)
+		src[i] = (unsigned char)(i * 37 + 11);
+	OK(MPI_Type_commit(&a));
+	OK(MPI_Type_commit(&b));
+	/* the buffer address that puts the lowest byte touched at src */
+	buf = (uintptr_t)src - (uintptr_t)lo;
+	ck_assert_uint_eq(rc_dt_pack(a, 2, (void *)buf, 0, pa, 2 * a->size),
+			  2 * a->size);
+	ck_assert_uint_eq(rc_dt_pack(b, 2, (void *)buf, 0, pb, 2 * b->size),
+			  2 * b->size);
+	ck_assert_mem_eq(pa, pb, 2 * a->size);
+	free(src);
+	free(pa);
+	free(pb);
+}
+
+/* ---- every combiner's envelope and contents, by hand --------------------- */
+
+struct want {
+	int comb, ni, na, nd;
+	const int *iv;
+	const MPI_Aint *av;
+	const MPI_Datatype *dv;
+};
+
+/* t decodes to exactly w; the datatypes come back as the same objects
+ * (a derived one with one more reference, given back here). */
+static void check_contents(MPI_Datatype t, const struct want *w)
+{
+	int ni, na, nd, comb, k, iv[64];
+	MPI_Aint av[64];
+	MPI_Datatype dv[64];
+
+	OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+	ck_assert_int_eq(comb, w->comb);
+	ck_assert_int_eq(ni, w->ni);
+	ck_assert_int_eq(na, w->na);
+	ck_assert_int_eq(nd, w->nd);
+	ck_assert_int_le(ni, 64);
+	memset(iv, 0x7f, sizeof(iv));
+	OK(MPI_Type_get_contents(t, 64, 64, 64, iv, av, dv));
+	if (ni)
+		ck_assert_mem_eq(iv, w->iv, (size_t)ni * sizeof(int));
+	ck_assert_int_eq(iv[ni], 0x7f7f7f7f);	/* nothing beyond */
+	if (na)
+		ck_assert_mem_eq(av, w->av, (size_t)na * sizeof(MPI_Aint));
+	for (k = 0; k < nd; k++) {
+		ck_assert_ptr_eq(dv[k], w->dv[k]);
+		if (!(dv[k]->flags & RC_DT_PREDEFINED)) {
+			int before = dv[k]->refcount;
+
+			OK(MPI_Type_free(&dv[k]));
+			ck_assert_int_eq(w->dv[k]->refcount, before - 1);
+		}
+	}
+	/* and the type rebuilt from them has the same map */
+	{
+		MPI_Datatype r = rebuild(t);
+
+		same_map(t, r);
+		OK(MPI_Type_free(&r));
+	}
+}
+
+START_TEST(test_every_combiner)
+{
+	MPI_Datatype v, t, tys[3];
+	static const int bl[3] = { 2, 0, 3 }, di[3] = { 5, 1, -2 };
+	static const MPI_Aint da[3] = { 16, 0, -40 };
+	static const int sz[3] = { 4, 5, 6 }, ss[3] = { 2, 3, 1 },
+			 st[3] = { 1, 2, 5 };
+
+	OK(MPI_Type_vector(2, 1, 3, MPI_SHORT, &v));
+	{
+		static const int iv[] = { 2, 1, 3 };
+		struct want w = { MPI_COMBINER_VECTOR, 3, 0, 1, iv, NULL,
+				  (MPI_Datatype[]){ MPI_SHORT } };
+
+		check_contents(v, &w);
+	}
+	OK(MPI_Type_dup(v, &t));
+	{
+		struct want w = { MPI_COMBINER_DUP, 0, 0, 1, NULL, NULL,
+				  (MPI_Datatype[]){ v } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_contiguous(7, v, &t));
+	{
+		static const int iv[] = { 7 };
+		struct want w = { MPI_COMBINER_CONTIGUOUS, 1, 0, 1, iv, NULL,
+				  (MPI_Datatype[]){ v } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_create_hvector(3, 2, -24, v, &t));
+	{
+		static const int iv[] = { 3, 2 };
+		static const MPI_Aint av[] = { -24 };
+		struct want w = { MPI_COMBINER_HVECTOR, 2, 1, 1, iv, av,
+				  (MPI_Datatype[]){ v } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_indexed(3, bl, di, MPI_DOUBLE, &t));
+	{
+		static const int iv[] = { 3, 2, 0, 3, 5, 1, -2 };
+		struct want w = { MPI_COMBINER_INDEXED, 7, 0, 1, iv, NULL,
+				  (MPI_Datatype[]){ MPI_DOUBLE } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_create_hindexed(3, bl, da, v, &t));
+	{
+		static const int iv[] = { 3, 2, 0, 3 };
+		struct want w = { MPI_COMBINER_HINDEXED, 4, 3, 1, iv, da,
+				  (MPI_Datatype[]){ v } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_create_indexed_block(3, 4, di, MPI_INT, &t));
+	{
+		static const int iv[] = { 3, 4, 5, 1, -2 };
+		struct want w = { MPI_COMBINER_INDEXED_BLOCK, 5, 0, 1, iv,
+				  NULL, (MPI_Datatype[]){ MPI_INT } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_create_hindexed_block(3, 2, da, MPI_INT, &t));
+	{
+		static const int iv[] = { 3, 2 };
+		struct want w = { MPI_COMBINER_HINDEXED_BLOCK, 2, 3, 1, iv,
+				  da, (MPI_Datatype[]){ MPI_INT } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	tys[0] = MPI_CHAR;
+	tys[1] = v;
+	tys[2] = MPI_DOUBLE_INT;
+	OK(MPI_Type_create_struct(3, bl, da, tys, &t));
+	{
+		static const int iv[] = { 3, 2, 0, 3 };
+		struct want w = { MPI_COMBINER_STRUCT, 4, 3, 3, iv, da, tys };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_create_subarray(3, sz, ss, st, MPI_ORDER_FORTRAN, v, &t));
+	{
+		static const int iv[] = { 3, 4, 5, 6, 2, 3, 1, 1, 2, 5,
+					  MPI_ORDER_FORTRAN };
+		struct want w = { MPI_COMBINER_SUBARRAY, 11, 0, 1, iv, NULL,
+				  (MPI_Datatype[]){ v } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_create_resized(v, -8, 100, &t));
+	{
+		static const MPI_Aint av[] = { -8, 100 };
+		struct want w = { MPI_COMBINER_RESIZED, 0, 2, 1, NULL, av,
+				  (MPI_Datatype[]){ v } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	/* count 0 with NULL arrays: still the combiner that was called */
+	OK(MPI_Type_indexed(0, NULL, NULL, MPI_INT, &t));
+	{
+		static const int iv[] = { 0 };
+		struct want w = { MPI_COMBINER_INDEXED, 1, 0, 1, iv, NULL,
+				  (MPI_Datatype[]){ MPI_INT } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_create_hindexed(0, NULL, NULL, MPI_INT, &t));
+	{
+		static const int iv[] = { 0 };
+		struct want w = { MPI_COMBINER_HINDEXED, 1, 0, 1, iv, NULL,
+				  (MPI_Datatype[]){ MPI_INT } };
+
+		check_contents(t, &w);
+		OK(MPI_Type_free(&t));
+	}
+	OK(MPI_Type_free(&v));
+}
+END_TEST
+
+/* ---- nested types, decoded and rebuilt ------------------------------------ */
+
+START_TEST(test_rebuild_nested)
+{
+	MPI_Datatype a, b, c, d, e, f, g, tys[3], r;
+	int bl[3] = { 1, 2, 1 }, idx[3] = { 4, 0, 9 };
+	MPI_Aint da[3] = { 0, 24, 200 };
+	int sz[2] = { 6, 5 }, ss[2] = { 3, 2 }, st[2] = { 2, 1 };
+
+	OK(MPI_Type_create_resized(MPI_INT, -4, 12, &a));
+	OK(MPI_Type_indexed(3, bl, idx, a, &b));
+	OK(MPI_Type_create_hvector(2, 2, -300, b, &c));
+	OK(MPI_Type_create_subarray(2, sz, ss, st, MPI_ORDER_C, MPI_DOUBLE,
+				    &d));
+	tys[0] = c;
+	tys[1] = MPI_SHORT_INT;
+	tys[2] = d;
+	OK(MPI_Type_create_struct(3, bl, da, tys, &e));
+	OK(MPI_Type_dup(e, &f));
+	OK(MPI_Type_contiguous(3, f, &g));
+	/* the user frees everything but the outermost: the contents keep
+	 * what they name alive */
+	OK(MPI_Type_free(&a));
+	OK(MPI_Type_free(&b));
+	OK(MPI_Type_free(&c));
+	OK(MPI_Type_free(&d));
+	OK(MPI_Type_free(&e));
+	OK(MPI_Type_free(&f));
+	r = rebuild(g);
+	same_map(g, r);
+	OK(MPI_Type_free(&r));
+	OK(MPI_Type_free(&g));
+}
+END_TEST
+
+/* A decoded derived datatype is a new reference: usable and freeable in
+ * any order with the type it came from. */
+START_TEST(test_contents_references)
+{
+	MPI_Datatype v, s, got, tys[1];
+	int one = 1, iv[2];
+	MPI_Aint zero = 0, av[1];
+	size_t size;
+
+	OK(MPI_Type_vector(3, 1, 2, MPI_FLOAT, &v));
+	tys[0] = v;
+	OK(MPI_Type_create_struct(1, &one, &zero, tys, &s));
+	OK(MPI_Type_free(&v));
+	OK(MPI_Type_get_contents(s, 2, 1, 1, iv, av, &got));
+	OK(MPI_Type_free(&s));
+	/* got outlives both user handles */
+	size = got->size;
+	ck_assert_uint_eq(size, 3 * sizeof(float));
+	OK(MPI_Type_commit(&got));
+	OK(MPI_Type_free(&got));
+	ck_assert_ptr_eq(got, MPI_DATATYPE_NULL);
+}
+END_TEST
+
+START_TEST(test_contents_errors)
+{
+	MPI_Datatype v, dv[2];
+	int iv[4];
+	MPI_Aint av[2];
+
+	ck_assert_int_eq(MPI_Type_get_contents(MPI_INT, 4, 2, 2, iv, av, dv),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Type_get_contents(MPI_DATATYPE_NULL, 4, 2, 2, iv,
+					       av, dv),
+			 MPI_ERR_TYPE);
+	OK(MPI_Type_vector(2, 1, 3, MPI_INT, &v));
+	ck_assert_int_eq(MPI_Type_get_contents(v, 2, 0, 1, iv, av, dv),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_get_contents(v, 3, 0, 0, iv, av, dv),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_get_contents(v, 3, 0, 1, NULL, av, dv),
+			 MPI_ERR_ARG);
+	/* NULL arrays are fine where nothing goes */
+	OK(MPI_Type_get_contents(v, 3, 0, 1, iv, NULL, dv));
+	ck_assert_ptr_eq(dv[0], MPI_INT);
+	OK(MPI_Type_free(&v));
+}
+END_TEST
+
+static Suite *decode_suite(void)
+{
+	Suite *s = suite_create("typedecode");
+	TCase *tc;
+
+	tc = tcase_create("contents");
+	tcase_add_checked_fixture(tc, api_setup, api_teardown);
+	tcase_set_timeout(tc, TMO);
+	tcase_add_test(tc, test_every_combiner);
+	tcase_add_test(tc, test_rebuild_nested);
+	tcase_add_test(tc, test_contents_references);
+	tcase_add_test(tc, test_contents_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(decode_suite());
+	int failed;
+
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
