@@ -693,6 +693,13 @@ extern struct rc_dtype rc_mpi_character, rc_mpi_logical, rc_mpi_integer,
 #define MPI_CXX_LONG_DOUBLE_COMPLEX \
 	RC_PREDEF(MPI_Datatype, rc_mpi_cxx_long_double_complex)
 
+/* A block or cyclic distribution of an array over a process grid
+ * (MPI_DISTRIBUTE_* and MPI_ORDER_* above). */
+RC_DECL(int, MPI_Type_create_darray,
+	(int size, int rank, int ndims, const int array_of_gsizes[],
+	 const int array_of_distribs[], const int array_of_dargs[],
+	 const int array_of_psizes[], int order, MPI_Datatype oldtype,
+	 MPI_Datatype *newtype));
 /* MPI_Type_get_contents: the arguments of the call that made a derived
  * datatype (combiners above and below); derived datatypes in them are new
  * references to free, predefined ones are not. */

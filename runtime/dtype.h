@@ -270,6 +270,14 @@ int rc_dt_create_subarray(int ndims, const int *sizes, const int *subsizes,
 			  const int *starts, int order,
 			  const struct rc_dtype *old, struct rc_dtype **newp);
 int rc_dt_create_dup(const struct rc_dtype *old, struct rc_dtype **newp);
+/* MPI_Type_create_darray (dtype_darray.c); arguments checked by the
+ * caller: prod(psizes) == size, distribs valid, dargs > 0 or
+ * MPI_DISTRIBUTE_DFLT_DARG, darg * psize >= gsize for BLOCK, psize 1 for
+ * NONE. */
+int rc_dt_create_darray(int size, int rank, int ndims, const int *gsizes,
+			const int *distribs, const int *dargs,
+			const int *psizes, int order,
+			const struct rc_dtype *old, struct rc_dtype **newp);
 void rc_dt_commit(struct rc_dtype *dt);
 
 /* Room for a constructor's arguments (arrays zeroed); NULL when out of

@@ -381,6 +381,122 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 }
 RC_WEAK(MPI_Type_create_subarray)
 
+/* The arguments of MPI_Type_create_darray: 0 or an error class, with
+ * *why saying what is wrong. */
+static int darray_check(int size, int rank, int ndims, const int *gsizes,
+			const int *distribs, const int *dargs,
+			const int *psizes, int order, const char **why)
+{
+	long long procs = 1;
+	int i;
+
+	if (size <= 0 || rank < 0 || rank >= size) {
+		*why = "rank must be in 0..size-1";
+		return MPI_ERR_ARG;
+	}
+	if (ndims <= 0) {
+		*why = "ndims must be > 0";
+		return MPI_ERR_ARG;
+	}
+	if (!gsizes || !distribs || !dargs || !psizes) {
+		*why = "an array argument is NULL";
+		return MPI_ERR_ARG;
+	}
+	if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN) {
+		*why = "order must be MPI_ORDER_C or MPI_ORDER_FORTRAN";
+		return MPI_ERR_ARG;
+	}
+	for (i = 0; i < ndims; i++) {
+		if (gsizes[i] <= 0 || psizes[i] <= 0) {
+			*why = "gsizes and psizes must be > 0";
+			return MPI_ERR_ARG;
+		}
+		if (dargs[i] != MPI_DISTRIBUTE_DFLT_DARG && dargs[i] <= 0) {
+			*why = "a darg must be > 0 or MPI_DISTRIBUTE_DFLT_DARG";
+			return MPI_ERR_ARG;
+		}
+		switch (distribs[i]) {
+		case MPI_DISTRIBUTE_NONE:
+			if (psizes[i] != 1) {
+				*why = "MPI_DISTRIBUTE_NONE needs psize 1";
+				return MPI_ERR_ARG;
+			}
+			break;
+		case MPI_DISTRIBUTE_BLOCK:
+			if (dargs[i] != MPI_DISTRIBUTE_DFLT_DARG &&
+			    (long long)dargs[i] * psizes[i] < gsizes[i]) {
+				*why = "MPI_DISTRIBUTE_BLOCK: darg * psize < "
+				       "gsize";
+				return MPI_ERR_ARG;
+			}
+			break;
+		case MPI_DISTRIBUTE_CYCLIC:
+			break;
+		default:
+			*why = "unknown distribution";
+			return MPI_ERR_ARG;
+		}
+		procs *= psizes[i];
+		if (procs > size)
+			break;
+	}
+	if (procs != size) {
+		*why = "the product of psizes is not size";
+		return MPI_ERR_ARG;
+	}
+	return MPI_SUCCESS;
+}
+
+static int type_create_darray(int size, int rank, int ndims,
+			      const int gsizes[], const int distribs[],
+			      const int dargs[], const int psizes[], int order,
+			      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	static const char fn[] = "MPI_Type_create_darray";
+	struct rc_dt_contents *c;
+	struct rc_dtype *dt = NULL;
+	const char *why = NULL;
+	size_t nb;
+	int cls, ret;
+
+	RC_API_CHECK_INIT(fn);
+	cls = darray_check(size, rank, ndims, gsizes, distribs, dargs, psizes,
+			   order, &why);
+	if (cls)
+		return RC_ERR_MSG(NULL, cls, fn, why);
+	DT_CHECK(oldtype, fn);
+	DT_CHECK_PTR(newtype, fn);
+	DT_CONTENTS(c, 4 * ndims + 4, 0, 1, fn);
+	nb = (size_t)ndims * sizeof(int);
+	c->ints[0] = size;
+	c->ints[1] = rank;
+	c->ints[2] = ndims;
+	memcpy(c->ints + 3, gsizes, nb);
+	memcpy(c->ints + 3 + ndims, distribs, nb);
+	memcpy(c->ints + 3 + 2 * ndims, dargs, nb);
+	memcpy(c->ints + 3 + 3 * ndims, psizes, nb);
+	c->ints[3 + 4 * ndims] = order;
+	c->types[0] = oldtype;
+	ret = rc_dt_create_darray(size, rank, ndims, gsizes, distribs, dargs,
+				  psizes, order, oldtype, &dt);
+	return dt_new(ret, dt, MPI_COMBINER_DARRAY, c, newtype, fn);
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims,
+			    const int array_of_gsizes[],
+			    const int array_of_distribs[],
+			    const int array_of_dargs[],
+			    const int array_of_psizes[], int order,
+			    MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  type_create_darray(size, rank, ndims, array_of_gsizes,
+					     array_of_distribs, array_of_dargs,
+					     array_of_psizes, order, oldtype,
+					     newtype));
+}
+RC_WEAK(MPI_Type_create_darray)
+
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
 			     MPI_Aint extent, MPI_Datatype *newtype)
 {

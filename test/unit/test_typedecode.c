@@ -126,6 +126,14 @@ static MPI_Datatype rebuild(MPI_Datatype t)
 	case MPI_COMBINER_RESIZED:
 		OK(MPI_Type_create_resized(sub[0], av[0], av[1], &r));
 		break;
+	case MPI_COMBINER_DARRAY: {
+		int n = iv[2];
+
+		OK(MPI_Type_create_darray(iv[0], iv[1], n, iv + 3, iv + 3 + n,
+					  iv + 3 + 2 * n, iv + 3 + 3 * n,
+					  iv[3 + 4 * n], sub[0], &r));
+		break;
+	}
 	default:
 		ck_abort_msg("combiner %d not rebuilt", comb);
 	}
@@ -454,6 +462,250 @@ START_TEST(test_contents_errors)
 }
 END_TEST
 
+/* ---- darray against layouts computed by hand ------------------------------ */
+
+/* (gsizes, distribs, dargs, psizes, order), and for every rank the global
+ * linear indices (in storage order) it owns, -1 ending each list. */
+struct dcase {
+	const char *what;
+	int ndims, gsizes[3], distribs[3], dargs[3], psizes[3], order;
+	int own[8][8];
+};
+
+#define B MPI_DISTRIBUTE_BLOCK
+#define C MPI_DISTRIBUTE_CYCLIC
+#define N MPI_DISTRIBUTE_NONE
+#define D MPI_DISTRIBUTE_DFLT_DARG
+
+static const struct dcase dcases[] = {
+	{ "block 10 over 3", 1, { 10 }, { B }, { D }, { 3 }, MPI_ORDER_C,
+	  { { 0, 1, 2, 3, -1 }, { 4, 5, 6, 7, -1 }, { 8, 9, -1 } } },
+	{ "block(3) 10 over 4", 1, { 10 }, { B }, { 3 }, { 4 }, MPI_ORDER_C,
+	  { { 0, 1, 2, -1 }, { 3, 4, 5, -1 }, { 6, 7, 8, -1 }, { 9, -1 } } },
+	{ "block 5 over 4: the last one empty", 1, { 5 }, { B }, { D }, { 4 },
+	  MPI_ORDER_C,
+	  { { 0, 1, -1 }, { 2, 3, -1 }, { 4, -1 }, { -1 } } },
+	{ "cyclic 10 over 3", 1, { 10 }, { C }, { D }, { 3 }, MPI_ORDER_C,
+	  { { 0, 3, 6, 9, -1 }, { 1, 4, 7, -1 }, { 2, 5, 8, -1 } } },
+	{ "cyclic(2) 10 over 3", 1, { 10 }, { C }, { 2 }, { 3 },
+	  MPI_ORDER_FORTRAN,
+	  { { 0, 1, 6, 7, -1 }, { 2, 3, 8, 9, -1 }, { 4, 5, -1 } } },
+	/* rows by block, columns cyclic; rank = row coord * 3 + col coord */
+	{ "4x6 block x cyclic over 2x3, C", 2, { 4, 6 }, { B, C }, { D, D },
+	  { 2, 3 }, MPI_ORDER_C,
+	  { { 0, 3, 6, 9, -1 }, { 1, 4, 7, 10, -1 }, { 2, 5, 8, 11, -1 },
+	    { 12, 15, 18, 21, -1 }, { 13, 16, 19, 22, -1 },
+	    { 14, 17, 20, 23, -1 } } },
+	/* the same in Fortran order: index row + 4 * col, rows fastest */
+	{ "4x6 block x cyclic over 2x3, Fortran", 2, { 4, 6 }, { B, C },
+	  { D, D }, { 2, 3 }, MPI_ORDER_FORTRAN,
+	  { { 0, 1, 12, 13, -1 }, { 4, 5, 16, 17, -1 }, { 8, 9, 20, 21, -1 },
+	    { 2, 3, 14, 15, -1 }, { 6, 7, 18, 19, -1 },
+	    { 10, 11, 22, 23, -1 } } },
+	/* 2x3x4, dim 0 not distributed, dim 1 block over 2, dim 2 cyclic(2)
+	 * over 2: index i * 12 + j * 4 + k */
+	{ "2x3x4 none x block x cyclic(2), C", 3, { 2, 3, 4 }, { N, B, C },
+	  { D, D, 2 }, { 1, 2, 2 }, MPI_ORDER_C,
+	  { { 0, 1, 4, 5, 12, 13, 16, 17 }, { 2, 3, 6, 7, 14, 15, 18, 19 },
+	    { 8, 9, 20, 21, -1 }, { 10, 11, 22, 23, -1 } } },
+	/* 3x5 cyclic(2) x block(2) over 2x3, Fortran: index i + 3 * j */
+	{ "3x5 cyclic(2) x block(2) over 2x3, Fortran", 2, { 3, 5 },
+	  { C, B }, { 2, 2 }, { 2, 3 }, MPI_ORDER_FORTRAN,
+	  { { 0, 1, 3, 4, -1 }, { 6, 7, 9, 10, -1 }, { 12, 13, -1 },
+	    { 2, 5, -1 }, { 8, 11, -1 }, { 14, -1 } } },
+};
+#define NDCASES ((int)(sizeof(dcases) / sizeof(dcases[0])))
+
+#undef B
+#undef C
+#undef N
+#undef D
+
+/* Pack a global array of elements whose value is their linear index with
+ * rank r's darray type: the packed values are what r owns, in order. */
+START_TEST(test_darray_by_hand)
+{
+	const struct dcase *c = &dcases[_i];
+	int nprocs = 1, total = 1, r, k, n, i;
+	int *glob, *got;
+	MPI_Datatype t, pair;
+
+	for (i = 0; i < c->ndims; i++) {
+		nprocs *= c->psizes[i];
+		total *= c->gsizes[i];
+	}
+	glob = malloc(sizeof(int) * (size_t)total * 2);
+	got = malloc(sizeof(int) * (size_t)total * 2);
+	for (i = 0; i < total; i++)
+		glob[i] = i;
+	for (r = 0; r < nprocs; r++) {
+		OK(MPI_Type_create_darray(nprocs, r, c->ndims, c->gsizes,
+					  c->distribs, c->dargs, c->psizes,
+					  c->order, MPI_INT, &t));
+		OK(MPI_Type_commit(&t));
+		for (n = 0; n < 8 && c->own[r][n] >= 0; n++)
+			;
+		ck_assert_msg(t->size == (size_t)n * sizeof(int),
+			      "%s rank %d: %zu bytes, want %d ints", c->what,
+			      r, t->size, n);
+		ck_assert_int_eq(t->lb, 0);
+		ck_assert_int_eq(rc_dt_extent(t),
+				 (ptrdiff_t)total * (ptrdiff_t)sizeof(int));
+		rc_dt_pack(t, 1, glob, 0, got, t->size);
+		for (k = 0; k < n; k++)
+			ck_assert_msg(got[k] == c->own[r][k],
+				      "%s rank %d: element %d is %d, want %d",
+				      c->what, r, k, got[k], c->own[r][k]);
+		/* decoded and rebuilt: the same map */
+		{
+			MPI_Datatype rb = rebuild(t);
+
+			same_map(t, rb);
+			OK(MPI_Type_free(&rb));
+		}
+		OK(MPI_Type_free(&t));
+		/* an oldtype of two ints: every index doubled */
+		OK(MPI_Type_contiguous(2, MPI_INT, &pair));
+		OK(MPI_Type_create_darray(nprocs, r, c->ndims, c->gsizes,
+					  c->distribs, c->dargs, c->psizes,
+					  c->order, pair, &t));
+		ck_assert_int_eq(rc_dt_extent(t),
+				 (ptrdiff_t)total * 2 * (ptrdiff_t)sizeof(int));
+		for (i = 0; i < 2 * total; i++)
+			glob[i] = i;
+		rc_dt_pack(t, 1, glob, 0, got, t->size);
+		for (k = 0; k < n; k++)
+			ck_assert(got[2 * k] == 2 * c->own[r][k] &&
+				  got[2 * k + 1] == 2 * c->own[r][k] + 1);
+		OK(MPI_Type_free(&t));
+		OK(MPI_Type_free(&pair));
+		for (i = 0; i < total; i++)
+			glob[i] = i;
+	}
+	free(glob);
+	free(got);
+}
+END_TEST
+
+/* Many grids: the processes' pieces partition the array, each in storage
+ * order (which is increasing memory offset, in both orders). */
+START_TEST(test_darray_partition)
+{
+	static const int dist[3] = { MPI_DISTRIBUTE_BLOCK,
+				     MPI_DISTRIBUTE_CYCLIC,
+				     MPI_DISTRIBUTE_NONE };
+	int g[2], p[2], ds[2], da[2], order, r, i, total, nprocs, cases = 0;
+	int *seen, *glob, *got;
+	MPI_Datatype t;
+
+	for (g[0] = 1; g[0] <= 7; g[0] += 3)
+	for (g[1] = 2; g[1] <= 9; g[1] += 7)
+	for (p[0] = 1; p[0] <= 3; p[0]++)
+	for (p[1] = 1; p[1] <= 4; p[1] += 3)
+	for (i = 0; i < 9 * 3; i++) {
+		ds[0] = dist[i % 3];
+		ds[1] = dist[(i / 3) % 3];
+		da[0] = (i / 9) ? (i / 9) : MPI_DISTRIBUTE_DFLT_DARG;
+		da[1] = (i / 9) ? 3 - (i / 9) : MPI_DISTRIBUTE_DFLT_DARG;
+		if ((ds[0] == MPI_DISTRIBUTE_NONE && p[0] != 1) ||
+		    (ds[1] == MPI_DISTRIBUTE_NONE && p[1] != 1))
+			continue;
+		if ((ds[0] == MPI_DISTRIBUTE_BLOCK && da[0] > 0 &&
+		     da[0] * p[0] < g[0]) ||
+		    (ds[1] == MPI_DISTRIBUTE_BLOCK && da[1] > 0 &&
+		     da[1] * p[1] < g[1]))
+			continue;
+		for (order = 0; order < 2; order++) {
+			total = g[0] * g[1];
+			nprocs = p[0] * p[1];
+			seen = calloc((size_t)total, sizeof(int));
+			glob = malloc(sizeof(int) * (size_t)total);
+			got = malloc(sizeof(int) * (size_t)total);
+			for (r = 0; r < total; r++)
+				glob[r] = r;
+			for (r = 0; r < nprocs; r++) {
+				size_t k, n;
+
+				OK(MPI_Type_create_darray(
+					nprocs, r, 2, g, ds, da, p,
+					order ? MPI_ORDER_FORTRAN : MPI_ORDER_C,
+					MPI_INT, &t));
+				n = t->size / sizeof(int);
+				rc_dt_pack(t, 1, glob, 0, got, t->size);
+				for (k = 0; k < n; k++) {
+					ck_assert_int_lt(got[k], total);
+					/* storage order is memory order */
+					ck_assert(!k || got[k] > got[k - 1]);
+					seen[got[k]]++;
+				}
+				OK(MPI_Type_free(&t));
+			}
+			for (r = 0; r < total; r++)
+				ck_assert_msg(seen[r] == 1,
+					      "%dx%d over %dx%d, distribs %d "
+					      "%d, dargs %d %d: element %d "
+					      "owned %d times",
+					      g[0], g[1], p[0], p[1], ds[0],
+					      ds[1], da[0], da[1], r, seen[r]);
+			free(seen);
+			free(glob);
+			free(got);
+			cases++;
+		}
+	}
+	ck_assert_int_gt(cases, 100);
+}
+END_TEST
+
+START_TEST(test_darray_errors)
+{
+	int g[2] = { 10, 4 }, p[2] = { 2, 2 }, d[2] = { MPI_DISTRIBUTE_BLOCK,
+							 MPI_DISTRIBUTE_CYCLIC };
+	int a[2] = { MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG };
+	MPI_Datatype t = MPI_DATATYPE_NULL;
+
+	/* psizes multiply to 4, not 3 */
+	ck_assert_int_eq(MPI_Type_create_darray(3, 0, 2, g, d, a, p,
+						MPI_ORDER_C, MPI_INT, &t),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_create_darray(4, 4, 2, g, d, a, p,
+						MPI_ORDER_C, MPI_INT, &t),
+			 MPI_ERR_ARG);
+	/* block(4) over 2 cannot cover 10 */
+	a[0] = 4;
+	ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, d, a, p,
+						MPI_ORDER_C, MPI_INT, &t),
+			 MPI_ERR_ARG);
+	a[0] = 0;
+	ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, d, a, p,
+						MPI_ORDER_C, MPI_INT, &t),
+			 MPI_ERR_ARG);
+	a[0] = MPI_DISTRIBUTE_DFLT_DARG;
+	/* not distributed over 2 processes */
+	d[0] = MPI_DISTRIBUTE_NONE;
+	ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, d, a, p,
+						MPI_ORDER_C, MPI_INT, &t),
+			 MPI_ERR_ARG);
+	d[0] = 77;
+	ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, d, a, p,
+						MPI_ORDER_C, MPI_INT, &t),
+			 MPI_ERR_ARG);
+	d[0] = MPI_DISTRIBUTE_BLOCK;
+	ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, d, a, p, 3,
+						MPI_INT, &t),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_create_darray(4, 0, 2, g, d, a, p,
+						MPI_ORDER_C,
+						MPI_DATATYPE_NULL, &t),
+			 MPI_ERR_TYPE);
+	ck_assert_ptr_eq(t, MPI_DATATYPE_NULL);
+	/* and the valid call */
+	OK(MPI_Type_create_darray(4, 3, 2, g, d, a, p, MPI_ORDER_C, MPI_INT,
+				  &t));
+	OK(MPI_Type_free(&t));
+}
+END_TEST
+
 static Suite *decode_suite(void)
 {
 	Suite *s = suite_create("typedecode");
@@ -466,6 +718,14 @@ static Suite *decode_suite(void)
 	tcase_add_test(tc, test_rebuild_nested);
 	tcase_add_test(tc, test_contents_references);
 	tcase_add_test(tc, test_contents_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("darray");
+	tcase_add_checked_fixture(tc, api_setup, api_teardown);
+	tcase_set_timeout(tc, TMO);
+	tcase_add_loop_test(tc, test_darray_by_hand, 0, NDCASES);
+	tcase_add_test(tc, test_darray_partition);
+	tcase_add_test(tc, test_darray_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
