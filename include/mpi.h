@@ -693,6 +693,31 @@ extern struct rc_dtype rc_mpi_character, rc_mpi_logical, rc_mpi_integer,
 #define MPI_CXX_LONG_DOUBLE_COMPLEX \
 	RC_PREDEF(MPI_Datatype, rc_mpi_cxx_long_double_complex)
 
+/* Combiners of the types MPI_Type_create_f90_* return (their contents
+ * are p and r, or r) */
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
+
+/* MPI_Type_match_size: a predefined Fortran type of a class and size
+ * (MPI_REAL4/8, MPI_INTEGER1/2/4/8, MPI_COMPLEX8/16) */
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+RC_DECL(int, MPI_Type_match_size,
+	(int typeclass, int size, MPI_Datatype *datatype));
+/* Fortran's SELECTED_REAL_KIND(p, r) / SELECTED_INT_KIND(r) as MPI
+ * types: predefined (not to be freed), one handle per (p, r) */
+RC_DECL(int, MPI_Type_create_f90_real, (int p, int r, MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_f90_complex,
+	(int p, int r, MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_create_f90_integer, (int r, MPI_Datatype *newtype));
+/* MPI-4.1: the pair type for MPI_MAXLOC/MPI_MINLOC of (value, index)
+ * types, MPI_DATATYPE_NULL when there is none */
+RC_DECL(int, MPI_Type_get_value_index,
+	(MPI_Datatype value_type, MPI_Datatype index_type,
+	 MPI_Datatype *pair_type));
+
 /* A block or cyclic distribution of an array over a process grid
  * (MPI_DISTRIBUTE_* and MPI_ORDER_* above). */
 RC_DECL(int, MPI_Type_create_darray,

@@ -906,6 +906,68 @@ int rc_dt_create_dup(const struct rc_dtype *old, struct rc_dtype **newp)
 	return RC_OK;
 }
 
+/*
+ * The types of MPI_Type_create_f90_*: predefined (never freed by the user,
+ * no reference counting), one per (combiner, p, r), each a copy of the
+ * sized Fortran type it stands for, kept until rc_dt_f90_fini.
+ */
+static struct rc_dtype **dt_f90;
+static size_t dt_nf90, dt_cf90;
+
+int rc_dt_f90_get(int combiner, int p, int r, const struct rc_dtype *base,
+		  struct rc_dtype **out)
+{
+	struct rc_dt_contents *c;
+	struct rc_dtype *dt, **grown;
+	int ni = combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2;
+	size_t i;
+
+	for (i = 0; i < dt_nf90; i++) {
+		c = dt_f90[i]->contents;
+		if (dt_f90[i]->combiner == combiner && c->ints[0] == p &&
+		    (ni == 1 || c->ints[1] == r)) {
+			*out = dt_f90[i];
+			return RC_OK;
+		}
+	}
+	if (dt_nf90 == dt_cf90) {
+		size_t cap = dt_cf90 ? 2 * dt_cf90 : 8;
+
+		grown = realloc(dt_f90, cap * sizeof(*grown));
+		if (!grown)
+			return RC_ERR_NOMEM;
+		dt_f90 = grown;
+		dt_cf90 = cap;
+	}
+	c = rc_dt_contents_new(ni, 0, 0);
+	if (!c)
+		return RC_ERR_NOMEM;
+	if (dt_copy(base, combiner, &dt)) {
+		free(c);
+		return RC_ERR_NOMEM;
+	}
+	c->ints[0] = p;
+	if (ni == 2)
+		c->ints[1] = r;
+	rc_dt_set_contents(dt, combiner, c);
+	dt->flags |= RC_DT_PREDEFINED | RC_DT_COMMITTED;
+	memcpy(dt->name, base->name, sizeof(dt->name));
+	dt_f90[dt_nf90++] = dt;
+	*out = dt;
+	return RC_OK;
+}
+
+void rc_dt_f90_fini(void)
+{
+	size_t i;
+
+	for (i = 0; i < dt_nf90; i++)
+		dt_destroy(dt_f90[i]);
+	free(dt_f90);
+	dt_f90 = NULL;
+	dt_nf90 = dt_cf90 = 0;
+}
+
 int rc_dt_create_resized(const struct rc_dtype *old, ptrdiff_t lb,
 			 ptrdiff_t extent, struct rc_dtype **newp)
 {

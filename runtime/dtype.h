@@ -280,6 +280,14 @@ int rc_dt_create_darray(int size, int rank, int ndims, const int *gsizes,
 			const struct rc_dtype *old, struct rc_dtype **newp);
 void rc_dt_commit(struct rc_dtype *dt);
 
+/* The type MPI_Type_create_f90_<combiner>(p, r) returns (r unused for
+ * F90_INTEGER): predefined, a copy of base (the sized Fortran type it
+ * matches), the same object for the same arguments; all are freed by
+ * rc_dt_f90_fini (MPI_Finalize). */
+int rc_dt_f90_get(int combiner, int p, int r, const struct rc_dtype *base,
+		  struct rc_dtype **out);
+void rc_dt_f90_fini(void);
+
 /* Room for a constructor's arguments (arrays zeroed); NULL when out of
  * memory. The caller fills it and hands it to rc_dt_set_contents, which
  * takes a reference on each derived datatype in it, records the combiner

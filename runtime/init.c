@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "api.h"
 #include "coll.h"
+#include "dtype.h"
 #include "log.h"
 #include "param.h"
 #include "pt2pt.h"
@@ -309,6 +310,7 @@ int PMPI_Finalize(void)
 		return rc_api_status(inst->world, ret, "MPI_Finalize");
 	rc_inst_close(inst);
 	inst->boot.ops->fini(&inst->boot);
+	rc_dt_f90_fini();
 	inst->finalized = true;
 	return MPI_SUCCESS;
 }

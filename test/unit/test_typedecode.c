@@ -47,17 +47,16 @@ static void api_teardown(void)
 
 #define OK(call) ck_assert_int_eq((call), MPI_SUCCESS)
 
-static bool is_named(MPI_Datatype t)
+/* Free t unless it is predefined (named, or from MPI_Type_create_f90_*:
+ * those the user never frees). */
+static void free_derived(MPI_Datatype *t)
 {
 	int ni, na, nd, comb;
 
-	OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
-	return comb == MPI_COMBINER_NAMED;
-}
-
-static void free_derived(MPI_Datatype *t)
-{
-	if (!is_named(*t))
+	OK(MPI_Type_get_envelope(*t, &ni, &na, &nd, &comb));
+	if (comb != MPI_COMBINER_NAMED && comb != MPI_COMBINER_F90_REAL &&
+	    comb != MPI_COMBINER_F90_COMPLEX &&
+	    comb != MPI_COMBINER_F90_INTEGER)
 		OK(MPI_Type_free(t));
 }
 
@@ -125,6 +124,15 @@ static MPI_Datatype rebuild(MPI_Datatype t)
 	}
 	case MPI_COMBINER_RESIZED:
 		OK(MPI_Type_create_resized(sub[0], av[0], av[1], &r));
+		break;
+	case MPI_COMBINER_F90_REAL:
+		OK(MPI_Type_create_f90_real(iv[0], iv[1], &r));
+		break;
+	case MPI_COMBINER_F90_COMPLEX:
+		OK(MPI_Type_create_f90_complex(iv[0], iv[1], &r));
+		break;
+	case MPI_COMBINER_F90_INTEGER:
+		OK(MPI_Type_create_f90_integer(iv[0], &r));
 		break;
 	case MPI_COMBINER_DARRAY: {
 		int n = iv[2];
@@ -242,7 +250,7 @@ static void check_contents(MPI_Datatype t, const struct want *w)
 		MPI_Datatype r = rebuild(t);
 
 		same_map(t, r);
-		OK(MPI_Type_free(&r));
+		free_derived(&r);
 	}
 }
 
@@ -706,6 +714,149 @@ START_TEST(test_darray_errors)
 }
 END_TEST
 
+/* ---- types by property ---------------------------------------------------- */
+
+START_TEST(test_match_size)
+{
+	static const struct {
+		int cls, size;
+		MPI_Datatype want;
+	} ok[] = {
+		{ MPI_TYPECLASS_REAL, 4, MPI_REAL4 },
+		{ MPI_TYPECLASS_REAL, 8, MPI_REAL8 },
+		{ MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1 },
+		{ MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2 },
+		{ MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4 },
+		{ MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8 },
+		{ MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8 },
+		{ MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16 },
+	};
+	MPI_Datatype t;
+	size_t k;
+	int sz;
+
+	for (k = 0; k < sizeof(ok) / sizeof(ok[0]); k++) {
+		t = MPI_DATATYPE_NULL;
+		OK(MPI_Type_match_size(ok[k].cls, ok[k].size, &t));
+		ck_assert_ptr_eq(t, ok[k].want);
+		OK(MPI_Type_size(t, &sz));
+		ck_assert_int_eq(sz, ok[k].size);
+	}
+	t = MPI_DATATYPE_NULL;
+	ck_assert_int_eq(MPI_Type_match_size(MPI_TYPECLASS_REAL, 16, &t),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 4, &t),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_match_size(99, 4, &t), MPI_ERR_ARG);
+	ck_assert_ptr_eq(t, MPI_DATATYPE_NULL);
+}
+END_TEST
+
+START_TEST(test_f90)
+{
+	MPI_Datatype t, u, c, dv[1];
+	int iv[2], sz, ni, na, nd, comb;
+	float a[2] = { 1.5f, 2.0f }, b[2] = { 0.25f, -1.0f };
+
+	/* real: the smallest kind with that precision and range */
+	OK(MPI_Type_create_f90_real(6, 37, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_REAL4);
+	OK(MPI_Type_create_f90_real(6, 37, &u));
+	ck_assert_ptr_eq(t, u);		/* one handle per (p, r) */
+	OK(MPI_Type_create_f90_real(5, MPI_UNDEFINED, &u));
+	ck_assert_ptr_ne(t, u);
+	ck_assert_int_eq(u->basic, RC_BASIC_REAL4);
+	OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+	ck_assert(comb == MPI_COMBINER_F90_REAL && ni == 2 && !na && !nd);
+	OK(MPI_Type_get_contents(t, 2, 0, 0, iv, NULL, NULL));
+	ck_assert(iv[0] == 6 && iv[1] == 37);
+	/* predefined: reductions work, freeing does not */
+	OK(MPI_Reduce_local(a, b, 2, t, MPI_SUM));
+	ck_assert(b[0] == 1.75f && b[1] == 1.0f);
+	ck_assert_int_eq(MPI_Type_free(&t), MPI_ERR_TYPE);
+	OK(MPI_Type_create_f90_real(7, MPI_UNDEFINED, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_REAL8);
+	OK(MPI_Type_create_f90_real(MPI_UNDEFINED, 38, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_REAL8);
+	OK(MPI_Type_size(t, &sz));
+	ck_assert_int_eq(sz, 8);
+	ck_assert_int_eq(MPI_Type_create_f90_real(16, 10, &t), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_create_f90_real(1, 400, &t), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Type_create_f90_real(MPI_UNDEFINED,
+						  MPI_UNDEFINED, &t),
+			 MPI_ERR_ARG);
+	/* complex */
+	OK(MPI_Type_create_f90_complex(10, MPI_UNDEFINED, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_COMPLEX16);
+	OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+	ck_assert(comb == MPI_COMBINER_F90_COMPLEX && ni == 2);
+	OK(MPI_Type_create_f90_complex(3, 3, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_COMPLEX8);
+	/* integer: r 2, 4, 9, 18 */
+	OK(MPI_Type_create_f90_integer(2, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_INTEGER1);
+	OK(MPI_Type_create_f90_integer(3, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_INTEGER2);
+	OK(MPI_Type_create_f90_integer(9, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_INTEGER4);
+	OK(MPI_Type_create_f90_integer(10, &t));
+	ck_assert_int_eq(t->basic, RC_BASIC_INTEGER8);
+	OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+	ck_assert(comb == MPI_COMBINER_F90_INTEGER && ni == 1 && !nd);
+	OK(MPI_Type_get_contents(t, 1, 0, 0, iv, NULL, NULL));
+	ck_assert_int_eq(iv[0], 10);
+	ck_assert_int_eq(MPI_Type_create_f90_integer(19, &t), MPI_ERR_ARG);
+	/* inside a derived type: decoded as itself, not a new reference */
+	OK(MPI_Type_create_f90_integer(4, &t));
+	OK(MPI_Type_contiguous(3, t, &c));
+	OK(MPI_Type_get_contents(c, 1, 0, 1, iv, NULL, dv));
+	ck_assert_ptr_eq(dv[0], t);
+	{
+		MPI_Datatype r = rebuild(c);
+
+		same_map(c, r);
+		OK(MPI_Type_free(&r));
+	}
+	OK(MPI_Type_free(&c));
+	/* MPI_Finalize frees them all */
+	rc_dt_f90_fini();
+}
+END_TEST
+
+START_TEST(test_value_index)
+{
+	static const MPI_Datatype v[] = {
+		MPI_FLOAT, MPI_DOUBLE, MPI_LONG, MPI_INT, MPI_SHORT,
+		MPI_LONG_DOUBLE, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION,
+	};
+	static const MPI_Datatype i[] = {
+		MPI_INT, MPI_INT, MPI_INT, MPI_INT, MPI_INT, MPI_INT,
+		MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION,
+	};
+	static const MPI_Datatype want[] = {
+		MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT,
+		MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2INTEGER, MPI_2REAL,
+		MPI_2DOUBLE_PRECISION,
+	};
+	MPI_Datatype t;
+	size_t k;
+
+	for (k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		OK(MPI_Type_get_value_index(v[k], i[k], &t));
+		ck_assert_ptr_eq(t, want[k]);
+	}
+	OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_DOUBLE, &t));
+	ck_assert_ptr_eq(t, MPI_DATATYPE_NULL);
+	OK(MPI_Type_get_value_index(MPI_INT, MPI_LONG, &t));
+	ck_assert_ptr_eq(t, MPI_DATATYPE_NULL);
+	ck_assert_int_eq(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT,
+						  &t),
+			 MPI_ERR_TYPE);
+}
+END_TEST
+
 static Suite *decode_suite(void)
 {
 	Suite *s = suite_create("typedecode");
@@ -726,6 +877,14 @@ static Suite *decode_suite(void)
 	tcase_add_loop_test(tc, test_darray_by_hand, 0, NDCASES);
 	tcase_add_test(tc, test_darray_partition);
 	tcase_add_test(tc, test_darray_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("by_property");
+	tcase_add_checked_fixture(tc, api_setup, api_teardown);
+	tcase_set_timeout(tc, TMO);
+	tcase_add_test(tc, test_match_size);
+	tcase_add_test(tc, test_f90);
+	tcase_add_test(tc, test_value_index);
 	suite_add_tcase(s, tc);
 	return s;
 }
