@@ -725,6 +725,21 @@ RC_DECL(int, MPI_Type_create_darray,
 	 const int array_of_distribs[], const int array_of_dargs[],
 	 const int array_of_psizes[], int order, MPI_Datatype oldtype,
 	 MPI_Datatype *newtype));
+/* Packing in the "external32" representation (big-endian, IEEE, the
+ * standard's fixed sizes); MPI_ERR_CONVERSION for a value that does not
+ * fit, MPI_ERR_UNSUPPORTED_DATAREP for another representation. */
+RC_DECL(int, MPI_Pack_external,
+	(const char datarep[], const void *inbuf, int incount,
+	 MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+	 MPI_Aint *position));
+RC_DECL(int, MPI_Unpack_external,
+	(const char datarep[], const void *inbuf, MPI_Aint insize,
+	 MPI_Aint *position, void *outbuf, int outcount,
+	 MPI_Datatype datatype));
+RC_DECL(int, MPI_Pack_external_size,
+	(const char datarep[], int incount, MPI_Datatype datatype,
+	 MPI_Aint *size));
+
 /* MPI_Type_get_contents: the arguments of the call that made a derived
  * datatype (combiners above and below); derived datatypes in them are new
  * references to free, predefined ones are not. */

@@ -280,6 +280,10 @@ int rc_dt_create_darray(int size, int rank, int ndims, const int *gsizes,
 			const struct rc_dtype *old, struct rc_dtype **newp);
 void rc_dt_commit(struct rc_dtype *dt);
 
+/* Bytes of one element of basic kind b in the "external32" representation
+ * (dtype_ext32.c); 0 for the pair kinds, which are never in a signature. */
+size_t rc_ext32_size(enum rc_basic b);
+
 /* The type MPI_Type_create_f90_<combiner>(p, r) returns (r unused for
  * F90_INTEGER): predefined, a copy of base (the sized Fortran type it
  * matches), the same object for the same arguments; all are freed by

@@ -9,6 +9,11 @@
  *           (owner of index i: i / b for block b, (i / k) % p for
  *           cyclic(k)), then sends its piece back and rank 0, receiving
  *           with the same types, must have the whole array again.
+ *   ext32   every rank packs records (char, long, long double, double
+ *           complex, short, with holes) in "external32" and sends the
+ *           bytes to the next rank as MPI_BYTE; the receiver checks the
+ *           big-endian bytes of one field by hand and unpacks every value
+ *           of its left neighbour.
  *
  * Exit status 0 when every check passed; a mismatch aborts with the rank,
  * the case and the element.
@@ -185,6 +190,83 @@ static void darray(const struct dist *dd)
 	free(back);
 }
 
+struct rec {
+	char c;
+	long l;
+	long double ld;
+	double _Complex z;
+	short s;
+};
+
+#define NREC 50
+
+static void rec_fill(struct rec *r, int from, int k)
+{
+	r->c = (char)('a' + (from + k) % 26);
+	r->l = -1000L * from - k;
+	r->ld = (long double)from / 3.0L + k;
+	r->z = (double)k - (double)from * 1.0i;
+	r->s = (short)(from * 100 + k);
+}
+
+static void ext32(void)
+{
+	static const char rep[] = "external32";
+	struct rec out[NREC], in[NREC], want;
+	int bl[5] = { 1, 1, 1, 1, 1 }, right, left, k;
+	MPI_Aint disp[5] = { offsetof(struct rec, c), offsetof(struct rec, l),
+			     offsetof(struct rec, ld),
+			     offsetof(struct rec, z),
+			     offsetof(struct rec, s) };
+	MPI_Datatype tys[5] = { MPI_CHAR, MPI_LONG, MPI_LONG_DOUBLE,
+				MPI_C_DOUBLE_COMPLEX, MPI_SHORT }, t;
+	MPI_Aint esize, pos = 0;
+	unsigned char *buf, *got;
+
+	CHECK_MPI(MPI_Type_create_struct(5, bl, disp, tys, &t));
+	CHECK_MPI(MPI_Type_commit(&t));
+	CHECK_MPI(MPI_Pack_external_size(rep, NREC, t, &esize));
+	/* 1 + 4 + 16 + 16 + 2 bytes a record, whatever this platform's */
+	CHECK(esize == 39 * NREC, "external esize %ld", (long)esize);
+	buf = malloc((size_t)esize);
+	got = malloc((size_t)esize);
+	CHECK(buf && got, "malloc");
+	for (k = 0; k < NREC; k++)
+		rec_fill(&out[k], rank, k);
+	CHECK_MPI(MPI_Pack_external(rep, out, NREC, t, buf, esize, &pos));
+	CHECK(pos == esize, "packed %ld of %ld", (long)pos, (long)esize);
+	right = (rank + 1) % size;
+	left = (rank + size - 1) % size;
+	CHECK_MPI(MPI_Sendrecv(buf, (int)esize, MPI_BYTE, right, 3, got,
+			       (int)esize, MPI_BYTE, left, 3, MPI_COMM_WORLD,
+			       MPI_STATUS_IGNORE));
+	/* record 1's long, -1000 * left - 1, big-endian in 4 bytes */
+	{
+		long v = -1000L * left - 1;
+		const unsigned char *p = got + 39 + 1;
+
+		CHECK(p[0] == (unsigned char)((unsigned long)v >> 24) &&
+			      p[1] == (unsigned char)((unsigned long)v >> 16) &&
+			      p[2] == (unsigned char)((unsigned long)v >> 8) &&
+			      p[3] == (unsigned char)v,
+		      "long bytes %02x %02x %02x %02x", p[0], p[1], p[2],
+		      p[3]);
+	}
+	memset(in, 0, sizeof(in));
+	pos = 0;
+	CHECK_MPI(MPI_Unpack_external(rep, got, esize, &pos, in, NREC, t));
+	for (k = 0; k < NREC; k++) {
+		rec_fill(&want, left, k);
+		CHECK(in[k].c == want.c && in[k].l == want.l &&
+			      in[k].ld == want.ld && in[k].z == want.z &&
+			      in[k].s == want.s,
+		      "record %d from rank %d", k, left);
+	}
+	free(buf);
+	free(got);
+	CHECK_MPI(MPI_Type_free(&t));
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -194,6 +276,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	for (i = 0; i < sizeof(dists) / sizeof(dists[0]); i++)
 		darray(&dists[i]);
+	ext32();
 	if (rank == 0)
 		printf("dtype_xfer: %d ranks OK\n", size);
 	MPI_Finalize();
