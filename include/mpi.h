@@ -740,6 +740,14 @@ RC_DECL(int, MPI_Pack_external_size,
 	(const char datarep[], int incount, MPI_Datatype datatype,
 	 MPI_Aint *size));
 
+/* Filling a status (generalized requests, layered libraries):
+ * MPI_Get_elements/_count and MPI_Test_cancelled then report these. */
+RC_DECL(int, MPI_Status_set_elements,
+	(MPI_Status *status, MPI_Datatype datatype, int count));
+RC_DECL(int, MPI_Status_set_elements_x,
+	(MPI_Status *status, MPI_Datatype datatype, MPI_Count count));
+RC_DECL(int, MPI_Status_set_cancelled, (MPI_Status *status, int flag));
+
 /* MPI_Type_get_contents: the arguments of the call that made a derived
  * datatype (combiners above and below); derived datatypes in them are new
  * references to free, predefined ones are not. */

@@ -1121,6 +1121,25 @@ MPI_Count rc_dt_get_elements(const struct rc_dtype *dt, MPI_Count bytes)
 	return n;
 }
 
+MPI_Count rc_dt_elements_bytes(const struct rc_dtype *dt, MPI_Count n)
+{
+	MPI_Count bytes, run;
+	size_t i;
+
+	if (n <= 0 || !dt->nbasic)
+		return 0;
+	bytes = n / (MPI_Count)dt->nbasic * (MPI_Count)dt->size;
+	n %= (MPI_Count)dt->nbasic;
+	/* a partial element: the first n basic elements of its signature */
+	for (i = 0; n && i < dt->nsig; i++) {
+		run = (MPI_Count)dt->sig[i].count < n ? (MPI_Count)dt->sig[i].count
+						       : n;
+		bytes += run * (MPI_Count)rc_basic_size(dt->sig[i].basic);
+		n -= run;
+	}
+	return bytes;
+}
+
 /* ---- pack / unpack ----------------------------------------------------- */
 
 /* Small fixed sizes become plain loads and stores. */

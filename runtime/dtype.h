@@ -218,6 +218,10 @@ size_t rc_dt_unpack(const struct rc_dtype *dt, size_t count, void *buf,
  * MPI_UNDEFINED if bytes does not end on a basic element boundary. */
 MPI_Count rc_dt_get_elements(const struct rc_dtype *dt, MPI_Count bytes);
 
+/* The inverse, for MPI_Status_set_elements: the bytes of the first n
+ * basic elements of a stream of dt (0 for n <= 0 or a type without data). */
+MPI_Count rc_dt_elements_bytes(const struct rc_dtype *dt, MPI_Count n);
+
 /* Is `dt` a valid, committed (or predefined) datatype handle for transfer? */
 bool rc_dt_valid(const struct rc_dtype *dt);
 void rc_dt_retain(struct rc_dtype *dt);

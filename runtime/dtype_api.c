@@ -835,6 +835,59 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
 }
 RC_WEAK(MPI_Get_elements)
 
+/* ---- setting a status ------------------------------------------------ */
+
+/* MPI_Status_set_elements(_x): the status then says `count` basic
+ * elements of datatype arrived, so MPI_Get_elements(_x) returns count and
+ * MPI_Get_count the number of whole elements (or MPI_UNDEFINED). */
+static int status_set_elements(MPI_Status *status, MPI_Datatype datatype,
+			       MPI_Count count, const char *fn)
+{
+	RC_API_CHECK_INIT(fn);
+	DT_CHECK_PTR(status, fn);
+	DT_CHECK(datatype, fn);
+	DT_CHECK_COUNT(count, fn);
+	if (count && !datatype->nbasic)
+		return RC_ERR_MSG(NULL, MPI_ERR_COUNT, fn,
+				  "the datatype has no basic elements");
+	status->rc_count = rc_dt_elements_bytes(datatype, count);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
+			     int count)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  status_set_elements(status, datatype, count,
+					      "MPI_Status_set_elements"));
+}
+RC_WEAK(MPI_Status_set_elements)
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
+			       MPI_Count count)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  status_set_elements(status, datatype, count,
+					      "MPI_Status_set_elements_x"));
+}
+RC_WEAK(MPI_Status_set_elements_x)
+
+static int status_set_cancelled(MPI_Status *status, int flag)
+{
+	static const char fn[] = "MPI_Status_set_cancelled";
+
+	RC_API_CHECK_INIT(fn);
+	DT_CHECK_PTR(status, fn);
+	status->rc_cancelled = flag != 0;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+	return RC_CS_CALL(&rc_cs_big, status_set_cancelled(status, flag));
+}
+RC_WEAK(MPI_Status_set_cancelled)
+
 /* ---- packing ---------------------------------------------------------- */
 
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,

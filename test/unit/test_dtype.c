@@ -1518,6 +1518,81 @@ END_TEST
 
 /* ---- MPI_Pack / MPI_Unpack / MPI_Pack_size ------------------------------- */
 
+/* MPI_Status_set_elements(_x) and MPI_Status_set_cancelled: what the
+ * status then reports through the query functions. */
+START_TEST(test_status_set)
+{
+	static const int bl[2] = { 1, 1 };
+	MPI_Aint disp[2] = { 0, 8 };
+	MPI_Datatype tys[2] = { MPI_INT, MPI_DOUBLE }, t;
+	MPI_Status st;
+	MPI_Count cx;
+	int c, flag;
+
+	memset(&st, 0, sizeof(st));
+	st.MPI_ERROR = 77;
+	ck_assert_int_eq(MPI_Status_set_elements(&st, MPI_INT, 5),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get_elements(&st, MPI_INT, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 5);
+	ck_assert_int_eq(MPI_Get_count(&st, MPI_INT, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 5);
+	ck_assert_int_eq(MPI_Get_count(&st, MPI_SHORT, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 10);
+	ck_assert_int_eq(MPI_Get_elements(&st, MPI_BYTE, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 20);
+	ck_assert_int_eq(st.MPI_ERROR, 77);	/* left alone */
+	/* {int, double}: 3 basic elements are one element and an int */
+	ck_assert_int_eq(MPI_Type_create_struct(2, bl, disp, tys, &t),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Status_set_elements(&st, t, 3), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get_elements(&st, t, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 3);
+	ck_assert_int_eq(MPI_Get_count(&st, t, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, MPI_UNDEFINED);
+	ck_assert_int_eq(MPI_Get_elements(&st, MPI_BYTE, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 12 + 4);
+	ck_assert_int_eq(MPI_Status_set_elements(&st, t, 4), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get_count(&st, t, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 2);
+	MPI_Type_free(&t);
+	/* a pair is two basic elements */
+	ck_assert_int_eq(MPI_Status_set_elements(&st, MPI_2INT, 3),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get_elements(&st, MPI_INT, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 3);
+	/* beyond an int */
+	ck_assert_int_eq(MPI_Status_set_elements_x(&st, MPI_CHAR,
+						   3000000000LL),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get_elements_x(&st, MPI_CHAR, &cx), MPI_SUCCESS);
+	ck_assert_int_eq(cx, 3000000000LL);
+	ck_assert_int_eq(MPI_Get_elements(&st, MPI_CHAR, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, MPI_UNDEFINED);
+	ck_assert_int_eq(MPI_Get_count(&st, MPI_CHAR, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, MPI_UNDEFINED);
+	ck_assert_int_eq(MPI_Status_set_elements(&st, MPI_INT, 0),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get_count(&st, MPI_INT, &c), MPI_SUCCESS);
+	ck_assert_int_eq(c, 0);
+	/* cancelled */
+	ck_assert_int_eq(MPI_Status_set_cancelled(&st, 1), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Test_cancelled(&st, &flag), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 1);
+	ck_assert_int_eq(MPI_Status_set_cancelled(&st, 0), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Test_cancelled(&st, &flag), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 0);
+	/* errors */
+	ck_assert_int_eq(MPI_Status_set_elements(&st, MPI_INT, -1),
+			 MPI_ERR_COUNT);
+	ck_assert_int_eq(MPI_Status_set_elements(NULL, MPI_INT, 1),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Status_set_elements(&st, MPI_DATATYPE_NULL, 1),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Status_set_cancelled(NULL, 1), MPI_ERR_ARG);
+}
+END_TEST
+
 START_TEST(test_pack_api)
 {
 	int a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 0 };
@@ -1843,6 +1918,7 @@ static Suite *dtype_suite(void)
 	tcase_add_test(tc, test_envelope);
 	tcase_add_test(tc, test_get_count_elements);
 	tcase_add_test(tc, test_pack_api);
+	tcase_add_test(tc, test_status_set);
 	tcase_add_test(tc, test_constructor_errors);
 	tcase_add_test(tc, test_commit_dup);
 	tcase_add_test(tc, test_get_address_anytime);
