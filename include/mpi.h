@@ -756,6 +756,40 @@ RC_DECL(int, MPI_Type_get_contents,
 	 int max_datatypes, int array_of_integers[],
 	 MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]));
 
+/* ---- MPI-1 datatype names that MPI-3 removed (issue 13) -----------------
+ * Declared by default, as MPICH does, so that old programs build
+ * unmodified (include/README.md says why); define RCMPI_NO_MPI1_COMPAT
+ * before including mpi.h to hide them. Thin aliases of the MPI-2 calls:
+ * MPI_Address = MPI_Get_address, MPI_Type_hvector/hindexed/struct =
+ * MPI_Type_create_hvector/hindexed/struct, MPI_Type_extent/lb/ub =
+ * MPI_Type_get_extent's parts. MPI_LB and MPI_UB mark sticky bounds inside
+ * MPI_Type_struct. The *_INTEGER combiners belonged to the Fortran forms
+ * and are never returned from C; they are here for old decoders.
+ */
+#ifndef RCMPI_NO_MPI1_COMPAT
+extern struct rc_dtype rc_mpi_lb, rc_mpi_ub;
+#define MPI_LB RC_PREDEF(MPI_Datatype, rc_mpi_lb)
+#define MPI_UB RC_PREDEF(MPI_Datatype, rc_mpi_ub)
+#define MPI_COMBINER_HVECTOR_INTEGER 17
+#define MPI_COMBINER_HINDEXED_INTEGER 18
+#define MPI_COMBINER_STRUCT_INTEGER 19
+RC_DECL(int, MPI_Address, (const void *location, MPI_Aint *address));
+RC_DECL(int, MPI_Type_extent, (MPI_Datatype datatype, MPI_Aint *extent));
+RC_DECL(int, MPI_Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement));
+RC_DECL(int, MPI_Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement));
+RC_DECL(int, MPI_Type_hvector,
+	(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+	 MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_hindexed,
+	(int count, const int array_of_blocklengths[],
+	 const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+	 MPI_Datatype *newtype));
+RC_DECL(int, MPI_Type_struct,
+	(int count, const int array_of_blocklengths[],
+	 const MPI_Aint array_of_displacements[],
+	 const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -292,6 +292,27 @@ RC_DT_PREDEF_TABLE(RC_X_DT_BASIC)
 RC_PAIR_TABLE(RC_X_DT_PAIR)
 #undef RC_X_DT_PAIR
 
+/*
+ * MPI-1's lb and ub markers (removed in MPI-3, still used): no data, and
+ * in a type built from them (MPI_Type_struct) the sticky lower or upper
+ * bound at their displacement, which wins over the data's bounds, as
+ * MPI_Type_create_resized's do.
+ */
+#define RC_X_DT_MARKER(sym, stick, str)                                   \
+	struct rc_dtype sym = {                                           \
+		.magic = RC_DT_MAGIC,                                     \
+		.refcount = 1,                                            \
+		.flags = RC_DT_PREDEFINED | RC_DT_COMMITTED | (stick),    \
+		.combiner = MPI_COMBINER_NAMED,                           \
+		.basic = RC_BASIC_NONE,                                   \
+		.align = 1,                                               \
+		.dalign = DT_DALIGN_MAX,                                  \
+		.name = str,                                              \
+	};
+RC_X_DT_MARKER(rc_mpi_lb, RC_DT_STICKY_LB, "MPI_LB")
+RC_X_DT_MARKER(rc_mpi_ub, RC_DT_STICKY_UB, "MPI_UB")
+#undef RC_X_DT_MARKER
+
 /* ---- object life ------------------------------------------------------- */
 
 bool rc_dt_ok(const struct rc_dtype *dt)
@@ -673,17 +694,25 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 	const struct rc_dtype *t;
 	size_t i, n, sz;
 	ptrdiff_t disp, ext, rem;
+	bool seen = false;
 	int ret;
 
 	dt = dt_alloc(d->combiner);
 	if (!dt)
 		return RC_ERR_NOMEM;
-	dt->basic = d->count ? desc_type(d, 0)->basic : RC_BASIC_NONE;
+	dt->basic = RC_BASIC_NONE;
 	for (i = 0; i < d->count; i++) {
 		t = desc_type(d, i);
 		n = desc_blen(d, i);
-		if (t->basic != dt->basic)
+		/* the one basic kind of the data; MPI_LB/MPI_UB have none
+		 * and do not count */
+		if (t == &rc_mpi_lb || t == &rc_mpi_ub)
+			;
+		else if (!seen)
+			dt->basic = t->basic;
+		else if (t->basic != dt->basic)
 			dt->basic = RC_BASIC_NONE;
+		seen = seen || (t != &rc_mpi_lb && t != &rc_mpi_ub);
 		if (t->align > dt->align)
 			dt->align = t->align;
 		if (!n)

@@ -137,10 +137,11 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 }
 RC_WEAK(MPI_Type_vector)
 
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
-			     MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* MPI_Type_create_hvector, and MPI-1's MPI_Type_hvector (fn names which) */
+static int type_hvector(int count, int blocklength, MPI_Aint stride,
+			MPI_Datatype oldtype, MPI_Datatype *newtype,
+			const char *fn)
 {
-	static const char fn[] = "MPI_Type_create_hvector";
 	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
 	int ret;
@@ -160,6 +161,13 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 	ret = rc_dt_create_hvector((size_t)count, (size_t)blocklength, stride,
 				   oldtype, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_HVECTOR, c, newtype, fn);
+}
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
+			     MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return type_hvector(count, blocklength, stride, oldtype, newtype,
+			    "MPI_Type_create_hvector");
 }
 RC_WEAK(MPI_Type_create_hvector)
 
@@ -196,11 +204,12 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 }
 RC_WEAK(MPI_Type_indexed)
 
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-			      const MPI_Aint array_of_displacements[],
-			      MPI_Datatype oldtype, MPI_Datatype *newtype)
+/* MPI_Type_create_hindexed, and MPI-1's MPI_Type_hindexed */
+static int type_hindexed(int count, const int array_of_blocklengths[],
+			 const MPI_Aint array_of_displacements[],
+			 MPI_Datatype oldtype, MPI_Datatype *newtype,
+			 const char *fn)
 {
-	static const char fn[] = "MPI_Type_create_hindexed";
 	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
 	int err, ret;
@@ -226,6 +235,15 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 	ret = rc_dt_create_hindexed((size_t)count, array_of_blocklengths, 0,
 				    array_of_displacements, oldtype, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_HINDEXED, c, newtype, fn);
+}
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+			      const MPI_Aint array_of_displacements[],
+			      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return type_hindexed(count, array_of_blocklengths,
+			     array_of_displacements, oldtype, newtype,
+			     "MPI_Type_create_hindexed");
 }
 RC_WEAK(MPI_Type_create_hindexed)
 
@@ -291,12 +309,12 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 }
 RC_WEAK(MPI_Type_create_hindexed_block)
 
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-			    const MPI_Aint array_of_displacements[],
-			    const MPI_Datatype array_of_types[],
-			    MPI_Datatype *newtype)
+/* MPI_Type_create_struct, and MPI-1's MPI_Type_struct */
+static int type_struct(int count, const int array_of_blocklengths[],
+		       const MPI_Aint array_of_displacements[],
+		       const MPI_Datatype array_of_types[],
+		       MPI_Datatype *newtype, const char *fn)
 {
-	static const char fn[] = "MPI_Type_create_struct";
 	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
 	int i, err, ret;
@@ -326,6 +344,16 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 	ret = rc_dt_create_struct((size_t)count, array_of_blocklengths,
 				  array_of_displacements, array_of_types, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_STRUCT, c, newtype, fn);
+}
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+			    const MPI_Aint array_of_displacements[],
+			    const MPI_Datatype array_of_types[],
+			    MPI_Datatype *newtype)
+{
+	return type_struct(count, array_of_blocklengths,
+			   array_of_displacements, array_of_types, newtype,
+			   "MPI_Type_create_struct");
 }
 RC_WEAK(MPI_Type_create_struct)
 
@@ -978,3 +1006,78 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Pack_size)
+
+/* ---- MPI-1 names that MPI-3 removed (include/README.md) ----------------- */
+
+int PMPI_Address(const void *location, MPI_Aint *address)
+{
+	DT_CHECK_PTR(address, "MPI_Address");
+	*address = (MPI_Aint)(uintptr_t)location;
+	return MPI_SUCCESS;
+}
+RC_WEAK(MPI_Address)
+
+/* MPI_Type_extent, _lb, _ub: which 0, 1, 2 */
+static int type_bound(MPI_Datatype datatype, MPI_Aint *out, int which,
+		      const char *fn)
+{
+	RC_API_CHECK_INIT(fn);
+	DT_CHECK(datatype, fn);
+	DT_CHECK_PTR(out, fn);
+	*out = which == 0 ? rc_dt_extent(datatype) :
+	       which == 1 ? datatype->lb : datatype->ub;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+	return RC_CS_CALL(&rc_cs_big, type_bound(datatype, extent, 0,
+						 "MPI_Type_extent"));
+}
+RC_WEAK(MPI_Type_extent)
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+	return RC_CS_CALL(&rc_cs_big, type_bound(datatype, displacement, 1,
+						 "MPI_Type_lb"));
+}
+RC_WEAK(MPI_Type_lb)
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+	return RC_CS_CALL(&rc_cs_big, type_bound(datatype, displacement, 2,
+						 "MPI_Type_ub"));
+}
+RC_WEAK(MPI_Type_ub)
+
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
+		      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  type_hvector(count, blocklength, stride, oldtype,
+				       newtype, "MPI_Type_hvector"));
+}
+RC_WEAK(MPI_Type_hvector)
+
+int PMPI_Type_hindexed(int count, const int array_of_blocklengths[],
+		       const MPI_Aint array_of_displacements[],
+		       MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  type_hindexed(count, array_of_blocklengths,
+					array_of_displacements, oldtype,
+					newtype, "MPI_Type_hindexed"));
+}
+RC_WEAK(MPI_Type_hindexed)
+
+int PMPI_Type_struct(int count, const int array_of_blocklengths[],
+		     const MPI_Aint array_of_displacements[],
+		     const MPI_Datatype array_of_types[],
+		     MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  type_struct(count, array_of_blocklengths,
+				      array_of_displacements, array_of_types,
+				      newtype, "MPI_Type_struct"));
+}
+RC_WEAK(MPI_Type_struct)

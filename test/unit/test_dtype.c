@@ -1593,6 +1593,132 @@ START_TEST(test_status_set)
 }
 END_TEST
 
+/* MPI-1's calls that MPI-3 removed: thin aliases, and the MPI_LB/MPI_UB
+ * markers with MPI-1's sticky bounds. */
+START_TEST(test_mpi1_compat)
+{
+	static int x[8];
+	int bl[4] = { 1, 1, 1, 1 }, got[3], src[12], i;
+	MPI_Aint a0, a3, d[4], lb, ub, ext;
+	MPI_Datatype tys[4], t, u, w, c;
+	double dd[2] = { 1.0, 2.0 }, dr[2] = { 0.5, 0.25 };
+
+	ck_assert_int_eq(MPI_Address(&x[0], &a0), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Address(&x[3], &a3), MPI_SUCCESS);
+	ck_assert_int_eq(a3 - a0, 3 * (MPI_Aint)sizeof(int));
+	/* an int, then MPI_UB at 16: the classic way to set an extent */
+	tys[0] = MPI_INT;
+	tys[1] = MPI_UB;
+	d[0] = 0;
+	d[1] = 16;
+	ck_assert_int_eq(MPI_Type_struct(2, bl, d, tys, &t), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_extent(t, &ext), MPI_SUCCESS);
+	ck_assert_int_eq(ext, 16);
+	ck_assert_int_eq(MPI_Type_lb(t, &lb), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_ub(t, &ub), MPI_SUCCESS);
+	ck_assert(lb == 0 && ub == 16 && t->size == sizeof(int));
+	ck_assert_int_eq(t->basic, RC_BASIC_INT);	/* markers hold no data */
+	ck_assert_int_eq(MPI_Type_contiguous(3, t, &c), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_commit(&c), MPI_SUCCESS);
+	for (i = 0; i < 12; i++)
+		src[i] = i;
+	rc_dt_pack(c, 1, src, 0, got, sizeof(got));
+	ck_assert(got[0] == 0 && got[1] == 4 && got[2] == 8);
+	MPI_Type_free(&c);
+	/* LB below the data and UB above it: no alignment padding with an
+	 * UB marker */
+	tys[0] = MPI_LB;
+	tys[1] = MPI_INT;
+	tys[2] = MPI_DOUBLE;
+	tys[3] = MPI_UB;
+	d[0] = -4;
+	d[1] = 0;
+	d[2] = 8;
+	d[3] = 20;
+	ck_assert_int_eq(MPI_Type_struct(4, bl, d, tys, &u), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_lb(u, &lb), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_extent(u, &ext), MPI_SUCCESS);
+	ck_assert(lb == -4 && ext == 24);
+	ck_assert_int_eq(u->true_lb, 0);
+	ck_assert_int_eq(u->true_ub, 16);
+	/* a marker wins over data beyond it: LB at 8 above an int at 0 */
+	tys[0] = MPI_INT;
+	tys[1] = MPI_LB;
+	tys[2] = MPI_UB;
+	d[0] = 0;
+	d[1] = 8;
+	d[2] = 12;
+	ck_assert_int_eq(MPI_Type_struct(3, bl, d, tys, &w), MPI_SUCCESS);
+	ck_assert(w->lb == 8 && w->ub == 12 && w->true_lb == 0);
+	MPI_Type_free(&w);
+	/* sticky: u's markers, 100 bytes in, decide the outer bounds, not
+	 * the int at 0 */
+	tys[0] = u;
+	tys[1] = MPI_INT;
+	d[0] = 100;
+	d[1] = 0;
+	ck_assert_int_eq(MPI_Type_struct(2, bl, d, tys, &w), MPI_SUCCESS);
+	ck_assert_int_eq(w->lb, 96);
+	ck_assert_int_eq(w->ub, 120);
+	ck_assert_int_eq(w->true_lb, 0);
+	MPI_Type_free(&w);
+	/* decoded: the markers come back as themselves */
+	{
+		int iv[5];
+		MPI_Aint av[4];
+		MPI_Datatype dv[4];
+
+		ck_assert_int_eq(MPI_Type_get_contents(u, 5, 4, 4, iv, av, dv),
+				 MPI_SUCCESS);
+		ck_assert(dv[0] == MPI_LB && dv[3] == MPI_UB);
+		ck_assert(av[0] == -4 && av[3] == 20);
+		ck_assert(dv[1] == MPI_INT && dv[2] == MPI_DOUBLE);
+	}
+	MPI_Type_free(&u);
+	/* the aliases build what the MPI-2 calls build */
+	ck_assert_int_eq(MPI_Type_hvector(3, 2, 40, t, &u), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_create_hvector(3, 2, 40, t, &w),
+			 MPI_SUCCESS);
+	ck_assert(u->combiner == MPI_COMBINER_HVECTOR &&
+		  u->nblocks == w->nblocks && u->lb == w->lb &&
+		  u->ub == w->ub && u->size == w->size);
+	MPI_Type_free(&u);
+	MPI_Type_free(&w);
+	d[0] = 0;
+	d[1] = 64;
+	ck_assert_int_eq(MPI_Type_hindexed(2, bl, d, t, &u), MPI_SUCCESS);
+	ck_assert(u->combiner == MPI_COMBINER_HINDEXED && u->ub == 80);
+	MPI_Type_free(&u);
+	MPI_Type_free(&t);
+	/* a reduction on a type with an UB marker: still of one kind */
+	tys[0] = MPI_DOUBLE;
+	tys[1] = MPI_UB;
+	d[0] = 0;
+	d[1] = 8;
+	ck_assert_int_eq(MPI_Type_struct(2, bl, d, tys, &t), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_commit(&t), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Reduce_local(dd, dr, 2, t, MPI_SUM), MPI_SUCCESS);
+	ck_assert(dr[0] == 1.5 && dr[1] == 2.25);
+	MPI_Type_free(&t);
+	/* names, sizes, errors under the old names */
+	{
+		char nm[MPI_MAX_OBJECT_NAME];
+		int len;
+
+		ck_assert_int_eq(MPI_Type_get_name(MPI_UB, nm, &len),
+				 MPI_SUCCESS);
+		ck_assert_str_eq(nm, "MPI_UB");
+	}
+	ck_assert_int_eq(MPI_Type_extent(MPI_LB, &ext), MPI_SUCCESS);
+	ck_assert_int_eq(ext, 0);
+	ck_assert_int_eq(MPI_Type_hvector(-1, 1, 8, MPI_INT, &t),
+			 MPI_ERR_COUNT);
+	ck_assert_int_eq(MPI_Type_extent(MPI_DATATYPE_NULL, &ext),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Address(x, NULL), MPI_ERR_ARG);
+}
+END_TEST
+
 START_TEST(test_pack_api)
 {
 	int a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 0 };
@@ -1919,6 +2045,7 @@ static Suite *dtype_suite(void)
 	tcase_add_test(tc, test_get_count_elements);
 	tcase_add_test(tc, test_pack_api);
 	tcase_add_test(tc, test_status_set);
+	tcase_add_test(tc, test_mpi1_compat);
 	tcase_add_test(tc, test_constructor_errors);
 	tcase_add_test(tc, test_commit_dup);
 	tcase_add_test(tc, test_get_address_anytime);
