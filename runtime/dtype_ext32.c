@@ -430,40 +430,49 @@ static int ext_need(int count, MPI_Datatype dt, size_t *need, const char *fn)
 	return MPI_SUCCESS;
 }
 
-static int pack_external(const char *datarep, const void *inbuf, int incount,
-			 MPI_Datatype datatype, void *outbuf,
-			 MPI_Aint outsize, MPI_Aint *position)
+/*
+ * MPI_Pack_external (pack) and MPI_Unpack_external: count elements of dt
+ * at buf to or from the external stream at ext + *position, which holds
+ * extsize bytes; *position moves on only when everything converted.
+ */
+static int ext_xfer(const char *datarep, void *buf, int count,
+		    MPI_Datatype dt, unsigned char *ext, MPI_Aint extsize,
+		    MPI_Aint *position, bool pack)
 {
-	static const char fn[] = "MPI_Pack_external";
+	const char *fn = pack ? "MPI_Pack_external" : "MPI_Unpack_external";
 	size_t need;
 	int err;
 
 	RC_API_CHECK_INIT(fn);
 	err = ext_datarep(datarep, fn);
 	if (!err)
-		err = ext_need(incount, datatype, &need, fn);
+		err = ext_need(count, dt, &need, fn);
 	if (err)
 		return err;
 	if (!position)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "position is NULL");
-	if (outsize < 0 || *position < 0 || *position > outsize)
+	if (extsize < 0 || *position < 0 || *position > extsize)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
-				  "position outside [0, outsize]");
-	if (need > (size_t)(outsize - *position))
+				  pack ? "position outside [0, outsize]"
+				       : "position outside [0, insize]");
+	if (need > (size_t)(extsize - *position))
 		return RC_ERR_MSG(NULL, MPI_ERR_TRUNCATE, fn,
-				  "outbuf too small");
+				  pack ? "outbuf too small"
+				       : "inbuf holds less than outcount "
+					 "elements");
 	if (!need)
 		return MPI_SUCCESS;
-	if (!outbuf)
-		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn, "outbuf is NULL");
-	err = ext_walk(datatype, (size_t)incount, (void *)(uintptr_t)inbuf,
-		       (unsigned char *)outbuf + *position, true);
+	if (!ext)
+		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn,
+				  pack ? "outbuf is NULL" : "inbuf is NULL");
+	err = ext_walk(dt, (size_t)count, buf, ext + *position, pack);
 	if (err)
 		return RC_ERR_MSG(NULL, err, fn,
-				  err == MPI_ERR_CONVERSION
-					  ? "a value does not fit its "
-					    "external32 size"
-					  : NULL);
+				  err != MPI_ERR_CONVERSION ? NULL
+				  : pack ? "a value does not fit its "
+					   "external32 size"
+					 : "an external32 value does not fit "
+					   "the native type");
 	*position += (MPI_Aint)need;
 	return MPI_SUCCESS;
 }
@@ -473,56 +482,19 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
 		       MPI_Aint *position)
 {
 	return RC_CS_CALL(&rc_cs_big,
-			  pack_external(datarep, inbuf, incount, datatype,
-					outbuf, outsize, position));
+			  ext_xfer(datarep, (void *)(uintptr_t)inbuf, incount,
+				   datatype, outbuf, outsize, position, true));
 }
 RC_WEAK(MPI_Pack_external)
-
-static int unpack_external(const char *datarep, const void *inbuf,
-			   MPI_Aint insize, MPI_Aint *position, void *outbuf,
-			   int outcount, MPI_Datatype datatype)
-{
-	static const char fn[] = "MPI_Unpack_external";
-	size_t need;
-	int err;
-
-	RC_API_CHECK_INIT(fn);
-	err = ext_datarep(datarep, fn);
-	if (!err)
-		err = ext_need(outcount, datatype, &need, fn);
-	if (err)
-		return err;
-	if (!position)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "position is NULL");
-	if (insize < 0 || *position < 0 || *position > insize)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
-				  "position outside [0, insize]");
-	if (need > (size_t)(insize - *position))
-		return RC_ERR_MSG(NULL, MPI_ERR_TRUNCATE, fn,
-				  "inbuf holds less than outcount elements");
-	if (!need)
-		return MPI_SUCCESS;
-	if (!inbuf)
-		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn, "inbuf is NULL");
-	err = ext_walk(datatype, (size_t)outcount, outbuf,
-		       (unsigned char *)(uintptr_t)inbuf + *position, false);
-	if (err)
-		return RC_ERR_MSG(NULL, err, fn,
-				  err == MPI_ERR_CONVERSION
-					  ? "an external32 value does not fit "
-					    "the native type"
-					  : NULL);
-	*position += (MPI_Aint)need;
-	return MPI_SUCCESS;
-}
 
 int PMPI_Unpack_external(const char datarep[], const void *inbuf,
 			 MPI_Aint insize, MPI_Aint *position, void *outbuf,
 			 int outcount, MPI_Datatype datatype)
 {
 	return RC_CS_CALL(&rc_cs_big,
-			  unpack_external(datarep, inbuf, insize, position,
-					  outbuf, outcount, datatype));
+			  ext_xfer(datarep, outbuf, outcount, datatype,
+				   (unsigned char *)(uintptr_t)inbuf, insize,
+				   position, false));
 }
 RC_WEAK(MPI_Unpack_external)
 

@@ -887,10 +887,13 @@ static void alg_cases(struct group *g, int coll, const char *alg, int n)
 				}
 }
 
-/* Every algorithm of collective `_i` on 1..9 ranks. */
-START_TEST(every_algorithm)
+typedef void (*cases_fn)(struct group *g, int coll, const char *alg, int n);
+
+/* cases(g, coll, alg, n) for every algorithm of coll forced on worlds of
+ * 1..9 ranks. */
+static void each_algorithm(int coll, cases_fn cases)
 {
-	int coll = _i, n, alg, nalgs = rc_coll_nalgs(coll);
+	int n, alg, nalgs = rc_coll_nalgs(coll);
 
 	types_setup();
 	for (n = 1; n <= NMAX; n++) {
@@ -901,11 +904,17 @@ START_TEST(every_algorithm)
 			const char *an = rc_coll_alg_name(coll, alg);
 
 			force(tw, coll, an);
-			alg_cases(&g, coll, an, n);
+			cases(&g, coll, an, n);
 		}
 		tw_free(tw);
 	}
 	types_teardown();
+}
+
+/* Every algorithm of collective `_i` on 1..9 ranks. */
+START_TEST(every_algorithm)
+{
+	each_algorithm(_i, alg_cases);
 }
 END_TEST
 
@@ -973,41 +982,28 @@ static void null_case(struct group *g, int coll, int root, bool inplace,
 	run(g, coll, a);
 }
 
-/*
- * Count 0 and NULL buffers (issue 13, defect 2): every algorithm of
- * collective `_i` on 1..9 ranks, roots 0 and last, MPI_INT and a type
- * with holes, with and without MPI_IN_PLACE, must complete without an
- * error on every rank.
- */
+/* Roots 0 and last, MPI_INT and a type with holes, with and without
+ * MPI_IN_PLACE: every rank must complete without an error. */
+static void null_cases(struct group *g, int coll, const char *alg, int n)
+{
+	int k, root;
+
+	for (k = 0; k < 8; k++) {
+		root = k & 1 ? n - 1 : 0;
+		verdict[0] = 0;
+		null_case(g, coll, root, k & 2, k & 4 ? t_sint : &rc_mpi_int);
+		ck_assert_msg(!verdict[0],
+			      "%s/%s n=%d root=%d inplace=%d holes=%d: %s",
+			      rc_coll_name(coll), alg, n, root, !!(k & 2),
+			      !!(k & 4), verdict);
+	}
+}
+
+/* Count 0 and NULL buffers (issue 13, defect 2): every algorithm of
+ * collective `_i` on 1..9 ranks. */
 START_TEST(null_zero)
 {
-	int coll = _i, n, alg, nalgs = rc_coll_nalgs(coll), k;
-
-	types_setup();
-	for (n = 1; n <= NMAX; n++) {
-		struct tw *tw = open_world(n);
-		struct group g = world_group(tw);
-
-		for (alg = 0; alg < nalgs; alg++) {
-			const char *an = rc_coll_alg_name(coll, alg);
-
-			force(tw, coll, an);
-			for (k = 0; k < 8; k++) {
-				int root = k & 1 ? n - 1 : 0;
-
-				verdict[0] = 0;
-				null_case(&g, coll, root, k & 2,
-					  k & 4 ? t_sint : &rc_mpi_int);
-				ck_assert_msg(!verdict[0],
-					      "%s/%s n=%d root=%d inplace=%d "
-					      "holes=%d: %s",
-					      rc_coll_name(coll), an, n, root,
-					      !!(k & 2), !!(k & 4), verdict);
-			}
-		}
-		tw_free(tw);
-	}
-	types_teardown();
+	each_algorithm(_i, null_cases);
 }
 END_TEST
 

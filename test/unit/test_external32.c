@@ -23,29 +23,11 @@
 #include <string.h>
 #include <wchar.h>
 #include "api.h"
+#include "api_env.h"
 #include "dtype.h"
 
 #define TMO 30
 #define E32 "external32"
-
-static struct rc_comm test_world;
-
-static void api_setup(void)
-{
-	memset(&test_world, 0, sizeof(test_world));
-	test_world.inst = &rc_g;
-	test_world.errh = &rc_mpi_errors_return;
-	test_world.size = 1;
-	rc_g.world = &test_world;
-	rc_g.initialized = true;
-	rc_g.finalized = false;
-}
-
-static void api_teardown(void)
-{
-	rc_g.initialized = false;
-	rc_g.world = NULL;
-}
 
 #define OK(call) ck_assert_int_eq((call), MPI_SUCCESS)
 
@@ -479,12 +461,5 @@ static Suite *ext32_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(ext32_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return api_run_suite(ext32_suite());
 }
