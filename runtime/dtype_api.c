@@ -65,6 +65,17 @@ static int dt_check_blens(int count, const int *blens, const char *fn)
 	return MPI_SUCCESS;
 }
 
+/* count and blocklength of the vector and _block constructors */
+static int dt_check_block(int count, int blocklength, const char *fn)
+{
+	RC_API_CHECK_INIT(fn);
+	DT_CHECK_COUNT(count, fn);
+	if (blocklength < 0)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "negative blocklength");
+	return MPI_SUCCESS;
+}
+
 /* Room for a constructor's arguments (MPI_Type_get_contents), taken before
  * the type is built so that nothing fails after it. */
 #define DT_CONTENTS(c, ni, na, nd, fn)                                      \
@@ -117,13 +128,11 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 	static const char fn[] = "MPI_Type_vector";
 	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
-	int ret;
+	int err, ret;
 
-	RC_API_CHECK_INIT(fn);
-	DT_CHECK_COUNT(count, fn);
-	if (blocklength < 0)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
-				  "negative blocklength");
+	err = dt_check_block(count, blocklength, fn);
+	if (err)
+		return err;
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
 	DT_CONTENTS(c, 3, 0, 1, fn);
@@ -144,13 +153,11 @@ static int type_hvector(int count, int blocklength, MPI_Aint stride,
 {
 	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
-	int ret;
+	int err, ret;
 
-	RC_API_CHECK_INIT(fn);
-	DT_CHECK_COUNT(count, fn);
-	if (blocklength < 0)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
-				  "negative blocklength");
+	err = dt_check_block(count, blocklength, fn);
+	if (err)
+		return err;
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
 	DT_CONTENTS(c, 2, 1, 1, fn);
@@ -254,13 +261,11 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 	static const char fn[] = "MPI_Type_create_indexed_block";
 	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
-	int ret;
+	int err, ret;
 
-	RC_API_CHECK_INIT(fn);
-	DT_CHECK_COUNT(count, fn);
-	if (blocklength < 0)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
-				  "negative blocklength");
+	err = dt_check_block(count, blocklength, fn);
+	if (err)
+		return err;
 	if (count)
 		DT_CHECK_PTR(array_of_displacements, fn);
 	DT_CHECK(oldtype, fn);
@@ -285,13 +290,11 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 	static const char fn[] = "MPI_Type_create_hindexed_block";
 	struct rc_dt_contents *c;
 	struct rc_dtype *dt = NULL;
-	int ret;
+	int err, ret;
 
-	RC_API_CHECK_INIT(fn);
-	DT_CHECK_COUNT(count, fn);
-	if (blocklength < 0)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
-				  "negative blocklength");
+	err = dt_check_block(count, blocklength, fn);
+	if (err)
+		return err;
 	if (count)
 		DT_CHECK_PTR(array_of_displacements, fn);
 	DT_CHECK(oldtype, fn);

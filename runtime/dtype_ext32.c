@@ -278,63 +278,35 @@ static int ldbl_from_ext(void *out, const unsigned char *in)
 
 /* ---- elements ------------------------------------------------------------ */
 
-/* k elements of kind b, native packed at in, to external at out. */
-static int ext_put(enum rc_basic b, const unsigned char *in, unsigned char *out,
-		   size_t k)
+/* k elements of kind b between the native packed stream at nat and the
+ * external one at ext: to ext if pack, else back. */
+static int ext_conv(enum rc_basic b, unsigned char *nat, unsigned char *ext,
+		    size_t k, bool pack)
 {
 	const struct ext_kind *x = &ext_tab[b];
 	size_t n = rc_basic_size(b) / x->ncomp, m = x->size / x->ncomp;
 	size_t i, nc = k * x->ncomp;
 	int err = MPI_SUCCESS;
 
-	for (i = 0; i < nc && !err; i++, in += n, out += m) {
+	for (i = 0; i < nc && !err; i++, nat += n, ext += m) {
 		switch (x->cls) {
 		case EXT_RAW:
-			memcpy(out, in, m);
+			memcpy(pack ? ext : nat, pack ? nat : ext, m);
 			break;
 		case EXT_SINT:
-			err = sint_to_ext(out, m, in, n);
+			err = pack ? sint_to_ext(ext, m, nat, n)
+				   : int_from_ext(nat, n, ext, m, true);
 			break;
 		case EXT_UINT:
-			err = uint_to_ext(out, m, in, n);
+			err = pack ? uint_to_ext(ext, m, nat, n)
+				   : int_from_ext(nat, n, ext, m, false);
 			break;
 		case EXT_IEEE:
-			be_copy(out, in, m);
+			be_copy(pack ? ext : nat, pack ? nat : ext, m);
 			break;
 		case EXT_LDBL:
-			err = ldbl_to_ext(out, in);
-			break;
-		default:
-			err = MPI_ERR_INTERN;
-			break;
-		}
-	}
-	return err;
-}
-
-/* k elements of kind b, external at in, to native packed at out. */
-static int ext_get(enum rc_basic b, const unsigned char *in,
-		   unsigned char *out, size_t k)
-{
-	const struct ext_kind *x = &ext_tab[b];
-	size_t n = rc_basic_size(b) / x->ncomp, m = x->size / x->ncomp;
-	size_t i, nc = k * x->ncomp;
-	int err = MPI_SUCCESS;
-
-	for (i = 0; i < nc && !err; i++, in += m, out += n) {
-		switch (x->cls) {
-		case EXT_RAW:
-			memcpy(out, in, m);
-			break;
-		case EXT_SINT:
-		case EXT_UINT:
-			err = int_from_ext(out, n, in, m, x->cls == EXT_SINT);
-			break;
-		case EXT_IEEE:
-			be_copy(out, in, m);
-			break;
-		case EXT_LDBL:
-			err = ldbl_from_ext(out, in);
+			err = pack ? ldbl_to_ext(ext, nat)
+				   : ldbl_from_ext(nat, ext);
 			break;
 		default:
 			err = MPI_ERR_INTERN;
@@ -377,17 +349,13 @@ static int ext_walk(const struct rc_dtype *dt, size_t count, void *buf,
 			while (left) {
 				k = left < EXT_CHUNK / bs ? left
 							  : EXT_CHUNK / bs;
-				if (pack) {
+				if (pack)
 					rc_dt_pack(dt, count, buf, noff, chunk,
 						   k * bs);
-					err = ext_put(b, chunk, ext, k);
-				} else {
-					err = ext_get(b, ext, chunk, k);
-					if (!err)
-						rc_dt_unpack(dt, count, buf,
-							     noff, chunk,
-							     k * bs);
-				}
+				err = ext_conv(b, chunk, ext, k, pack);
+				if (!err && !pack)
+					rc_dt_unpack(dt, count, buf, noff,
+						     chunk, k * bs);
 				if (err)
 					return err;
 				ext += k * ext_tab[b].size;
