@@ -416,13 +416,13 @@ int rc_cart_sub(struct rc_comm *comm, const int *remain,
 
 /* ---- API ----------------------------------------------------------------- */
 
-#define CC_ENTER(fn, comm, out)                                            \
-	do {                                                               \
-		RC_API_CHECK_INIT(fn);                                     \
-		if (!rc_comm_valid(comm))                                  \
-			return RC_ERR(NULL, MPI_ERR_COMM, fn);             \
-		if (!(out))                                                \
-			return RC_ERR(comm, MPI_ERR_ARG, fn);              \
+#define CC_ENTER(fn, comm, out)                                           \
+	do {                                                              \
+		RC_API_CHECK_INIT(fn);                                    \
+		if (!rc_comm_valid(comm))                                 \
+			return rc_err_handle(NULL, RC_HK_COMM, comm, fn); \
+		if (!(out))                                               \
+			return RC_ERR(comm, MPI_ERR_ARG, fn);             \
 	} while (0)
 
 /* (nc by address: it is written by the call in the same argument list) */
@@ -483,7 +483,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 	CC_ENTER(fn, comm, newcomm);
 	if (!rc_group_valid(group))
-		return RC_ERR(comm, MPI_ERR_GROUP, fn);
+		return rc_err_handle(comm, RC_HK_GROUP, group, fn);
 	for (i = 0; i < group->size; i++)
 		if (rc_group_rank_of(comm->group, group->wranks[i]) ==
 		    MPI_UNDEFINED)
@@ -500,15 +500,18 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	struct rc_comm *c;
 
 	RC_API_CHECK_INIT("MPI_Comm_free");
-	if (!comm || !rc_comm_valid(*comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_free");
+	if (!comm)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Comm_free",
+				  "comm is NULL");
+	if (!rc_comm_valid(*comm))
+		return rc_err_handle(NULL, RC_HK_COMM, *comm, "MPI_Comm_free");
 	c = *comm;
 	if (c->flags & RC_COMM_PREDEFINED)
 		return RC_ERR_MSG(c, MPI_ERR_COMM, "MPI_Comm_free",
 				  "cannot free MPI_COMM_WORLD or "
 				  "MPI_COMM_SELF");
 	/* the handle dies now; the object with its last reference */
-	c->magic = 0;
+	rc_hobj_kill(c, RC_HK_COMM);
 	rc_comm_release(c);
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;

@@ -29,7 +29,7 @@ typedef struct rc_dtype *MPI_Datatype;
 typedef struct rc_op *MPI_Op;
 typedef struct rc_req *MPI_Request;
 typedef struct rc_errhandler *MPI_Errhandler;
-typedef struct rc_umsg *MPI_Message;
+typedef struct rc_message *MPI_Message;
 typedef struct rc_info *MPI_Info;
 
 typedef intptr_t MPI_Aint;
@@ -66,7 +66,7 @@ extern struct rc_errhandler rc_mpi_errors_are_fatal, rc_mpi_errors_return;
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_INFO_NULL ((MPI_Info)0)
 
-extern struct rc_umsg rc_mpi_message_no_proc;
+extern struct rc_message rc_mpi_message_no_proc;
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
 #define MPI_MESSAGE_NO_PROC RC_PREDEF(MPI_Message, rc_mpi_message_no_proc)
 
@@ -646,6 +646,32 @@ RC_DECL(int, MPI_Iscan, (const void *sendbuf, void *recvbuf, int count,
 RC_DECL(int, MPI_Iexscan, (const void *sendbuf, void *recvbuf, int count,
 			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 			   MPI_Request *request));
+
+/* ---- Communicator services (issue 12): handles, info, attributes,
+ * error handlers. -------------------------------------------------------
+ * Handle conversion: the MPI_Fint of a handle is its index in its kind's
+ * table (0 is the null handle; predefined objects have fixed low
+ * indices). The Fortran status is MPI_F_STATUS_SIZE integers. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+RC_DECL(MPI_Fint, MPI_Comm_c2f, (MPI_Comm comm));
+RC_DECL(MPI_Comm, MPI_Comm_f2c, (MPI_Fint comm));
+RC_DECL(MPI_Fint, MPI_Group_c2f, (MPI_Group group));
+RC_DECL(MPI_Group, MPI_Group_f2c, (MPI_Fint group));
+RC_DECL(MPI_Fint, MPI_Type_c2f, (MPI_Datatype datatype));
+RC_DECL(MPI_Datatype, MPI_Type_f2c, (MPI_Fint datatype));
+RC_DECL(MPI_Fint, MPI_Request_c2f, (MPI_Request request));
+RC_DECL(MPI_Request, MPI_Request_f2c, (MPI_Fint request));
+RC_DECL(MPI_Fint, MPI_Op_c2f, (MPI_Op op));
+RC_DECL(MPI_Op, MPI_Op_f2c, (MPI_Fint op));
+RC_DECL(MPI_Fint, MPI_Errhandler_c2f, (MPI_Errhandler errhandler));
+RC_DECL(MPI_Errhandler, MPI_Errhandler_f2c, (MPI_Fint errhandler));
+RC_DECL(MPI_Fint, MPI_Message_c2f, (MPI_Message message));
+RC_DECL(MPI_Message, MPI_Message_f2c, (MPI_Fint message));
+RC_DECL(int, MPI_Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
+RC_DECL(int, MPI_Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
 
 #ifdef __cplusplus
 }

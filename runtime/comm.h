@@ -21,15 +21,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <mpi.h>
+#include "handle.h"
 
 struct rc_inst;
 struct rc_errhandler;
 struct rc_topo;
 
-#define RC_GROUP_MAGIC 0x67727570u	/* "grup" while the handle is live */
-
 struct rc_group {
-	uint32_t magic;
+	struct rc_hobj h; /* handle.h */
 	int refcount;
 	bool predefined;
 	int size;
@@ -39,10 +38,8 @@ struct rc_group {
 
 #define RC_COMM_PREDEFINED 0x1u
 
-#define RC_COMM_MAGIC 0x636f6d6du
-
 struct rc_comm {
-	uint32_t magic;		/* RC_COMM_MAGIC while the handle is live */
+	struct rc_hobj h; /* live until MPI_Comm_free (handle.h) */
 	struct rc_inst *inst;
 	int refcount;
 	unsigned flags;
@@ -66,10 +63,16 @@ static inline uint32_t rc_comm_coll_ctx(const struct rc_comm *c)
 }
 
 /* Is c a live communicator handle? */
-bool rc_comm_valid(const struct rc_comm *c);
+static inline bool rc_comm_valid(const struct rc_comm *c)
+{
+	return rc_hobj_is(c, RC_HK_COMM);
+}
 
 /* Is g a live group handle (MPI_GROUP_EMPTY included)? */
-bool rc_group_valid(const struct rc_group *g);
+static inline bool rc_group_valid(const struct rc_group *g)
+{
+	return rc_hobj_is(g, RC_HK_GROUP);
+}
 struct rc_group *rc_group_new(int size);
 void rc_group_retain(struct rc_group *g);
 void rc_group_release(struct rc_group *g);

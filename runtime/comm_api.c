@@ -22,8 +22,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	int g;
 
 	RC_API_CHECK_INIT(fn);
-	if (!rc_comm_valid(comm1) || !rc_comm_valid(comm2))
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_valid(comm1))
+		return rc_err_handle(NULL, RC_HK_COMM, comm1, fn);
+	if (!rc_comm_valid(comm2))
+		return rc_err_handle(NULL, RC_HK_COMM, comm2, fn);
 	if (!result)
 		return RC_ERR(comm1, MPI_ERR_ARG, fn);
 	if (comm1 == comm2) {
@@ -40,7 +42,8 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
 	RC_API_CHECK_INIT("MPI_Comm_test_inter");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter");
+		return rc_err_handle(NULL, RC_HK_COMM, comm,
+				     "MPI_Comm_test_inter");
 	if (!flag)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_test_inter");
 	*flag = 0;	/* no intercommunicators */
@@ -52,7 +55,8 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
 	RC_API_CHECK_INIT("MPI_Comm_set_name");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_set_name");
+		return rc_err_handle(NULL, RC_HK_COMM, comm,
+				     "MPI_Comm_set_name");
 	if (!name)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_set_name");
 	/* longer names are truncated, as the standard allows */
@@ -65,7 +69,8 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
 	RC_API_CHECK_INIT("MPI_Comm_get_name");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_get_name");
+		return rc_err_handle(NULL, RC_HK_COMM, comm,
+				     "MPI_Comm_get_name");
 	if (!name || !resultlen)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_get_name");
 	snprintf(name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
@@ -88,7 +93,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val,
 
 	RC_API_CHECK_INIT(fn);
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if (!attribute_val || !flag)
 		return RC_ERR(comm, MPI_ERR_ARG, fn);
 	switch (keyval) {

@@ -135,11 +135,10 @@ static size_t dt_boff_zero[1];
 
 #define RC_X_DT_BASIC(sym, kind)                                           \
 	static struct rc_dt_block dt_blk_##kind[1] = {                     \
-		{ 0, sizeof(rc_ct_##kind) }                                \
-	};                                                                 \
-	static struct rc_dt_sig dt_sig_##kind[1] = { { RC_BASIC_##kind, 1 } }; \
+		{0, sizeof(rc_ct_##kind)}};                                \
+	static struct rc_dt_sig dt_sig_##kind[1] = {{RC_BASIC_##kind, 1}}; \
 	struct rc_dtype sym = {                                            \
-		.magic = RC_DT_MAGIC,                                      \
+		.h = RC_HOBJ_INIT(RC_HK_DTYPE),                            \
 		.refcount = 1,                                             \
 		.flags = RC_DT_PREDEFINED | RC_DT_COMMITTED,               \
 		.combiner = MPI_COMBINER_NAMED,                            \
@@ -156,9 +155,9 @@ static size_t dt_boff_zero[1];
 		.sig = dt_sig_##kind,                                      \
 		.nbasic = 1,                                               \
 		.align = _Alignof(rc_ct_##kind),                           \
-		.dalign = DT_LOWBIT(sizeof(rc_ct_##kind)) < DT_DALIGN_MAX ? \
-				  DT_LOWBIT(sizeof(rc_ct_##kind)) :        \
-				  DT_DALIGN_MAX,                           \
+		.dalign = DT_LOWBIT(sizeof(rc_ct_##kind)) < DT_DALIGN_MAX  \
+				  ? DT_LOWBIT(sizeof(rc_ct_##kind))        \
+				  : DT_DALIGN_MAX,                         \
 		.name = RC_DT_NAME_##kind,                                 \
 	};
 
@@ -210,38 +209,38 @@ RC_DT_PREDEF_TABLE(RC_X_DT_BASIC)
 #define DT_PAIR_DENSE(name) (DT_PAIR_IOFF(name) == DT_PAIR_VSZ(name))
 #define DT_PAIR_SAME(vb) (RC_BASIC_##vb == RC_BASIC_INT)
 
-#define RC_X_DT_PAIR(pn, vtype, vb, str)                                   \
-	static struct rc_dt_block dt_blk_##pn[2] = {                     \
-		{ 0, DT_PAIR_DENSE(pn) ? sizeof(vtype) + sizeof(int) :   \
-					   sizeof(vtype) },                \
-		{ DT_PAIR_IOFF(pn), sizeof(int) },                       \
-	};                                                                 \
-	static size_t dt_boff_##pn[2] = { 0, sizeof(vtype) };            \
-	static struct rc_dt_sig dt_sig_##pn[2] = {                       \
-		{ RC_BASIC_##vb, DT_PAIR_SAME(vb) ? 2 : 1 },               \
-		{ RC_BASIC_INT, 1 },                                       \
-	};                                                                 \
-	struct rc_dtype DT_PAIR_SYM_##pn = {                             \
-		.magic = RC_DT_MAGIC,                                      \
-		.refcount = 1,                                             \
-		.flags = RC_DT_PREDEFINED | RC_DT_COMMITTED,               \
-		.combiner = MPI_COMBINER_NAMED,                            \
-		.basic = RC_BASIC_##pn,                                  \
-		.size = sizeof(vtype) + sizeof(int),                       \
-		.lb = 0,                                                   \
-		.ub = sizeof(struct rc_pair_##pn),                       \
-		.true_lb = 0,                                              \
-		.true_ub = DT_PAIR_IOFF(pn) + sizeof(int),               \
-		.nblocks = DT_PAIR_DENSE(pn) ? 1 : 2,                    \
-		.blocks = dt_blk_##pn,                                   \
-		.boff = dt_boff_##pn,                                    \
-		.nsig = DT_PAIR_SAME(vb) ? 1 : 2,                          \
-		.sig = dt_sig_##pn,                                      \
-		.nbasic = 2,                                               \
-		.align = _Alignof(struct rc_pair_##pn),                  \
-		.dalign = DT_LOWBIT(sizeof(struct rc_pair_##pn) |        \
-				    DT_PAIR_IOFF(pn)),                   \
-		.name = str,                                               \
+#define RC_X_DT_PAIR(pn, vtype, vb, str)                            \
+	static struct rc_dt_block dt_blk_##pn[2] = {                \
+		{0, DT_PAIR_DENSE(pn) ? sizeof(vtype) + sizeof(int) \
+				      : sizeof(vtype)},             \
+		{DT_PAIR_IOFF(pn), sizeof(int)},                    \
+	};                                                          \
+	static size_t dt_boff_##pn[2] = {0, sizeof(vtype)};         \
+	static struct rc_dt_sig dt_sig_##pn[2] = {                  \
+		{RC_BASIC_##vb, DT_PAIR_SAME(vb) ? 2 : 1},          \
+		{RC_BASIC_INT, 1},                                  \
+	};                                                          \
+	struct rc_dtype DT_PAIR_SYM_##pn = {                        \
+		.h = RC_HOBJ_INIT(RC_HK_DTYPE),                     \
+		.refcount = 1,                                      \
+		.flags = RC_DT_PREDEFINED | RC_DT_COMMITTED,        \
+		.combiner = MPI_COMBINER_NAMED,                     \
+		.basic = RC_BASIC_##pn,                             \
+		.size = sizeof(vtype) + sizeof(int),                \
+		.lb = 0,                                            \
+		.ub = sizeof(struct rc_pair_##pn),                  \
+		.true_lb = 0,                                       \
+		.true_ub = DT_PAIR_IOFF(pn) + sizeof(int),          \
+		.nblocks = DT_PAIR_DENSE(pn) ? 1 : 2,               \
+		.blocks = dt_blk_##pn,                              \
+		.boff = dt_boff_##pn,                               \
+		.nsig = DT_PAIR_SAME(vb) ? 1 : 2,                   \
+		.sig = dt_sig_##pn,                                 \
+		.nbasic = 2,                                        \
+		.align = _Alignof(struct rc_pair_##pn),             \
+		.dalign = DT_LOWBIT(sizeof(struct rc_pair_##pn) |   \
+				    DT_PAIR_IOFF(pn)),              \
+		.name = str,                                        \
 	};
 /* the mpi.h symbol of each pair kind (expanded after token pasting) */
 #define DT_PAIR_SYM_FLOAT_INT rc_mpi_float_int
@@ -254,12 +253,18 @@ RC_DT_PREDEF_TABLE(RC_X_DT_BASIC)
 RC_PAIR_TABLE(RC_X_DT_PAIR)
 #undef RC_X_DT_PAIR
 
-/* ---- object life ------------------------------------------------------- */
+struct rc_dtype *const rc_dt_predefined[] = {
+#define RC_X_DT_LIST(sym, kind) &sym,
+	RC_DT_PREDEF_TABLE(RC_X_DT_LIST)
+#undef RC_X_DT_LIST
+#define RC_X_DT_PLIST(pn, vtype, vb, str) &DT_PAIR_SYM_##pn,
+		RC_PAIR_TABLE(RC_X_DT_PLIST)
+#undef RC_X_DT_PLIST
+};
+const size_t rc_dt_npredefined =
+	sizeof(rc_dt_predefined) / sizeof(rc_dt_predefined[0]);
 
-bool rc_dt_ok(const struct rc_dtype *dt)
-{
-	return dt && dt->magic == RC_DT_MAGIC;
-}
+/* ---- object life ------------------------------------------------------- */
 
 bool rc_dt_valid(const struct rc_dtype *dt)
 {
@@ -273,11 +278,10 @@ void rc_dt_commit(struct rc_dtype *dt)
 
 static void dt_destroy(struct rc_dtype *dt)
 {
-	dt->magic = 0;
 	free(dt->blocks);
 	free(dt->boff);
 	free(dt->sig);
-	free(dt);
+	rc_hobj_free(RC_HK_DTYPE, dt);
 }
 
 void rc_dt_retain(struct rc_dtype *dt)
@@ -478,11 +482,10 @@ err:
 
 static struct rc_dtype *dt_alloc(int combiner)
 {
-	struct rc_dtype *dt = calloc(1, sizeof(*dt));
+	struct rc_dtype *dt = rc_hobj_new(RC_HK_DTYPE, sizeof(*dt));
 
 	if (!dt)
 		return NULL;
-	dt->magic = RC_DT_MAGIC;
 	dt->refcount = 1;
 	dt->combiner = combiner;
 	dt->align = 1;
@@ -635,7 +638,7 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 
 	ret = dt_finish(dt, &f);
 	if (ret) {
-		free(dt);
+		rc_hobj_free(RC_HK_DTYPE, dt);
 		return ret;
 	}
 	*newp = dt;
@@ -644,7 +647,7 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 err_free:
 	free(f.b);
 	free(f.s);
-	free(dt);
+	rc_hobj_free(RC_HK_DTYPE, dt);
 	return ret;
 }
 

@@ -14,24 +14,17 @@
 #include "dtype.h"
 
 /* Check a datatype argument: a live object (committed or not). */
-#define DT_CHECK(dt, fn)                                                  \
-	do {                                                              \
-		if (RC_UNLIKELY(!rc_dt_ok(dt)))                           \
-			return RC_ERR_MSG(NULL, MPI_ERR_TYPE, (fn),       \
-					  (dt) ? "invalid datatype"       \
-					       : "MPI_DATATYPE_NULL");    \
+#define DT_CHECK(dt, fn)                                                     \
+	do {                                                                 \
+		if (RC_UNLIKELY(!rc_dt_ok(dt)))                              \
+			return rc_err_handle(NULL, RC_HK_DTYPE, (dt), (fn)); \
 	} while (0)
 
 /* Check a datatype used to move data: live and committed. */
-#define DT_CHECK_COMMITTED(comm, dt, fn)                                  \
-	do {                                                              \
-		if (RC_UNLIKELY(!rc_dt_ok(dt)))                           \
-			return RC_ERR_MSG((comm), MPI_ERR_TYPE, (fn),     \
-					  (dt) ? "invalid datatype"       \
-					       : "MPI_DATATYPE_NULL");    \
-		if (RC_UNLIKELY(!((dt)->flags & RC_DT_COMMITTED)))        \
-			return RC_ERR_MSG((comm), MPI_ERR_TYPE, (fn),     \
-					  "datatype not committed");      \
+#define DT_CHECK_COMMITTED(comm, dt, fn)                         \
+	do {                                                     \
+		if (RC_UNLIKELY(!rc_dt_valid(dt)))               \
+			return rc_err_dtype((comm), (dt), (fn)); \
 	} while (0)
 
 #define DT_CHECK_PTR(p, fn)                                               \
@@ -592,8 +585,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	size_t need;
 
 	RC_API_CHECK_INIT(fn);
-	if (comm == MPI_COMM_NULL)
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if (incount < 0)
 		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn,
 				  "incount is negative");
@@ -624,8 +617,8 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
 	size_t need;
 
 	RC_API_CHECK_INIT(fn);
-	if (comm == MPI_COMM_NULL)
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if (outcount < 0)
 		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn,
 				  "outcount is negative");
@@ -656,8 +649,8 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 	size_t need;
 
 	RC_API_CHECK_INIT(fn);
-	if (comm == MPI_COMM_NULL)
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if (incount < 0)
 		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn,
 				  "incount is negative");

@@ -9,12 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "dtype.h"
 #include "log.h"
 
-struct rc_errhandler rc_mpi_errors_are_fatal = { .refcount = 1,
-						 .kind = RC_EH_FATAL };
-struct rc_errhandler rc_mpi_errors_return = { .refcount = 1,
-					      .kind = RC_EH_RETURN };
+struct rc_errhandler rc_mpi_errors_are_fatal = {
+	.h = RC_HOBJ_INIT(RC_HK_ERRH), .refcount = 1, .kind = RC_EH_FATAL};
+struct rc_errhandler rc_mpi_errors_return = {
+	.h = RC_HOBJ_INIT(RC_HK_ERRH), .refcount = 1, .kind = RC_EH_RETURN};
 
 #define RC_ERR_CLASS_TABLE(X)                                            \
 	X(MPI_SUCCESS, "MPI_SUCCESS: no error")                          \
@@ -120,6 +121,24 @@ int rc_err_raise(struct rc_comm *comm, int cls, const char *fn,
 	rc_abort(inst, cls ? cls : 1, msg);
 }
 
+int rc_err_handle(struct rc_comm *comm, enum rc_hkind kind, const void *h,
+		  const char *fn)
+{
+	char why[160];
+
+	return rc_err_raise(comm, rc_hkind_class(kind), fn,
+			    rc_handle_explain(kind, h, why, sizeof(why)));
+}
+
+int rc_err_dtype(struct rc_comm *comm, const struct rc_dtype *dt,
+		 const char *fn)
+{
+	if (rc_dt_ok(dt) && !(dt->flags & RC_DT_COMMITTED))
+		return rc_err_raise(comm, MPI_ERR_TYPE, fn,
+				    "datatype not committed");
+	return rc_err_handle(comm, RC_HK_DTYPE, dt, fn);
+}
+
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
 	if (!errorclass)
@@ -150,10 +169,11 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
 {
 	RC_API_CHECK_INIT("MPI_Comm_set_errhandler");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler");
-	if (!eh || (eh->kind != RC_EH_FATAL && eh->kind != RC_EH_RETURN &&
-		    eh->kind != RC_EH_USER))
-		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
+		return rc_err_handle(NULL, RC_HK_COMM, comm,
+				     "MPI_Comm_set_errhandler");
+	if (!rc_hobj_is(eh, RC_HK_ERRH))
+		return rc_err_handle(comm, RC_HK_ERRH, eh,
+				     "MPI_Comm_set_errhandler");
 	comm->errh = eh;
 	return MPI_SUCCESS;
 }
@@ -163,7 +183,8 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
 {
 	RC_API_CHECK_INIT("MPI_Comm_get_errhandler");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+		return rc_err_handle(NULL, RC_HK_COMM, comm,
+				     "MPI_Comm_get_errhandler");
 	if (!eh)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler");
 	*eh = comm->errh;
@@ -174,8 +195,12 @@ RC_WEAK(MPI_Comm_get_errhandler)
 int PMPI_Errhandler_free(MPI_Errhandler *eh)
 {
 	RC_API_CHECK_INIT("MPI_Errhandler_free");
-	if (!eh || !*eh)
-		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
+	if (!eh)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
+				  "errhandler is NULL");
+	if (!rc_hobj_is(*eh, RC_HK_ERRH))
+		return rc_err_handle(NULL, RC_HK_ERRH, *eh,
+				     "MPI_Errhandler_free");
 	/* the predefined handlers are never released */
 	*eh = MPI_ERRHANDLER_NULL;
 	return MPI_SUCCESS;

@@ -167,6 +167,7 @@ int rc_inst_open(struct rc_inst *inst)
 	struct rc_proc_info pi;
 	int ret;
 
+	rc_handles_init();
 	ret = inst_boot(inst);
 	if (ret)
 		return ret;
@@ -309,6 +310,7 @@ int PMPI_Finalize(void)
 		return rc_api_status(inst->world, ret, "MPI_Finalize");
 	rc_inst_close(inst);
 	inst->boot.ops->fini(&inst->boot);
+	rc_handles_fini();
 	inst->finalized = true;
 	return MPI_SUCCESS;
 }

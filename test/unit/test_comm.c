@@ -13,6 +13,7 @@
 #include "coll.h"
 #include "comm.h"
 #include "dtype.h"
+#include "fake_mpi.h"
 #include "op.h"
 #include "request.h"
 #include "topo.h"
@@ -24,25 +25,8 @@ static struct rc_comm *world;
 
 static void setup(void)
 {
-	memset(&rc_g, 0, sizeof(rc_g));
-	rc_g.rank = 2;
-	rc_g.size = N;
-	rc_g.universe_size = 8;
-	rc_req_pool_init(&rc_g);
-	ck_assert_int_eq(rc_comm_init_world(&rc_g, &rc_mpi_comm_world,
-					    &rc_mpi_comm_self), RC_OK);
+	fake_mpi_setup(2, N);
 	world = rc_g.world;
-	world->errh = &rc_mpi_errors_return;
-	rc_g.self->errh = &rc_mpi_errors_return;
-	rc_g.initialized = true;
-}
-
-static void teardown(void)
-{
-	rc_coll_close(&rc_g);
-	rc_comm_fini_world(&rc_g);
-	rc_req_pool_fini(&rc_g);
-	rc_g.initialized = false;
 }
 
 /* A communicator over world ranks w[0..n) (fake context), my rank from
@@ -446,7 +430,7 @@ static Suite *comm_suite(void)
 	TCase *tc = tcase_create("local");
 
 	tcase_set_timeout(tc, TMO);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, fake_mpi_teardown);
 	tcase_add_test(tc, groups);
 	tcase_add_test(tc, comm_local);
 	tcase_add_test(tc, dims_create);

@@ -1,0 +1,15 @@
+/*
+ * fake_mpi.h - a fake initialised MPI process for unit tests of the MPI
+ * functions that need no transport: rc_g with MPI_COMM_WORLD (n ranks,
+ * this process being world rank `rank`) and MPI_COMM_SELF, both handlers
+ * MPI_ERRORS_RETURN, the handle table's predefined objects registered.
+ * Nothing can be sent: a call either works locally (collectives on
+ * MPI_COMM_SELF do) or must fail before it would communicate.
+ */
+#ifndef RC_FAKE_MPI_H
+#define RC_FAKE_MPI_H
+
+void fake_mpi_setup(int rank, int size);
+void fake_mpi_teardown(void);
+
+#endif
