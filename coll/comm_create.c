@@ -28,7 +28,9 @@
 #include "api.h"
 #include "coll_impl.h"
 #include "inst.h"
+#include "info.h"
 #include "pt2pt.h"
+#include "thread.h"
 #include "topo.h"
 
 #define MASK_WORDS (RC_CTX_MAX / 32)
@@ -435,15 +437,53 @@ static int cc_result(MPI_Comm comm, int ret, struct rc_comm **nc,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/*
+ * MPI_Comm_dup and MPI_Comm_dup_with_info: the new communicator, then
+ * what a dup copies (rc_comm_dup_cache: hints, attributes). A failed copy
+ * (a copy callback's error) frees the new communicator here -- freeing is
+ * local -- and raises the callback's code on comm.
+ */
+static int comm_dup(MPI_Comm comm, const struct rc_info *info, bool with_info,
+		    MPI_Comm *newcomm, const char *fn)
 {
 	struct rc_comm *nc = NULL;
+	int ret, err;
 
+	ret = rc_comm_dup(comm, &nc, NULL);
+	if (ret)
+		return rc_api_status(comm, ret, fn);
+	err = rc_comm_dup_cache(comm, nc, info, with_info);
+	if (err) {
+		rc_hobj_kill(nc, RC_HK_COMM);
+		rc_comm_release(nc);
+		return RC_ERR(comm, err, fn);
+	}
+	*newcomm = nc;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
 	CC_ENTER("MPI_Comm_dup", comm, newcomm);
-	return cc_result(comm, rc_comm_dup(comm, &nc, NULL), &nc, newcomm,
-			 "MPI_Comm_dup");
+	return comm_dup(comm, NULL, false, newcomm, "MPI_Comm_dup");
 }
 RC_WEAK(MPI_Comm_dup)
+
+static int comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	static const char fn[] = "MPI_Comm_dup_with_info";
+
+	CC_ENTER(fn, comm, newcomm);
+	if (info != MPI_INFO_NULL && !rc_info_valid(info))
+		return rc_err_handle(comm, RC_HK_INFO, info, fn);
+	return comm_dup(comm, info, true, newcomm, fn);
+}
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_dup_with_info(comm, info, newcomm));
+}
+RC_WEAK(MPI_Comm_dup_with_info)
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
@@ -465,6 +505,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
 	struct rc_comm *nc = NULL;
 
 	CC_ENTER("MPI_Comm_split_type", comm, newcomm);
+	if (info != MPI_INFO_NULL && !rc_info_valid(info))
+		return rc_err_handle(comm, RC_HK_INFO, info,
+				     "MPI_Comm_split_type");
 	if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
 		return RC_ERR_MSG(comm, MPI_ERR_ARG, "MPI_Comm_split_type",
 				  "split_type must be MPI_COMM_TYPE_SHARED or "

@@ -670,6 +670,36 @@ RC_DECL(MPI_Fint, MPI_Errhandler_c2f, (MPI_Errhandler errhandler));
 RC_DECL(MPI_Errhandler, MPI_Errhandler_f2c, (MPI_Fint errhandler));
 RC_DECL(MPI_Fint, MPI_Message_c2f, (MPI_Message message));
 RC_DECL(MPI_Message, MPI_Message_f2c, (MPI_Fint message));
+
+/* Info objects (MPI_INFO_NULL is with the other null handles): keys are
+ * at most MPI_MAX_INFO_KEY - 1 characters, values MPI_MAX_INFO_VAL - 1. */
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+extern struct rc_info rc_mpi_info_env;
+#define MPI_INFO_ENV RC_PREDEF(MPI_Info, rc_mpi_info_env)
+RC_DECL(int, MPI_Info_create, (MPI_Info * info));
+RC_DECL(int, MPI_Info_set, (MPI_Info info, const char *key, const char *value));
+RC_DECL(int, MPI_Info_delete, (MPI_Info info, const char *key));
+RC_DECL(int, MPI_Info_get,
+	(MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+RC_DECL(int, MPI_Info_get_valuelen,
+	(MPI_Info info, const char *key, int *valuelen, int *flag));
+RC_DECL(int, MPI_Info_get_string,
+	(MPI_Info info, const char *key, int *buflen, char *value, int *flag));
+RC_DECL(int, MPI_Info_get_nkeys, (MPI_Info info, int *nkeys));
+RC_DECL(int, MPI_Info_get_nthkey, (MPI_Info info, int n, char *key));
+RC_DECL(int, MPI_Info_dup, (MPI_Info info, MPI_Info *newinfo));
+RC_DECL(int, MPI_Info_free, (MPI_Info * info));
+RC_DECL(MPI_Fint, MPI_Info_c2f, (MPI_Info info));
+RC_DECL(MPI_Info, MPI_Info_f2c, (MPI_Fint info));
+/* Communicator hints; MPI_Comm_get_parent is always MPI_COMM_NULL (no
+ * dynamic processes). */
+RC_DECL(int, MPI_Comm_set_info, (MPI_Comm comm, MPI_Info info));
+RC_DECL(int, MPI_Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
+RC_DECL(int, MPI_Comm_dup_with_info,
+	(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+RC_DECL(int, MPI_Comm_get_parent, (MPI_Comm * parent));
+
 RC_DECL(int, MPI_Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 RC_DECL(int, MPI_Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
 

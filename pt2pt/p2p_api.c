@@ -7,6 +7,7 @@
 #include <string.h>
 #include "api.h"
 #include "dtype.h"
+#include "info.h"
 #include "pt2pt.h"
 #include "request.h"
 
@@ -561,6 +562,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 	RC_API_CHECK_INIT("MPI_Alloc_mem");
 	if (size < 0 || !baseptr)
 		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Alloc_mem");
+	if (info != MPI_INFO_NULL && !rc_info_valid(info))
+		return rc_err_handle(NULL, RC_HK_INFO, info, "MPI_Alloc_mem");
 	/* page aligned: friendlier to registration and CMA */
 	if (posix_memalign(&p, 4096, size ? (size_t)size : 1))
 		return RC_ERR(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem");

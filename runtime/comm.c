@@ -13,6 +13,7 @@
 #include "api.h"
 #include "comm.h"
 #include "errhandler.h"
+#include "info.h"
 #include "inst.h"
 #include "topo.h"
 
@@ -82,7 +83,19 @@ void rc_comm_release(struct rc_comm *c)
 	rc_ctx_mark(c->inst, c->ctx, false);
 	rc_group_release(c->group);
 	rc_topo_free(c->topo);
+	if (c->info)
+		rc_info_free(c->info);
 	rc_hobj_free(RC_HK_COMM, c);
+}
+
+int rc_comm_dup_cache(struct rc_comm *old, struct rc_comm *nc,
+		      const struct rc_info *info, bool with_info)
+{
+	const struct rc_info *hints = with_info ? info : old->info;
+
+	if (hints && rc_info_dup(hints, &nc->info))
+		return MPI_ERR_NO_MEM;
+	return MPI_SUCCESS;
 }
 
 int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
@@ -192,6 +205,9 @@ void rc_comm_fini_world(struct rc_inst *inst)
 		c[i]->group = NULL;
 		rc_topo_free(c[i]->topo);
 		c[i]->topo = NULL;
+		if (c[i]->info)
+			rc_info_free(c[i]->info);
+		c[i]->info = NULL;
 		rc_hobj_kill(c[i], RC_HK_COMM);
 		if (c[i] != &rc_mpi_comm_world && c[i] != &rc_mpi_comm_self)
 			free(c[i]);

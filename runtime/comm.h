@@ -25,6 +25,7 @@
 
 struct rc_inst;
 struct rc_errhandler;
+struct rc_info;
 struct rc_topo;
 
 struct rc_group {
@@ -49,6 +50,7 @@ struct rc_comm {
 	struct rc_errhandler *errh;
 	uint32_t coll_seq;	/* collective sequence number (tags) */
 	struct rc_topo *topo;	/* Cartesian topology, if any (topo.h) */
+	struct rc_info *info;	/* hints (MPI_Comm_set_info), or NULL */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -93,6 +95,18 @@ void rc_comm_release(struct rc_comm *c);
  */
 int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 		const struct rc_comm *parent, struct rc_comm **out);
+
+/*
+ * What a dup copies besides group and topology, once the new communicator
+ * nc exists (MPI_Comm_dup, MPI_Comm_dup_with_info, and MPI_Comm_idup when
+ * its new communicator is made): the hints (old's, or `info` when
+ * with_info; NULL: none) and the attributes (their copy callbacks run).
+ * Returns an MPI error code: MPI_SUCCESS, or the first failure (a copy
+ * callback's own code); on failure nc holds none of them, and the caller
+ * frees it.
+ */
+int rc_comm_dup_cache(struct rc_comm *old, struct rc_comm *nc,
+		      const struct rc_info *info, bool with_info);
 
 /* Create world and self for inst (into the given objects when non-NULL,
  * else allocated). */

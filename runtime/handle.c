@@ -15,6 +15,7 @@
 #include <string.h>
 #include "dtype.h"
 #include "handle.h"
+#include "info.h"
 #include "op.h"
 #include "param.h"
 
@@ -252,6 +253,7 @@ void rc_handles_init(void)
 	rc_hpool_predef(&rc_hpools[RC_HK_ERRH], &rc_mpi_errors_are_fatal);
 	rc_hpool_predef(&rc_hpools[RC_HK_ERRH], &rc_mpi_errors_return);
 	rc_hpool_predef(&rc_hpools[RC_HK_MSG], &rc_mpi_message_no_proc);
+	rc_hpool_predef(&rc_hpools[RC_HK_INFO], &rc_mpi_info_env);
 	for (i = 0; i < rc_dt_npredefined; i++)
 		rc_hpool_predef(&rc_hpools[RC_HK_DTYPE], rc_dt_predefined[i]);
 	for (i = 0; i < rc_op_npredefined; i++)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "api.h"
 #include "coll.h"
+#include "info.h"
 #include "log.h"
 #include "param.h"
 #include "pt2pt.h"
@@ -230,6 +231,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 						? MPI_THREAD_SINGLE : required)
 				     : MPI_THREAD_SERIALIZED;
 	inst->thread_main = (void *)pthread_self();
+	rc_info_env_fill(inst, required);
 	inst->initialized = true;
 	if (provided)
 		*provided = inst->thread_level;
@@ -310,6 +312,7 @@ int PMPI_Finalize(void)
 		return rc_api_status(inst->world, ret, "MPI_Finalize");
 	rc_inst_close(inst);
 	inst->boot.ops->fini(&inst->boot);
+	rc_info_free(&rc_mpi_info_env); /* its entries */
 	rc_handles_fini();
 	inst->finalized = true;
 	return MPI_SUCCESS;

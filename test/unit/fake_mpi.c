@@ -7,6 +7,7 @@
 #include "coll.h"
 #include "comm.h"
 #include "fake_mpi.h"
+#include "info.h"
 #include "request.h"
 
 void fake_mpi_setup(int rank, int size)
@@ -40,6 +41,7 @@ void fake_mpi_teardown(void)
 	ck_assert_msg(rc_hpool_nlive(&rc_g.req_pool) == 0, "%u requests left",
 		      rc_hpool_nlive(&rc_g.req_pool));
 	rc_req_pool_fini(&rc_g);
+	rc_info_free(&rc_mpi_info_env); /* its entries, as MPI_Finalize */
 	rc_handles_fini();
 	rc_g.initialized = false;
 }
