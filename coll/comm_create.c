@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "attr.h"
 #include "coll_impl.h"
 #include "inst.h"
 #include "info.h"
@@ -541,6 +542,7 @@ RC_WEAK(MPI_Comm_create)
 int PMPI_Comm_free(MPI_Comm *comm)
 {
 	struct rc_comm *c;
+	int err;
 
 	RC_API_CHECK_INIT("MPI_Comm_free");
 	if (!comm)
@@ -553,6 +555,11 @@ int PMPI_Comm_free(MPI_Comm *comm)
 		return RC_ERR_MSG(c, MPI_ERR_COMM, "MPI_Comm_free",
 				  "cannot free MPI_COMM_WORLD or "
 				  "MPI_COMM_SELF");
+	/* attributes first: a failing delete callback fails the call and
+	 * the communicator stays */
+	err = rc_attr_delete_all(RC_AK_COMM, c, &c->attrs);
+	if (err)
+		return RC_ERR(c, err, "MPI_Comm_free");
 	/* the handle dies now; the object with its last reference */
 	rc_hobj_kill(c, RC_HK_COMM);
 	rc_comm_release(c);

@@ -191,6 +191,7 @@ extern struct rc_op rc_mpi_max, rc_mpi_min, rc_mpi_sum, rc_mpi_prod,
 #define MPI_WTIME_IS_GLOBAL 4
 #define MPI_UNIVERSE_SIZE 5
 #define MPI_APPNUM 6
+#define MPI_LASTUSEDCODE 7
 
 /* Datatype constructors' array orders and distributions */
 #define MPI_ORDER_C 56
@@ -699,6 +700,66 @@ RC_DECL(int, MPI_Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
 RC_DECL(int, MPI_Comm_dup_with_info,
 	(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
 RC_DECL(int, MPI_Comm_get_parent, (MPI_Comm * parent));
+
+/* Attribute caching: communicators and datatypes (the deprecated MPI-1
+ * names included). The predefined callbacks are functions of librcmpi;
+ * NULL is accepted for "no copy" and "no delete" too. */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval,
+					void *extra_state,
+					void *attribute_val_in,
+					void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval,
+					  void *attribute_val,
+					  void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+					void *extra_state,
+					void *attribute_val_in,
+					void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype,
+					  int type_keyval, void *attribute_val,
+					  void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+MPI_Comm_copy_attr_function rc_mpi_comm_null_copy_fn, rc_mpi_comm_dup_fn;
+MPI_Comm_delete_attr_function rc_mpi_comm_null_delete_fn;
+MPI_Type_copy_attr_function rc_mpi_type_null_copy_fn, rc_mpi_type_dup_fn;
+MPI_Type_delete_attr_function rc_mpi_type_null_delete_fn;
+#define MPI_COMM_NULL_COPY_FN rc_mpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN rc_mpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN rc_mpi_comm_null_delete_fn
+#define MPI_TYPE_NULL_COPY_FN rc_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN rc_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN rc_mpi_type_null_delete_fn
+#define MPI_NULL_COPY_FN rc_mpi_comm_null_copy_fn
+#define MPI_DUP_FN rc_mpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN rc_mpi_comm_null_delete_fn
+RC_DECL(int, MPI_Comm_create_keyval,
+	(MPI_Comm_copy_attr_function * comm_copy_attr_fn,
+	 MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+	 void *extra_state));
+RC_DECL(int, MPI_Comm_free_keyval, (int *comm_keyval));
+RC_DECL(int, MPI_Comm_set_attr,
+	(MPI_Comm comm, int comm_keyval, void *attribute_val));
+RC_DECL(int, MPI_Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+RC_DECL(int, MPI_Type_create_keyval,
+	(MPI_Type_copy_attr_function * type_copy_attr_fn,
+	 MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+	 void *extra_state));
+RC_DECL(int, MPI_Type_free_keyval, (int *type_keyval));
+RC_DECL(int, MPI_Type_set_attr,
+	(MPI_Datatype datatype, int type_keyval, void *attribute_val));
+RC_DECL(int, MPI_Type_get_attr,
+	(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+	 int *flag));
+RC_DECL(int, MPI_Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+RC_DECL(int, MPI_Keyval_create,
+	(MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn,
+	 int *keyval, void *extra_state));
+RC_DECL(int, MPI_Keyval_free, (int *keyval));
+RC_DECL(int, MPI_Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+RC_DECL(int, MPI_Attr_get,
+	(MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+RC_DECL(int, MPI_Attr_delete, (MPI_Comm comm, int keyval));
 
 RC_DECL(int, MPI_Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 RC_DECL(int, MPI_Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "attr.h"
 #include "comm.h"
 #include "errhandler.h"
 #include "info.h"
@@ -85,6 +86,7 @@ void rc_comm_release(struct rc_comm *c)
 	rc_topo_free(c->topo);
 	if (c->info)
 		rc_info_free(c->info);
+	rc_attr_discard(&c->attrs); /* MPI_Comm_free deleted them */
 	rc_hobj_free(RC_HK_COMM, c);
 }
 
@@ -92,10 +94,16 @@ int rc_comm_dup_cache(struct rc_comm *old, struct rc_comm *nc,
 		      const struct rc_info *info, bool with_info)
 {
 	const struct rc_info *hints = with_info ? info : old->info;
+	int err;
 
 	if (hints && rc_info_dup(hints, &nc->info))
 		return MPI_ERR_NO_MEM;
-	return MPI_SUCCESS;
+	err = rc_attr_copy_all(RC_AK_COMM, old, old->attrs, nc, &nc->attrs);
+	if (err && nc->info) {
+		rc_info_free(nc->info);
+		nc->info = NULL;
+	}
+	return err;
 }
 
 int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
@@ -208,6 +216,8 @@ void rc_comm_fini_world(struct rc_inst *inst)
 		if (c[i]->info)
 			rc_info_free(c[i]->info);
 		c[i]->info = NULL;
+		/* MPI_Finalize ran their delete callbacks */
+		rc_attr_discard(&c[i]->attrs);
 		rc_hobj_kill(c[i], RC_HK_COMM);
 		if (c[i] != &rc_mpi_comm_world && c[i] != &rc_mpi_comm_self)
 			free(c[i]);

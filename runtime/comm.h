@@ -24,6 +24,7 @@
 #include "handle.h"
 
 struct rc_inst;
+struct rc_attr;
 struct rc_errhandler;
 struct rc_info;
 struct rc_topo;
@@ -51,6 +52,7 @@ struct rc_comm {
 	uint32_t coll_seq;	/* collective sequence number (tags) */
 	struct rc_topo *topo;	/* Cartesian topology, if any (topo.h) */
 	struct rc_info *info;	/* hints (MPI_Comm_set_info), or NULL */
+	struct rc_attr *attrs;	/* cached attributes (attr.h) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -107,6 +109,10 @@ int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
  */
 int rc_comm_dup_cache(struct rc_comm *old, struct rc_comm *nc,
 		      const struct rc_info *info, bool with_info);
+
+/* The value of predefined attribute `keyval` (MPI_TAG_UB ...) on comm,
+ * or NULL when it is not set (MPI_APPNUM). */
+int *rc_comm_predef_attr(const struct rc_comm *comm, int keyval);
 
 /* Create world and self for inst (into the given objects when non-NULL,
  * else allocated). */

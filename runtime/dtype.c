@@ -33,6 +33,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include "attr.h"
 #include "dtype.h"
 #include "status.h"
 
@@ -281,6 +282,7 @@ static void dt_destroy(struct rc_dtype *dt)
 	free(dt->blocks);
 	free(dt->boff);
 	free(dt->sig);
+	rc_attr_discard(&dt->attrs); /* MPI_Type_free deleted them */
 	rc_hobj_free(RC_HK_DTYPE, dt);
 }
 

@@ -111,8 +111,11 @@ struct rc_dt_sig {
  * pack loop computes displacements instead of reading them */
 #define RC_DT_REGULAR 0x10u
 
+struct rc_attr;
+
 struct rc_dtype {
 	struct rc_hobj h; /* handle.h */
+	struct rc_attr *attrs; /* cached attributes (attr.h) */
 	int refcount;
 	unsigned flags;
 	int combiner;		/* MPI_COMBINER_* */

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <string.h>
 #include "api.h"
+#include "attr.h"
 #include "dtype.h"
 
 /* Check a datatype argument: a live object (committed or not). */
@@ -324,10 +325,23 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	static const char fn[] = "MPI_Type_dup";
 	struct rc_dtype *dt = NULL;
 
+	int ret;
+
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK(oldtype, fn);
 	DT_CHECK_PTR(newtype, fn);
-	return dt_new(rc_dt_create_dup(oldtype, &dt), &dt, newtype, fn);
+	ret = rc_dt_create_dup(oldtype, &dt);
+	if (ret)
+		return rc_api_status(NULL, ret, fn);
+	/* the attributes, through their copy callbacks */
+	ret = rc_attr_copy_all(RC_AK_TYPE, oldtype, oldtype->attrs, dt,
+			       &dt->attrs);
+	if (ret) {
+		rc_dt_release(dt);
+		return RC_ERR(NULL, ret, fn);
+	}
+	*newtype = dt;
+	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Type_dup)
 
@@ -346,6 +360,7 @@ RC_WEAK(MPI_Type_commit)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
 	static const char fn[] = "MPI_Type_free";
+	int err;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_PTR(datatype, fn);
@@ -353,6 +368,10 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 	if ((*datatype)->flags & RC_DT_PREDEFINED)
 		return RC_ERR_MSG(NULL, MPI_ERR_TYPE, fn,
 				  "cannot free a predefined datatype");
+	/* a failing delete callback fails the call; the type stays */
+	err = rc_attr_delete_all(RC_AK_TYPE, *datatype, &(*datatype)->attrs);
+	if (err)
+		return RC_ERR(NULL, err, fn);
 	/* operations still using it hold their own references */
 	rc_dt_release(*datatype);
 	*datatype = MPI_DATATYPE_NULL;

@@ -121,6 +121,11 @@ int rc_err_raise(struct rc_comm *comm, int cls, const char *fn,
 	rc_abort(inst, cls ? cls : 1, msg);
 }
 
+int rc_err_lastused(void)
+{
+	return MPI_ERR_LASTCODE;
+}
+
 int rc_err_handle(struct rc_comm *comm, enum rc_hkind kind, const void *h,
 		  const char *fn)
 {

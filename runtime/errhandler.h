@@ -37,6 +37,9 @@ int rc_err_handle(struct rc_comm *comm, enum rc_hkind kind, const void *h,
 int rc_err_dtype(struct rc_comm *comm, const struct rc_dtype *dt,
 		 const char *fn);
 
+/* The last error code in use (MPI_LASTUSEDCODE). */
+int rc_err_lastused(void);
+
 /* Error string of an MPI error class. */
 const char *rc_err_class_str(int cls);
 

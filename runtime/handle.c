@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "attr.h"
 #include "dtype.h"
 #include "handle.h"
 #include "info.h"
@@ -156,6 +157,13 @@ void *rc_hpool_at(const struct rc_hpool *p, MPI_Fint idx)
 	return o && o->magic == p->live ? o : NULL;
 }
 
+const struct rc_hobj *rc_hpool_slot(const struct rc_hpool *p, MPI_Fint idx)
+{
+	if (idx <= 0 || (uint32_t)idx >= p->ntab)
+		return NULL;
+	return p->tab[idx];
+}
+
 unsigned rc_hpool_nlive(const struct rc_hpool *p)
 {
 	const struct rc_hobj *o;
@@ -254,6 +262,10 @@ void rc_handles_init(void)
 	rc_hpool_predef(&rc_hpools[RC_HK_ERRH], &rc_mpi_errors_return);
 	rc_hpool_predef(&rc_hpools[RC_HK_MSG], &rc_mpi_message_no_proc);
 	rc_hpool_predef(&rc_hpools[RC_HK_INFO], &rc_mpi_info_env);
+	/* keyvals: the predefined attribute keys are their indices */
+	for (i = 0; i < rc_keyval_npredefined; i++)
+		rc_hpool_predef(&rc_hpools[RC_HK_KEYVAL],
+				rc_keyval_predefined[i]);
 	for (i = 0; i < rc_dt_npredefined; i++)
 		rc_hpool_predef(&rc_hpools[RC_HK_DTYPE], rc_dt_predefined[i]);
 	for (i = 0; i < rc_op_npredefined; i++)

@@ -167,6 +167,9 @@ static inline void rc_hpool_put(struct rc_hpool *p, void *obj)
 void rc_hpool_predef(struct rc_hpool *p, void *obj);
 /* The live object at index idx, or NULL. */
 void *rc_hpool_at(const struct rc_hpool *p, MPI_Fint idx);
+/* The slot at index idx whatever it holds (live, tombstone, never used:
+ * magic 0), or NULL past the table: to explain an integer handle. */
+const struct rc_hobj *rc_hpool_slot(const struct rc_hpool *p, MPI_Fint idx);
 /* Objects allocated from p and not freed yet (leak checks). */
 unsigned rc_hpool_nlive(const struct rc_hpool *p);
 
