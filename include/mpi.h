@@ -761,6 +761,19 @@ RC_DECL(int, MPI_Attr_get,
 	(MPI_Comm comm, int keyval, void *attribute_val, int *flag));
 RC_DECL(int, MPI_Attr_delete, (MPI_Comm comm, int keyval));
 
+/* Error handlers of the program's own, error classes and codes; every
+ * handler is reference counted (MPI_Errhandler_free leaves it working
+ * where it is attached). MPI_Pcontrol is a hook for profiling tools. */
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+RC_DECL(int, MPI_Comm_create_errhandler,
+	(MPI_Comm_errhandler_function * comm_errhandler_fn,
+	 MPI_Errhandler *errhandler));
+RC_DECL(int, MPI_Comm_call_errhandler, (MPI_Comm comm, int errorcode));
+RC_DECL(int, MPI_Add_error_class, (int *errorclass));
+RC_DECL(int, MPI_Add_error_code, (int errorclass, int *errorcode));
+RC_DECL(int, MPI_Add_error_string, (int errorcode, const char *string));
+RC_DECL(int, MPI_Pcontrol, (const int level, ...));
+
 RC_DECL(int, MPI_Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 RC_DECL(int, MPI_Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
 

@@ -87,6 +87,7 @@ void rc_comm_release(struct rc_comm *c)
 	if (c->info)
 		rc_info_free(c->info);
 	rc_attr_discard(&c->attrs); /* MPI_Comm_free deleted them */
+	rc_errh_release(c->errh);
 	rc_hobj_free(RC_HK_COMM, c);
 }
 
@@ -121,6 +122,7 @@ int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 	c->rank = group->rank;
 	c->size = group->size;
 	c->errh = parent ? parent->errh : &rc_mpi_errors_are_fatal;
+	rc_errh_retain(c->errh);
 	*out = c;
 	return RC_OK;
 }
@@ -218,6 +220,8 @@ void rc_comm_fini_world(struct rc_inst *inst)
 		c[i]->info = NULL;
 		/* MPI_Finalize ran their delete callbacks */
 		rc_attr_discard(&c[i]->attrs);
+		rc_errh_release(c[i]->errh);
+		c[i]->errh = NULL;
 		rc_hobj_kill(c[i], RC_HK_COMM);
 		if (c[i] != &rc_mpi_comm_world && c[i] != &rc_mpi_comm_self)
 			free(c[i]);

@@ -350,6 +350,7 @@ int PMPI_Finalize(void)
 	rc_inst_close(inst);
 	inst->boot.ops->fini(&inst->boot);
 	rc_info_free(&rc_mpi_info_env); /* its entries */
+	rc_err_codes_fini();
 	rc_handles_fini();
 	inst->finalized = true;
 	return aerr;
