@@ -114,71 +114,108 @@ static int keyval_free(enum rc_akind kind, int *keyval, const char *fn)
 	return MPI_SUCCESS;
 }
 
-/* ---- communicators ------------------------------------------------------ */
+/*
+ * An object with attributes, as the generic bodies see it: its kind, its
+ * handle (what callbacks get), its list, and the communicator whose
+ * handler gets errors (NULL: MPI_COMM_WORLD's). Windows add their own.
+ */
+struct attr_obj {
+	enum rc_akind kind;
+	void *handle;
+	struct rc_attr **list;
+	struct rc_comm *ecomm;
+};
 
-#define COMM_CHECK(comm, fn)                                              \
-	do {                                                              \
-		RC_API_CHECK_INIT(fn);                                    \
-		if (!rc_comm_valid(comm))                                 \
-			return rc_err_handle(NULL, RC_HK_COMM, comm, fn); \
-	} while (0)
-
-static int comm_set_attr(MPI_Comm comm, int keyval, void *val, const char *fn)
+static int attr_set(const struct attr_obj *o, int keyval, void *val,
+		    const char *fn)
 {
 	struct rc_keyval *kv;
 	int err;
 
-	COMM_CHECK(comm, fn);
-	err = kv_get(comm, RC_AK_COMM, keyval, &kv, fn);
+	err = kv_get(o->ecomm, o->kind, keyval, &kv, fn);
 	if (err)
 		return err;
 	if (kv->predefined)
-		return RC_ERR_MSG(comm, MPI_ERR_KEYVAL, fn,
+		return RC_ERR_MSG(o->ecomm, MPI_ERR_KEYVAL, fn,
 				  "a predefined attribute cannot be set");
-	err = rc_attr_set(RC_AK_COMM, comm, &comm->attrs, kv, val);
-	return err ? RC_ERR(comm, err, fn) : MPI_SUCCESS;
+	err = rc_attr_set(o->kind, o->handle, o->list, kv, val);
+	return err ? RC_ERR(o->ecomm, err, fn) : MPI_SUCCESS;
 }
 
-static int comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag,
-			 const char *fn)
+static int attr_get(const struct attr_obj *o, int keyval, void *val, int *flag,
+		    const char *fn)
 {
 	struct rc_keyval *kv;
 	void *v = NULL;
 	int err;
 
-	COMM_CHECK(comm, fn);
 	if (!val || !flag)
-		return RC_ERR_MSG(comm, MPI_ERR_ARG, fn,
+		return RC_ERR_MSG(o->ecomm, MPI_ERR_ARG, fn,
 				  !flag ? "flag is NULL"
 					: "attribute_val is NULL");
-	err = kv_get(comm, RC_AK_COMM, keyval, &kv, fn);
+	err = kv_get(o->ecomm, o->kind, keyval, &kv, fn);
 	if (err)
 		return err;
-	if (kv->predefined) {
-		v = rc_comm_predef_attr(comm, keyval);
+	if (kv->predefined && o->kind == RC_AK_COMM) {
+		v = rc_comm_predef_attr(o->handle, keyval);
 		*flag = v != NULL;
 	} else {
-		*flag = rc_attr_get(comm->attrs, kv, &v);
+		*flag = rc_attr_get(*o->list, kv, &v);
 	}
 	if (*flag)
 		memcpy(val, &v, sizeof(v));
 	return MPI_SUCCESS;
 }
 
-static int comm_delete_attr(MPI_Comm comm, int keyval, const char *fn)
+static int attr_delete(const struct attr_obj *o, int keyval, const char *fn)
 {
 	struct rc_keyval *kv;
 	int err;
 
-	COMM_CHECK(comm, fn);
-	err = kv_get(comm, RC_AK_COMM, keyval, &kv, fn);
+	err = kv_get(o->ecomm, o->kind, keyval, &kv, fn);
 	if (err)
 		return err;
 	if (kv->predefined)
-		return RC_ERR_MSG(comm, MPI_ERR_KEYVAL, fn,
+		return RC_ERR_MSG(o->ecomm, MPI_ERR_KEYVAL, fn,
 				  "a predefined attribute cannot be deleted");
-	err = rc_attr_delete(RC_AK_COMM, comm, &comm->attrs, kv);
-	return err ? RC_ERR(comm, err, fn) : MPI_SUCCESS;
+	err = rc_attr_delete(o->kind, o->handle, o->list, kv);
+	return err ? RC_ERR(o->ecomm, err, fn) : MPI_SUCCESS;
+}
+
+/* ---- communicators ------------------------------------------------------ */
+
+static int comm_obj(MPI_Comm comm, struct attr_obj *o, const char *fn)
+{
+	RC_API_CHECK_INIT(fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
+	*o = (struct attr_obj){RC_AK_COMM, comm, &comm->attrs, comm};
+	return MPI_SUCCESS;
+}
+
+static int comm_set_attr(MPI_Comm comm, int keyval, void *val, const char *fn)
+{
+	struct attr_obj o;
+	int err = comm_obj(comm, &o, fn);
+
+	return err ? err : attr_set(&o, keyval, val, fn);
+}
+
+static int comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag,
+			 const char *fn)
+{
+	struct attr_obj o;
+	int err = comm_obj(comm, &o, fn);
+
+	return err ? err : attr_get(&o, keyval, val, flag, fn);
+}
+
+static int comm_delete_attr(MPI_Comm comm, int keyval, const char *fn)
+{
+	struct attr_obj o;
+	int err = comm_obj(comm, &o, fn);
+
+	return err ? err : attr_delete(&o, keyval, fn);
 }
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
@@ -263,60 +300,40 @@ RC_WEAK(MPI_Attr_delete)
 
 /* ---- datatypes ----------------------------------------------------------- */
 
-#define TYPE_CHECK(dt, fn)                                               \
-	do {                                                             \
-		RC_API_CHECK_INIT(fn);                                   \
-		if (!rc_dt_ok(dt))                                       \
-			return rc_err_handle(NULL, RC_HK_DTYPE, dt, fn); \
-	} while (0)
+static int type_obj(MPI_Datatype dt, struct attr_obj *o, const char *fn)
+{
+	RC_API_CHECK_INIT(fn);
+	if (!rc_dt_ok(dt))
+		return rc_err_handle(NULL, RC_HK_DTYPE, dt, fn);
+	*o = (struct attr_obj){RC_AK_TYPE, dt, &dt->attrs, NULL};
+	return MPI_SUCCESS;
+}
 
 static int type_set_attr(MPI_Datatype dt, int keyval, void *val)
 {
 	static const char fn[] = "MPI_Type_set_attr";
-	struct rc_keyval *kv;
-	int err;
+	struct attr_obj o;
+	int err = type_obj(dt, &o, fn);
 
-	TYPE_CHECK(dt, fn);
-	err = kv_get(NULL, RC_AK_TYPE, keyval, &kv, fn);
-	if (err)
-		return err;
-	err = rc_attr_set(RC_AK_TYPE, dt, &dt->attrs, kv, val);
-	return err ? RC_ERR(NULL, err, fn) : MPI_SUCCESS;
+	return err ? err : attr_set(&o, keyval, val, fn);
 }
 
 static int type_get_attr(MPI_Datatype dt, int keyval, void *val, int *flag)
 {
 	static const char fn[] = "MPI_Type_get_attr";
-	struct rc_keyval *kv;
-	void *v = NULL;
-	int err;
+	struct attr_obj o;
+	int err = type_obj(dt, &o, fn);
 
-	TYPE_CHECK(dt, fn);
-	if (!val || !flag)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
-				  !flag ? "flag is NULL"
-					: "attribute_val is NULL");
-	err = kv_get(NULL, RC_AK_TYPE, keyval, &kv, fn);
-	if (err)
-		return err;
-	*flag = rc_attr_get(dt->attrs, kv, &v);
-	if (*flag)
-		memcpy(val, &v, sizeof(v));
-	return MPI_SUCCESS;
+	return err ? err : attr_get(&o, keyval, val, flag, fn);
 }
 
 static int type_delete_attr(MPI_Datatype dt, int keyval)
 {
 	static const char fn[] = "MPI_Type_delete_attr";
-	struct rc_keyval *kv;
-	int err;
+	struct attr_obj o;
+	int err = type_obj(dt, &o, fn);
 
-	TYPE_CHECK(dt, fn);
-	err = kv_get(NULL, RC_AK_TYPE, keyval, &kv, fn);
-	if (err)
-		return err;
-	err = rc_attr_delete(RC_AK_TYPE, dt, &dt->attrs, kv);
-	return err ? RC_ERR(NULL, err, fn) : MPI_SUCCESS;
+	return err ? err : attr_delete(&o, keyval, fn);
 }
 
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,

@@ -17,7 +17,8 @@
 #include "request.h"
 #include "thread.h"
 
-/* Kind, mpi.h handle type, table kind, pool of f2c */
+/* Kind, mpi.h handle type, table kind, pool of f2c. Windows join with
+ * X(Win, MPI_Win, WIN, &rc_hpools[RC_HK_WIN]) once MPI_Win exists. */
 #define RC_HCONV_TABLE(X)                                           \
 	X(Comm, MPI_Comm, COMM, &rc_hpools[RC_HK_COMM])             \
 	X(Group, MPI_Group, GROUP, &rc_hpools[RC_HK_GROUP])         \

@@ -2,6 +2,7 @@
  * fake_mpi.c - see fake_mpi.h.
  */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 #include "api.h"
 #include "coll.h"
@@ -44,4 +45,27 @@ void fake_mpi_teardown(void)
 	rc_info_free(&rc_mpi_info_env); /* its entries, as MPI_Finalize */
 	rc_handles_fini();
 	rc_g.initialized = false;
+}
+
+TCase *fake_mpi_tcase(const char *name, int seconds, void (*setup)(void),
+		      void (*teardown)(void))
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, seconds);
+	if (setup)
+		tcase_add_checked_fixture(tc, setup, teardown);
+	return tc;
+}
+
+int fake_mpi_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -416,10 +416,8 @@ END_TEST
 static Suite *attr_suite(void)
 {
 	Suite *s = suite_create("attr");
-	TCase *tc = tcase_create("attr");
+	TCase *tc = fake_mpi_tcase("attr", TMO, setup, fake_mpi_teardown);
 
-	tcase_set_timeout(tc, TMO);
-	tcase_add_checked_fixture(tc, setup, fake_mpi_teardown);
 	tcase_add_test(tc, set_get_delete);
 	tcase_add_test(tc, copy_and_delete_order);
 	tcase_add_test(tc, failing_callbacks);
@@ -434,12 +432,5 @@ static Suite *attr_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(attr_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fake_mpi_run(attr_suite());
 }

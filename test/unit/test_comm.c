@@ -427,10 +427,8 @@ END_TEST
 static Suite *comm_suite(void)
 {
 	Suite *s = suite_create("comm");
-	TCase *tc = tcase_create("local");
+	TCase *tc = fake_mpi_tcase("local", TMO, setup, fake_mpi_teardown);
 
-	tcase_set_timeout(tc, TMO);
-	tcase_add_checked_fixture(tc, setup, fake_mpi_teardown);
 	tcase_add_test(tc, groups);
 	tcase_add_test(tc, comm_local);
 	tcase_add_test(tc, dims_create);
@@ -443,12 +441,5 @@ static Suite *comm_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(comm_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fake_mpi_run(comm_suite());
 }

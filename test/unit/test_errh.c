@@ -247,10 +247,8 @@ END_TEST
 static Suite *errh_suite(void)
 {
 	Suite *s = suite_create("errh");
-	TCase *tc = tcase_create("errh");
+	TCase *tc = fake_mpi_tcase("errh", TMO, setup, teardown);
 
-	tcase_set_timeout(tc, TMO);
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, user_handler);
 	tcase_add_test(tc, refcounts);
 	tcase_add_test(tc, bad_handlers);
@@ -262,12 +260,5 @@ static Suite *errh_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(errh_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fake_mpi_run(errh_suite());
 }

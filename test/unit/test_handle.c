@@ -358,17 +358,14 @@ static void setup(void)
 static Suite *handle_suite(void)
 {
 	Suite *s = suite_create("handle");
-	TCase *tc = tcase_create("pool");
+	TCase *tc = fake_mpi_tcase("pool", TMO, NULL, NULL);
 
-	tcase_set_timeout(tc, TMO);
 	tcase_add_test(tc, pool_fifo);
 	tcase_add_test(tc, pool_no_quarantine);
 	tcase_add_test(tc, pool_grow);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("api");
-	tcase_set_timeout(tc, TMO);
-	tcase_add_checked_fixture(tc, setup, fake_mpi_teardown);
+	tc = fake_mpi_tcase("api", TMO, setup, fake_mpi_teardown);
 	tcase_add_test(tc, predefined_indices);
 	tcase_add_test(tc, explain);
 	tcase_add_test(tc, stale_handles);
@@ -380,12 +377,5 @@ static Suite *handle_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(handle_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fake_mpi_run(handle_suite());
 }

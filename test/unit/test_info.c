@@ -268,10 +268,8 @@ END_TEST
 static Suite *info_suite(void)
 {
 	Suite *s = suite_create("info");
-	TCase *tc = tcase_create("info");
+	TCase *tc = fake_mpi_tcase("info", TMO, setup, fake_mpi_teardown);
 
-	tcase_set_timeout(tc, TMO);
-	tcase_add_checked_fixture(tc, setup, fake_mpi_teardown);
 	tcase_add_test(tc, basics);
 	tcase_add_test(tc, get_string);
 	tcase_add_test(tc, limits_and_errors);
@@ -283,12 +281,5 @@ static Suite *info_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(info_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fake_mpi_run(info_suite());
 }
