@@ -21,13 +21,44 @@
 #include "dtype.h"
 #include "op.h"
 
+/*
+ * The handle a check below found bad, for the error message: the checks
+ * return a class, and CHK names the handle (one MPI call at a time per
+ * thread, and only on the error path).
+ */
+static __thread const void *chk_bad;
+static __thread enum rc_hkind chk_bad_kind;
+static __thread bool chk_bad_set;
+
+static int chk_bad_handle(enum rc_hkind kind, const void *h)
+{
+	chk_bad = h;
+	chk_bad_kind = kind;
+	chk_bad_set = true;
+	return rc_hkind_class(kind);
+}
+
+static int chk_raise(struct rc_comm *comm, int cls, const char *fn,
+		     const char *msg)
+{
+	const void *h = chk_bad;
+	bool set = chk_bad_set;
+
+	chk_bad_set = false;
+	if (msg || !set || cls != rc_hkind_class(chk_bad_kind))
+		return RC_ERR_MSG(comm, cls, fn, msg);
+	if (chk_bad_kind == RC_HK_DTYPE)
+		return rc_err_dtype(comm, (const struct rc_dtype *)h, fn);
+	return rc_err_handle(comm, chk_bad_kind, h, fn);
+}
+
 /* Common checks; each returns 0 or an MPI error class. */
 static int chk_data(const void *buf, int count, struct rc_dtype *dt)
 {
 	if (RC_UNLIKELY(count < 0))
 		return MPI_ERR_COUNT;
 	if (RC_UNLIKELY(!rc_dt_valid(dt)))
-		return MPI_ERR_TYPE;
+		return chk_bad_handle(RC_HK_DTYPE, dt);
 	if (RC_UNLIKELY(buf == MPI_IN_PLACE))
 		return MPI_ERR_BUFFER;
 	if (RC_UNLIKELY(!buf && count > 0 && (dt->flags & RC_DT_PREDEFINED)))
@@ -43,7 +74,7 @@ static int chk_counts(const int *counts, const int *displs, int n,
 	if (RC_UNLIKELY(!counts || !displs))
 		return MPI_ERR_ARG;
 	if (RC_UNLIKELY(!rc_dt_valid(dt)))
-		return MPI_ERR_TYPE;
+		return chk_bad_handle(RC_HK_DTYPE, dt);
 	if (RC_UNLIKELY(buf == MPI_IN_PLACE))
 		return MPI_ERR_BUFFER;
 	for (i = 0; i < n; i++)
@@ -54,7 +85,9 @@ static int chk_counts(const int *counts, const int *displs, int n,
 
 static int chk_op(struct rc_op *op, struct rc_dtype *dt)
 {
-	if (RC_UNLIKELY(!rc_op_ok(op) || !rc_op_valid_for(op, dt)))
+	if (RC_UNLIKELY(!rc_op_ok(op)))
+		return chk_bad_handle(RC_HK_OP, op);
+	if (RC_UNLIKELY(!rc_op_valid_for(op, dt)))
 		return MPI_ERR_OP;
 	return MPI_SUCCESS;
 }
@@ -194,7 +227,7 @@ static bool aliased(const void *s, const struct side *ss, const void *r,
 	do {                                                               \
 		RC_API_CHECK_INIT(fn);                                     \
 		if (RC_UNLIKELY(!rc_comm_valid(comm)))                     \
-			return RC_ERR(NULL, MPI_ERR_COMM, fn);             \
+			return rc_err_handle(NULL, RC_HK_COMM, comm, fn);  \
 		if (RC_UNLIKELY((req) == RC_NOREQ_BAD))                    \
 			return RC_ERR(comm, MPI_ERR_ARG, fn);              \
 	} while (0)
@@ -205,11 +238,11 @@ static MPI_Request rc_blocking_slot;
 #define RC_BLOCKING (&rc_blocking_slot)
 #define RC_NOREQ_BAD ((MPI_Request *)0)
 
-#define CHK(comm, cls, fn, msg)                                            \
-	do {                                                               \
-		int c_ = (cls);                                            \
-		if (RC_UNLIKELY(c_))                                       \
-			return RC_ERR_MSG(comm, c_, fn, msg);              \
+#define CHK(comm, cls, fn, msg)                              \
+	do {                                                 \
+		int c_ = (cls);                              \
+		if (RC_UNLIKELY(c_))                         \
+			return chk_raise(comm, c_, fn, msg); \
 	} while (0)
 
 #define CHK_ROOT(comm, root, fn)                                           \
@@ -297,7 +330,7 @@ static int chk_red(const void *sbuf, const void *rbuf, int count, size_t scount,
 		if (count < 0)
 			return MPI_ERR_COUNT;
 		if (!rc_dt_valid(dt))
-			return MPI_ERR_TYPE;
+			return chk_bad_handle(RC_HK_DTYPE, dt);
 	} else {
 		cls = chk_data(sbuf, count, dt);
 		if (cls)

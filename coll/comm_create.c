@@ -26,9 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "attr.h"
 #include "coll_impl.h"
 #include "inst.h"
+#include "info.h"
 #include "pt2pt.h"
+#include "thread.h"
 #include "topo.h"
 
 #define MASK_WORDS (RC_CTX_MAX / 32)
@@ -416,13 +419,13 @@ int rc_cart_sub(struct rc_comm *comm, const int *remain,
 
 /* ---- API ----------------------------------------------------------------- */
 
-#define CC_ENTER(fn, comm, out)                                            \
-	do {                                                               \
-		RC_API_CHECK_INIT(fn);                                     \
-		if (!rc_comm_valid(comm))                                  \
-			return RC_ERR(NULL, MPI_ERR_COMM, fn);             \
-		if (!(out))                                                \
-			return RC_ERR(comm, MPI_ERR_ARG, fn);              \
+#define CC_ENTER(fn, comm, out)                                           \
+	do {                                                              \
+		RC_API_CHECK_INIT(fn);                                    \
+		if (!rc_comm_valid(comm))                                 \
+			return rc_err_handle(NULL, RC_HK_COMM, comm, fn); \
+		if (!(out))                                               \
+			return RC_ERR(comm, MPI_ERR_ARG, fn);             \
 	} while (0)
 
 /* (nc by address: it is written by the call in the same argument list) */
@@ -435,15 +438,53 @@ static int cc_result(MPI_Comm comm, int ret, struct rc_comm **nc,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/*
+ * MPI_Comm_dup and MPI_Comm_dup_with_info: the new communicator, then
+ * what a dup copies (rc_comm_dup_cache: hints, attributes). A failed copy
+ * (a copy callback's error) frees the new communicator here -- freeing is
+ * local -- and raises the callback's code on comm.
+ */
+static int comm_dup(MPI_Comm comm, const struct rc_info *info, bool with_info,
+		    MPI_Comm *newcomm, const char *fn)
 {
 	struct rc_comm *nc = NULL;
+	int ret, err;
 
+	ret = rc_comm_dup(comm, &nc, NULL);
+	if (ret)
+		return rc_api_status(comm, ret, fn);
+	err = rc_comm_dup_cache(comm, nc, info, with_info);
+	if (err) {
+		rc_hobj_kill(nc, RC_HK_COMM);
+		rc_comm_release(nc);
+		return RC_ERR(comm, err, fn);
+	}
+	*newcomm = nc;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
 	CC_ENTER("MPI_Comm_dup", comm, newcomm);
-	return cc_result(comm, rc_comm_dup(comm, &nc, NULL), &nc, newcomm,
-			 "MPI_Comm_dup");
+	return comm_dup(comm, NULL, false, newcomm, "MPI_Comm_dup");
 }
 RC_WEAK(MPI_Comm_dup)
+
+static int comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	static const char fn[] = "MPI_Comm_dup_with_info";
+
+	CC_ENTER(fn, comm, newcomm);
+	if (info != MPI_INFO_NULL && !rc_info_valid(info))
+		return rc_err_handle(comm, RC_HK_INFO, info, fn);
+	return comm_dup(comm, info, true, newcomm, fn);
+}
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_dup_with_info(comm, info, newcomm));
+}
+RC_WEAK(MPI_Comm_dup_with_info)
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
@@ -465,6 +506,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
 	struct rc_comm *nc = NULL;
 
 	CC_ENTER("MPI_Comm_split_type", comm, newcomm);
+	if (info != MPI_INFO_NULL && !rc_info_valid(info))
+		return rc_err_handle(comm, RC_HK_INFO, info,
+				     "MPI_Comm_split_type");
 	if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
 		return RC_ERR_MSG(comm, MPI_ERR_ARG, "MPI_Comm_split_type",
 				  "split_type must be MPI_COMM_TYPE_SHARED or "
@@ -483,7 +527,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 	CC_ENTER(fn, comm, newcomm);
 	if (!rc_group_valid(group))
-		return RC_ERR(comm, MPI_ERR_GROUP, fn);
+		return rc_err_handle(comm, RC_HK_GROUP, group, fn);
 	for (i = 0; i < group->size; i++)
 		if (rc_group_rank_of(comm->group, group->wranks[i]) ==
 		    MPI_UNDEFINED)
@@ -498,17 +542,26 @@ RC_WEAK(MPI_Comm_create)
 int PMPI_Comm_free(MPI_Comm *comm)
 {
 	struct rc_comm *c;
+	int err;
 
 	RC_API_CHECK_INIT("MPI_Comm_free");
-	if (!comm || !rc_comm_valid(*comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_free");
+	if (!comm)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Comm_free",
+				  "comm is NULL");
+	if (!rc_comm_valid(*comm))
+		return rc_err_handle(NULL, RC_HK_COMM, *comm, "MPI_Comm_free");
 	c = *comm;
 	if (c->flags & RC_COMM_PREDEFINED)
 		return RC_ERR_MSG(c, MPI_ERR_COMM, "MPI_Comm_free",
 				  "cannot free MPI_COMM_WORLD or "
 				  "MPI_COMM_SELF");
+	/* attributes first: a failing delete callback fails the call and
+	 * the communicator stays */
+	err = rc_attr_delete_all(RC_AK_COMM, c, &c->attrs);
+	if (err)
+		return RC_ERR(c, err, "MPI_Comm_free");
 	/* the handle dies now; the object with its last reference */
-	c->magic = 0;
+	rc_hobj_kill(c, RC_HK_COMM);
 	rc_comm_release(c);
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;

@@ -29,7 +29,7 @@ typedef struct rc_dtype *MPI_Datatype;
 typedef struct rc_op *MPI_Op;
 typedef struct rc_req *MPI_Request;
 typedef struct rc_errhandler *MPI_Errhandler;
-typedef struct rc_umsg *MPI_Message;
+typedef struct rc_message *MPI_Message;
 typedef struct rc_info *MPI_Info;
 
 typedef intptr_t MPI_Aint;
@@ -66,7 +66,7 @@ extern struct rc_errhandler rc_mpi_errors_are_fatal, rc_mpi_errors_return;
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_INFO_NULL ((MPI_Info)0)
 
-extern struct rc_umsg rc_mpi_message_no_proc;
+extern struct rc_message rc_mpi_message_no_proc;
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
 #define MPI_MESSAGE_NO_PROC RC_PREDEF(MPI_Message, rc_mpi_message_no_proc)
 
@@ -191,6 +191,7 @@ extern struct rc_op rc_mpi_max, rc_mpi_min, rc_mpi_sum, rc_mpi_prod,
 #define MPI_WTIME_IS_GLOBAL 4
 #define MPI_UNIVERSE_SIZE 5
 #define MPI_APPNUM 6
+#define MPI_LASTUSEDCODE 7
 
 /* Datatype constructors' array orders and distributions */
 #define MPI_ORDER_C 56
@@ -789,6 +790,134 @@ RC_DECL(int, MPI_Type_struct,
 	 const MPI_Aint array_of_displacements[],
 	 const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
 #endif
+/* ---- Communicator services (issue 12): handles, info, attributes,
+ * error handlers. -------------------------------------------------------
+ * Handle conversion: the MPI_Fint of a handle is its index in its kind's
+ * table (0 is the null handle; predefined objects have fixed low
+ * indices). The Fortran status is MPI_F_STATUS_SIZE integers. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+RC_DECL(MPI_Fint, MPI_Comm_c2f, (MPI_Comm comm));
+RC_DECL(MPI_Comm, MPI_Comm_f2c, (MPI_Fint comm));
+RC_DECL(MPI_Fint, MPI_Group_c2f, (MPI_Group group));
+RC_DECL(MPI_Group, MPI_Group_f2c, (MPI_Fint group));
+RC_DECL(MPI_Fint, MPI_Type_c2f, (MPI_Datatype datatype));
+RC_DECL(MPI_Datatype, MPI_Type_f2c, (MPI_Fint datatype));
+RC_DECL(MPI_Fint, MPI_Request_c2f, (MPI_Request request));
+RC_DECL(MPI_Request, MPI_Request_f2c, (MPI_Fint request));
+RC_DECL(MPI_Fint, MPI_Op_c2f, (MPI_Op op));
+RC_DECL(MPI_Op, MPI_Op_f2c, (MPI_Fint op));
+RC_DECL(MPI_Fint, MPI_Errhandler_c2f, (MPI_Errhandler errhandler));
+RC_DECL(MPI_Errhandler, MPI_Errhandler_f2c, (MPI_Fint errhandler));
+RC_DECL(MPI_Fint, MPI_Message_c2f, (MPI_Message message));
+RC_DECL(MPI_Message, MPI_Message_f2c, (MPI_Fint message));
+
+/* Info objects (MPI_INFO_NULL is with the other null handles): keys are
+ * at most MPI_MAX_INFO_KEY - 1 characters, values MPI_MAX_INFO_VAL - 1. */
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+extern struct rc_info rc_mpi_info_env;
+#define MPI_INFO_ENV RC_PREDEF(MPI_Info, rc_mpi_info_env)
+RC_DECL(int, MPI_Info_create, (MPI_Info * info));
+RC_DECL(int, MPI_Info_set, (MPI_Info info, const char *key, const char *value));
+RC_DECL(int, MPI_Info_delete, (MPI_Info info, const char *key));
+RC_DECL(int, MPI_Info_get,
+	(MPI_Info info, const char *key, int valuelen, char *value, int *flag));
+RC_DECL(int, MPI_Info_get_valuelen,
+	(MPI_Info info, const char *key, int *valuelen, int *flag));
+RC_DECL(int, MPI_Info_get_string,
+	(MPI_Info info, const char *key, int *buflen, char *value, int *flag));
+RC_DECL(int, MPI_Info_get_nkeys, (MPI_Info info, int *nkeys));
+RC_DECL(int, MPI_Info_get_nthkey, (MPI_Info info, int n, char *key));
+RC_DECL(int, MPI_Info_dup, (MPI_Info info, MPI_Info *newinfo));
+RC_DECL(int, MPI_Info_free, (MPI_Info * info));
+RC_DECL(MPI_Fint, MPI_Info_c2f, (MPI_Info info));
+RC_DECL(MPI_Info, MPI_Info_f2c, (MPI_Fint info));
+/* Communicator hints; MPI_Comm_get_parent is always MPI_COMM_NULL (no
+ * dynamic processes). */
+RC_DECL(int, MPI_Comm_set_info, (MPI_Comm comm, MPI_Info info));
+RC_DECL(int, MPI_Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
+RC_DECL(int, MPI_Comm_dup_with_info,
+	(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+RC_DECL(int, MPI_Comm_get_parent, (MPI_Comm * parent));
+
+/* Attribute caching: communicators and datatypes (the deprecated MPI-1
+ * names included). The predefined callbacks are functions of librcmpi;
+ * NULL is accepted for "no copy" and "no delete" too. */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval,
+					void *extra_state,
+					void *attribute_val_in,
+					void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval,
+					  void *attribute_val,
+					  void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+					void *extra_state,
+					void *attribute_val_in,
+					void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype,
+					  int type_keyval, void *attribute_val,
+					  void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+MPI_Comm_copy_attr_function rc_mpi_comm_null_copy_fn, rc_mpi_comm_dup_fn;
+MPI_Comm_delete_attr_function rc_mpi_comm_null_delete_fn;
+MPI_Type_copy_attr_function rc_mpi_type_null_copy_fn, rc_mpi_type_dup_fn;
+MPI_Type_delete_attr_function rc_mpi_type_null_delete_fn;
+#define MPI_COMM_NULL_COPY_FN rc_mpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN rc_mpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN rc_mpi_comm_null_delete_fn
+#define MPI_TYPE_NULL_COPY_FN rc_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN rc_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN rc_mpi_type_null_delete_fn
+#define MPI_NULL_COPY_FN rc_mpi_comm_null_copy_fn
+#define MPI_DUP_FN rc_mpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN rc_mpi_comm_null_delete_fn
+RC_DECL(int, MPI_Comm_create_keyval,
+	(MPI_Comm_copy_attr_function * comm_copy_attr_fn,
+	 MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+	 void *extra_state));
+RC_DECL(int, MPI_Comm_free_keyval, (int *comm_keyval));
+RC_DECL(int, MPI_Comm_set_attr,
+	(MPI_Comm comm, int comm_keyval, void *attribute_val));
+RC_DECL(int, MPI_Comm_delete_attr, (MPI_Comm comm, int comm_keyval));
+RC_DECL(int, MPI_Type_create_keyval,
+	(MPI_Type_copy_attr_function * type_copy_attr_fn,
+	 MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+	 void *extra_state));
+RC_DECL(int, MPI_Type_free_keyval, (int *type_keyval));
+RC_DECL(int, MPI_Type_set_attr,
+	(MPI_Datatype datatype, int type_keyval, void *attribute_val));
+RC_DECL(int, MPI_Type_get_attr,
+	(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+	 int *flag));
+RC_DECL(int, MPI_Type_delete_attr, (MPI_Datatype datatype, int type_keyval));
+RC_DECL(int, MPI_Keyval_create,
+	(MPI_Copy_function * copy_fn, MPI_Delete_function *delete_fn,
+	 int *keyval, void *extra_state));
+RC_DECL(int, MPI_Keyval_free, (int *keyval));
+RC_DECL(int, MPI_Attr_put, (MPI_Comm comm, int keyval, void *attribute_val));
+RC_DECL(int, MPI_Attr_get,
+	(MPI_Comm comm, int keyval, void *attribute_val, int *flag));
+RC_DECL(int, MPI_Attr_delete, (MPI_Comm comm, int keyval));
+
+/* Error handlers of the program's own, error classes and codes; every
+ * handler is reference counted (MPI_Errhandler_free leaves it working
+ * where it is attached). MPI_Pcontrol is a hook for profiling tools. */
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+RC_DECL(int, MPI_Comm_create_errhandler,
+	(MPI_Comm_errhandler_function * comm_errhandler_fn,
+	 MPI_Errhandler *errhandler));
+RC_DECL(int, MPI_Comm_call_errhandler, (MPI_Comm comm, int errorcode));
+RC_DECL(int, MPI_Add_error_class, (int *errorclass));
+RC_DECL(int, MPI_Add_error_code, (int errorclass, int *errorcode));
+RC_DECL(int, MPI_Add_error_string, (int errorcode, const char *string));
+RC_DECL(int, MPI_Pcontrol, (const int level, ...));
+
+RC_DECL(int, MPI_Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
+RC_DECL(int, MPI_Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
 
 #ifdef __cplusplus
 }

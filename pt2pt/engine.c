@@ -1124,7 +1124,7 @@ int rc_p2p_mrecv_start(struct rc_req *req, struct rc_umsg *u)
 	req->p2p.mreg = NULL;
 	req->p2p.proto = RP_POSTED;
 	rc_list_init(&req->p2p.plink);
-	if (u == &rc_mpi_message_no_proc) {
+	if (!u) {
 		rc_status_set_empty(&req->status);
 		rc_req_complete(req);
 		return RC_OK;
@@ -1247,7 +1247,6 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
 		}
 		if (remove) {
 			rc_list_del(&u->link);
-			u->comm = comm;
 			*msg = u;
 		}
 		return true;

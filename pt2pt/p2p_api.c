@@ -7,12 +7,13 @@
 #include <string.h>
 #include "api.h"
 #include "dtype.h"
+#include "info.h"
 #include "pt2pt.h"
 #include "request.h"
 
 #define RC_TAG_UB 0x7fffffff
 
-struct rc_umsg rc_mpi_message_no_proc;
+struct rc_message rc_mpi_message_no_proc = {.h = RC_HOBJ_INIT(RC_HK_MSG)};
 
 /* Check the arguments common to sends and receives; 0 or an error class. */
 static int p2p_check(struct rc_comm *comm, const void *buf, int count,
@@ -37,15 +38,24 @@ static int p2p_check(struct rc_comm *comm, const void *buf, int count,
 	return MPI_SUCCESS;
 }
 
-#define P2P_CHECK(fn, comm, buf, count, dt, peer, tag, recv)               \
-	do {                                                               \
-		int cls_;                                                  \
-		RC_API_CHECK_INIT(fn);                                     \
-		if (RC_UNLIKELY(!rc_comm_valid(comm)))                     \
-			return RC_ERR(NULL, MPI_ERR_COMM, fn);             \
-		cls_ = p2p_check(comm, buf, count, dt, peer, tag, recv);   \
-		if (RC_UNLIKELY(cls_))                                     \
-			return RC_ERR(comm, cls_, fn);                     \
+/* Raise what p2p_check found (a bad datatype named in the message). */
+static int p2p_raise(struct rc_comm *comm, int cls, struct rc_dtype *dt,
+		     const char *fn)
+{
+	if (cls == MPI_ERR_TYPE)
+		return rc_err_dtype(comm, dt, fn);
+	return RC_ERR(comm, cls, fn);
+}
+
+#define P2P_CHECK(fn, comm, buf, count, dt, peer, tag, recv)              \
+	do {                                                              \
+		int cls_;                                                 \
+		RC_API_CHECK_INIT(fn);                                    \
+		if (RC_UNLIKELY(!rc_comm_valid(comm)))                    \
+			return rc_err_handle(NULL, RC_HK_COMM, comm, fn); \
+		cls_ = p2p_check(comm, buf, count, dt, peer, tag, recv);  \
+		if (RC_UNLIKELY(cls_))                                    \
+			return p2p_raise(comm, cls_, dt, fn);             \
 	} while (0)
 
 static int p2p_blocking_send(const void *buf, int count, MPI_Datatype dt,
@@ -287,11 +297,19 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag,
 }
 RC_WEAK(MPI_Recv_init)
 
-static bool p2p_persistent_ok(struct rc_req *req)
+/* An inactive persistent pt2pt request, else raise MPI_ERR_REQUEST. */
+static int p2p_persistent_check(struct rc_req *req, const char *fn)
 {
-	return req && rc_req_valid(req) && (req->flags & RC_REQ_PERSISTENT) &&
-	       req->state != RC_REQ_ACTIVE &&
-	       (req->kind == RC_REQ_SEND || req->kind == RC_REQ_RECV);
+	if (!rc_req_valid(req))
+		return rc_err_handle(NULL, RC_HK_REQ, req, fn);
+	if (!(req->flags & RC_REQ_PERSISTENT) ||
+	    (req->kind != RC_REQ_SEND && req->kind != RC_REQ_RECV))
+		return RC_ERR_MSG(NULL, MPI_ERR_REQUEST, fn,
+				  "not a persistent point-to-point request");
+	if (req->state == RC_REQ_ACTIVE)
+		return RC_ERR_MSG(NULL, MPI_ERR_REQUEST, fn,
+				  "request is active already");
+	return MPI_SUCCESS;
 }
 
 int PMPI_Start(MPI_Request *request)
@@ -300,8 +318,12 @@ int PMPI_Start(MPI_Request *request)
 	int ret;
 
 	RC_API_CHECK_INIT("MPI_Start");
-	if (!request || !p2p_persistent_ok(*request))
-		return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Start");
+	if (!request)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Start",
+				  "request is NULL");
+	ret = p2p_persistent_check(*request, "MPI_Start");
+	if (ret)
+		return ret;
 	req = *request;
 	ret = rc_p2p_start(req);
 	return rc_api_status(req->comm, ret, "MPI_Start");
@@ -317,9 +339,11 @@ int PMPI_Startall(int count, MPI_Request requests[])
 		return RC_ERR(NULL, MPI_ERR_COUNT, "MPI_Startall");
 	if (count && !requests)
 		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Startall");
-	for (i = 0; i < count; i++)
-		if (!p2p_persistent_ok(requests[i]))
-			return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Startall");
+	for (i = 0; i < count; i++) {
+		ret = p2p_persistent_check(requests[i], "MPI_Startall");
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < count; i++) {
 		ret = rc_p2p_start(requests[i]);
 		if (ret)
@@ -335,7 +359,7 @@ RC_WEAK(MPI_Startall)
 static int probe_check(MPI_Comm comm, int source, int tag, const char *fn)
 {
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if ((source < 0 || source >= comm->size) && source != MPI_ANY_SOURCE &&
 	    source != MPI_PROC_NULL)
 		return RC_ERR(comm, MPI_ERR_RANK, fn);
@@ -349,6 +373,7 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag,
 		 MPI_Message *message, MPI_Status *status, bool spin,
 		 const char *fn)
 {
+	struct rc_message *m;
 	struct rc_umsg *u = NULL;
 	int ret;
 
@@ -368,12 +393,22 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag,
 	for (;;) {
 		unsigned ev = rc_progress(comm->inst);
 
-		if (rc_p2p_iprobe(comm, comm->ctx, source, tag, message != NULL,
-				  status, &u)) {
+		if (rc_p2p_iprobe(comm, comm->ctx, source, tag, false, status,
+				  NULL)) {
 			if (flag)
 				*flag = 1;
-			if (message)
-				*message = u;
+			if (!message)
+				return MPI_SUCCESS;
+			/* the handle first, so that a failure leaves the
+			 * message queued; then take the same (first) match */
+			m = rc_hobj_new(RC_HK_MSG, sizeof(*m));
+			if (!m)
+				return RC_ERR(comm, MPI_ERR_NO_MEM, fn);
+			rc_p2p_iprobe(comm, comm->ctx, source, tag, true,
+				      MPI_STATUS_IGNORE, &u);
+			m->u = u;
+			m->comm = comm;
+			*message = m;
 			return MPI_SUCCESS;
 		}
 		if (!spin)
@@ -435,17 +470,31 @@ static int mrecv_check(void *buf, int count, MPI_Datatype dt,
 	int cls;
 
 	RC_API_CHECK_INIT(fn);
-	if (!message || *message == MPI_MESSAGE_NULL)
-		return RC_ERR(NULL, MPI_ERR_REQUEST, fn);
+	if (!message)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "message is NULL");
+	if (!rc_hobj_is(*message, RC_HK_MSG))
+		return rc_err_handle(NULL, RC_HK_MSG, *message, fn);
 	comm = *message == MPI_MESSAGE_NO_PROC ? rc_g.self : (*message)->comm;
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_REQUEST, fn);
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	cls = p2p_check(comm, buf, count, dt, MPI_ANY_SOURCE, MPI_ANY_TAG,
 			true);
 	if (cls)
-		return RC_ERR(comm, cls, fn);
+		return p2p_raise(comm, cls, dt, fn);
 	*commp = comm;
 	return MPI_SUCCESS;
+}
+
+/* The message of a checked handle; the handle dies. */
+static struct rc_umsg *mrecv_take(MPI_Message *message)
+{
+	struct rc_message *m = *message;
+	struct rc_umsg *u = m->u;
+
+	if (m != MPI_MESSAGE_NO_PROC)
+		rc_hobj_free(RC_HK_MSG, m);
+	*message = MPI_MESSAGE_NULL;
+	return u;
 }
 
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
@@ -461,8 +510,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 	rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
 	rc_p2p_req_setup(&req, comm, comm->ctx, buf, (size_t)count, dt,
 			 MPI_ANY_SOURCE, MPI_ANY_TAG, RC_SEND_STD);
-	rc_p2p_mrecv_start(&req, *message);
-	*message = MPI_MESSAGE_NULL;
+	rc_p2p_mrecv_start(&req, mrecv_take(message));
 	return p2p_recv_finish(&req, status, comm, "MPI_Mrecv");
 }
 RC_WEAK(MPI_Mrecv)
@@ -484,8 +532,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 		return RC_ERR(comm, MPI_ERR_NO_MEM, "MPI_Imrecv");
 	rc_p2p_req_setup(req, comm, comm->ctx, buf, (size_t)count, dt,
 			 MPI_ANY_SOURCE, MPI_ANY_TAG, RC_SEND_STD);
-	rc_p2p_mrecv_start(req, *message);
-	*message = MPI_MESSAGE_NULL;
+	rc_p2p_mrecv_start(req, mrecv_take(message));
 	*request = req;
 	return MPI_SUCCESS;
 }
@@ -494,8 +541,11 @@ RC_WEAK(MPI_Imrecv)
 int PMPI_Cancel(MPI_Request *request)
 {
 	RC_API_CHECK_INIT("MPI_Cancel");
-	if (!request || !*request || !rc_req_valid(*request))
-		return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Cancel");
+	if (!request)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Cancel",
+				  "request is NULL");
+	if (!rc_req_valid(*request))
+		return rc_err_handle(NULL, RC_HK_REQ, *request, "MPI_Cancel");
 	/* Receives still waiting for a match are cancelled; a send or a
 	 * matched receive completes normally (MPI_Test_cancelled says 0). */
 	rc_p2p_cancel(*request);
@@ -512,6 +562,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 	RC_API_CHECK_INIT("MPI_Alloc_mem");
 	if (size < 0 || !baseptr)
 		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Alloc_mem");
+	if (info != MPI_INFO_NULL && !rc_info_valid(info))
+		return rc_err_handle(NULL, RC_HK_INFO, info, "MPI_Alloc_mem");
 	/* page aligned: friendlier to registration and CMA */
 	if (posix_memalign(&p, 4096, size ? (size_t)size : 1))
 		return RC_ERR(NULL, MPI_ERR_NO_MEM, "MPI_Alloc_mem");

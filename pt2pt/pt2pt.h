@@ -20,7 +20,7 @@ struct rc_inst;
 struct rc_comm;
 struct rc_dtype;
 
-/* An unexpected message (also the object behind MPI_Message). */
+/* An unexpected message. */
 struct rc_umsg {
 	struct rc_list link;
 	uint32_t ctx;
@@ -33,9 +33,19 @@ struct rc_umsg {
 	uint64_t sreq;		/* sender's request id (sync, rendezvous) */
 	uint64_t raddr;		/* rendezvous: sender's exposed buffer */
 	uint8_t rkey[32];
-	struct rc_comm *comm;	/* set by MPI_Mprobe */
 	void *data;		/* eager payload (len bytes) */
 	bool small;		/* from the engine's free list */
+};
+
+/*
+ * An MPI_Message handle (handle.h): a message MPI_Mprobe took off the
+ * unexpected queue, until MPI_Mrecv/MPI_Imrecv starts receiving it (the
+ * handle dies then). MPI_MESSAGE_NO_PROC has no message (u NULL).
+ */
+struct rc_message {
+	struct rc_hobj h;
+	struct rc_umsg *u;
+	struct rc_comm *comm; /* the communicator it was probed on */
 };
 
 /* Open the transports, add their addresses to the modex (before the
@@ -77,7 +87,8 @@ int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
  * remove: take it off the queue (MPI_Improbe) and return it in *msg. */
 bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
 		   bool remove, MPI_Status *status, struct rc_umsg **msg);
-/* Start receiving a message taken by rc_p2p_iprobe(remove). */
+/* Start receiving a message taken by rc_p2p_iprobe(remove); u NULL: the
+ * message of MPI_MESSAGE_NO_PROC (completes at once, empty). */
 int rc_p2p_mrecv_start(struct rc_req *req, struct rc_umsg *msg);
 
 /* Cancel a receive still on the posted queue. */

@@ -11,41 +11,34 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "attr.h"
 #include "comm.h"
 #include "errhandler.h"
+#include "info.h"
 #include "inst.h"
 #include "topo.h"
 
 struct rc_comm rc_mpi_comm_world, rc_mpi_comm_self;
-struct rc_group rc_mpi_group_empty = { .magic = RC_GROUP_MAGIC,
-				       .refcount = 1, .predefined = true,
-				       .size = 0, .rank = MPI_UNDEFINED };
-
-bool rc_group_valid(const struct rc_group *g)
-{
-	return g && g->magic == RC_GROUP_MAGIC;
-}
-
-bool rc_comm_valid(const struct rc_comm *c)
-{
-	return c && c->magic == RC_COMM_MAGIC;
-}
+struct rc_group rc_mpi_group_empty = {.h = RC_HOBJ_INIT(RC_HK_GROUP),
+				      .refcount = 1,
+				      .predefined = true,
+				      .size = 0,
+				      .rank = MPI_UNDEFINED};
 
 struct rc_group *rc_group_new(int size)
 {
-	struct rc_group *g = calloc(1, sizeof(*g));
+	struct rc_group *g = rc_hobj_new(RC_HK_GROUP, sizeof(*g));
 
 	if (!g)
 		return NULL;
 	g->wranks = calloc(size ? size : 1, sizeof(int));
 	if (!g->wranks) {
-		free(g);
+		rc_hobj_free(RC_HK_GROUP, g);
 		return NULL;
 	}
 	g->refcount = 1;
 	g->size = size;
 	g->rank = MPI_UNDEFINED;
-	g->magic = RC_GROUP_MAGIC;
 	return g;
 }
 
@@ -60,9 +53,8 @@ void rc_group_release(struct rc_group *g)
 	if (!g || g->predefined)
 		return;
 	if (--g->refcount == 0) {
-		g->magic = 0;
 		free(g->wranks);
-		free(g);
+		rc_hobj_free(RC_HK_GROUP, g);
 	}
 }
 
@@ -92,14 +84,33 @@ void rc_comm_release(struct rc_comm *c)
 	rc_ctx_mark(c->inst, c->ctx, false);
 	rc_group_release(c->group);
 	rc_topo_free(c->topo);
-	c->magic = 0;
-	free(c);
+	if (c->info)
+		rc_info_free(c->info);
+	rc_attr_discard(&c->attrs); /* MPI_Comm_free deleted them */
+	rc_errh_release(c->errh);
+	rc_hobj_free(RC_HK_COMM, c);
+}
+
+int rc_comm_dup_cache(struct rc_comm *old, struct rc_comm *nc,
+		      const struct rc_info *info, bool with_info)
+{
+	const struct rc_info *hints = with_info ? info : old->info;
+	int err;
+
+	if (hints && rc_info_dup(hints, &nc->info))
+		return MPI_ERR_NO_MEM;
+	err = rc_attr_copy_all(RC_AK_COMM, old, old->attrs, nc, &nc->attrs);
+	if (err && nc->info) {
+		rc_info_free(nc->info);
+		nc->info = NULL;
+	}
+	return err;
 }
 
 int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 		const struct rc_comm *parent, struct rc_comm **out)
 {
-	struct rc_comm *c = calloc(1, sizeof(*c));
+	struct rc_comm *c = rc_hobj_new(RC_HK_COMM, sizeof(*c));
 
 	if (!c)
 		return RC_ERR_NOMEM;
@@ -111,7 +122,7 @@ int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 	c->rank = group->rank;
 	c->size = group->size;
 	c->errh = parent ? parent->errh : &rc_mpi_errors_are_fatal;
-	c->magic = RC_COMM_MAGIC;
+	rc_errh_retain(c->errh);
 	*out = c;
 	return RC_OK;
 }
@@ -165,7 +176,7 @@ static int comm_setup(struct rc_inst *inst, struct rc_comm *c, int size,
 	c->errh = &rc_mpi_errors_are_fatal;
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	rc_ctx_mark(inst, ctx, true);
-	c->magic = RC_COMM_MAGIC;
+	c->h.magic = RC_H_LIVE(RC_HK_COMM);
 	return RC_OK;
 }
 
@@ -204,7 +215,14 @@ void rc_comm_fini_world(struct rc_inst *inst)
 		c[i]->group = NULL;
 		rc_topo_free(c[i]->topo);
 		c[i]->topo = NULL;
-		c[i]->magic = 0;
+		if (c[i]->info)
+			rc_info_free(c[i]->info);
+		c[i]->info = NULL;
+		/* MPI_Finalize ran their delete callbacks */
+		rc_attr_discard(&c[i]->attrs);
+		rc_errh_release(c[i]->errh);
+		c[i]->errh = NULL;
+		rc_hobj_kill(c[i], RC_HK_COMM);
 		if (c[i] != &rc_mpi_comm_world && c[i] != &rc_mpi_comm_self)
 			free(c[i]);
 	}
@@ -216,7 +234,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
 	RC_API_CHECK_INIT("MPI_Comm_rank");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_rank");
+		return rc_err_handle(NULL, RC_HK_COMM, comm, "MPI_Comm_rank");
 	if (!rank)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_rank");
 	*rank = comm->rank;
@@ -228,7 +246,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
 	RC_API_CHECK_INIT("MPI_Comm_size");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_size");
+		return rc_err_handle(NULL, RC_HK_COMM, comm, "MPI_Comm_size");
 	if (!size)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_size");
 	*size = comm->size;

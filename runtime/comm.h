@@ -21,15 +21,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <mpi.h>
+#include "handle.h"
 
 struct rc_inst;
+struct rc_attr;
 struct rc_errhandler;
+struct rc_info;
 struct rc_topo;
 
-#define RC_GROUP_MAGIC 0x67727570u	/* "grup" while the handle is live */
-
 struct rc_group {
-	uint32_t magic;
+	struct rc_hobj h; /* handle.h */
 	int refcount;
 	bool predefined;
 	int size;
@@ -39,10 +40,8 @@ struct rc_group {
 
 #define RC_COMM_PREDEFINED 0x1u
 
-#define RC_COMM_MAGIC 0x636f6d6du
-
 struct rc_comm {
-	uint32_t magic;		/* RC_COMM_MAGIC while the handle is live */
+	struct rc_hobj h; /* live until MPI_Comm_free (handle.h) */
 	struct rc_inst *inst;
 	int refcount;
 	unsigned flags;
@@ -52,6 +51,8 @@ struct rc_comm {
 	struct rc_errhandler *errh;
 	uint32_t coll_seq;	/* collective sequence number (tags) */
 	struct rc_topo *topo;	/* Cartesian topology, if any (topo.h) */
+	struct rc_info *info;	/* hints (MPI_Comm_set_info), or NULL */
+	struct rc_attr *attrs;	/* cached attributes (attr.h) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -66,10 +67,16 @@ static inline uint32_t rc_comm_coll_ctx(const struct rc_comm *c)
 }
 
 /* Is c a live communicator handle? */
-bool rc_comm_valid(const struct rc_comm *c);
+static inline bool rc_comm_valid(const struct rc_comm *c)
+{
+	return rc_hobj_is(c, RC_HK_COMM);
+}
 
 /* Is g a live group handle (MPI_GROUP_EMPTY included)? */
-bool rc_group_valid(const struct rc_group *g);
+static inline bool rc_group_valid(const struct rc_group *g)
+{
+	return rc_hobj_is(g, RC_HK_GROUP);
+}
 struct rc_group *rc_group_new(int size);
 void rc_group_retain(struct rc_group *g);
 void rc_group_release(struct rc_group *g);
@@ -90,6 +97,22 @@ void rc_comm_release(struct rc_comm *c);
  */
 int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 		const struct rc_comm *parent, struct rc_comm **out);
+
+/*
+ * What a dup copies besides group and topology, once the new communicator
+ * nc exists (MPI_Comm_dup, MPI_Comm_dup_with_info, and MPI_Comm_idup when
+ * its new communicator is made): the hints (old's, or `info` when
+ * with_info; NULL: none) and the attributes (their copy callbacks run).
+ * Returns an MPI error code: MPI_SUCCESS, or the first failure (a copy
+ * callback's own code); on failure nc holds none of them, and the caller
+ * frees it.
+ */
+int rc_comm_dup_cache(struct rc_comm *old, struct rc_comm *nc,
+		      const struct rc_info *info, bool with_info);
+
+/* The value of predefined attribute `keyval` (MPI_TAG_UB ...) on comm,
+ * or NULL when it is not set (MPI_APPNUM). */
+int *rc_comm_predef_attr(const struct rc_comm *comm, int keyval);
 
 /* Create world and self for inst (into the given objects when non-NULL,
  * else allocated). */

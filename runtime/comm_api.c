@@ -1,13 +1,13 @@
 /*
  * comm_api.c - the local communicator functions: MPI_Comm_compare,
- * MPI_Comm_test_inter, MPI_Comm_set_name / MPI_Comm_get_name and
- * MPI_Comm_get_attr on the predefined attributes.
+ * MPI_Comm_test_inter, MPI_Comm_set_name / MPI_Comm_get_name, and the
+ * values of the predefined attributes.
  *
- * rcmpi has no user attribute keys yet: MPI_Comm_get_attr answers the
- * predefined keys on every communicator (a dup of MPI_COMM_WORLD would
- * copy them anyway) and MPI_ERR_KEYVAL for anything else. Values are
- * process-wide ints, returned by address as the standard requires.
- * The collective constructors live in coll/comm_create.c.
+ * The predefined attributes are answered on every communicator (a dup of
+ * MPI_COMM_WORLD would copy them anyway); their values are process-wide
+ * ints, returned by address as the standard requires. Attribute caching
+ * is in attr.c / attr_api.c, the collective constructors in
+ * coll/comm_create.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,8 +22,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	int g;
 
 	RC_API_CHECK_INIT(fn);
-	if (!rc_comm_valid(comm1) || !rc_comm_valid(comm2))
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_valid(comm1))
+		return rc_err_handle(NULL, RC_HK_COMM, comm1, fn);
+	if (!rc_comm_valid(comm2))
+		return rc_err_handle(NULL, RC_HK_COMM, comm2, fn);
 	if (!result)
 		return RC_ERR(comm1, MPI_ERR_ARG, fn);
 	if (comm1 == comm2) {
@@ -40,7 +42,8 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
 	RC_API_CHECK_INIT("MPI_Comm_test_inter");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_test_inter");
+		return rc_err_handle(NULL, RC_HK_COMM, comm,
+				     "MPI_Comm_test_inter");
 	if (!flag)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_test_inter");
 	*flag = 0;	/* no intercommunicators */
@@ -52,7 +55,8 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
 	RC_API_CHECK_INIT("MPI_Comm_set_name");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_set_name");
+		return rc_err_handle(NULL, RC_HK_COMM, comm,
+				     "MPI_Comm_set_name");
 	if (!name)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_set_name");
 	/* longer names are truncated, as the standard allows */
@@ -65,7 +69,8 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
 	RC_API_CHECK_INIT("MPI_Comm_get_name");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_get_name");
+		return rc_err_handle(NULL, RC_HK_COMM, comm,
+				     "MPI_Comm_get_name");
 	if (!name || !resultlen)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_get_name");
 	snprintf(name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
@@ -79,47 +84,28 @@ static int attr_host = MPI_PROC_NULL;
 static int attr_io = MPI_ANY_SOURCE;	/* every process can do I/O */
 static int attr_wtime_is_global;	/* clocks are per node */
 static int attr_universe_size;
+static int attr_lastusedcode;
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val,
-		       int *flag)
+int *rc_comm_predef_attr(const struct rc_comm *comm, int keyval)
 {
-	static const char fn[] = "MPI_Comm_get_attr";
-	int *val;
-
-	RC_API_CHECK_INIT(fn);
-	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
-	if (!attribute_val || !flag)
-		return RC_ERR(comm, MPI_ERR_ARG, fn);
 	switch (keyval) {
 	case MPI_TAG_UB:
-		val = &attr_tag_ub;
-		break;
+		return &attr_tag_ub;
 	case MPI_HOST:
-		val = &attr_host;
-		break;
+		return &attr_host;
 	case MPI_IO:
-		val = &attr_io;
-		break;
+		return &attr_io;
 	case MPI_WTIME_IS_GLOBAL:
-		val = &attr_wtime_is_global;
-		break;
+		return &attr_wtime_is_global;
 	case MPI_UNIVERSE_SIZE:
 		attr_universe_size = comm->inst->universe_size > 0
 					     ? comm->inst->universe_size
 					     : comm->inst->size;
-		val = &attr_universe_size;
-		break;
-	case MPI_APPNUM:
-		*flag = 0;	/* not set by our launchers */
-		return MPI_SUCCESS;
+		return &attr_universe_size;
+	case MPI_LASTUSEDCODE:
+		attr_lastusedcode = rc_err_lastused();
+		return &attr_lastusedcode;
 	default:
-		return RC_ERR_MSG(comm, MPI_ERR_KEYVAL, fn,
-				  "not a predefined attribute key (rcmpi "
-				  "has no user keys yet)");
+		return NULL; /* MPI_APPNUM: not set by our launchers */
 	}
-	memcpy(attribute_val, &val, sizeof(val));
-	*flag = 1;
-	return MPI_SUCCESS;
 }
-RC_WEAK(MPI_Comm_get_attr)

@@ -33,6 +33,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include "attr.h"
 #include "dtype.h"
 #include "status.h"
 
@@ -150,11 +151,10 @@ static size_t dt_boff_zero[1];
 
 #define RC_X_DT_BASIC(sym, kind)                                           \
 	static struct rc_dt_block dt_blk_##kind[1] = {                     \
-		{ 0, sizeof(rc_ct_##kind) }                                \
-	};                                                                 \
-	static struct rc_dt_sig dt_sig_##kind[1] = { { RC_BASIC_##kind, 1 } }; \
+		{0, sizeof(rc_ct_##kind)}};                                \
+	static struct rc_dt_sig dt_sig_##kind[1] = {{RC_BASIC_##kind, 1}}; \
 	struct rc_dtype sym = {                                            \
-		.magic = RC_DT_MAGIC,                                      \
+		.h = RC_HOBJ_INIT(RC_HK_DTYPE),                            \
 		.refcount = 1,                                             \
 		.flags = RC_DT_PREDEFINED | RC_DT_COMMITTED,               \
 		.combiner = MPI_COMBINER_NAMED,                            \
@@ -171,9 +171,9 @@ static size_t dt_boff_zero[1];
 		.sig = dt_sig_##kind,                                      \
 		.nbasic = 1,                                               \
 		.align = _Alignof(rc_ct_##kind),                           \
-		.dalign = DT_LOWBIT(sizeof(rc_ct_##kind)) < DT_DALIGN_MAX ? \
-				  DT_LOWBIT(sizeof(rc_ct_##kind)) :        \
-				  DT_DALIGN_MAX,                           \
+		.dalign = DT_LOWBIT(sizeof(rc_ct_##kind)) < DT_DALIGN_MAX  \
+				  ? DT_LOWBIT(sizeof(rc_ct_##kind))        \
+				  : DT_DALIGN_MAX,                         \
 		.name = RC_DT_NAME_##kind,                                 \
 	};
 
@@ -257,7 +257,7 @@ RC_DT_PREDEF_TABLE(RC_X_DT_BASIC)
 		{ RC_BASIC_##ib, 1 },                                      \
 	};                                                                 \
 	struct rc_dtype DT_PAIR_SYM_##pn = {                             \
-		.magic = RC_DT_MAGIC,                                      \
+		.h = RC_HOBJ_INIT(RC_HK_DTYPE),                            \
 		.refcount = 1,                                             \
 		.flags = RC_DT_PREDEFINED | RC_DT_COMMITTED,               \
 		.combiner = MPI_COMBINER_NAMED,                            \
@@ -300,7 +300,7 @@ RC_PAIR_TABLE(RC_X_DT_PAIR)
  */
 #define RC_X_DT_MARKER(sym, stick, str)                                   \
 	struct rc_dtype sym = {                                           \
-		.magic = RC_DT_MAGIC,                                     \
+		.h = RC_HOBJ_INIT(RC_HK_DTYPE),                           \
 		.refcount = 1,                                            \
 		.flags = RC_DT_PREDEFINED | RC_DT_COMMITTED | (stick),    \
 		.combiner = MPI_COMBINER_NAMED,                           \
@@ -313,12 +313,19 @@ RC_X_DT_MARKER(rc_mpi_lb, RC_DT_STICKY_LB, "MPI_LB")
 RC_X_DT_MARKER(rc_mpi_ub, RC_DT_STICKY_UB, "MPI_UB")
 #undef RC_X_DT_MARKER
 
-/* ---- object life ------------------------------------------------------- */
+struct rc_dtype *const rc_dt_predefined[] = {
+#define RC_X_DT_LIST(sym, kind) &sym,
+	RC_DT_PREDEF_TABLE(RC_X_DT_LIST)
+#undef RC_X_DT_LIST
+#define RC_X_DT_PLIST(pn, vtype, vb, itype, ib, str) &DT_PAIR_SYM_##pn,
+		RC_PAIR_TABLE(RC_X_DT_PLIST)
+#undef RC_X_DT_PLIST
+	&rc_mpi_lb, &rc_mpi_ub,
+};
+const size_t rc_dt_npredefined =
+	sizeof(rc_dt_predefined) / sizeof(rc_dt_predefined[0]);
 
-bool rc_dt_ok(const struct rc_dtype *dt)
-{
-	return dt && dt->magic == RC_DT_MAGIC;
-}
+/* ---- object life ------------------------------------------------------- */
 
 bool rc_dt_valid(const struct rc_dtype *dt)
 {
@@ -343,12 +350,12 @@ static void dt_contents_free(struct rc_dt_contents *c)
 
 static void dt_destroy(struct rc_dtype *dt)
 {
-	dt->magic = 0;
 	dt_contents_free(dt->contents);
 	free(dt->blocks);
 	free(dt->boff);
 	free(dt->sig);
-	free(dt);
+	rc_attr_discard(&dt->attrs); /* MPI_Type_free deleted them */
+	rc_hobj_free(RC_HK_DTYPE, dt);
 }
 
 void rc_dt_retain(struct rc_dtype *dt)
@@ -589,11 +596,10 @@ err:
 
 static struct rc_dtype *dt_alloc(int combiner)
 {
-	struct rc_dtype *dt = calloc(1, sizeof(*dt));
+	struct rc_dtype *dt = rc_hobj_new(RC_HK_DTYPE, sizeof(*dt));
 
 	if (!dt)
 		return NULL;
-	dt->magic = RC_DT_MAGIC;
 	dt->refcount = 1;
 	dt->combiner = combiner;
 	dt->align = 1;
@@ -754,7 +760,7 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 
 	ret = dt_finish(dt, &f);
 	if (ret) {
-		free(dt);
+		rc_hobj_free(RC_HK_DTYPE, dt);
 		return ret;
 	}
 	*newp = dt;
@@ -763,7 +769,7 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 err_free:
 	free(f.b);
 	free(f.s);
-	free(dt);
+	rc_hobj_free(RC_HK_DTYPE, dt);
 	return ret;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <mpi.h>
+#include "handle.h"
 
 /* Basic (predefined, non-composite for ops) element kinds. */
 #define RC_BASIC_TABLE(X)                                  \
@@ -145,7 +146,7 @@ struct rc_dt_sig {
  * pack loop computes displacements instead of reading them */
 #define RC_DT_REGULAR 0x10u
 
-#define RC_DT_MAGIC 0x64747970u	/* "dtyp": a live datatype object */
+struct rc_attr;
 
 /*
  * The arguments of the constructor call that made a derived type, as
@@ -161,7 +162,8 @@ struct rc_dt_contents {
 };
 
 struct rc_dtype {
-	unsigned magic;		/* RC_DT_MAGIC while the object is live */
+	struct rc_hobj h; /* handle.h */
+	struct rc_attr *attrs; /* cached attributes (attr.h) */
 	int refcount;
 	unsigned flags;
 	int combiner;		/* MPI_COMBINER_* */
@@ -240,7 +242,15 @@ static inline bool rc_basic_is_pair(enum rc_basic b)
 }
 
 /* Is dt a live datatype object (predefined or derived, committed or not)? */
-bool rc_dt_ok(const struct rc_dtype *dt);
+static inline bool rc_dt_ok(const struct rc_dtype *dt)
+{
+	return rc_hobj_is(dt, RC_HK_DTYPE);
+}
+
+/* Every predefined datatype, in the order of their fixed MPI_Fint
+ * indices (handle.h). */
+extern struct rc_dtype *const rc_dt_predefined[];
+extern const size_t rc_dt_npredefined;
 
 /*
  * Constructors. Arguments are assumed checked by the caller (the API layer

@@ -12,28 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "attr.h"
 #include "dtype.h"
 #include "thread.h"
 
 /* Check a datatype argument: a live object (committed or not). */
-#define DT_CHECK(dt, fn)                                                  \
-	do {                                                              \
-		if (RC_UNLIKELY(!rc_dt_ok(dt)))                           \
-			return RC_ERR_MSG(NULL, MPI_ERR_TYPE, (fn),       \
-					  (dt) ? "invalid datatype"       \
-					       : "MPI_DATATYPE_NULL");    \
+#define DT_CHECK(dt, fn)                                                     \
+	do {                                                                 \
+		if (RC_UNLIKELY(!rc_dt_ok(dt)))                              \
+			return rc_err_handle(NULL, RC_HK_DTYPE, (dt), (fn)); \
 	} while (0)
 
 /* Check a datatype used to move data: live and committed. */
-#define DT_CHECK_COMMITTED(comm, dt, fn)                                  \
-	do {                                                              \
-		if (RC_UNLIKELY(!rc_dt_ok(dt)))                           \
-			return RC_ERR_MSG((comm), MPI_ERR_TYPE, (fn),     \
-					  (dt) ? "invalid datatype"       \
-					       : "MPI_DATATYPE_NULL");    \
-		if (RC_UNLIKELY(!((dt)->flags & RC_DT_COMMITTED)))        \
-			return RC_ERR_MSG((comm), MPI_ERR_TYPE, (fn),     \
-					  "datatype not committed");      \
+#define DT_CHECK_COMMITTED(comm, dt, fn)                         \
+	do {                                                     \
+		if (RC_UNLIKELY(!rc_dt_valid(dt)))               \
+			return rc_err_dtype((comm), (dt), (fn)); \
 	} while (0)
 
 #define DT_CHECK_PTR(p, fn)                                               \
@@ -561,7 +555,18 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	DT_CONTENTS(c, 0, 0, 1, fn);
 	c->types[0] = oldtype;
 	ret = rc_dt_create_dup(oldtype, &dt);
-	return dt_new(ret, dt, MPI_COMBINER_DUP, c, newtype, fn);
+	ret = dt_new(ret, dt, MPI_COMBINER_DUP, c, newtype, fn);
+	if (ret)
+		return ret;
+	/* the attributes, through their copy callbacks */
+	ret = rc_attr_copy_all(RC_AK_TYPE, oldtype, oldtype->attrs, dt,
+			       &dt->attrs);
+	if (ret) {
+		*newtype = MPI_DATATYPE_NULL;
+		rc_dt_release(dt);
+		return RC_ERR(NULL, ret, fn);
+	}
+	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Type_dup)
 
@@ -580,6 +585,7 @@ RC_WEAK(MPI_Type_commit)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
 	static const char fn[] = "MPI_Type_free";
+	int err;
 
 	RC_API_CHECK_INIT(fn);
 	DT_CHECK_PTR(datatype, fn);
@@ -587,6 +593,10 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 	if ((*datatype)->flags & RC_DT_PREDEFINED)
 		return RC_ERR_MSG(NULL, MPI_ERR_TYPE, fn,
 				  "cannot free a predefined datatype");
+	/* a failing delete callback fails the call; the type stays */
+	err = rc_attr_delete_all(RC_AK_TYPE, *datatype, &(*datatype)->attrs);
+	if (err)
+		return RC_ERR(NULL, err, fn);
 	/* operations still using it hold their own references */
 	rc_dt_release(*datatype);
 	*datatype = MPI_DATATYPE_NULL;
@@ -928,8 +938,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	size_t need;
 
 	RC_API_CHECK_INIT(fn);
-	if (comm == MPI_COMM_NULL)
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if (incount < 0)
 		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn,
 				  "incount is negative");
@@ -960,8 +970,8 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
 	size_t need;
 
 	RC_API_CHECK_INIT(fn);
-	if (comm == MPI_COMM_NULL)
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if (outcount < 0)
 		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn,
 				  "outcount is negative");
@@ -992,8 +1002,8 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 	size_t need;
 
 	RC_API_CHECK_INIT(fn);
-	if (comm == MPI_COMM_NULL)
-		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if (incount < 0)
 		return RC_ERR_MSG(comm, MPI_ERR_COUNT, fn,
 				  "incount is negative");

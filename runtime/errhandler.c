@@ -1,20 +1,43 @@
 /*
- * errhandler.c - MPI error classes, their strings, and error handlers.
+ * errhandler.c - MPI error classes, codes and their strings, and error
+ * handlers (errhandler.h).
  *
- * The API boundary calls rc_err_raise(); the communicator's handler decides:
- * MPI_ERRORS_ARE_FATAL (the default) prints the function, the error string
- * and the rank, then ends the whole job; MPI_ERRORS_RETURN returns the class.
+ * The API boundary calls rc_err_raise() (or, for another object kind,
+ * rc_err_invoke()); the object's handler decides: MPI_ERRORS_ARE_FATAL
+ * (the default) prints the function, the error string and the rank, then
+ * ends the whole job; MPI_ERRORS_RETURN returns the code; a user handler
+ * is called with the object and the code, and the code is returned.
+ *
+ * A kind of object plugs in with one entry in eh_ops (how to call a user
+ * handler with its handle type): communicators are here, windows and
+ * files add theirs, and MPI_Win_create_errhandler etc. are then those of
+ * this file with RC_EHO_WIN.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "dtype.h"
 #include "log.h"
+#include "thread.h"
 
-struct rc_errhandler rc_mpi_errors_are_fatal = { .refcount = 1,
-						 .kind = RC_EH_FATAL };
-struct rc_errhandler rc_mpi_errors_return = { .refcount = 1,
-					      .kind = RC_EH_RETURN };
+struct rc_errhandler rc_mpi_errors_are_fatal = {
+	.h = RC_HOBJ_INIT(RC_HK_ERRH), .refcount = 1, .kind = RC_EH_FATAL};
+struct rc_errhandler rc_mpi_errors_return = {
+	.h = RC_HOBJ_INIT(RC_HK_ERRH), .refcount = 1, .kind = RC_EH_RETURN};
+
+static void comm_call(void (*fn)(void), void *handle, int *code,
+		      const char *where)
+{
+	((MPI_Comm_errhandler_function *)fn)(handle, code, where);
+}
+
+static const struct rc_eh_ops comm_eh_ops = {"communicator", comm_call};
+
+static const struct rc_eh_ops *const eh_ops[RC_EHO_NKINDS] = {
+	[RC_EHO_COMM] = &comm_eh_ops,
+	/* [RC_EHO_WIN], [RC_EHO_FILE]: with the windows and files */
+};
 
 #define RC_ERR_CLASS_TABLE(X)                                            \
 	X(MPI_SUCCESS, "MPI_SUCCESS: no error")                          \
@@ -90,94 +113,417 @@ const char *rc_err_class_str(int cls)
 	return rc_err_class_tab[cls];
 }
 
-int rc_err_raise(struct rc_comm *comm, int cls, const char *fn,
-		 const char *detail)
-{
-	struct rc_inst *inst = comm ? comm->inst : &rc_g;
-	struct rc_errhandler *eh;
-	char msg[512];
+/* ---- error codes added by the program ------------------------------ */
 
-	if (!comm && rc_g.initialized && !rc_g.finalized)
-		comm = rc_g.world;
-	eh = comm && comm->errh ? comm->errh : &rc_mpi_errors_are_fatal;
+struct err_code {
+	int cls;
+	char *str; /* MPI_Add_error_string, or NULL */
+};
+
+static struct err_code *err_codes; /* code MPI_ERR_LASTCODE + 1 + i */
+static int n_err_codes, cap_err_codes;
+
+#define ERR_CODES_MAX (1 << 20)
+
+static struct err_code *err_code_of(int code)
+{
+	if (code <= MPI_ERR_LASTCODE || code > MPI_ERR_LASTCODE + n_err_codes)
+		return NULL;
+	return &err_codes[code - MPI_ERR_LASTCODE - 1];
+}
+
+int rc_err_code_class(int code)
+{
+	const struct err_code *e = err_code_of(code);
+
+	if (rc_err_class_str(code))
+		return code;
+	return e ? e->cls : -1;
+}
+
+const char *rc_err_code_str(int code)
+{
+	const struct err_code *e = err_code_of(code);
+
+	if (rc_err_class_str(code))
+		return rc_err_class_str(code);
+	return e ? (e->str ? e->str : "") : NULL;
+}
+
+int rc_err_lastused(void)
+{
+	return MPI_ERR_LASTCODE + n_err_codes;
+}
+
+/* A new code of class cls (-1: a new class, its own code). */
+static int err_code_add(int cls, int *code)
+{
+	if (n_err_codes == cap_err_codes) {
+		int cap = cap_err_codes ? 2 * cap_err_codes : 16;
+		struct err_code *e;
+
+		if (cap > ERR_CODES_MAX)
+			return RC_ERR_NOMEM;
+		e = realloc(err_codes, (size_t)cap * sizeof(*e));
+		if (!e)
+			return RC_ERR_NOMEM;
+		err_codes = e;
+		cap_err_codes = cap;
+	}
+	*code = MPI_ERR_LASTCODE + 1 + n_err_codes;
+	err_codes[n_err_codes].cls = cls < 0 ? *code : cls;
+	err_codes[n_err_codes].str = NULL;
+	n_err_codes++;
+	return RC_OK;
+}
+
+void rc_err_codes_fini(void)
+{
+	int i;
+
+	for (i = 0; i < n_err_codes; i++)
+		free(err_codes[i].str);
+	free(err_codes);
+	err_codes = NULL;
+	n_err_codes = cap_err_codes = 0;
+}
+
+/* ---- handlers ---------------------------------------------------------- */
+
+int rc_errh_create(enum rc_eh_obj obj, void (*fn)(void),
+		   struct rc_errhandler **out)
+{
+	struct rc_errhandler *eh = rc_hobj_new(RC_HK_ERRH, sizeof(*eh));
+
+	if (!eh)
+		return RC_ERR_NOMEM;
+	eh->refcount = 1;
+	eh->kind = RC_EH_USER;
+	eh->obj = obj;
+	eh->fn = fn;
+	*out = eh;
+	return RC_OK;
+}
+
+void rc_errh_retain(struct rc_errhandler *eh)
+{
+	if (eh->kind == RC_EH_USER)
+		eh->refcount++;
+}
+
+void rc_errh_release(struct rc_errhandler *eh)
+{
+	if (eh->kind == RC_EH_USER && --eh->refcount == 0)
+		rc_hobj_free(RC_HK_ERRH, eh);
+}
+
+bool rc_errh_serves(const struct rc_errhandler *eh, enum rc_eh_obj obj)
+{
+	return eh->kind != RC_EH_USER || eh->obj == (int)obj;
+}
+
+int rc_err_invoke(struct rc_errhandler *eh, enum rc_eh_obj obj, void *handle,
+		  struct rc_inst *inst, int code, const char *fn,
+		  const char *detail)
+{
+	const char *s = rc_err_code_str(code);
+	int cls = rc_err_code_class(code);
+	char msg[512];
 
 	switch (eh->kind) {
 	case RC_EH_RETURN:
-		return cls;
+		return code;
 	case RC_EH_USER: {
-		MPI_Comm h = comm;
-		int code = cls;
+		int c = code;
 
-		eh->fn(&h, &code, fn);
-		return cls;
+		/* the handler may call MPI (the critical section nests), and
+		 * keeps its reference while it runs */
+		rc_errh_retain(eh);
+		eh_ops[obj]->call(eh->fn, handle, &c, fn);
+		rc_errh_release(eh);
+		return code;
 	}
 	default:
 		break;
 	}
-	snprintf(msg, sizeof(msg), "%s: %s%s%s (MPI_ERRORS_ARE_FATAL)", fn,
-		 rc_err_class_str(cls) ? rc_err_class_str(cls) : "unknown error",
-		 detail ? ": " : "", detail ? detail : "");
-	rc_abort(inst, cls ? cls : 1, msg);
+	if (s && *s)
+		snprintf(msg, sizeof(msg), "%s: %s%s%s (MPI_ERRORS_ARE_FATAL)",
+			 fn, s, detail ? ": " : "", detail ? detail : "");
+	else
+		snprintf(msg, sizeof(msg),
+			 "%s: error code %d (class %d)%s%s "
+			 "(MPI_ERRORS_ARE_FATAL)",
+			 fn, code, cls, detail ? ": " : "",
+			 detail ? detail : "");
+	rc_abort(inst, cls > 0 ? cls : 1, msg);
+}
+
+int rc_err_raise(struct rc_comm *comm, int code, const char *fn,
+		 const char *detail)
+{
+	struct rc_inst *inst = comm ? comm->inst : &rc_g;
+	struct rc_errhandler *eh;
+	MPI_Comm h;
+
+	if (!comm && rc_g.initialized && !rc_g.finalized)
+		comm = rc_g.world;
+	eh = comm && comm->errh ? comm->errh : &rc_mpi_errors_are_fatal;
+	h = comm;
+	return rc_err_invoke(eh, RC_EHO_COMM, &h, inst, code, fn, detail);
+}
+
+int rc_err_handle(struct rc_comm *comm, enum rc_hkind kind, const void *h,
+		  const char *fn)
+{
+	char why[160];
+
+	return rc_err_raise(comm, rc_hkind_class(kind), fn,
+			    rc_handle_explain(kind, h, why, sizeof(why)));
+}
+
+int rc_err_dtype(struct rc_comm *comm, const struct rc_dtype *dt,
+		 const char *fn)
+{
+	if (rc_dt_ok(dt) && !(dt->flags & RC_DT_COMMITTED))
+		return rc_err_raise(comm, MPI_ERR_TYPE, fn,
+				    "datatype not committed");
+	return rc_err_handle(comm, RC_HK_DTYPE, dt, fn);
+}
+
+/* ---- the MPI functions ------------------------------------------------ */
+
+static int error_class(int errorcode, int *errorclass)
+{
+	static const char fn[] = "MPI_Error_class";
+	int cls = rc_err_code_class(errorcode);
+
+	if (!errorclass)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "errorclass is NULL");
+	if (cls < 0)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "not an error code");
+	*errorclass = cls;
+	return MPI_SUCCESS;
 }
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-	if (!errorclass)
-		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Error_class");
-	if (!rc_err_class_str(errorcode))
-		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Error_class");
-	/* rcmpi's error codes are its error classes */
-	*errorclass = errorcode;
-	return MPI_SUCCESS;
+	return RC_CS_CALL(&rc_cs_big, error_class(errorcode, errorclass));
 }
 RC_WEAK(MPI_Error_class)
 
-int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+static int error_string(int errorcode, char *string, int *resultlen)
 {
-	const char *s = rc_err_class_str(errorcode);
+	static const char fn[] = "MPI_Error_string";
+	const char *s = rc_err_code_str(errorcode);
 
 	if (!string || !resultlen)
-		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Error_string");
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  !string ? "string is NULL"
+					  : "resultlen is NULL");
 	if (!s)
-		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Error_string");
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "not an error code");
 	snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
 	*resultlen = (int)strlen(string);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  error_string(errorcode, string, resultlen));
+}
 RC_WEAK(MPI_Error_string)
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+static int add_error_class(int *errorclass)
 {
-	RC_API_CHECK_INIT("MPI_Comm_set_errhandler");
+	static const char fn[] = "MPI_Add_error_class";
+
+	RC_API_CHECK_INIT(fn);
+	if (!errorclass)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "errorclass is NULL");
+	if (err_code_add(-1, errorclass))
+		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+	return RC_CS_CALL(&rc_cs_big, add_error_class(errorclass));
+}
+RC_WEAK(MPI_Add_error_class)
+
+static int add_error_code(int errorclass, int *errorcode)
+{
+	static const char fn[] = "MPI_Add_error_code";
+
+	RC_API_CHECK_INIT(fn);
+	if (!errorcode)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "errorcode is NULL");
+	if (rc_err_code_class(errorclass) != errorclass)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "errorclass is not an error class");
+	if (err_code_add(errorclass, errorcode))
+		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+	return RC_CS_CALL(&rc_cs_big, add_error_code(errorclass, errorcode));
+}
+RC_WEAK(MPI_Add_error_code)
+
+static int add_error_string(int errorcode, const char *string)
+{
+	static const char fn[] = "MPI_Add_error_string";
+	struct err_code *e = err_code_of(errorcode);
+	char *s;
+
+	RC_API_CHECK_INIT(fn);
+	if (!e)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  errorcode <= MPI_ERR_LASTCODE
+					  ? "a predefined code's string cannot "
+					    "change"
+					  : "not an error code");
+	if (!string)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "string is NULL");
+	if (strnlen(string, MPI_MAX_ERROR_STRING) >= MPI_MAX_ERROR_STRING)
+		return RC_ERR_MSG(
+			NULL, MPI_ERR_ARG, fn,
+			"string longer than MPI_MAX_ERROR_STRING - 1");
+	s = strdup(string);
+	if (!s)
+		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
+	free(e->str);
+	e->str = s;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+	return RC_CS_CALL(&rc_cs_big, add_error_string(errorcode, string));
+}
+RC_WEAK(MPI_Add_error_string)
+
+static int comm_create_errhandler(MPI_Comm_errhandler_function *function,
+				  MPI_Errhandler *errhandler)
+{
+	static const char fn[] = "MPI_Comm_create_errhandler";
+	struct rc_errhandler *eh;
+
+	RC_API_CHECK_INIT(fn);
+	if (!function)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "function is NULL");
+	if (!errhandler)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "errhandler is NULL");
+	if (rc_errh_create(RC_EHO_COMM, (void (*)(void))function, &eh))
+		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
+	*errhandler = eh;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
+				MPI_Errhandler *errhandler)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  comm_create_errhandler(function, errhandler));
+}
+RC_WEAK(MPI_Comm_create_errhandler)
+
+static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+	static const char fn[] = "MPI_Comm_set_errhandler";
+
+	RC_API_CHECK_INIT(fn);
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_set_errhandler");
-	if (!eh || (eh->kind != RC_EH_FATAL && eh->kind != RC_EH_RETURN &&
-		    eh->kind != RC_EH_USER))
-		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler");
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
+	if (!rc_hobj_is(eh, RC_HK_ERRH))
+		return rc_err_handle(comm, RC_HK_ERRH, eh, fn);
+	if (!rc_errh_serves(eh, RC_EHO_COMM))
+		return RC_ERR_MSG(comm, MPI_ERR_ARG, fn,
+				  "the error handler is not a communicator's");
+	rc_errh_retain(eh);
+	rc_errh_release(comm->errh);
 	comm->errh = eh;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_set_errhandler(comm, eh));
+}
 RC_WEAK(MPI_Comm_set_errhandler)
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
+static int comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
 {
-	RC_API_CHECK_INIT("MPI_Comm_get_errhandler");
+	static const char fn[] = "MPI_Comm_get_errhandler";
+
+	RC_API_CHECK_INIT(fn);
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_get_errhandler");
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
 	if (!eh)
-		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler");
+		return RC_ERR_MSG(comm, MPI_ERR_ARG, fn, "errhandler is NULL");
+	/* a new reference: the program frees it */
+	rc_errh_retain(comm->errh);
 	*eh = comm->errh;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_get_errhandler(comm, eh));
+}
 RC_WEAK(MPI_Comm_get_errhandler)
 
-int PMPI_Errhandler_free(MPI_Errhandler *eh)
+static int comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-	RC_API_CHECK_INIT("MPI_Errhandler_free");
-	if (!eh || !*eh)
-		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Errhandler_free");
-	/* the predefined handlers are never released */
+	static const char fn[] = "MPI_Comm_call_errhandler";
+
+	RC_API_CHECK_INIT(fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
+	/* the handler ran (and returned): success, whatever the code */
+	rc_err_raise(comm, errorcode, fn, NULL);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_call_errhandler(comm, errorcode));
+}
+RC_WEAK(MPI_Comm_call_errhandler)
+
+static int errhandler_free(MPI_Errhandler *eh)
+{
+	static const char fn[] = "MPI_Errhandler_free";
+
+	RC_API_CHECK_INIT(fn);
+	if (!eh)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "errhandler is NULL");
+	if (!rc_hobj_is(*eh, RC_HK_ERRH))
+		return rc_err_handle(NULL, RC_HK_ERRH, *eh, fn);
+	/* objects it is attached to keep it (predefined: never freed) */
+	rc_errh_release(*eh);
 	*eh = MPI_ERRHANDLER_NULL;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Errhandler_free(MPI_Errhandler *eh)
+{
+	return RC_CS_CALL(&rc_cs_big, errhandler_free(eh));
+}
 RC_WEAK(MPI_Errhandler_free)
+
+/* A hook for profiling tools: rcmpi itself does nothing with it. */
+static int pcontrol(int level)
+{
+	(void)level;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Pcontrol(const int level, ...)
+{
+	return RC_CS_CALL(&rc_cs_big, pcontrol(level));
+}
+RC_WEAK(MPI_Pcontrol)

@@ -41,12 +41,10 @@ static char *group_flags(const struct rc_group *g)
 	return calloc(g->size ? (size_t)g->size : 1, 1);
 }
 
-#define GROUP_CHECK(g, fn)                                                 \
-	do {                                                               \
-		if (!rc_group_valid(g))                                    \
-			return RC_ERR_MSG(NULL, MPI_ERR_GROUP, fn,         \
-					  (g) ? "invalid group"            \
-					      : "MPI_GROUP_NULL");         \
+#define GROUP_CHECK(g, fn)                                                \
+	do {                                                              \
+		if (!rc_group_valid(g))                                   \
+			return rc_err_handle(NULL, RC_HK_GROUP, (g), fn); \
 	} while (0)
 
 /* Return a new group handle or raise the status. */
@@ -63,7 +61,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
 	RC_API_CHECK_INIT("MPI_Comm_group");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Comm_group");
+		return rc_err_handle(NULL, RC_HK_COMM, comm, "MPI_Comm_group");
 	if (!group)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_group");
 	rc_group_retain(comm->group);

@@ -20,8 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "api.h"
+#include "attr.h"
 #include "coll.h"
 #include "dtype.h"
+#include "info.h"
 #include "log.h"
 #include "param.h"
 #include "pt2pt.h"
@@ -168,6 +170,7 @@ int rc_inst_open(struct rc_inst *inst)
 	struct rc_proc_info pi;
 	int ret;
 
+	rc_handles_init();
 	ret = inst_boot(inst);
 	if (ret)
 		return ret;
@@ -230,6 +233,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 						? MPI_THREAD_SINGLE : required)
 				     : MPI_THREAD_SERIALIZED;
 	inst->thread_main = (void *)pthread_self();
+	rc_info_env_fill(inst, required);
 	inst->initialized = true;
 	if (provided)
 		*provided = inst->thread_level;
@@ -297,12 +301,47 @@ void rc_inst_close(struct rc_inst *inst)
 	inst->local_peers = NULL;
 }
 
+/* Delete every attribute of one object (reverse order of setting); the
+ * first failing callback's code, the attributes it left dropped. */
+static int finalize_attrs_of(enum rc_akind kind, void *obj,
+			     struct rc_attr **list, int err)
+{
+	int e = rc_attr_delete_all(kind, obj, list);
+
+	rc_attr_discard(list);
+	return err ? err : e;
+}
+
+/*
+ * Attributes go first, while every MPI call still works: MPI_COMM_SELF's
+ * in the reverse order of setting (MPI-3.1 8.7.1; tools rely on it), then
+ * MPI_COMM_WORLD's and those of the predefined datatypes. A failing
+ * delete callback does not stop the others; its code is raised on world.
+ */
+static int finalize_attrs(struct rc_inst *inst)
+{
+	int err = 0;
+	size_t i;
+
+	err = finalize_attrs_of(RC_AK_COMM, inst->self, &inst->self->attrs,
+				err);
+	err = finalize_attrs_of(RC_AK_COMM, inst->world, &inst->world->attrs,
+				err);
+	for (i = 0; i < rc_dt_npredefined; i++)
+		err = finalize_attrs_of(RC_AK_TYPE, rc_dt_predefined[i],
+					&rc_dt_predefined[i]->attrs, err);
+	return err;
+}
+
 int PMPI_Finalize(void)
 {
 	struct rc_inst *inst = &rc_g;
-	int ret;
+	int ret, aerr;
 
 	RC_API_CHECK_INIT("MPI_Finalize");
+	aerr = finalize_attrs(inst);
+	if (aerr)
+		aerr = RC_ERR(inst->world, aerr, "MPI_Finalize");
 	ret = rc_p2p_drain(inst);
 	if (!ret)
 		ret = rc_coll_fence(inst);
@@ -311,8 +350,11 @@ int PMPI_Finalize(void)
 	rc_inst_close(inst);
 	inst->boot.ops->fini(&inst->boot);
 	rc_dt_f90_fini();
+	rc_info_free(&rc_mpi_info_env); /* its entries */
+	rc_err_codes_fini();
+	rc_handles_fini();
 	inst->finalized = true;
-	return MPI_SUCCESS;
+	return aerr;
 }
 RC_WEAK(MPI_Finalize)
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "boot.h"
+#include "handle.h"
 #include "list.h"
 
 struct rc_inst;
@@ -68,10 +69,8 @@ struct rc_inst {
 	struct rc_p2p *p2p;	/* matching and protocol state (pt2pt) */
 	void *coll;		/* collective module state (coll) */
 
-	/* request pool */
-	struct rc_req *req_free;
-	void **req_slabs;
-	size_t nreq_slabs;
+	/* request pool (handle.h); rc_g's serves MPI_Request_f2c */
+	struct rc_hpool req_pool;
 
 	struct rc_comm *world, *self;
 	uint32_t ctx_used[RC_CTX_MAX / 32];

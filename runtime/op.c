@@ -57,28 +57,30 @@
 	X(rc_mpi_replace, REPLACE, "MPI_REPLACE", false)   \
 	X(rc_mpi_no_op, NO_OP, "MPI_NO_OP", false)
 
-#define RC_X_OP_OBJ(sym, k, str, comm)                           \
-	struct rc_op sym = { .magic = RC_OP_MAGIC,                \
-			     .refcount = 1,                       \
-			     .predefined = true,                  \
-			     .commute = comm,                     \
-			     .kind = RC_OP_##k,                   \
-			     .name = str };
+#define RC_X_OP_OBJ(sym, k, str, comm)                   \
+	struct rc_op sym = {.h = RC_HOBJ_INIT(RC_HK_OP), \
+			    .refcount = 1,               \
+			    .predefined = true,          \
+			    .commute = comm,             \
+			    .kind = RC_OP_##k,           \
+			    .name = str};
 RC_OP_PREDEF_TABLE(RC_X_OP_OBJ)
 #undef RC_X_OP_OBJ
 
-bool rc_op_ok(const struct rc_op *op)
-{
-	return op && op->magic == RC_OP_MAGIC;
-}
+struct rc_op *const rc_op_predefined[] = {
+#define RC_X_OP_LIST(sym, k, str, comm) &sym,
+	RC_OP_PREDEF_TABLE(RC_X_OP_LIST)
+#undef RC_X_OP_LIST
+};
+const size_t rc_op_npredefined =
+	sizeof(rc_op_predefined) / sizeof(rc_op_predefined[0]);
 
 int rc_op_create(MPI_User_function *fn, bool commute, struct rc_op **opp)
 {
-	struct rc_op *op = calloc(1, sizeof(*op));
+	struct rc_op *op = rc_hobj_new(RC_HK_OP, sizeof(*op));
 
 	if (!op)
 		return RC_ERR_NOMEM;
-	op->magic = RC_OP_MAGIC;
 	op->refcount = 1;
 	op->commute = commute;
 	op->kind = RC_OP_USER;
@@ -100,10 +102,8 @@ void rc_op_release(struct rc_op *op)
 	if (op->predefined)
 		return;
 	assert(op->refcount > 0);
-	if (__atomic_sub_fetch(&op->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
-		op->magic = 0;
-		free(op);
-	}
+	if (__atomic_sub_fetch(&op->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+		rc_hobj_free(RC_HK_OP, op);
 }
 
 /* ---- type classes (MPI-3.1 5.9.2): kind, C type, arithmetic type ------ */

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <mpi.h>
+#include "handle.h"
 
 struct rc_dtype;
 
@@ -18,10 +19,8 @@ enum rc_op_kind {
 	RC_OP_MAXLOC, RC_OP_MINLOC, RC_OP_REPLACE, RC_OP_NO_OP,
 };
 
-#define RC_OP_MAGIC 0x6f706f70u	/* "opop": a live op object */
-
 struct rc_op {
-	unsigned magic;		/* RC_OP_MAGIC while the object is live */
+	struct rc_hobj h; /* handle.h */
 	int refcount;
 	bool predefined;
 	bool commute;
@@ -31,7 +30,14 @@ struct rc_op {
 };
 
 /* Is op a live op object (predefined or from MPI_Op_create)? */
-bool rc_op_ok(const struct rc_op *op);
+static inline bool rc_op_ok(const struct rc_op *op)
+{
+	return rc_hobj_is(op, RC_HK_OP);
+}
+
+/* Every predefined op, in the order of their fixed MPI_Fint indices. */
+extern struct rc_op *const rc_op_predefined[];
+extern const size_t rc_op_npredefined;
 /* Operations in flight hold a reference (no-ops on predefined ops). */
 void rc_op_retain(struct rc_op *op);
 void rc_op_release(struct rc_op *op);

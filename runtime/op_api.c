@@ -13,9 +13,7 @@
 #define OP_CHECK(op, fn)                                                  \
 	do {                                                              \
 		if (RC_UNLIKELY(!rc_op_ok(op)))                           \
-			return RC_ERR_MSG(NULL, MPI_ERR_OP, (fn),         \
-					  (op) ? "invalid op"             \
-					       : "MPI_OP_NULL");          \
+			return rc_err_handle(NULL, RC_HK_OP, (op), (fn)); \
 	} while (0)
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
@@ -74,13 +72,8 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
 	RC_API_CHECK_INIT(fn);
 	if (count < 0)
 		return RC_ERR_MSG(NULL, MPI_ERR_COUNT, fn, "count is negative");
-	if (!rc_dt_ok(datatype))
-		return RC_ERR_MSG(NULL, MPI_ERR_TYPE, fn,
-				  datatype ? "invalid datatype"
-					   : "MPI_DATATYPE_NULL");
-	if (!(datatype->flags & RC_DT_COMMITTED))
-		return RC_ERR_MSG(NULL, MPI_ERR_TYPE, fn,
-				  "datatype not committed");
+	if (!rc_dt_valid(datatype))
+		return rc_err_dtype(NULL, datatype, fn);
 	OP_CHECK(op, fn);
 	if (!rc_op_valid_for(op, datatype))
 		return RC_ERR_MSG(NULL, MPI_ERR_OP, fn,

@@ -1,10 +1,13 @@
 /*
  * request.c - the request pool and the request state machine.
  *
- * Requests come from per-instance slabs, so starting an operation never
- * calls malloc once the pool is warm. Blocking calls put a request on their
- * own stack instead (it cannot outlive the call). A pooled request holds a
- * reference on req->comm, released with the request.
+ * Requests come from the instance's pool of request slots (handle.h), so
+ * starting an operation never calls malloc once the pool is warm, and a
+ * freed request is a tombstone that a stale handle cannot revive until its
+ * slot is reused (RCMPI_REQ_QUARANTINE frees later). Blocking calls put a
+ * request on their own stack instead (it cannot outlive the call, and is
+ * never a handle). A pooled request holds a reference on req->comm,
+ * released with the request.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -15,52 +18,21 @@
 #include "request.h"
 #include "status.h"
 
-#define RC_REQ_SLAB 64
-
-static int req_pool_grow(struct rc_inst *inst)
-{
-	struct rc_req *slab = calloc(RC_REQ_SLAB, sizeof(*slab));
-	void **slabs;
-	int i;
-
-	if (!slab)
-		return RC_ERR_NOMEM;
-	slabs = realloc(inst->req_slabs,
-			(inst->nreq_slabs + 1) * sizeof(*inst->req_slabs));
-	if (!slabs) {
-		free(slab);
-		return RC_ERR_NOMEM;
-	}
-	inst->req_slabs = slabs;
-	inst->req_slabs[inst->nreq_slabs++] = slab;
-	for (i = 0; i < RC_REQ_SLAB; i++) {
-		slab[i].pool_next = inst->req_free;
-		inst->req_free = &slab[i];
-	}
-	return RC_OK;
-}
-
 void rc_req_pool_init(struct rc_inst *inst)
 {
-	inst->req_free = NULL;
-	inst->req_slabs = NULL;
-	inst->nreq_slabs = 0;
+	rc_hpool_init(&inst->req_pool, RC_HK_REQ);
 }
 
 void rc_req_pool_fini(struct rc_inst *inst)
 {
-	size_t i;
-
-	for (i = 0; i < inst->nreq_slabs; i++)
-		free(inst->req_slabs[i]);
-	free(inst->req_slabs);
-	rc_req_pool_init(inst);
+	rc_hpool_fini(&inst->req_pool);
 }
 
+/* Everything after the handle header (its index stays with the slot). */
 static void req_init(struct rc_req *req, struct rc_inst *inst,
 		     enum rc_req_kind kind)
 {
-	memset(req, 0, sizeof(*req));
+	memset(&req->h + 1, 0, sizeof(*req) - sizeof(req->h));
 	req->inst = inst;
 	req->kind = kind;
 	req->state = RC_REQ_INACTIVE;
@@ -69,12 +41,10 @@ static void req_init(struct rc_req *req, struct rc_inst *inst,
 
 struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind)
 {
-	struct rc_req *req;
+	struct rc_req *req = rc_hpool_get(&inst->req_pool, sizeof(*req));
 
-	if (!inst->req_free && req_pool_grow(inst))
+	if (RC_UNLIKELY(!req))
 		return NULL;
-	req = inst->req_free;
-	inst->req_free = req->pool_next;
 	req_init(req, inst, kind);
 	req->flags = RC_REQ_POOLED;
 	return req;
@@ -83,13 +53,13 @@ struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind)
 void rc_req_init_stack(struct rc_req *req, struct rc_inst *inst,
 		       enum rc_req_kind kind)
 {
+	req->h.magic = RC_H_LIVE(RC_HK_REQ);
+	req->h.idx = 0;
 	req_init(req, inst, kind);
 }
 
 void rc_req_free(struct rc_req *req)
 {
-	struct rc_inst *inst = req->inst;
-
 	assert(req->state != RC_REQ_ACTIVE);
 	if (req->dt)
 		rc_dt_release(req->dt);
@@ -102,9 +72,7 @@ void rc_req_free(struct rc_req *req)
 		rc_comm_release(req->comm);
 	req->comm = NULL;
 	req->state = RC_REQ_INACTIVE;
-	req->kind = 0;		/* stale handles fail validation */
-	req->pool_next = inst->req_free;
-	inst->req_free = req;
+	rc_hpool_put(&req->inst->req_pool, req);
 }
 
 void rc_req_complete(struct rc_req *req)

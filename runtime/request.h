@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
+#include "handle.h"
 #include "list.h"
 
 struct rc_inst;
@@ -64,6 +65,7 @@ struct rc_p2p_state {
 };
 
 struct rc_req {
+	struct rc_hobj h; /* handle.h; live on the stack too */
 	struct rc_inst *inst;
 	uint8_t kind;
 	uint8_t state;
@@ -87,8 +89,7 @@ struct rc_req {
 	struct rc_umsg *msg;	/* MPI_Imrecv: the message to receive */
 
 	struct rc_p2p_state p2p;
-	void *coll;		/* collective schedule (coll/) */
-	struct rc_req *pool_next;
+	void *coll; /* collective schedule (coll/) */
 };
 
 /* Allocate from the instance's pool; fields zeroed, state INACTIVE. */
@@ -106,10 +107,10 @@ static inline bool rc_req_done(const struct rc_req *req)
 	return req->state == RC_REQ_DONE;
 }
 
-/* Does this look like a live request handle? */
+/* Is req a live request handle? */
 static inline bool rc_req_valid(const struct rc_req *req)
 {
-	return req->inst && req->kind >= RC_REQ_SEND && req->kind <= RC_REQ_NULL;
+	return rc_hobj_is(req, RC_HK_REQ);
 }
 
 /* Spin on progress until req is done (never returns early). */

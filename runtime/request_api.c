@@ -28,14 +28,15 @@ static inline bool req_active(const struct rc_req *r)
 	return r && r->state != RC_REQ_INACTIVE;
 }
 
-static bool reqs_valid(int count, MPI_Request reqs[])
+/* The first request of the array that is neither null nor live, or -1. */
+static int reqs_bad(int count, MPI_Request reqs[])
 {
 	int i;
 
 	for (i = 0; i < count; i++)
 		if (reqs[i] && !rc_req_valid(reqs[i]))
-			return false;
-	return true;
+			return i;
+	return -1;
 }
 
 /*
@@ -73,8 +74,11 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 	int cls;
 
 	RC_API_CHECK_INIT("MPI_Wait");
-	if (!request || (*request && !rc_req_valid(*request)))
-		return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Wait");
+	if (!request)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Wait",
+				  "request is NULL");
+	if (*request && !rc_req_valid(*request))
+		return rc_err_handle(NULL, RC_HK_REQ, *request, "MPI_Wait");
 	if (!req_active(*request)) {
 		status_empty(status);
 		return MPI_SUCCESS;
@@ -94,9 +98,11 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	int cls;
 
 	RC_API_CHECK_INIT("MPI_Test");
-	if (!request || !flag || (*request && !rc_req_valid(*request)))
-		return RC_ERR(NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST,
-			      "MPI_Test");
+	if (!request || !flag)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Test",
+				  !flag ? "flag is NULL" : "request is NULL");
+	if (*request && !rc_req_valid(*request))
+		return rc_err_handle(NULL, RC_HK_REQ, *request, "MPI_Test");
 	if (!req_active(*request)) {
 		*flag = 1;
 		status_empty(status);
@@ -154,12 +160,15 @@ static bool all_done(int count, MPI_Request reqs[])
 
 static int check_array(int count, MPI_Request reqs[], const char *fn)
 {
+	int bad;
+
 	if (count < 0)
 		return RC_ERR(NULL, MPI_ERR_COUNT, fn);
 	if (count && !reqs)
 		return RC_ERR(NULL, MPI_ERR_ARG, fn);
-	if (!reqs_valid(count, reqs))
-		return RC_ERR(NULL, MPI_ERR_REQUEST, fn);
+	bad = reqs_bad(count, reqs);
+	if (bad >= 0)
+		return rc_err_handle(NULL, RC_HK_REQ, reqs[bad], fn);
 	return MPI_SUCCESS;
 }
 
@@ -351,8 +360,12 @@ int PMPI_Request_free(MPI_Request *request)
 	struct rc_req *req;
 
 	RC_API_CHECK_INIT("MPI_Request_free");
-	if (!request || !*request || !rc_req_valid(*request))
-		return RC_ERR(NULL, MPI_ERR_REQUEST, "MPI_Request_free");
+	if (!request)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Request_free",
+				  "request is NULL");
+	if (!rc_req_valid(*request))
+		return rc_err_handle(NULL, RC_HK_REQ, *request,
+				     "MPI_Request_free");
 	req = *request;
 	if (req->state == RC_REQ_ACTIVE) {
 		/* released by rc_req_complete */
@@ -370,9 +383,12 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
 			    MPI_Status *status)
 {
 	RC_API_CHECK_INIT("MPI_Request_get_status");
-	if (!flag || (request && !rc_req_valid(request)))
-		return RC_ERR(NULL, !flag ? MPI_ERR_ARG : MPI_ERR_REQUEST,
-			      "MPI_Request_get_status");
+	if (!flag)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Request_get_status",
+				  "flag is NULL");
+	if (request && !rc_req_valid(request))
+		return rc_err_handle(NULL, RC_HK_REQ, request,
+				     "MPI_Request_get_status");
 	if (!req_active(request)) {
 		*flag = 1;
 		status_empty(status);

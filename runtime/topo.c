@@ -158,22 +158,22 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 RC_WEAK(MPI_Dims_create)
 
 /* The Cartesian topology of comm, or an error class raised on it. */
-#define CART_GET(comm, t, fn)                                              \
-	do {                                                               \
-		RC_API_CHECK_INIT(fn);                                     \
-		if (!rc_comm_valid(comm))                                  \
-			return RC_ERR(NULL, MPI_ERR_COMM, fn);             \
-		(t) = (comm)->topo;                                        \
-		if (!(t) || (t)->kind != MPI_CART)                         \
-			return RC_ERR_MSG(comm, MPI_ERR_TOPOLOGY, fn,      \
-					  "no Cartesian topology");        \
+#define CART_GET(comm, t, fn)                                             \
+	do {                                                              \
+		RC_API_CHECK_INIT(fn);                                    \
+		if (!rc_comm_valid(comm))                                 \
+			return rc_err_handle(NULL, RC_HK_COMM, comm, fn); \
+		(t) = (comm)->topo;                                       \
+		if (!(t) || (t)->kind != MPI_CART)                        \
+			return RC_ERR_MSG(comm, MPI_ERR_TOPOLOGY, fn,     \
+					  "no Cartesian topology");       \
 	} while (0)
 
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
 	RC_API_CHECK_INIT("MPI_Topo_test");
 	if (!rc_comm_valid(comm))
-		return RC_ERR(NULL, MPI_ERR_COMM, "MPI_Topo_test");
+		return rc_err_handle(NULL, RC_HK_COMM, comm, "MPI_Topo_test");
 	if (!status)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Topo_test");
 	*status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;

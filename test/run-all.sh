@@ -72,7 +72,8 @@ stage_asan() {
 		make check TESTS="test/unit/test_p2p test/unit/test_dtype \
 			test/unit/test_op test/unit/test_thread test/unit/test_coll test/unit/test_comm \
 			test/unit/test_verbs test/unit/test_typedecode \
-			test/unit/test_external32" \
+			test/unit/test_external32 test/unit/test_handle \
+			test/unit/test_info test/unit/test_attr test/unit/test_errh" \
 		>leak.log 2>&1 || { tail -n 40 leak.log test/unit/*.log; exit 1; })
 }
 

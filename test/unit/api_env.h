@@ -18,6 +18,7 @@ static struct rc_comm test_world;
 static inline void api_setup(void)
 {
 	memset(&test_world, 0, sizeof(test_world));
+	test_world.h.magic = RC_H_LIVE(RC_HK_COMM);
 	test_world.inst = &rc_g;
 	test_world.errh = &rc_mpi_errors_return;
 	test_world.size = 1;

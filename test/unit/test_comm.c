@@ -13,6 +13,7 @@
 #include "coll.h"
 #include "comm.h"
 #include "dtype.h"
+#include "fake_mpi.h"
 #include "op.h"
 #include "request.h"
 #include "topo.h"
@@ -24,25 +25,8 @@ static struct rc_comm *world;
 
 static void setup(void)
 {
-	memset(&rc_g, 0, sizeof(rc_g));
-	rc_g.rank = 2;
-	rc_g.size = N;
-	rc_g.universe_size = 8;
-	rc_req_pool_init(&rc_g);
-	ck_assert_int_eq(rc_comm_init_world(&rc_g, &rc_mpi_comm_world,
-					    &rc_mpi_comm_self), RC_OK);
+	fake_mpi_setup(2, N);
 	world = rc_g.world;
-	world->errh = &rc_mpi_errors_return;
-	rc_g.self->errh = &rc_mpi_errors_return;
-	rc_g.initialized = true;
-}
-
-static void teardown(void)
-{
-	rc_coll_close(&rc_g);
-	rc_comm_fini_world(&rc_g);
-	rc_req_pool_fini(&rc_g);
-	rc_g.initialized = false;
 }
 
 /* A communicator over world ranks w[0..n) (fake context), my rank from
@@ -443,10 +427,8 @@ END_TEST
 static Suite *comm_suite(void)
 {
 	Suite *s = suite_create("comm");
-	TCase *tc = tcase_create("local");
+	TCase *tc = fake_mpi_tcase("local", TMO, setup, fake_mpi_teardown);
 
-	tcase_set_timeout(tc, TMO);
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, groups);
 	tcase_add_test(tc, comm_local);
 	tcase_add_test(tc, dims_create);
@@ -459,12 +441,5 @@ static Suite *comm_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(comm_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return fake_mpi_run(comm_suite());
 }

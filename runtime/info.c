@@ -1,0 +1,221 @@
+/*
+ * info.c - info objects (info.h) and MPI_INFO_ENV.
+ *
+ * An object is a growable array of (key, value) pairs in the order keys
+ * were first set; lookups are linear (hints are few). Every change that
+ * can fail allocates first and changes the object last, so a failure
+ * leaves it as it was.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "info.h"
+#include "inst.h"
+#include "status.h"
+
+struct rc_info rc_mpi_info_env = {.h = RC_HOBJ_INIT(RC_HK_INFO),
+				  .predefined = true};
+
+int rc_info_new(struct rc_info **out)
+{
+	struct rc_info *info = rc_hobj_new(RC_HK_INFO, sizeof(*info));
+
+	if (!info)
+		return RC_ERR_NOMEM;
+	*out = info;
+	return RC_OK;
+}
+
+static void info_clear(struct rc_info *info)
+{
+	int i;
+
+	for (i = 0; i < info->n; i++) {
+		free(info->ent[i].key);
+		free(info->ent[i].val);
+	}
+	free(info->ent);
+	info->ent = NULL;
+	info->n = info->cap = 0;
+}
+
+void rc_info_free(struct rc_info *info)
+{
+	info_clear(info);
+	if (!info->predefined)
+		rc_hobj_free(RC_HK_INFO, info);
+}
+
+static int info_find(const struct rc_info *info, const char *key)
+{
+	int i;
+
+	for (i = 0; i < info->n; i++)
+		if (!strcmp(info->ent[i].key, key))
+			return i;
+	return -1;
+}
+
+int rc_info_set(struct rc_info *info, const char *key, const char *val)
+{
+	int i = info_find(info, key);
+	char *v = strdup(val), *k = NULL;
+
+	if (!v)
+		return RC_ERR_NOMEM;
+	if (i >= 0) {
+		free(info->ent[i].val);
+		info->ent[i].val = v;
+		return RC_OK;
+	}
+	k = strdup(key);
+	if (!k)
+		goto err_free_val;
+	if (info->n == info->cap) {
+		int cap = info->cap ? 2 * info->cap : 8;
+		struct rc_info_ent *e = realloc(info->ent, cap * sizeof(*e));
+
+		if (!e)
+			goto err_free_key;
+		info->ent = e;
+		info->cap = cap;
+	}
+	info->ent[info->n].key = k;
+	info->ent[info->n].val = v;
+	info->n++;
+	return RC_OK;
+
+err_free_key:
+	free(k);
+err_free_val:
+	free(v);
+	return RC_ERR_NOMEM;
+}
+
+const char *rc_info_get(const struct rc_info *info, const char *key)
+{
+	int i = info_find(info, key);
+
+	return i < 0 ? NULL : info->ent[i].val;
+}
+
+bool rc_info_delete(struct rc_info *info, const char *key)
+{
+	int i = info_find(info, key);
+
+	if (i < 0)
+		return false;
+	free(info->ent[i].key);
+	free(info->ent[i].val);
+	memmove(&info->ent[i], &info->ent[i + 1],
+		(size_t)(info->n - i - 1) * sizeof(info->ent[0]));
+	info->n--;
+	return true;
+}
+
+int rc_info_dup(const struct rc_info *src, struct rc_info **out)
+{
+	struct rc_info *info;
+	int ret, i;
+
+	ret = rc_info_new(&info);
+	if (ret)
+		return ret;
+	for (i = 0; src && i < src->n; i++) {
+		ret = rc_info_set(info, src->ent[i].key, src->ent[i].val);
+		if (ret) {
+			rc_info_free(info);
+			return ret;
+		}
+	}
+	*out = info;
+	return RC_OK;
+}
+
+int rc_info_merge(struct rc_info **dst, const struct rc_info *src)
+{
+	struct rc_info *m;
+	int ret, i;
+
+	/* into a copy, swapped in when complete */
+	ret = rc_info_dup(*dst, &m);
+	if (ret)
+		return ret;
+	for (i = 0; src && i < src->n; i++) {
+		ret = rc_info_set(m, src->ent[i].key, src->ent[i].val);
+		if (ret) {
+			rc_info_free(m);
+			return ret;
+		}
+	}
+	if (*dst)
+		rc_info_free(*dst);
+	*dst = m;
+	return RC_OK;
+}
+
+int rc_info_check_key(const char *key)
+{
+	size_t n = key ? strnlen(key, MPI_MAX_INFO_KEY) : 0;
+
+	return n == 0 || n >= MPI_MAX_INFO_KEY ? MPI_ERR_INFO_KEY : 0;
+}
+
+int rc_info_check_val(const char *val)
+{
+	size_t n = val ? strnlen(val, MPI_MAX_INFO_VAL) : 0;
+
+	return n == 0 || n >= MPI_MAX_INFO_VAL ? MPI_ERR_INFO_VALUE : 0;
+}
+
+/* The command line this process was started with, from /proc: the
+ * command and its arguments joined by spaces (MPI_Init may get no argv). */
+static void env_cmdline(struct rc_info *env)
+{
+	char buf[MPI_MAX_INFO_VAL], args[MPI_MAX_INFO_VAL];
+	size_t n, off, alen = 0;
+	FILE *f = fopen("/proc/self/cmdline", "r");
+
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	if (!n)
+		return;
+	rc_info_set(env, "command", buf);
+	args[0] = 0;
+	for (off = strlen(buf) + 1; off < n; off += strlen(buf + off) + 1)
+		alen += (size_t)snprintf(
+			args + alen,
+			alen < sizeof(args) ? sizeof(args) - alen : 0, "%s%s",
+			alen ? " " : "", buf + off);
+	if (args[0] && alen < sizeof(args))
+		rc_info_set(env, "argv", args);
+}
+
+void rc_info_env_fill(struct rc_inst *inst, int required)
+{
+	static const char *const level[] = {
+		"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
+		"MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
+	struct rc_info *env = &rc_mpi_info_env;
+	char buf[MPI_MAX_INFO_VAL];
+	struct utsname u;
+
+	/* values we cannot know (soft, file) are not set; a failed
+	 * allocation leaves a key out, nothing worse */
+	info_clear(env);
+	env_cmdline(env);
+	snprintf(buf, sizeof(buf), "%d", inst->size);
+	rc_info_set(env, "maxprocs", buf);
+	rc_info_set(env, "host", inst->host);
+	if (!uname(&u))
+		rc_info_set(env, "arch", u.machine);
+	if (getcwd(buf, sizeof(buf)))
+		rc_info_set(env, "wdir", buf);
+	if (required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE)
+		rc_info_set(env, "thread_level", level[required]);
+}

@@ -1,0 +1,381 @@
+/*
+ * test_handle.c - the handle table (runtime/handle.[ch]): pools of slots,
+ * tombstones and their FIFO quarantine, stable indices, the predefined
+ * objects' fixed indices, MPI_*_c2f / _f2c and MPI_Status_c2f / _f2c, and
+ * stale handles of every kind that exists, used after MPI freed them: the
+ * right error class, and (under ASan) no read of freed memory.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "api.h"
+#include "comm.h"
+#include "dtype.h"
+#include "fake_mpi.h"
+#include "handle.h"
+#include "op.h"
+#include "pt2pt.h"
+#include "request.h"
+
+#define TMO 30
+
+struct obj {
+	struct rc_hobj h;
+	int payload[5];
+};
+
+static struct obj *get(struct rc_hpool *p)
+{
+	struct obj *o = rc_hpool_get(p, sizeof(*o));
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_eq(o->h.magic, RC_H_LIVE(RC_HK_WIN));
+	return o;
+}
+
+/* A freed slot comes back only after `quarantine` later frees, oldest
+ * first; until then its index names nothing. */
+START_TEST(pool_fifo)
+{
+	struct rc_hpool p;
+	struct obj *o[8], *a, *b, *c;
+	int i;
+
+	rc_hpool_init(&p, RC_HK_WIN);
+	p.quarantine = 4;
+	for (i = 0; i < 8; i++) {
+		o[i] = get(&p);
+		ck_assert_int_eq(o[i]->h.idx, i + 1);
+		ck_assert_ptr_eq(rc_hpool_at(&p, i + 1), o[i]);
+	}
+	ck_assert_uint_eq(rc_hpool_nlive(&p), 8);
+	for (i = 0; i < 6; i++) {
+		rc_hpool_put(&p, o[i]);
+		ck_assert_uint_eq(o[i]->h.magic, RC_H_FREED(RC_HK_WIN));
+		ck_assert_ptr_null(rc_hpool_at(&p, o[i]->h.idx));
+	}
+	ck_assert_uint_eq(rc_hpool_nlive(&p), 2);
+	/* six wait, four must stay: o[0] then o[1] come back, index kept */
+	a = get(&p);
+	b = get(&p);
+	c = get(&p);
+	ck_assert_ptr_eq(a, o[0]);
+	ck_assert_ptr_eq(b, o[1]);
+	ck_assert_int_eq(a->h.idx, 1);
+	ck_assert_int_eq(c->h.idx, 9); /* a fresh slot, not o[2] */
+	ck_assert_ptr_eq(rc_hpool_at(&p, 1), a);
+	ck_assert_ptr_null(rc_hpool_at(&p, o[2]->h.idx));
+	ck_assert_uint_eq(rc_hpool_nlive(&p), 5);
+	rc_hpool_fini(&p);
+}
+END_TEST
+
+/* Quarantine 0: immediate reuse, oldest first, the queue emptying and
+ * filling again (a queue left with a stale tail once crashed here). */
+START_TEST(pool_no_quarantine)
+{
+	struct rc_hpool p;
+	struct obj *a, *b, *c;
+	int i;
+
+	rc_hpool_init(&p, RC_HK_WIN);
+	p.quarantine = 0;
+	a = get(&p);
+	for (i = 0; i < 3; i++) {
+		rc_hpool_put(&p, a);
+		ck_assert_ptr_eq(get(&p), a);
+	}
+	b = get(&p);
+	c = get(&p);
+	rc_hpool_put(&p, b);
+	rc_hpool_put(&p, c);
+	ck_assert_ptr_eq(get(&p), b);
+	ck_assert_ptr_eq(get(&p), c);
+	ck_assert_int_eq(get(&p)->h.idx, 4);
+	rc_hpool_fini(&p);
+}
+END_TEST
+
+/* Several chunks: indices distinct and found again; freed ones not. */
+START_TEST(pool_grow)
+{
+	enum { M = 300 };
+	struct rc_hpool p;
+	struct obj **o = calloc(M, sizeof(*o));
+	int i;
+
+	ck_assert_ptr_nonnull(o);
+	rc_hpool_init(&p, RC_HK_WIN);
+	for (i = 0; i < M; i++) {
+		o[i] = get(&p);
+		o[i]->payload[0] = i;
+	}
+	for (i = 0; i < M; i++) {
+		struct obj *x = rc_hpool_at(&p, o[i]->h.idx);
+
+		ck_assert_ptr_eq(x, o[i]);
+		ck_assert_int_eq(x->payload[0], i);
+	}
+	for (i = 0; i < M; i += 2)
+		rc_hpool_put(&p, o[i]);
+	ck_assert_uint_eq(rc_hpool_nlive(&p), M / 2);
+	for (i = 0; i < M; i++)
+		ck_assert_ptr_eq(rc_hpool_at(&p, o[i]->h.idx),
+				 i % 2 ? o[i] : NULL);
+	ck_assert_ptr_null(rc_hpool_at(&p, 0));
+	ck_assert_ptr_null(rc_hpool_at(&p, -1));
+	ck_assert_ptr_null(rc_hpool_at(&p, INT32_MAX));
+	rc_hpool_fini(&p);
+	free(o);
+}
+END_TEST
+
+/* The predefined objects' fixed indices, and f2c/c2f of each. */
+START_TEST(predefined_indices)
+{
+	size_t i;
+
+	ck_assert_int_eq(MPI_Comm_c2f(MPI_COMM_NULL), 0);
+	ck_assert_int_eq(MPI_Comm_c2f(MPI_COMM_WORLD), 1);
+	ck_assert_int_eq(MPI_Comm_c2f(MPI_COMM_SELF), 2);
+	ck_assert_ptr_eq(MPI_Comm_f2c(1), MPI_COMM_WORLD);
+	ck_assert_ptr_eq(MPI_Comm_f2c(2), MPI_COMM_SELF);
+	ck_assert_ptr_null(MPI_Comm_f2c(0));
+	ck_assert_ptr_null(MPI_Comm_f2c(-1));
+	ck_assert_ptr_null(MPI_Comm_f2c(1 << 30));
+	ck_assert_int_eq(MPI_Group_c2f(MPI_GROUP_EMPTY), 1);
+	ck_assert_ptr_eq(MPI_Group_f2c(1), MPI_GROUP_EMPTY);
+	ck_assert_int_eq(MPI_Errhandler_c2f(MPI_ERRORS_ARE_FATAL), 1);
+	ck_assert_int_eq(MPI_Errhandler_c2f(MPI_ERRORS_RETURN), 2);
+	ck_assert_ptr_eq(MPI_Errhandler_f2c(2), MPI_ERRORS_RETURN);
+	ck_assert_int_eq(MPI_Message_c2f(MPI_MESSAGE_NO_PROC), 1);
+	ck_assert_int_eq(MPI_Message_c2f(MPI_MESSAGE_NULL), 0);
+	ck_assert_ptr_eq(MPI_Message_f2c(1), MPI_MESSAGE_NO_PROC);
+	ck_assert_int_eq(MPI_Request_c2f(MPI_REQUEST_NULL), 0);
+	ck_assert_ptr_null(MPI_Request_f2c(1));
+	ck_assert_int_eq(MPI_Type_c2f(MPI_CHAR), 1);
+	ck_assert_int_eq(MPI_Type_c2f(MPI_DATATYPE_NULL), 0);
+	for (i = 0; i < rc_dt_npredefined; i++) {
+		MPI_Datatype t = rc_dt_predefined[i];
+
+		ck_assert_int_eq(MPI_Type_c2f(t), (int)i + 1);
+		ck_assert_ptr_eq(MPI_Type_f2c((MPI_Fint)i + 1), t);
+	}
+	ck_assert_int_eq(MPI_Op_c2f(MPI_MAX), 1);
+	for (i = 0; i < rc_op_npredefined; i++)
+		ck_assert_ptr_eq(MPI_Op_f2c(MPI_Op_c2f(rc_op_predefined[i])),
+				 rc_op_predefined[i]);
+	/* a handle of the wrong kind converts to no index */
+	ck_assert_int_eq(MPI_Comm_c2f((MPI_Comm)(void *)MPI_INT), -1);
+}
+END_TEST
+
+/* What an error says about a bad handle. */
+START_TEST(explain)
+{
+	struct obj garbage = {.h = {.magic = 0x12345678u}};
+	MPI_Datatype t;
+	char buf[160], want[160];
+
+	ck_assert_str_eq(rc_handle_explain(RC_HK_COMM, NULL, buf, sizeof(buf)),
+			 "MPI_COMM_NULL");
+	ck_assert_str_eq(
+		rc_handle_explain(RC_HK_KEYVAL, NULL, buf, sizeof(buf)),
+		"MPI_KEYVAL_INVALID");
+	snprintf(want, sizeof(want),
+		 "%p is a datatype handle, not a "
+		 "communicator",
+		 (void *)MPI_INT);
+	ck_assert_str_eq(
+		rc_handle_explain(RC_HK_COMM, MPI_INT, buf, sizeof(buf)), want);
+	snprintf(want, sizeof(want), "%p is not a group handle",
+		 (void *)&garbage);
+	ck_assert_str_eq(
+		rc_handle_explain(RC_HK_GROUP, &garbage, buf, sizeof(buf)),
+		want);
+	ck_assert_int_eq(MPI_Type_contiguous(2, MPI_INT, &t), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_free(&t), MPI_SUCCESS);
+	t = MPI_Type_f2c(0);
+	ck_assert_ptr_null(t);
+}
+END_TEST
+
+/*
+ * A stale handle of every kind, used after its object was freed: the
+ * kind's error class (the world handler returns errors), f2c of its old
+ * index gives the null handle; under ASan the checks read only the
+ * tombstone, never freed memory.
+ */
+START_TEST(stale_handles)
+{
+	MPI_Comm c, cs;
+	MPI_Group g, g1, gs;
+	MPI_Datatype t, ts;
+	MPI_Op op, ops;
+	MPI_Request r, rs;
+	MPI_Fint f;
+	int n, flag, zero = 0, v = 1;
+	char buf[160], want[160];
+
+	ck_assert_int_eq(MPI_Comm_dup(MPI_COMM_SELF, &c), MPI_SUCCESS);
+	cs = c;
+	f = MPI_Comm_c2f(c);
+	ck_assert_int_gt(f, 2);
+	ck_assert_ptr_eq(MPI_Comm_f2c(f), c);
+	ck_assert_int_eq(MPI_Comm_free(&c), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Comm_size(cs, &n), MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Barrier(cs), MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Send(&v, 1, MPI_INT, 0, 0, cs), MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Comm_free(&cs), MPI_ERR_COMM);
+	ck_assert_ptr_null(MPI_Comm_f2c(f));
+	ck_assert_int_eq(MPI_Comm_c2f(cs), f);
+	snprintf(want, sizeof(want), "communicator handle %p was freed",
+		 (void *)cs);
+	ck_assert_str_eq(rc_handle_explain(RC_HK_COMM, cs, buf, sizeof(buf)),
+			 want);
+
+	ck_assert_int_eq(MPI_Comm_group(MPI_COMM_WORLD, &g), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Group_incl(g, 1, &zero, &g1), MPI_SUCCESS);
+	gs = g1;
+	ck_assert_int_eq(MPI_Group_free(&g1), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Group_size(gs, &n), MPI_ERR_GROUP);
+	ck_assert_int_eq(MPI_Group_free(&gs), MPI_ERR_GROUP);
+	ck_assert_int_eq(MPI_Group_free(&g), MPI_SUCCESS);
+
+	ck_assert_int_eq(MPI_Type_contiguous(3, MPI_INT, &t), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_commit(&t), MPI_SUCCESS);
+	ts = t;
+	f = MPI_Type_c2f(t);
+	ck_assert_ptr_eq(MPI_Type_f2c(f), t);
+	ck_assert_int_eq(MPI_Type_free(&t), MPI_SUCCESS);
+	ck_assert_ptr_null(t);
+	ck_assert_int_eq(MPI_Type_size(ts, &n), MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Type_free(&ts), MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Send(&v, 1, ts, 0, 0, MPI_COMM_SELF),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Bcast(&v, 1, ts, 0, MPI_COMM_SELF), MPI_ERR_TYPE);
+	ck_assert_ptr_null(MPI_Type_f2c(f));
+	snprintf(want, sizeof(want), "datatype handle %p was freed",
+		 (void *)ts);
+	ck_assert_str_eq(rc_handle_explain(RC_HK_DTYPE, ts, buf, sizeof(buf)),
+			 want);
+
+	ck_assert_int_eq(MPI_Op_create((MPI_User_function *)1, 1, &op),
+			 MPI_SUCCESS);
+	ops = op;
+	ck_assert_int_eq(MPI_Op_free(&op), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Op_commutative(ops, &flag), MPI_ERR_OP);
+	ck_assert_int_eq(MPI_Allreduce(&v, &n, 1, MPI_INT, ops, MPI_COMM_SELF),
+			 MPI_ERR_OP);
+	ck_assert_int_eq(MPI_Op_free(&ops), MPI_ERR_OP);
+
+	/* a persistent request to MPI_PROC_NULL lives in the pool */
+	ck_assert_int_eq(MPI_Send_init(&v, 1, MPI_INT, MPI_PROC_NULL, 0,
+				       MPI_COMM_WORLD, &r),
+			 MPI_SUCCESS);
+	rs = r;
+	f = MPI_Request_c2f(r);
+	ck_assert_int_gt(f, 0);
+	ck_assert_ptr_eq(MPI_Request_f2c(f), r);
+	ck_assert_int_eq(MPI_Request_free(&r), MPI_SUCCESS);
+	ck_assert_ptr_null(MPI_Request_f2c(f));
+	ck_assert_int_eq(MPI_Start(&rs), MPI_ERR_REQUEST);
+	ck_assert_int_eq(MPI_Wait(&rs, MPI_STATUS_IGNORE), MPI_ERR_REQUEST);
+	ck_assert_int_eq(MPI_Test(&rs, &flag, MPI_STATUS_IGNORE),
+			 MPI_ERR_REQUEST);
+	ck_assert_int_eq(MPI_Request_free(&rs), MPI_ERR_REQUEST);
+	ck_assert_int_eq(MPI_Waitall(1, &rs, MPI_STATUSES_IGNORE),
+			 MPI_ERR_REQUEST);
+}
+END_TEST
+
+/* Message handles: a slot from the message pool, freed when received. */
+START_TEST(stale_message)
+{
+	struct rc_message *m = rc_hobj_new(RC_HK_MSG, sizeof(*m));
+	MPI_Message ms = m;
+	MPI_Fint f;
+	int v;
+
+	ck_assert_ptr_nonnull(m);
+	m->comm = MPI_COMM_SELF;
+	f = MPI_Message_c2f(m);
+	ck_assert_int_gt(f, 1);
+	ck_assert_ptr_eq(MPI_Message_f2c(f), m);
+	rc_hobj_free(RC_HK_MSG, m);
+	ck_assert_ptr_null(MPI_Message_f2c(f));
+	ck_assert_int_eq(MPI_Mrecv(&v, 1, MPI_INT, &ms, MPI_STATUS_IGNORE),
+			 MPI_ERR_REQUEST);
+	ms = MPI_MESSAGE_NULL;
+	ck_assert_int_eq(MPI_Mrecv(&v, 1, MPI_INT, &ms, MPI_STATUS_IGNORE),
+			 MPI_ERR_REQUEST);
+}
+END_TEST
+
+/* Fortran statuses: the standard's fields at MPI_F_*, a count past 2^32
+ * and the cancelled flag survive the round trip. */
+START_TEST(status_conv)
+{
+	MPI_Status s = {.MPI_SOURCE = 3,
+			.MPI_TAG = 77,
+			.MPI_ERROR = MPI_ERR_TRUNCATE},
+		   t;
+	MPI_Fint f[MPI_F_STATUS_SIZE + 1];
+	MPI_Count n;
+	int flag;
+
+	s.rc_count = ((MPI_Count)5 << 32) + 12;
+	s.rc_cancelled = 1;
+	f[MPI_F_STATUS_SIZE] = 0x5a5a;
+	ck_assert_int_eq(MPI_Status_c2f(&s, f), MPI_SUCCESS);
+	ck_assert_int_eq(f[MPI_F_SOURCE], 3);
+	ck_assert_int_eq(f[MPI_F_TAG], 77);
+	ck_assert_int_eq(f[MPI_F_ERROR], MPI_ERR_TRUNCATE);
+	ck_assert_int_eq(f[MPI_F_STATUS_SIZE], 0x5a5a);
+	memset(&t, 0, sizeof(t));
+	ck_assert_int_eq(MPI_Status_f2c(f, &t), MPI_SUCCESS);
+	ck_assert_int_eq(t.MPI_SOURCE, 3);
+	ck_assert_int_eq(t.MPI_TAG, 77);
+	ck_assert_int_eq(t.MPI_ERROR, MPI_ERR_TRUNCATE);
+	ck_assert_int_eq(MPI_Get_elements_x(&t, MPI_BYTE, &n), MPI_SUCCESS);
+	ck_assert(n == ((MPI_Count)5 << 32) + 12);
+	ck_assert_int_eq(MPI_Test_cancelled(&t, &flag), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 1);
+	ck_assert_int_eq(MPI_Status_c2f(MPI_STATUS_IGNORE, f), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Status_c2f(&s, NULL), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Status_f2c(NULL, &t), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Status_f2c(f, MPI_STATUS_IGNORE), MPI_ERR_ARG);
+}
+END_TEST
+
+static void setup(void)
+{
+	fake_mpi_setup(0, 4);
+}
+
+static Suite *handle_suite(void)
+{
+	Suite *s = suite_create("handle");
+	TCase *tc = fake_mpi_tcase("pool", TMO, NULL, NULL);
+
+	tcase_add_test(tc, pool_fifo);
+	tcase_add_test(tc, pool_no_quarantine);
+	tcase_add_test(tc, pool_grow);
+	suite_add_tcase(s, tc);
+
+	tc = fake_mpi_tcase("api", TMO, setup, fake_mpi_teardown);
+	tcase_add_test(tc, predefined_indices);
+	tcase_add_test(tc, explain);
+	tcase_add_test(tc, stale_handles);
+	tcase_add_test(tc, stale_message);
+	tcase_add_test(tc, status_conv);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return fake_mpi_run(handle_suite());
+}
