@@ -73,7 +73,6 @@ extern const char *rc_progname;
 /* the last rc_lerr line (without the prefix); rc_lerr_quiet: record only */
 extern char rc_last_err[1024];
 extern bool rc_lerr_quiet;
-#define RC_DEFAULT_AGENT "ssh -x -o BatchMode=yes -o ConnectTimeout=10"
 
 /* ---- the job's placement ---------------------------------------------- */
 struct rc_jobmap {

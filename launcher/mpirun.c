@@ -61,6 +61,8 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "log.h"
+#include "param.h"
 
 #define KILL_GRACE_S 2.0
 #define SETTLE_S 0.2
@@ -70,8 +72,6 @@
 #define AGENT_GRACE_S 2.0
 #define END_MAX_S 5.0
 #define HB_INTERVAL_S 1.0
-#define HB_TIMEOUT_S 10.0
-#define LAUNCH_TIMEOUT_S 30.0
 #define STDIN_WINDOW 65536
 #define EXIT_TIMEOUT 124
 #define EXIT_LOST 1
@@ -829,10 +829,11 @@ static int job_launch_daemons(void)
 		d->agent_alive = true;
 		d->state = DMN_LAUNCHING;
 		d->t_launch = rc_now() + job.launch_timeout;
-		snprintf(d->label, sizeof(d->label), "%s", job.opts.agent ?
-			 job.opts.agent : getenv("RCMPI_LAUNCH_AGENT") &&
-			 *getenv("RCMPI_LAUNCH_AGENT") ?
-			 getenv("RCMPI_LAUNCH_AGENT") : "ssh");
+		snprintf(d->label, sizeof(d->label), "%s",
+			 job.opts.agent ? job.opts.agent
+			 : rc_param_raw(RC_P_LAUNCH_AGENT)
+				 ? rc_param_raw(RC_P_LAUNCH_AGENT)
+				 : "ssh");
 	}
 	return 0;
 }
@@ -1201,21 +1202,16 @@ static void ensure_std_fds(void)
 	}
 }
 
-static int env_seconds(const char *name, double def, double *out)
+static int env_seconds(enum rc_param_id id, double *out)
 {
-	const char *v = getenv(name);
-	char *end;
-	double x;
+	const struct rc_param_def *d = &rc_params[id];
+	const char *v = rc_param_raw(id);
 
-	*out = def;
-	if (!v || !*v)
-		return 0;
-	x = strtod(v, &end);
-	if (*end || !(x > 0) || x > 1e6) {
-		rc_lerr("%s='%s' is not a number of seconds > 0", name, v);
+	if (!rc_param_parse_seconds(v ? v : d->def, (double)d->max, out)) {
+		rc_lerr("RCMPI_%s='%s' is not a number of seconds > 0", d->name,
+			v ? v : d->def);
 		return -1;
 	}
-	*out = x;
 	return 0;
 }
 
@@ -1476,12 +1472,14 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc == 2 ? 0 : 1;
 	job.exit_code = 1;
-	job.verbose = getenv("RCMPI_LAUNCHER_VERBOSE") &&
-		      strcmp(getenv("RCMPI_LAUNCHER_VERBOSE"), "0");
-	if (env_seconds("RCMPI_LAUNCH_TIMEOUT", LAUNCH_TIMEOUT_S,
-			&job.launch_timeout) ||
-	    env_seconds("RCMPI_HEARTBEAT_TIMEOUT", HB_TIMEOUT_S,
-			&job.hb_timeout) ||
+	rc_log_set_prog(rc_progname);
+	/* misspelled RCMPI_ names: said once, here, not again by the ranks
+	 * and daemons that inherit this environment */
+	rc_param_check_env();
+	setenv("RCMPI_PARAMS_CHECKED", "1", 1);
+	job.verbose = rc_param_bool(RC_P_LAUNCHER_VERBOSE);
+	if (env_seconds(RC_P_LAUNCH_TIMEOUT, &job.launch_timeout) ||
+	    env_seconds(RC_P_HEARTBEAT_TIMEOUT, &job.hb_timeout) ||
 	    job_wdir() || job_map() || job_prog() || job_xset())
 		return 1;
 

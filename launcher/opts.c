@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "launcher.h"
+#include "param.h"
 
 const char *rc_progname = "mpirun";
 char rc_last_err[1024];
@@ -56,6 +57,7 @@ void rc_lmsg(const char *fmt, ...)
 	fflush(stderr);
 }
 
+/* clang-format off */
 static void opts_help(void)
 {
 	printf(
@@ -77,7 +79,7 @@ static void opts_help(void)
 "                         order; node: one rank per host, round-robin\n"
 "  --launch-agent CMD     start the daemons with CMD HOST COMMAND\n"
 "                         (default: $RCMPI_LAUNCH_AGENT, else\n"
-"                         \"" RC_DEFAULT_AGENT "\")\n"
+"                         \"%s\")\n"
 "  --wdir DIR             the ranks' working directory on every host\n"
 "                         (default: this one's)\n"
 "  -x VAR[=value]         export VAR to the ranks, with `value` or with\n"
@@ -113,9 +115,10 @@ static void opts_help(void)
 "RCMPI_DAEMON is the path of rcmpid on the other hosts (default: next to\n"
 "%s); RCMPI_LAUNCH_TIMEOUT (s, default 30) bounds a daemon's start;\n"
 "RCMPI_HEARTBEAT_TIMEOUT (s, default 10) declares a silent host lost.\n",
-	       rc_progname, rc_progname, rc_progname, rc_progname, rc_progname,
-	       rc_progname);
+	       rc_progname, rc_progname, rc_params[RC_P_LAUNCH_AGENT].def,
+	       rc_progname, rc_progname, rc_progname, rc_progname);
 }
+/* clang-format on */
 
 /* a whole decimal number > 0 that fits an int */
 static int opts_count(const char *opt, const char *s, int *out)

@@ -50,6 +50,8 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "log.h"
+#include "param.h"
 
 #define DRAIN_S 0.5
 #define SECRET_MAX_S 30.0
@@ -748,6 +750,12 @@ int main(int argc, char **argv)
 	int i, fd;
 
 	rc_progname = "rcmpid";
+	rc_log_set_prog(rc_progname);
+	/* this host's environment (ssh's): checked once, here */
+	if (!rc_param_bool(RC_P_PARAMS_CHECKED)) {
+		rc_param_check_env();
+		setenv("RCMPI_PARAMS_CHECKED", "1", 1);
+	}
 	if (parse_args(argc, argv))
 		return 2;
 	if (read_secret())

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "param.h"
 
 #define RC_PEND_MAX 64
 #define RC_PEND_MAX_S 10.0
@@ -100,11 +101,11 @@ err:
 /* rcmpid next to our own executable, unless RCMPI_DAEMON says otherwise */
 static char *remote_daemon_path(void)
 {
-	const char *env = getenv("RCMPI_DAEMON");
+	const char *env = rc_param_str(RC_P_DAEMON);
 	char self[PATH_MAX], *slash, *out;
 	ssize_t n;
 
-	if (env && *env)
+	if (env)
 		return strdup(env);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
@@ -125,7 +126,7 @@ struct rc_remote *rc_remote_new(const char *agent, int nnodes,
 				bool verbose)
 {
 	struct rc_remote *r = calloc(1, sizeof(*r));
-	const char *addrs = getenv("RCMPI_HEAD_ADDRESS");
+	const char *addrs = rc_param_str(RC_P_HEAD_ADDRESS);
 
 	if (!r) {
 		rc_lerr("out of memory");
@@ -137,9 +138,9 @@ struct rc_remote *rc_remote_new(const char *agent, int nnodes,
 	r->arg = arg;
 	r->verbose = verbose;
 	if (!agent || !*agent)
-		agent = getenv("RCMPI_LAUNCH_AGENT");
-	if (!agent || !agent[strspn(agent, " \t")])
-		agent = RC_DEFAULT_AGENT;
+		agent = rc_param_str(RC_P_LAUNCH_AGENT);
+	if (!agent[strspn(agent, " \t")])
+		agent = rc_params[RC_P_LAUNCH_AGENT].def;
 	if (remote_split(r, agent)) {
 		rc_lerr("launch agent '%s': no command (or out of memory)",
 			agent);
@@ -155,7 +156,7 @@ struct rc_remote *rc_remote_new(const char *agent, int nnodes,
 		rc_lerr("cannot listen for the daemons: %s", strerror(errno));
 		goto err;
 	}
-	if (addrs && *addrs)
+	if (addrs)
 		snprintf(r->addrs, sizeof(r->addrs), "%s", addrs);
 	else if (rc_net_local_addrs(r->addrs, sizeof(r->addrs)))
 		snprintf(r->addrs, sizeof(r->addrs), "127.0.0.1");

@@ -110,40 +110,35 @@ static const char *gid_type_str(uint32_t t)
 					   : "IB";
 }
 
-/* A strict integer parameter: absent -> def; garbage -> error. */
-static int param_strict(const char *name, long def, long min, long max,
-			long *out)
+/* A strict integer parameter: absent or "auto" -> def; garbage -> error. */
+static int param_strict(enum rc_param_id id, long def, long *out)
 {
-	const char *v = rc_param_str(name, NULL);
-	char *end;
-	long x;
+	const struct rc_param_def *d = &rc_params[id];
+	const char *v = rc_param_raw(id);
 
-	if (!v) {
+	if (!v || !strcmp(v, "auto")) {
 		*out = def;
 		return RC_OK;
 	}
-	errno = 0;
-	x = strtol(v, &end, 0);
-	if (errno || end == v || *end || x < min || x > max) {
-		rc_log_err("RCMPI_%s=%s: expected a number in [%ld, %ld]", name,
-			   v, min, max);
-		vb_set_open_error("RCMPI_%s=%s is invalid", name, v);
+	if (!rc_param_parse_long(v, d->min, d->max, out)) {
+		rc_log_err("RCMPI_%s=%s: expected a number in [%ld, %ld]",
+			   d->name, v, d->min, d->max);
+		vb_set_open_error("RCMPI_%s=%s is invalid", d->name, v);
 		return RC_ERR_INVAL;
 	}
-	*out = x;
 	return RC_OK;
 }
 
 int vb_params_read(struct vb_params *p)
 {
-	const char *cm = rc_param_str("VERBS_CM", "modex");
+	const char *cm = rc_param_str(RC_P_VERBS_CM);
 	long gid;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	p->device = rc_param_str("VERBS_DEVICE", NULL);
-	p->netif = rc_param_str("NET_IF", NULL);
-	ret = param_strict("VERBS_GID_INDEX", -1, 0, 65535, &gid);
+	p->device = rc_param_str(RC_P_VERBS_DEVICE);
+	p->netif = rc_param_str(RC_P_NET_IF);
+	ret = param_strict(RC_P_VERBS_GID_INDEX, -1, &gid);
 	if (ret)
 		return ret;
 	p->gid_index = (int)gid;
@@ -154,36 +149,31 @@ int vb_params_read(struct vb_params *p)
 		vb_set_open_error("RCMPI_VERBS_CM=%s is invalid", cm);
 		return RC_ERR_INVAL;
 	}
-	p->sl = (unsigned)rc_param_int("VERBS_SL", 0, 0, 15);
-	p->tc = (unsigned)rc_param_int("VERBS_TC", 0, 0, 255);
-	p->hop_limit = (unsigned)rc_param_int("VERBS_HOP_LIMIT", 64, 1, 255);
-	p->eager_limit =
-		(size_t)rc_param_int("VERBS_EAGER_LIMIT", 8192, 0, 1L << 20);
-	p->inline_max = (unsigned)rc_param_int("VERBS_INLINE", 512, 0, 4096);
-	p->rq_size = (unsigned)rc_param_int("VERBS_RQ_SIZE", 256, 16, 65536);
-	p->rx_batch = (unsigned)rc_param_int("VERBS_RX_BATCH", 16, 1, 1024);
-	p->credits = (unsigned)rc_param_int("VERBS_CREDITS", 32, 2, 4096);
+	p->sl = (unsigned)rc_param_int(RC_P_VERBS_SL);
+	p->tc = (unsigned)rc_param_int(RC_P_VERBS_TC);
+	p->hop_limit = (unsigned)rc_param_int(RC_P_VERBS_HOP_LIMIT);
+	p->eager_limit = (size_t)rc_param_int(RC_P_VERBS_EAGER_LIMIT);
+	p->inline_max = (unsigned)rc_param_int(RC_P_VERBS_INLINE);
+	p->rq_size = (unsigned)rc_param_int(RC_P_VERBS_RQ_SIZE);
+	p->rx_batch = (unsigned)rc_param_int(RC_P_VERBS_RX_BATCH);
+	p->credits = (unsigned)rc_param_int(RC_P_VERBS_CREDITS);
 	p->credits_min = p->credits < 4 ? p->credits : 4;
-	p->bounce = (unsigned)rc_param_int("VERBS_BOUNCE", 64, 2, 65536);
-	p->sq_size = (unsigned)rc_param_int("VERBS_SQ_SIZE", 128, 8, 16384);
+	p->bounce = (unsigned)rc_param_int(RC_P_VERBS_BOUNCE);
+	p->sq_size = (unsigned)rc_param_int(RC_P_VERBS_SQ_SIZE);
 	p->signal_every =
-		(unsigned)rc_param_int("VERBS_SIGNAL", 32, 1, p->sq_size / 4);
-	p->send_cqe = (unsigned)rc_param_int("VERBS_SEND_CQE", 1024, 16, 65536);
-	p->rdma_chunk = (size_t)rc_param_int("VERBS_RDMA_CHUNK", 1L << 20, 4096,
-					     1L << 30);
-	p->max_rdma = (unsigned)rc_param_int("VERBS_MAX_RDMA", 4, 1, 64);
-	p->rd_atom = (unsigned)rc_param_int("VERBS_RD_ATOM", 16, 1, 255);
-	p->timeout = (unsigned)rc_param_int("VERBS_TIMEOUT", 18, 1, 31);
-	p->retry = (unsigned)rc_param_int("VERBS_RETRY", 6, 0, 7);
-	p->rnr_retry = (unsigned)rc_param_int("VERBS_RNR_RETRY", 0, 0, 7);
-	p->rcache = rc_param_bool("VERBS_RCACHE", true);
-	p->rcache_entries =
-		(size_t)rc_param_int("VERBS_RCACHE_ENTRIES", 1024, 1, 1L << 20);
-	p->rcache_bytes =
-		(size_t)rc_param_int("VERBS_RCACHE_SIZE", 0, 0, 1L << 50);
-	p->mallopt = rc_param_bool("VERBS_MALLOPT", true);
-	p->cm_timeout_ms =
-		(unsigned)rc_param_int("VERBS_CM_TIMEOUT", 5000, 100, 600000);
+		(unsigned)rc_param_int_max(RC_P_VERBS_SIGNAL, p->sq_size / 4);
+	p->send_cqe = (unsigned)rc_param_int(RC_P_VERBS_SEND_CQE);
+	p->rdma_chunk = (size_t)rc_param_int(RC_P_VERBS_RDMA_CHUNK);
+	p->max_rdma = (unsigned)rc_param_int(RC_P_VERBS_MAX_RDMA);
+	p->rd_atom = (unsigned)rc_param_int(RC_P_VERBS_RD_ATOM);
+	p->timeout = (unsigned)rc_param_int(RC_P_VERBS_TIMEOUT);
+	p->retry = (unsigned)rc_param_int(RC_P_VERBS_RETRY);
+	p->rnr_retry = (unsigned)rc_param_int(RC_P_VERBS_RNR_RETRY);
+	p->rcache = rc_param_bool(RC_P_VERBS_RCACHE);
+	p->rcache_entries = (size_t)rc_param_int(RC_P_VERBS_RCACHE_ENTRIES);
+	p->rcache_bytes = (size_t)rc_param_int(RC_P_VERBS_RCACHE_SIZE);
+	p->mallopt = rc_param_bool(RC_P_VERBS_MALLOPT);
+	p->cm_timeout_ms = (unsigned)rc_param_int(RC_P_VERBS_CM_TIMEOUT);
 	return RC_OK;
 }
 

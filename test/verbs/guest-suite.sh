@@ -9,7 +9,7 @@
 # sent_pkts must rise and its RNR counters (rcvd_rnr_err, send_rnr_err)
 # must not: credits keep a sender within the receive buffers really posted,
 # and the jobs run with RCMPI_VERBS_RNR_RETRY=0 where one RNR NAK fails.
-# The launcher is $RCMPI_VT_MPIRUN (default: the build's mpirun; Debian's
+# The launcher is $RCMPI_TEST_VT_MPIRUN (default: the build's mpirun; Debian's
 # Open MPI works too: "mpirun --allow-run-as-root --oversubscribe").
 #
 # VT_NATIVE=1 (run-suite.sh --native): on a host with a real RDMA device
@@ -23,7 +23,7 @@ B=${1:?usage: guest-suite.sh BUILD_DIR [CASE...]}
 shift
 B=$(cd "$B" && pwd)
 T=$B/test/verbs
-MPIRUN=${RCMPI_VT_MPIRUN:-$B/launcher/mpirun --oversubscribe}
+MPIRUN=${RCMPI_TEST_VT_MPIRUN:-$B/launcher/mpirun --oversubscribe}
 NATIVE=${VT_NATIVE:-}
 if [[ $NATIVE ]]; then
 	DEV=${RCMPI_VERBS_DEVICE:-$(ls /sys/class/infiniband 2>/dev/null | head -n 1)}

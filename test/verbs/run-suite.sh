@@ -15,7 +15,7 @@
 # said so). A host without a device is a failure in this mode.
 #
 # BUILD_DIR must be visible in the guest (not under /tmp). Environment:
-# RCMPI_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
+# RCMPI_TEST_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 720 s).
 set -uo pipefail
 EXPECTED=37	# 1 on the host + 36 in the VM
@@ -74,7 +74,7 @@ make -C "$build" -j2 verbs-progs launcher/mpirun >"$build/verbs-suite-make.log" 
 }
 
 ran=0 passed=0
-MPIRUN=${RCMPI_VT_MPIRUN:-$build/launcher/mpirun}
+MPIRUN=${RCMPI_TEST_VT_MPIRUN:-$build/launcher/mpirun}
 
 # 1. this host: no RDMA device, verbs forced -> a clear MPI_Init error
 if [[ $# -eq 0 || " $* " == *" host_no_device "* ]]; then
@@ -107,7 +107,7 @@ fi
 # 2. one VM boot, every case
 vmlog=$(mktemp)
 envs=()
-[[ -n ${RCMPI_VT_MPIRUN:-} ]] && envs+=(--env "RCMPI_VT_MPIRUN=$RCMPI_VT_MPIRUN")
+[[ -n ${RCMPI_TEST_VT_MPIRUN:-} ]] && envs+=(--env "RCMPI_TEST_VT_MPIRUN=$RCMPI_TEST_VT_MPIRUN")
 "$rxe_vm" --quiet --timeout "${VT_TIMEOUT:-720}" "${envs[@]}" -- \
 	"bash $top/test/verbs/guest-suite.sh $build $*" 2>&1 | tee "$vmlog"
 vmrc=${PIPESTATUS[0]}
