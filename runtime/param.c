@@ -330,8 +330,10 @@ int rc_param_check_env(void)
 				    "mean %s?); ignored",
 				    (int)strcspn(*e, "="), *e, hint);
 		else
-			rc_log_warn("%.*s is not an rcmpi parameter; ignored",
-				    (int)strcspn(*e, "="), *e);
+			rc_log_warn(
+				"%.*s is not an rcmpi parameter (rcmpi_info "
+				"--param lists them); ignored",
+				(int)strcspn(*e, "="), *e);
 	}
 	return n;
 }

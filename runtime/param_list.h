@@ -175,6 +175,11 @@ RC_PARAM(HEAD_ADDRESS, LIST, "", 0, 0, "mpirun",
 RC_PARAM(DAEMON, STR, "", 0, 0, "mpirun",
 	 "path of rcmpid on the other hosts (default: next to mpirun)")
 
+/* ---- rcmpi_info -------------------------------------------------------- */
+RC_PARAM(TEST_ROOT, STR, "", 0, 0, "rcmpi_info",
+	 "tests only: read proc/, sys/ and dev/shm under this folder "
+	 "instead of /")
+
 /* ---- compiler wrappers (read by the mpicc and mpicxx scripts) ------------ */
 RC_PARAM(CC, STR, "", 0, 0, "mpicc",
 	 "C compiler behind mpicc (default: configure's)")

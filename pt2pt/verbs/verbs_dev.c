@@ -85,7 +85,7 @@ void vb_gid_str(const uint8_t *g, char *out, size_t len)
 		snprintf(out, len, "?");
 }
 
-static const char *port_state_str(enum ibv_port_state s)
+const char *vb_port_state_str(enum ibv_port_state s)
 {
 	switch (s) {
 	case IBV_PORT_DOWN:
@@ -103,7 +103,7 @@ static const char *port_state_str(enum ibv_port_state s)
 	}
 }
 
-static const char *gid_type_str(uint32_t t)
+const char *vb_gid_type_str(uint32_t t)
 {
 	return t == IBV_GID_TYPE_ROCE_V2   ? "RoCE v2"
 	       : t == IBV_GID_TYPE_ROCE_V1 ? "RoCE v1"
@@ -246,7 +246,7 @@ err_destroy_channel:
 }
 
 /* Score of a GID for RoCE: higher is better, 0 unusable. */
-static int gid_score(const struct vb_tp *vt, const struct ibv_gid_entry *e)
+static int gid_score(const struct ibv_gid_entry *e, uint32_t ipv4)
 {
 	static const uint8_t zero[16];
 	int s;
@@ -257,33 +257,51 @@ static int gid_score(const struct vb_tp *vt, const struct ibv_gid_entry *e)
 	s = 1;
 	if (vb_gid_is_v4mapped(e->gid.raw)) {
 		s = 2;
-		if (vt->ipv4 && !memcmp(e->gid.raw + 12, &vt->ipv4, 4))
+		if (ipv4 && !memcmp(e->gid.raw + 12, &ipv4, 4))
 			s = 3;
 	}
 	return s;
 }
 
-/* All GID entries of our port (query_gid_table, else one by one). */
-static int gid_entries(struct vb_tp *vt, struct ibv_gid_entry **out, int *n)
+const struct ibv_gid_entry *vb_gid_pick(const struct ibv_gid_entry *g, int n,
+					int forced, uint32_t ipv4)
 {
-	const struct rc_verbs_ops *ops = vt->ops;
-	int len = vt->pattr.gid_tbl_len > 0 ? vt->pattr.gid_tbl_len : 1;
-	size_t max = (size_t)len * vt->dattr.phys_port_cnt;
+	const struct ibv_gid_entry *best = NULL;
+	int i, score = 0;
+
+	for (i = 0; i < n; i++) {
+		int sc = forced >= 0 ? g[i].gid_index == (uint32_t)forced
+				     : gid_score(&g[i], ipv4);
+
+		if (sc > score) {
+			score = sc;
+			best = &g[i];
+		}
+	}
+	return best;
+}
+
+int vb_gid_entries(const struct rc_verbs_ops *ops, struct ibv_context *ctx,
+		   const struct ibv_device_attr *dattr, uint8_t port,
+		   const struct ibv_port_attr *pattr,
+		   struct ibv_gid_entry **out, int *n)
+{
+	int len = pattr->gid_tbl_len > 0 ? pattr->gid_tbl_len : 1;
+	size_t max = (size_t)len * dattr->phys_port_cnt;
 	struct ibv_gid_entry *all = calloc(max ? max : 1, sizeof(*all));
 	ssize_t got;
 	int i, k = 0;
 
 	if (!all)
 		return RC_ERR_NOMEM;
-	got = ops->query_gid_table(vt->ctx, all, max);
+	got = ops->query_gid_table(ctx, all, max);
 	if (got >= 0) {
 		for (i = 0; i < got; i++)
-			if (all[i].port_num == vt->port)
+			if (all[i].port_num == port)
 				all[k++] = all[i];
 	} else {
 		for (i = 0; i < len; i++) {
-			if (ops->query_gid_ex(vt->ctx, vt->port, (uint32_t)i,
-					      &all[k]))
+			if (ops->query_gid_ex(ctx, port, (uint32_t)i, &all[k]))
 				continue; /* empty entry */
 			all[k].gid_index = (uint32_t)i;
 			k++;
@@ -307,7 +325,7 @@ static void gid_list(const struct ibv_gid_entry *g, int n, char *out,
 		vb_gid_str(g[i].gid.raw, s, sizeof(s));
 		off += (size_t)snprintf(out + off, len - off, "%s%u (%s %s)",
 					i ? ", " : "", g[i].gid_index,
-					gid_type_str(g[i].gid_type), s);
+					vb_gid_type_str(g[i].gid_type), s);
 	}
 	if (!n)
 		snprintf(out, len, "none");
@@ -315,17 +333,17 @@ static void gid_list(const struct ibv_gid_entry *g, int n, char *out,
 
 static int gid_select(struct vb_tp *vt)
 {
-	struct ibv_gid_entry *g, *best = NULL;
+	struct ibv_gid_entry *g, *best;
 	char list[400], s[64];
-	int i, n, ret, score = 0;
+	int n, ret;
 
-	ret = gid_entries(vt, &g, &n);
+	ret = vb_gid_entries(vt->ops, vt->ctx, &vt->dattr, vt->port, &vt->pattr,
+			     &g, &n);
 	if (ret)
 		return ret;
+	best = (struct ibv_gid_entry *)vb_gid_pick(g, n, vt->prm.gid_index,
+						   vt->ipv4);
 	if (vt->prm.gid_index >= 0) {
-		for (i = 0; i < n; i++)
-			if (g[i].gid_index == (uint32_t)vt->prm.gid_index)
-				best = &g[i];
 		if (!best) {
 			gid_list(g, n, list, sizeof(list));
 			rc_log_err(
@@ -344,16 +362,8 @@ static int gid_select(struct vb_tp *vt)
 			rc_log_warn("RCMPI_VERBS_GID_INDEX=%d on %s port %u is "
 				    "a %s GID: peers must use the same type",
 				    vt->prm.gid_index, vt->dev_name, vt->port,
-				    gid_type_str(best->gid_type));
+				    vb_gid_type_str(best->gid_type));
 	} else {
-		for (i = 0; i < n; i++) {
-			int sc = gid_score(vt, &g[i]);
-
-			if (sc > score) {
-				score = sc;
-				best = &g[i];
-			}
-		}
 		if (!best) {
 			gid_list(g, n, list, sizeof(list));
 			rc_log_debug("%s port %u: no RoCE v2 GID (GIDs: %s)",
@@ -440,7 +450,7 @@ static int pick_port(struct vb_tp *vt, int want, char *why, size_t whylen)
 		off = strlen(why);
 		snprintf(why + off, whylen - off, "%s%s port %d is %s",
 			 off ? "; " : "", vt->dev_name, p,
-			 port_state_str(pa.state));
+			 vb_port_state_str(pa.state));
 	}
 	return RC_ERR_NODEV;
 }

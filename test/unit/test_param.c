@@ -329,8 +329,8 @@ START_TEST(environment_checked_once)
 			     "rcmpi parameter (did you mean RCMPI_EAGER_LIMIT?"
 			     "); ignored\n"),
 		      "%s", out);
-	ck_assert_msg(strstr(out, "RCMPI_XYZZY is not an rcmpi parameter; "
-				  "ignored"),
+	ck_assert_msg(strstr(out, "RCMPI_XYZZY is not an rcmpi parameter "
+				  "(rcmpi_info --param lists them); ignored"),
 		      "%s", out);
 	ck_assert_msg(!strstr(strstr(out, "XYZZY") + 1, "XYZZY"),
 		      "said twice: %s", out);

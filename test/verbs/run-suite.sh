@@ -18,7 +18,7 @@
 # RCMPI_TEST_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 720 s).
 set -uo pipefail
-EXPECTED=37	# 1 on the host + 36 in the VM
+EXPECTED=39	# 1 on the host + 38 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
 if [[ ${1:-} == --native ]]; then
@@ -41,7 +41,7 @@ if [[ $native ]]; then
 	# (a read-only build tree, e.g. seen from a VM, must be built already)
 	if [[ -w $build ]]; then
 		make -C "$build" -j2 verbs-progs launcher/mpirun \
-			>"$build/verbs-suite-make.log" 2>&1 || {
+			tools/rcmpi_info >"$build/verbs-suite-make.log" 2>&1 || {
 			tail -30 "$build/verbs-suite-make.log"
 			echo "run-suite.sh: building the suite's programs failed" >&2
 			exit 1
@@ -67,7 +67,8 @@ esac
 	echo "run-suite.sh: test/vm/deps.sh could not install the VM's packages" >&2
 	exit 1
 }
-make -C "$build" -j2 verbs-progs launcher/mpirun >"$build/verbs-suite-make.log" 2>&1 || {
+make -C "$build" -j2 verbs-progs launcher/mpirun tools/rcmpi_info \
+	>"$build/verbs-suite-make.log" 2>&1 || {
 	tail -30 "$build/verbs-suite-make.log"
 	echo "run-suite.sh: building the suite's programs failed" >&2
 	exit 1
