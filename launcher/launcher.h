@@ -12,7 +12,8 @@
  *                 fork, output pipes, reaping, teardown (both programs)
  *   net.c         the head-daemon TCP link: framing, buffered
  *                 non-blocking connections, handshake MACs (both)
- *   auth.c        SHA-256, HMAC, the per-job secret (both)
+ *   auth.c        the proofs of the handshake: HMAC-SHA-256 under the
+ *                 job's secret (libcrypto) or MUNGE credentials (both)
  *   remote.c      mpirun's side of the daemons: launch agent, accept,
  *                 authenticate (and the daemon's half of the handshake)
  *   rcmpid.c      the daemon (rcmpid only)
@@ -59,6 +60,7 @@ struct rc_opts {
 	char *wdir;		/* --wdir (NULL: mpirun's directory) */
 	char *agent;		/* --launch-agent (NULL: RCMPI_LAUNCH_AGENT
 				 * or the default, ssh) */
+	char *auth;		/* --auth (NULL: RCMPI_AUTH) */
 	char **argv;		/* program and its arguments (in main's argv) */
 	int argc;
 };
@@ -203,55 +205,63 @@ pid_t rc_procs_reap(int *wstatus);
 #define RC_SECRET_HEX 64
 #define RC_NONCE_LEN 32
 
-struct rc_sha256 {
-	uint32_t h[8];
-	uint64_t len;
-	unsigned char buf[64];
-	size_t nbuf;
-};
+enum rc_auth_kind { RC_AUTH_SECRET = 1, RC_AUTH_MUNGE = 2 };
 
-struct rc_hmac {
-	struct rc_sha256 inner, outer;
-};
-
-void rc_sha256_init(struct rc_sha256 *s);
-void rc_sha256_update(struct rc_sha256 *s, const void *data, size_t len);
-void rc_sha256_final(struct rc_sha256 *s, unsigned char out[RC_SHA256_LEN]);
-void rc_hmac_init(struct rc_hmac *m, const void *key, size_t keylen);
-void rc_hmac_update(struct rc_hmac *m, const void *data, size_t len);
-void rc_hmac_final(struct rc_hmac *m, unsigned char out[RC_SHA256_LEN]);
+/* "secret" or "munge" -> RC_AUTH_*, else -1 */
+int rc_auth_parse(const char *s);
+const char *rc_auth_name(int kind);
+/* compiled in? if not, why (one line) */
+bool rc_auth_available(int kind, char *why, size_t whylen);
+/* HMAC-SHA-256 (libcrypto) */
+void rc_hmac_sha256(const void *key, size_t keylen, const void *data,
+		    size_t len, unsigned char out[RC_SHA256_LEN]);
 bool rc_ct_equal(const void *a, const void *b, size_t len);
 int rc_random(void *buf, size_t len);
 int rc_secret_new(char hex[RC_SECRET_HEX + 1]);
+/* HMAC(secret, role '\0' n1 n2 node) */
+void rc_auth_mac(const char *secret, const char *role, const unsigned char *n1,
+		 const unsigned char *n2, uint32_t node,
+		 unsigned char out[RC_SHA256_LEN]);
+/* Append to w the proof that we are `role` in the exchange (n1, n2, node):
+ * the HMAC (secret) or a MUNGE credential; 0 or -1 + why. */
+struct rc_wbuf;
+struct rc_rbuf;
+int rc_auth_prove(int kind, const char *secret, const char *role,
+		  const unsigned char *n1, const unsigned char *n2,
+		  uint32_t node, struct rc_wbuf *w, char *why, size_t whylen);
+/* Read the peer's proof from rb and check it; 0 or -1 + why */
+int rc_auth_check(int kind, const char *secret, const char *role,
+		  const unsigned char *n1, const unsigned char *n2,
+		  uint32_t node, struct rc_rbuf *rb, char *why, size_t whylen);
 
 /* ---- the head-daemon link (net.c) --------------------------------------- */
 #define RC_NET_MAGIC 0x72636d70u	/* "rcmp" */
-#define RC_NET_VERSION 1
+#define RC_NET_VERSION 2
 
 /* message types; see rcmpid.c for the payloads */
 enum rc_msg {
-	RC_M_HELLO = 1,		/* d→h: magic, version, node, nonce_d */
-	RC_M_CHALLENGE,		/* h→d: nonce_h, head's MAC */
-	RC_M_AUTH,		/* d→h: daemon's MAC */
-	RC_M_JOB,		/* h→d: what to run */
-	RC_M_KILL,		/* h→d: signal every local rank */
-	RC_M_FENCE_DONE,	/* h→d: sig, status, all nodes' blobs */
-	RC_M_STDIN,		/* h→d: bytes for rank 0 */
-	RC_M_STDIN_EOF,		/* h→d: no more */
-	RC_M_END,		/* h→d: normal?; tear down and exit */
-	RC_M_PING,		/* both: heartbeat */
-	RC_M_STARTED,		/* d→h: every local rank's pid */
-	RC_M_FAILED,		/* d→h: start-up failed (message) */
-	RC_M_CONNECTED,		/* d→h: rank called PMIx_Init */
-	RC_M_FINALIZED,		/* d→h: rank called PMIx_Finalize */
-	RC_M_ABORT,		/* d→h: rank, status, message */
-	RC_M_FENCE,		/* d→h: sig, nnodes, this node's blob */
-	RC_M_EXITED,		/* d→h: rank, wait status */
-	RC_M_OUT,		/* d→h: rank, stream, whole lines */
-	RC_M_STDIN_ACK,		/* d→h: bytes written to rank 0 */
-	RC_M_STDIN_CLOSED,	/* d→h: rank 0 takes no more input */
-	RC_M_DRAINED,		/* d→h: every rank ended, output all sent */
-	RC_M_SIGNALED,		/* d→h: the daemon got a signal */
+	RC_M_HELLO = 1,	   /* d→h: magic, version, node, nonce_d, auth */
+	RC_M_CHALLENGE,	   /* h→d: nonce_h, head's proof (auth.c) */
+	RC_M_AUTH,	   /* d→h: daemon's proof */
+	RC_M_JOB,	   /* h→d: what to run */
+	RC_M_KILL,	   /* h→d: signal every local rank */
+	RC_M_FENCE_DONE,   /* h→d: sig, status, all nodes' blobs */
+	RC_M_STDIN,	   /* h→d: bytes for rank 0 */
+	RC_M_STDIN_EOF,	   /* h→d: no more */
+	RC_M_END,	   /* h→d: normal?; tear down and exit */
+	RC_M_PING,	   /* both: heartbeat */
+	RC_M_STARTED,	   /* d→h: every local rank's pid */
+	RC_M_FAILED,	   /* d→h: start-up failed (message) */
+	RC_M_CONNECTED,	   /* d→h: rank called PMIx_Init */
+	RC_M_FINALIZED,	   /* d→h: rank called PMIx_Finalize */
+	RC_M_ABORT,	   /* d→h: rank, status, message */
+	RC_M_FENCE,	   /* d→h: sig, nnodes, this node's blob */
+	RC_M_EXITED,	   /* d→h: rank, wait status */
+	RC_M_OUT,	   /* d→h: rank, stream, whole lines */
+	RC_M_STDIN_ACK,	   /* d→h: bytes written to rank 0 */
+	RC_M_STDIN_CLOSED, /* d→h: rank 0 takes no more input */
+	RC_M_DRAINED,	   /* d→h: every rank ended, output all sent */
+	RC_M_SIGNALED,	   /* d→h: the daemon got a signal */
 };
 
 struct rc_wbuf {
@@ -308,18 +318,13 @@ bool rc_net_is_local_addr(const char *s);
  * `prefer` first if it is among them; fd, or -1 with the reasons in why */
 int rc_net_connect(const char *addrs, int port, const char *prefer,
 		   double max_each_s, char *why, size_t whylen);
-/* HMAC(secret, role '\0' n1 n2 node) */
-void rc_auth_mac(const char *secret, const char *role,
-		 const unsigned char *n1, const unsigned char *n2,
-		 uint32_t node, unsigned char out[RC_SHA256_LEN]);
-
 /* ---- daemons, head side (remote.c) ------------------------------------- */
 struct rc_remote;
 /* a daemon proved it knows the secret: true if the owner takes `c`
  * (copies the struct), false to close it */
 typedef bool (*rc_remote_authed_fn)(void *arg, int node, struct rc_conn *c);
 /* secret, listening socket, agent; NULL (message printed) on failure */
-struct rc_remote *rc_remote_new(const char *agent, int nnodes,
+struct rc_remote *rc_remote_new(const char *agent, int auth, int nnodes,
 				rc_remote_authed_fn authed, void *arg,
 				bool verbose);
 void rc_remote_free(struct rc_remote *r);
@@ -335,8 +340,8 @@ int rc_remote_pollfds(struct rc_remote *r, struct pollfd *pfd);
 void rc_remote_handle(struct rc_remote *r, const struct pollfd *pfd);
 /* close handshakes past their time; the next deadline (0: none) */
 double rc_remote_timers(struct rc_remote *r, double now);
-/* the daemon's half: HELLO, check the head's MAC, AUTH; 0 or -1 + why */
-int rc_remote_auth_daemon(struct rc_conn *c, const char *secret,
+/* the daemon's half: HELLO, check the head's proof, AUTH; 0 or -1 + why */
+int rc_remote_auth_daemon(struct rc_conn *c, int auth, const char *secret,
 			  uint32_t node, double deadline, char *why,
 			  size_t whylen);
 

@@ -133,6 +133,7 @@ static struct job {
 	bool abnormal;		/* skip PMIx teardown, kill leftovers */
 	double t_kill, t_giveup, t_timeout, t_drain, t_hb, t_end;
 	double hb_timeout, launch_timeout;
+	int auth;		/* RC_AUTH_*: --auth, RCMPI_AUTH */
 	struct {		/* the failure that will be blamed (job_suspect) */
 		bool active;
 		int prio;
@@ -808,7 +809,7 @@ static int job_launch_daemons(void)
 {
 	int i;
 
-	job.remote = rc_remote_new(job.opts.agent, job.map.nnodes,
+	job.remote = rc_remote_new(job.opts.agent, job.auth, job.map.nnodes,
 				   job_authed, NULL, job.verbose);
 	if (!job.remote)
 		return -1;
@@ -1215,6 +1216,24 @@ static int env_seconds(enum rc_param_id id, double *out)
 	return 0;
 }
 
+/* --auth, else RCMPI_AUTH */
+static int job_auth(void)
+{
+	const char *a = job.opts.auth ? job.opts.auth : rc_param_str(RC_P_AUTH);
+	char why[256];
+
+	job.auth = rc_auth_parse(a);
+	if (job.auth < 0) {
+		rc_lerr("RCMPI_AUTH=%s: expected secret or munge", a);
+		return -1;
+	}
+	if (!rc_auth_available(job.auth, why, sizeof(why))) {
+		rc_lerr("--auth %s: %s", a, why);
+		return -1;
+	}
+	return 0;
+}
+
 /* this host only, as many ranks as usable cores (the checks of old) */
 static int job_hosts_local(struct rc_hostlist *hl, int *np)
 {
@@ -1480,7 +1499,7 @@ int main(int argc, char **argv)
 	job.verbose = rc_param_bool(RC_P_LAUNCHER_VERBOSE);
 	if (env_seconds(RC_P_LAUNCH_TIMEOUT, &job.launch_timeout) ||
 	    env_seconds(RC_P_HEARTBEAT_TIMEOUT, &job.hb_timeout) ||
-	    job_wdir() || job_map() || job_prog() || job_xset())
+	    job_auth() || job_wdir() || job_map() || job_prog() || job_xset())
 		return 1;
 
 	if (rc_procs_signals_setup(sigs, 4)) {

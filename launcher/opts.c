@@ -80,6 +80,11 @@ static void opts_help(void)
 "  --launch-agent CMD     start the daemons with CMD HOST COMMAND\n"
 "                         (default: $RCMPI_LAUNCH_AGENT, else\n"
 "                         \"%s\")\n"
+"  --auth secret|munge    how the daemons and %s prove they belong to\n"
+"                         the job: secret (default; HMAC-SHA-256 under a\n"
+"                         per-job secret handed over on the launch\n"
+"                         channel) or munge (MUNGE credentials; needs\n"
+"                         munged; no secret at all); also RCMPI_AUTH\n"
 "  --wdir DIR             the ranks' working directory on every host\n"
 "                         (default: this one's)\n"
 "  -x VAR[=value]         export VAR to the ranks, with `value` or with\n"
@@ -116,7 +121,8 @@ static void opts_help(void)
 "%s); RCMPI_LAUNCH_TIMEOUT (s, default 30) bounds a daemon's start;\n"
 "RCMPI_HEARTBEAT_TIMEOUT (s, default 10) declares a silent host lost.\n",
 	       rc_progname, rc_progname, rc_params[RC_P_LAUNCH_AGENT].def,
-	       rc_progname, rc_progname, rc_progname, rc_progname);
+	       rc_progname, rc_progname, rc_progname, rc_progname,
+	       rc_progname);
 }
 /* clang-format on */
 
@@ -200,34 +206,61 @@ static int opts_str(char **dst, const char *val)
 	return 0;
 }
 
-enum { O_NP, O_X, O_TAG, O_OVER, O_BIND, O_TIMEOUT, O_HELP, O_VERSION,
-	O_HOST, O_HOSTFILE, O_MAPBY, O_WDIR, O_AGENT };
+enum {
+	O_NP,
+	O_X,
+	O_TAG,
+	O_OVER,
+	O_BIND,
+	O_TIMEOUT,
+	O_HELP,
+	O_VERSION,
+	O_HOST,
+	O_HOSTFILE,
+	O_MAPBY,
+	O_WDIR,
+	O_AGENT,
+	O_AUTH
+};
 
 static const struct opts_def {
 	const char *name;
 	int id;
 	bool arg;
 } opts_defs[] = {
-	{ "-n", O_NP, true }, { "-np", O_NP, true }, { "--np", O_NP, true },
-	{ "--n", O_NP, true }, { "-c", O_NP, true },
-	{ "-x", O_X, true },
-	{ "--tag-output", O_TAG, false }, { "-tag-output", O_TAG, false },
-	{ "--oversubscribe", O_OVER, false },
-	{ "-oversubscribe", O_OVER, false },
-	{ "--bind-to", O_BIND, true }, { "-bind-to", O_BIND, true },
-	{ "--timeout", O_TIMEOUT, true }, { "-timeout", O_TIMEOUT, true },
-	{ "-H", O_HOST, true }, { "--host", O_HOST, true },
-	{ "-host", O_HOST, true },
-	{ "--hostfile", O_HOSTFILE, true }, { "-hostfile", O_HOSTFILE, true },
-	{ "--machinefile", O_HOSTFILE, true },
-	{ "-machinefile", O_HOSTFILE, true },
-	{ "--map-by", O_MAPBY, true }, { "-map-by", O_MAPBY, true },
-	{ "--wdir", O_WDIR, true }, { "-wdir", O_WDIR, true },
-	{ "--launch-agent", O_AGENT, true },
-	{ "-launch-agent", O_AGENT, true },
-	{ "-h", O_HELP, false }, { "--help", O_HELP, false },
-	{ "-help", O_HELP, false },
-	{ "-V", O_VERSION, false }, { "--version", O_VERSION, false },
+	{"-n", O_NP, true},
+	{"-np", O_NP, true},
+	{"--np", O_NP, true},
+	{"--n", O_NP, true},
+	{"-c", O_NP, true},
+	{"-x", O_X, true},
+	{"--tag-output", O_TAG, false},
+	{"-tag-output", O_TAG, false},
+	{"--oversubscribe", O_OVER, false},
+	{"-oversubscribe", O_OVER, false},
+	{"--bind-to", O_BIND, true},
+	{"-bind-to", O_BIND, true},
+	{"--timeout", O_TIMEOUT, true},
+	{"-timeout", O_TIMEOUT, true},
+	{"-H", O_HOST, true},
+	{"--host", O_HOST, true},
+	{"-host", O_HOST, true},
+	{"--hostfile", O_HOSTFILE, true},
+	{"-hostfile", O_HOSTFILE, true},
+	{"--machinefile", O_HOSTFILE, true},
+	{"-machinefile", O_HOSTFILE, true},
+	{"--map-by", O_MAPBY, true},
+	{"-map-by", O_MAPBY, true},
+	{"--wdir", O_WDIR, true},
+	{"-wdir", O_WDIR, true},
+	{"--launch-agent", O_AGENT, true},
+	{"-launch-agent", O_AGENT, true},
+	{"--auth", O_AUTH, true},
+	{"-h", O_HELP, false},
+	{"--help", O_HELP, false},
+	{"-help", O_HELP, false},
+	{"-V", O_VERSION, false},
+	{"--version", O_VERSION, false},
 };
 
 static const struct opts_def *opts_find(const char *word, const char **val)
@@ -346,6 +379,15 @@ int rc_opts_parse(int argc, char **argv, struct rc_opts *o)
 			if (opts_str(&o->agent, val))
 				goto err;
 			break;
+		case O_AUTH:
+			if (rc_auth_parse(val) < 0) {
+				rc_lerr("--auth: '%s' is not secret or munge",
+					val);
+				goto err;
+			}
+			if (opts_str(&o->auth, val))
+				goto err;
+			break;
 		case O_HELP:
 			opts_help();
 			rc_opts_free(o);
@@ -382,5 +424,6 @@ void rc_opts_free(struct rc_opts *o)
 	free(o->hostfile);
 	free(o->wdir);
 	free(o->agent);
-	o->hosts = o->hostfile = o->wdir = o->agent = NULL;
+	free(o->auth);
+	o->hosts = o->hostfile = o->wdir = o->agent = o->auth = NULL;
 }

@@ -2,10 +2,13 @@
  * rcmpid.c - the per-node daemon of a multi-node job. mpirun starts one on
  * every other host through its launch agent (ssh by default):
  *
- *     rcmpid --head ADDR[,ADDR...]:PORT --node I --hostname NAME [--verbose]
+ *     rcmpid --head ADDR[,ADDR...]:PORT --node I --hostname NAME
+ *            [--auth secret|munge] [--verbose]
  *
  * with the job's secret as the first line of its stdin (never in argv or
- * the environment). It is not meant to be started by hand.
+ * the environment), or, with --auth munge, no secret at all (both sides
+ * prove themselves with MUNGE credentials: auth.c). It is not meant to be
+ * started by hand.
  *
  * Sequence:
  *   read the secret (stdin) → connect to the first head address that
@@ -66,6 +69,7 @@ static struct {
 	int me;			/* our node index */
 	char *hostname;
 	bool verbose;
+	int auth; /* RC_AUTH_* */
 	char secret[RC_SECRET_HEX + 1];
 	struct rc_conn conn;
 	struct rc_jobmap map;
@@ -87,10 +91,10 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: rcmpid --head ADDR[,ADDR...]:PORT --node I "
-		"--hostname NAME [--verbose]\n"
+		"--hostname NAME [--auth secret|munge] [--verbose]\n"
 		"The per-node daemon of rcmpi's mpirun, started by mpirun "
-		"through its launch agent,\nwith the job's secret on stdin. "
-		"Not meant to be run by hand.\n");
+		"through its launch agent,\nwith the job's secret on stdin "
+		"(--auth secret, the default). Not meant to be run by hand.\n");
 }
 
 /* ---- talking to the head ---------------------------------------------------- */
@@ -509,6 +513,7 @@ static int parse_args(int argc, char **argv)
 	int i;
 
 	d.me = -1;
+	d.auth = RC_AUTH_SECRET;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -528,6 +533,19 @@ static int parse_args(int argc, char **argv)
 				d.me = -1;
 		} else if (i + 1 < argc && !strcmp(a, "--hostname")) {
 			d.hostname = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--auth")) {
+			char why[256];
+
+			d.auth = rc_auth_parse(argv[++i]);
+			if (d.auth < 0) {
+				rc_lerr("--auth %s: expected secret or munge",
+					argv[i]);
+				return -1;
+			}
+			if (!rc_auth_available(d.auth, why, sizeof(why))) {
+				rc_lerr("--auth %s: %s", argv[i], why);
+				return -1;
+			}
 		} else {
 			rc_lerr("unexpected argument '%s'", a);
 			usage();
@@ -577,7 +595,7 @@ static int connect_head(void)
 		return -1;
 	}
 	rc_conn_init(&d.conn, fd);
-	if (rc_remote_auth_daemon(&d.conn, d.secret, (uint32_t)d.me,
+	if (rc_remote_auth_daemon(&d.conn, d.auth, d.secret, (uint32_t)d.me,
 				  rc_now() + AUTH_MAX_S, why, sizeof(why))) {
 		rc_lerr("%s: authentication with mpirun failed: %s",
 			d.hostname, why);
@@ -758,7 +776,7 @@ int main(int argc, char **argv)
 	}
 	if (parse_args(argc, argv))
 		return 2;
-	if (read_secret())
+	if (d.auth == RC_AUTH_SECRET && read_secret())
 		return 1;
 	/* stdin was only for the secret */
 	fd = open("/dev/null", O_RDONLY);

@@ -58,7 +58,8 @@ struct pend {
 };
 
 struct rc_remote {
-	char secret[RC_SECRET_HEX + 1];
+	int auth;			/* RC_AUTH_* */
+	char secret[RC_SECRET_HEX + 1]; /* RC_AUTH_SECRET */
 	int lfd, port;
 	char addrs[1024];
 	char **agent;		/* argv of the launch agent */
@@ -121,7 +122,7 @@ static char *remote_daemon_path(void)
 	return out;
 }
 
-struct rc_remote *rc_remote_new(const char *agent, int nnodes,
+struct rc_remote *rc_remote_new(const char *agent, int auth, int nnodes,
 				rc_remote_authed_fn authed, void *arg,
 				bool verbose)
 {
@@ -133,6 +134,7 @@ struct rc_remote *rc_remote_new(const char *agent, int nnodes,
 		return NULL;
 	}
 	r->lfd = -1;
+	r->auth = auth;
 	r->nnodes = nnodes;
 	r->authed = authed;
 	r->arg = arg;
@@ -147,7 +149,8 @@ struct rc_remote *rc_remote_new(const char *agent, int nnodes,
 		goto err;
 	}
 	r->daemon = remote_daemon_path();
-	if (!r->daemon || rc_secret_new(r->secret)) {
+	if (!r->daemon ||
+	    (auth == RC_AUTH_SECRET && rc_secret_new(r->secret))) {
 		rc_lerr("cannot make the job's secret: %s", strerror(errno));
 		goto err;
 	}
@@ -210,9 +213,16 @@ char *rc_remote_command(const struct rc_remote *r, int node,
 			const char *host, bool verbose)
 {
 	char head[1100], nodestr[16];
-	const char *parts[] = { r->daemon, "--head", head, "--node", nodestr,
-				"--hostname", host,
-				verbose ? "--verbose" : NULL };
+	const char *parts[] = {r->daemon,
+			       "--head",
+			       head,
+			       "--node",
+			       nodestr,
+			       "--hostname",
+			       host,
+			       r->auth == RC_AUTH_MUNGE ? "--auth" : NULL,
+			       r->auth == RC_AUTH_MUNGE ? "munge" : NULL,
+			       verbose ? "--verbose" : NULL};
 	size_t len = 8, i;
 	char *cmd;
 
@@ -266,12 +276,14 @@ int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 	if (rc_procs_spawn(agent, path, argv, true))
 		goto out;
 	/* the secret: one line on the agent's stdin (an empty pipe takes
-	 * it whole), then EOF */
-	snprintf(line, sizeof(line), "%s\n", r->secret);
-	do {
-		n = write(agent->fd_in, line, strlen(line));
-	} while (n < 0 && errno == EINTR);
-	memset(line, 0, sizeof(line));
+	 * it whole), then EOF; with MUNGE there is none */
+	if (r->auth == RC_AUTH_SECRET) {
+		snprintf(line, sizeof(line), "%s\n", r->secret);
+		do {
+			n = write(agent->fd_in, line, strlen(line));
+		} while (n < 0 && errno == EINTR);
+		memset(line, 0, sizeof(line));
+	}
 	close(agent->fd_in);
 	agent->fd_in = -1;
 	/* a short write means the agent is gone: its exit says why */
@@ -326,16 +338,18 @@ static void remote_accept(struct rc_remote *r)
 static void pend_msg(struct rc_remote *r, struct pend *p, uint32_t type,
 		     struct rc_rbuf *rb)
 {
-	unsigned char mac[RC_SHA256_LEN];
 	struct rc_wbuf w = { 0 };
-	const char *nd, *got;
+	char why[300];
+	const char *nd;
 
 	if (p->step == 0 && type == RC_M_HELLO) {
-		uint32_t magic = rc_rbuf_u32(rb), ver = rc_rbuf_u32(rb);
+		uint32_t magic = rc_rbuf_u32(rb), ver = rc_rbuf_u32(rb), auth;
 
 		p->node = rc_rbuf_u32(rb);
 		nd = rc_rbuf_raw(rb, RC_NONCE_LEN);
-		if (rb->bad || magic != RC_NET_MAGIC) {
+		auth = rc_rbuf_u32(rb);
+		if (magic != RC_NET_MAGIC ||
+		    (rb->bad && ver == RC_NET_VERSION)) {
 			pend_close(r, p, "not an rcmpid hello");
 			return;
 		}
@@ -347,15 +361,27 @@ static void pend_msg(struct rc_remote *r, struct pend *p, uint32_t type,
 			pend_close(r, p, "no such node");
 			return;
 		}
+		if (auth != (uint32_t)r->auth) {
+			snprintf(why, sizeof(why),
+				 "the daemon authenticates "
+				 "with %s, this job with %s",
+				 rc_auth_name((int)auth),
+				 rc_auth_name(r->auth));
+			pend_close(r, p, why);
+			return;
+		}
 		memcpy(p->nd, nd, RC_NONCE_LEN);
 		if (rc_random(p->nh, RC_NONCE_LEN)) {
 			pend_close(r, p, "no random numbers");
 			return;
 		}
-		rc_auth_mac(r->secret, "rcmpi-head", p->nd, p->nh, p->node,
-			    mac);
 		rc_wbuf_raw(&w, p->nh, RC_NONCE_LEN);
-		rc_wbuf_raw(&w, mac, RC_SHA256_LEN);
+		if (rc_auth_prove(r->auth, r->secret, "rcmpi-head", p->nd,
+				  p->nh, p->node, &w, why, sizeof(why))) {
+			rc_wbuf_free(&w);
+			pend_close(r, p, why);
+			return;
+		}
 		if (rc_conn_send(&p->c, RC_M_CHALLENGE, &w))
 			pend_close(r, p, NULL);
 		else
@@ -364,16 +390,14 @@ static void pend_msg(struct rc_remote *r, struct pend *p, uint32_t type,
 		return;
 	}
 	if (p->step == 1 && type == RC_M_AUTH) {
-		got = rc_rbuf_raw(rb, RC_SHA256_LEN);
-		rc_auth_mac(r->secret, "rcmpi-daemon", p->nh, p->nd, p->node,
-			    mac);
-		if (!got || !rc_ct_equal(got, mac, RC_SHA256_LEN)) {
-			pend_close(r, p, "wrong job secret");
+		if (rc_auth_check(r->auth, r->secret, "rcmpi-daemon", p->nh,
+				  p->nd, p->node, rb, why, sizeof(why))) {
+			pend_close(r, p, why);
 			return;
 		}
 		if (r->verbose)
-			rc_lmsg("daemon of node %u authenticated (%s)",
-				p->node, p->peer);
+			rc_lmsg("daemon of node %u authenticated (%s, %s)",
+				p->node, p->peer, rc_auth_name(r->auth));
 		if (r->authed(r->arg, (int)p->node, &p->c)) {
 			p->used = false;	/* the owner's now */
 			return;
@@ -470,45 +494,49 @@ double rc_remote_timers(struct rc_remote *r, double now)
 
 /* ---- the handshake, daemon side ---------------------------------------------- */
 
-int rc_remote_auth_daemon(struct rc_conn *c, const char *secret,
+int rc_remote_auth_daemon(struct rc_conn *c, int auth, const char *secret,
 			  uint32_t node, double deadline, char *why,
 			  size_t whylen)
 {
-	unsigned char nd[RC_NONCE_LEN], mac[RC_SHA256_LEN];
-	const char *nh, *hmac;
+	unsigned char nd[RC_NONCE_LEN];
+	const char *nh;
 	struct rc_wbuf w = { 0 };
 	struct rc_rbuf rb;
 	uint32_t type;
 
 	if (rc_random(nd, sizeof(nd))) {
-		snprintf(why, whylen, "getrandom: %s", strerror(errno));
+		snprintf(why, whylen, "no random numbers");
 		return -1;
 	}
 	rc_wbuf_u32(&w, RC_NET_MAGIC);
 	rc_wbuf_u32(&w, RC_NET_VERSION);
 	rc_wbuf_u32(&w, node);
 	rc_wbuf_raw(&w, nd, sizeof(nd));
+	rc_wbuf_u32(&w, (uint32_t)auth);
 	if (rc_conn_send(c, RC_M_HELLO, &w))
 		goto err_io;
 	rc_wbuf_free(&w);
 	if (rc_conn_wait_msg(c, deadline, &type, &rb) != 1)
 		goto err_io;
 	nh = rc_rbuf_raw(&rb, RC_NONCE_LEN);
-	hmac = rc_rbuf_raw(&rb, RC_SHA256_LEN);
 	if (type != RC_M_CHALLENGE || rb.bad) {
 		snprintf(why, whylen, "the head sent no challenge");
 		return -1;
 	}
-	rc_auth_mac(secret, "rcmpi-head", nd, (const unsigned char *)nh,
-		    node, mac);
-	if (!rc_ct_equal(hmac, mac, sizeof(mac))) {
-		snprintf(why, whylen, "the head does not know the job's "
-			 "secret");
+	if (rc_auth_check(auth, secret, "rcmpi-head", nd,
+			  (const unsigned char *)nh, node, &rb, why, whylen)) {
+		if (auth == RC_AUTH_SECRET)
+			snprintf(why, whylen,
+				 "the head does not know the "
+				 "job's secret");
 		return -1;
 	}
-	rc_auth_mac(secret, "rcmpi-daemon", (const unsigned char *)nh, nd,
-		    node, mac);
-	rc_wbuf_raw(&w, mac, sizeof(mac));
+	if (rc_auth_prove(auth, secret, "rcmpi-daemon",
+			  (const unsigned char *)nh, nd, node, &w, why,
+			  whylen)) {
+		rc_wbuf_free(&w);
+		return -1;
+	}
 	if (rc_conn_send(c, RC_M_AUTH, &w))
 		goto err_io;
 	rc_wbuf_free(&w);

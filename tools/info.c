@@ -414,6 +414,16 @@ static void report_build(struct out *o)
 	   RC_BUILD_PMIX, PMIx_Get_version());
 	kv(o, "build:libibverbs", "libibverbs:", "%s", RC_BUILD_VERBS);
 	kv(o, "build:librdmacm", "librdmacm:", "%s", RC_BUILD_RDMACM);
+	kv(o, "build:libcrypto", "libcrypto:", "%s (launcher: HMAC-SHA-256)",
+	   RC_BUILD_CRYPTO);
+	kv(o, "build:munge", "MUNGE:", "%s", RC_BUILD_MUNGE);
+	kv(o, "build:auth", "launcher auth:", "%s (RCMPI_AUTH=%s)",
+#ifdef HAVE_MUNGE
+	   "secret, munge",
+#else
+	   "secret",
+#endif
+	   rc_param_str(RC_P_AUTH));
 }
 
 static void report_finding(struct out *o, const char *key, const char *label,
