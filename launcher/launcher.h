@@ -8,6 +8,7 @@
  *
  *   opts.c        command line → struct rc_opts (mpirun only)
  *   hostfile.c    -H / --hostfile parsing, --map-by (mpirun only)
+ *   batch.c       hosts of a Slurm, PBS or LSF allocation, RCMPI_HOSTFILE
  *   node.c        the ranks of one node: PMIx server up, environments,
  *                 fork, output pipes, reaping, teardown (both programs)
  *   net.c         the head-daemon TCP link: framing, buffered
@@ -61,6 +62,8 @@ struct rc_opts {
 	char *agent;		/* --launch-agent (NULL: RCMPI_LAUNCH_AGENT
 				 * or the default, ssh) */
 	char *auth;		/* --auth (NULL: RCMPI_AUTH) */
+	bool local_daemon;	/* --local-daemon: this host's ranks under a
+				 * daemon too, started like the others' */
 	char **argv;		/* program and its arguments (in main's argv) */
 	int argc;
 };
@@ -113,6 +116,32 @@ int rc_hosts_map(const struct rc_hostlist *l, int np, enum rc_mapby by,
 		 bool oversubscribe, int *host_of);
 /* `name` is this host (`me` is gethostname's answer) */
 bool rc_host_is_local(const char *name, const char *me);
+
+/* ---- batch allocations (batch.c) ---------------------------------------- */
+enum rc_batch {
+	RC_BATCH_NONE,
+	RC_BATCH_HOSTFILE, /* RCMPI_HOSTFILE */
+	RC_BATCH_SLURM,
+	RC_BATCH_PBS,
+	RC_BATCH_LSF,
+};
+
+/* The allocation's hosts and slots (RCMPI_HOSTFILE, Slurm, PBS, LSF:
+ * the first set), kind says which (RC_BATCH_NONE: none; l untouched).
+ * 0, or -1 (message printed). */
+int rc_batch_hosts(struct rc_hostlist *l, enum rc_batch *kind);
+const char *rc_batch_name(enum rc_batch kind);
+/* Slurm's compressed host list, e.g. "node[01-04,07],gpu[1-2]"; what
+ * names the variable in messages */
+int rc_batch_hostlist(struct rc_hostlist *l, const char *list,
+		      const char *what);
+/* "2(x3),1" into counts[0..n): must cover exactly n nodes */
+int rc_batch_counts(const char *spec, int *counts, int n, const char *what);
+/* a PBS node file; LSF's "host slots host slots ..." */
+int rc_batch_pbs(struct rc_hostlist *l, const char *path);
+int rc_batch_lsf(struct rc_hostlist *l, const char *spec);
+/* CPUs per node of the Slurm allocation (the smallest), 0: unknown */
+int rc_batch_slurm_cpus(void);
 
 /* ---- PMIx server (pmix_server.c) -------------------------------------- */
 enum rc_pev_type {
@@ -335,6 +364,10 @@ char *rc_remote_command(const struct rc_remote *r, int node,
  * the secret; 0 or -1 (message printed) */
 int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 		     struct rc_lproc *agent);
+/* under Slurm: one srun starts a daemon on every node i with hosts[i]
+ * (NULL: none there) and hands them all the secret; 0 or -1 */
+int rc_remote_launch_srun(struct rc_remote *r, const char *const *hosts,
+			  int nnodes, struct rc_lproc *agent);
 int rc_remote_npollfd(void);
 int rc_remote_pollfds(struct rc_remote *r, struct pollfd *pfd);
 void rc_remote_handle(struct rc_remote *r, const struct pollfd *pfd);

@@ -71,20 +71,27 @@ static void opts_help(void)
 "  -n, -np, --np, --n N   number of ranks (default: the number of usable\n"
 "                         cores, or the slots of the hosts given)\n"
 "  -H, --host HOST[:SLOTS][,HOST[:SLOTS]...]\n"
-"                         run on these hosts (SLOTS default to 1)\n"
+"                         run on these hosts (SLOTS default to 1);\n"
+"                         without -H or --hostfile: RCMPI_HOSTFILE, else\n"
+"                         the batch allocation (Slurm, PBS, LSF), else\n"
+"                         this host\n"
 "  --hostfile, --machinefile FILE\n"
 "                         hosts from FILE: lines \"host [slots=N]\",\n"
 "                         '#' comments, blank lines allowed\n"
 "  --map-by slot|node     slot (default): fill each host's slots in\n"
 "                         order; node: one rank per host, round-robin\n"
 "  --launch-agent CMD     start the daemons with CMD HOST COMMAND\n"
-"                         (default: $RCMPI_LAUNCH_AGENT, else\n"
+"                         (default: $RCMPI_LAUNCH_AGENT, else one srun\n"
+"                         inside a Slurm allocation, else\n"
 "                         \"%s\")\n"
 "  --auth secret|munge    how the daemons and %s prove they belong to\n"
 "                         the job: secret (default; HMAC-SHA-256 under a\n"
 "                         per-job secret handed over on the launch\n"
 "                         channel) or munge (MUNGE credentials; needs\n"
 "                         munged; no secret at all); also RCMPI_AUTH\n"
+"  --local-daemon         run this host's ranks under a daemon too,\n"
+"                         started like the other hosts' (srun or the\n"
+"                         launch agent)\n"
 "  --wdir DIR             the ranks' working directory on every host\n"
 "                         (default: this one's)\n"
 "  -x VAR[=value]         export VAR to the ranks, with `value` or with\n"
@@ -220,7 +227,8 @@ enum {
 	O_MAPBY,
 	O_WDIR,
 	O_AGENT,
-	O_AUTH
+	O_AUTH,
+	O_LOCALD,
 };
 
 static const struct opts_def {
@@ -256,6 +264,7 @@ static const struct opts_def {
 	{"--launch-agent", O_AGENT, true},
 	{"-launch-agent", O_AGENT, true},
 	{"--auth", O_AUTH, true},
+	{"--local-daemon", O_LOCALD, false},
 	{"-h", O_HELP, false},
 	{"--help", O_HELP, false},
 	{"-help", O_HELP, false},
@@ -387,6 +396,9 @@ int rc_opts_parse(int argc, char **argv, struct rc_opts *o)
 			}
 			if (opts_str(&o->auth, val))
 				goto err;
+			break;
+		case O_LOCALD:
+			o->local_daemon = true;
 			break;
 		case O_HELP:
 			opts_help();

@@ -5,6 +5,10 @@
  *     rcmpid --head ADDR[,ADDR...]:PORT --node I --hostname NAME
  *            [--auth secret|munge] [--verbose]
  *
+ * or, started by one srun on every node, with --node-names H0,H1,...
+ * instead of --node and --hostname: the job's nodes in order, of which
+ * this daemon is the one named like its Slurm node (SLURMD_NODENAME).
+ *
  * with the job's secret as the first line of its stdin (never in argv or
  * the environment), or, with --auth munge, no secret at all (both sides
  * prove themselves with MUNGE credentials: auth.c). It is not meant to be
@@ -90,8 +94,9 @@ static struct {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: rcmpid --head ADDR[,ADDR...]:PORT --node I "
-		"--hostname NAME [--auth secret|munge] [--verbose]\n"
+		"usage: rcmpid --head ADDR[,ADDR...]:PORT (--node I "
+		"--hostname NAME | --node-names H0,H1,...)\n"
+		"              [--auth secret|munge] [--verbose]\n"
 		"The per-node daemon of rcmpi's mpirun, started by mpirun "
 		"through its launch agent,\nwith the job's secret on stdin "
 		"(--auth secret, the default). Not meant to be run by hand.\n");
@@ -507,6 +512,40 @@ static int read_secret(void)
 	return 0;
 }
 
+/*
+ * Started by srun for every node at once: which one are we? Node i of the
+ * job is the i-th entry of the comma-separated list; we are the entry
+ * equal to our Slurm node name (SLURMD_NODENAME), else the first that
+ * names this host.
+ */
+static int node_from_names(const char *list)
+{
+	const char *slurm = getenv("SLURMD_NODENAME"), *p = list, *e;
+	char me[256], name[256];
+	int i;
+
+	if (gethostname(me, sizeof(me) - 1))
+		strcpy(me, "localhost");
+	me[sizeof(me) - 1] = 0;
+	for (i = 0;; i++) {
+		e = strchr(p, ',');
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(e ? (size_t)(e - p) : strlen(p)), p);
+		if (name[0] && (slurm && *slurm ? !strcmp(name, slurm)
+						: rc_host_is_local(name, me))) {
+			d.me = i;
+			d.hostname = strdup(name);
+			return d.hostname ? 0 : -1;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	rc_lerr("this host (%s) is not among the job's nodes (%s)",
+		slurm && *slurm ? slurm : me, list);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv)
 {
 	char *end;
@@ -533,6 +572,9 @@ static int parse_args(int argc, char **argv)
 				d.me = -1;
 		} else if (i + 1 < argc && !strcmp(a, "--hostname")) {
 			d.hostname = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--node-names")) {
+			if (node_from_names(argv[++i]))
+				return -1;
 		} else if (i + 1 < argc && !strcmp(a, "--auth")) {
 			char why[256];
 

@@ -6,7 +6,15 @@
  * Launch: for a host H, mpirun runs
  *
  *     AGENT... H "exec '/path/rcmpid' --head A1,A2,...:PORT --node I
- *                 --hostname 'H'"
+ *                 --hostname 'H' [--auth munge]"
+ *
+ * or, inside a Slurm allocation, for every host at once (rc_remote_launch_
+ * srun; srun --input=all broadcasts the secret to every daemon's stdin):
+ *
+ *     srun --nodes=K --ntasks=K --ntasks-per-node=1 --nodelist H1,...
+ *          --overlap --cpu-bind=none --mpi=none [--cpus-per-task=C]
+ *          --job-name=rcmpid --quiet --input=all
+ *          /path/rcmpid --head A1,...:PORT --node-names H0,H1,... [...]
  *
  * (AGENT from --launch-agent, $RCMPI_LAUNCH_AGENT, or "ssh ..."; split on
  * blanks; the remote command is one shell-quoted string, as ssh wants it)
@@ -209,36 +217,41 @@ static size_t remote_quote(char *out, const char *s)
 	return n;
 }
 
+/* the daemon's last arguments, as separate words */
+static int remote_daemon_args(const struct rc_remote *r, bool verbose,
+			      const char **v)
+{
+	int n = 0;
+
+	if (r->auth == RC_AUTH_MUNGE) {
+		v[n++] = "--auth";
+		v[n++] = "munge";
+	}
+	if (verbose)
+		v[n++] = "--verbose";
+	return n;
+}
+
 char *rc_remote_command(const struct rc_remote *r, int node,
 			const char *host, bool verbose)
 {
 	char head[1100], nodestr[16];
-	const char *parts[] = {r->daemon,
-			       "--head",
-			       head,
-			       "--node",
-			       nodestr,
-			       "--hostname",
-			       host,
-			       r->auth == RC_AUTH_MUNGE ? "--auth" : NULL,
-			       r->auth == RC_AUTH_MUNGE ? "munge" : NULL,
-			       verbose ? "--verbose" : NULL};
-	size_t len = 8, i;
+	const char *parts[16] = {r->daemon, "--head",	  head, "--node",
+				 nodestr,   "--hostname", host};
+	size_t len = 8, i, n = 7;
 	char *cmd;
 
 	snprintf(head, sizeof(head), "%s:%d", r->addrs, r->port);
 	snprintf(nodestr, sizeof(nodestr), "%d", node);
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		if (parts[i])
-			len += 4 * strlen(parts[i]) + 3;
+	n += (size_t)remote_daemon_args(r, verbose, parts + n);
+	for (i = 0; i < n; i++)
+		len += 4 * strlen(parts[i]) + 3;
 	cmd = malloc(len);
 	if (!cmd)
 		return NULL;
 	strcpy(cmd, "exec");
 	len = 4;
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		if (!parts[i])
-			continue;
+	for (i = 0; i < n; i++) {
 		cmd[len++] = ' ';
 		len += remote_quote(cmd + len, parts[i]);
 	}
@@ -292,6 +305,107 @@ out:
 	free(path);
 	free(cmd);
 	free(argv);
+	return ret;
+}
+
+int rc_remote_launch_srun(struct rc_remote *r, const char *const *hosts,
+			  int nnodes, struct rc_lproc *agent)
+{
+	char *nodelist = NULL, *names = NULL, *path = NULL, head[1100];
+	char opt_n[32], opt_nt[32], opt_cpus[32], line[RC_SECRET_HEX + 2];
+	const char *argv[40];
+	size_t len = 16;
+	int i, k = 0, argc = 0, cpus, ret = -1;
+	ssize_t n;
+
+	for (i = 0; i < nnodes; i++)
+		len += (hosts[i] ? strlen(hosts[i]) : 0) + 1;
+	nodelist = calloc(1, len);
+	names = calloc(1, len);
+	if (!nodelist || !names) {
+		rc_lerr("out of memory");
+		goto out;
+	}
+	/* Slurm's node list of the daemons; the daemons' own list names
+	 * every node of the job in order ("" where mpirun runs the ranks):
+	 * a daemon finds its index by its Slurm node name */
+	for (i = 0; i < nnodes; i++) {
+		if (i)
+			strcat(names, ",");
+		if (!hosts[i])
+			continue;
+		strcat(names, hosts[i]);
+		if (k++)
+			strcat(nodelist, ",");
+		strcat(nodelist, hosts[i]);
+	}
+	snprintf(opt_n, sizeof(opt_n), "--nodes=%d", k);
+	snprintf(opt_nt, sizeof(opt_nt), "--ntasks=%d", k);
+	argv[argc++] = "srun";
+	argv[argc++] = opt_n;
+	argv[argc++] = opt_nt;
+	argv[argc++] = "--ntasks-per-node=1";
+	argv[argc++] = "--nodelist";
+	argv[argc++] = nodelist;
+	/* Slurm 22.05: a step that shares the allocation's CPUs with the
+	 * job's other steps, binds nothing and is no MPI job itself; the
+	 * ranks may use all CPUs of each node */
+	argv[argc++] = "--overlap";
+	argv[argc++] = "--cpu-bind=none";
+	argv[argc++] = "--mpi=none";
+	cpus = rc_batch_slurm_cpus();
+	if (cpus > 0) {
+		snprintf(opt_cpus, sizeof(opt_cpus), "--cpus-per-task=%d",
+			 cpus);
+		argv[argc++] = opt_cpus;
+	}
+	argv[argc++] = "--job-name=rcmpid";
+	argv[argc++] = "--quiet";
+	/* the secret, one line on srun's stdin, reaches every daemon */
+	argv[argc++] =
+		r->auth == RC_AUTH_SECRET ? "--input=all" : "--input=none";
+	argv[argc++] = r->daemon;
+	snprintf(head, sizeof(head), "%s:%d", r->addrs, r->port);
+	argv[argc++] = "--head";
+	argv[argc++] = head;
+	argv[argc++] = "--node-names";
+	argv[argc++] = names;
+	argc += remote_daemon_args(r, r->verbose, argv + argc);
+	argv[argc] = NULL;
+	agent->env = environ;
+	agent->cpu = -1;
+	if (r->verbose) {
+		char cmd[4096];
+		size_t off = 0;
+
+		for (i = 0; i < argc && off < sizeof(cmd) - 1; i++)
+			off += (size_t)snprintf(cmd + off, sizeof(cmd) - off,
+						"%s%s", i ? " " : "", argv[i]);
+		rc_lmsg("daemons on %d host%s through Slurm: %s", k,
+			k == 1 ? "" : "s", cmd);
+	}
+	path = rc_resolve_prog("srun");
+	if (!path) {
+		rc_lerr("srun: %s", errno == ENOENT ? "not found in PATH"
+						    : strerror(errno));
+		goto out;
+	}
+	if (rc_procs_spawn(agent, path, (char *const *)argv, true))
+		goto out;
+	if (r->auth == RC_AUTH_SECRET) {
+		snprintf(line, sizeof(line), "%s\n", r->secret);
+		do {
+			n = write(agent->fd_in, line, strlen(line));
+		} while (n < 0 && errno == EINTR);
+		memset(line, 0, sizeof(line));
+	}
+	close(agent->fd_in);
+	agent->fd_in = -1;
+	ret = 0;
+out:
+	free(path);
+	free(nodelist);
+	free(names);
 	return ret;
 }
 

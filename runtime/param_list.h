@@ -174,6 +174,9 @@ RC_PARAM(HEAD_ADDRESS, LIST, "", 0, 0, "mpirun",
 	 "mpirun's IPv4 addresses the daemons connect to (default: all)")
 RC_PARAM(DAEMON, STR, "", 0, 0, "mpirun",
 	 "path of rcmpid on the other hosts (default: next to mpirun)")
+RC_PARAM(HOSTFILE, STR, "", 0, 0, "mpirun",
+	 "hostfile used when no -H or --hostfile is given (before a batch "
+	 "allocation's hosts)")
 RC_PARAM(AUTH, STR, "secret", 0, 0, "mpirun",
 	 "how mpirun and its daemons authenticate each other: secret "
 	 "(HMAC-SHA-256 under a per-job secret) or munge (--auth)")
