@@ -25,6 +25,7 @@
  *   fence.c       all-gather bookkeeping: one blob per participating node,
  *                 result = concatenation (what libpmix wants back)
  *   procs.c       fork/exec of local ranks, binding, signals, reaping
+ *   topo.c        this host's cores, sockets, NUMA nodes; --bind-to
  *   iof.c         per-rank line buffers for stdout/stderr, stdin relay
  *   mpirun.c      the job state machine and the poll() loop
  *
@@ -44,8 +45,15 @@ struct pollfd;
 #define RC_NSLEN 256	/* PMIX_MAX_NSLEN + 1 */
 
 /* ---- options (opts.c) ------------------------------------------------- */
-enum rc_bind { RC_BIND_DEFAULT, RC_BIND_CORE, RC_BIND_NONE };
-enum rc_mapby { RC_MAP_SLOT, RC_MAP_NODE };
+enum rc_bind {
+	RC_BIND_DEFAULT, /* core when the ranks fit the cores, else none */
+	RC_BIND_CORE,
+	RC_BIND_NONE,
+	RC_BIND_SOCKET,
+	RC_BIND_NUMA,
+	RC_BIND_MAX = RC_BIND_NUMA
+};
+enum rc_mapby { RC_MAP_SLOT, RC_MAP_NODE, RC_MAP_PPR };
 
 struct rc_opts {
 	int np;			/* 0: not given */
@@ -58,6 +66,9 @@ struct rc_opts {
 	char *hosts;		/* -H, as given (NULL: none) */
 	char *hostfile;		/* --hostfile (NULL: none) */
 	enum rc_mapby mapby;
+	int ppr;		/* --map-by ppr:N:node, -N: ranks per node */
+	bool report_bindings;	/* --report-bindings */
+	bool display_map;	/* --display-map */
 	char *wdir;		/* --wdir (NULL: mpirun's directory) */
 	char *agent;		/* --launch-agent (NULL: RCMPI_LAUNCH_AGENT
 				 * or the default, ssh) */
@@ -111,8 +122,9 @@ int rc_hosts_parse_file(struct rc_hostlist *l, const char *path);
 int rc_hosts_add(struct rc_hostlist *l, const char *name, size_t len,
 		 int slots);
 void rc_hosts_free(struct rc_hostlist *l);
-/* host_of[r] = index in l of rank r's host; 0 or -1 (message printed) */
-int rc_hosts_map(const struct rc_hostlist *l, int np, enum rc_mapby by,
+/* host_of[r] = index in l of rank r's host (ppr: ranks per host for
+ * RC_MAP_PPR); 0 or -1 (message printed) */
+int rc_hosts_map(const struct rc_hostlist *l, int np, enum rc_mapby by, int ppr,
 		 bool oversubscribe, int *host_of);
 /* `name` is this host (`me` is gethostname's answer) */
 bool rc_host_is_local(const char *name, const char *me);
@@ -205,7 +217,9 @@ struct rc_lproc {
 	const char *label;	/* for messages; NULL: "rank N" */
 	int deathsig;		/* sent when we die (0: SIGKILL) */
 	int local_rank;
-	int cpu;		/* bind to this CPU; -1: no binding */
+	int *cpus; /* bind to these CPUs (NULL: no binding) */
+	int ncpus;
+	char bound[64];		/* "core 1", "socket 0", "" (not bound) */
 	pid_t pid;		/* 0: not started */
 	int fd_in, fd_out, fd_err;	/* our ends, -1 when closed */
 	char **env;		/* prepared before fork */
@@ -216,6 +230,27 @@ struct rc_lproc {
 
 /* CPUs we may run on (sched_getaffinity), ascending; returns count or -1 */
 int rc_cpus_allowed(int **cpus);
+
+/* ---- this host's CPUs (topo.c) --------------------------------------------
+ */
+struct rc_topo {
+	int ncpus;		   /* usable CPUs */
+	int *cpu;		   /* their ids, ascending */
+	int *core, *socket, *numa; /* per usable CPU: dense indexes */
+	int ncores, nsockets, nnuma;
+	int *core_cpu;		  /* per core: its first CPU */
+	int *socket_id, *numa_id; /* dense index -> the system's id */
+};
+/* from sysfs (under RCMPI_TEST_ROOT in tests); 0 or -1 */
+int rc_topo_load(struct rc_topo *t);
+void rc_topo_free(struct rc_topo *t);
+/* the CPUs local rank i binds to (mode CORE, SOCKET or NUMA) into cpus
+ * (t->ncpus entries at most), "core 3" / "socket 0" / "NUMA node 1" into
+ * desc; returns the count */
+int rc_topo_bind(const struct rc_topo *t, enum rc_bind mode, int i, int *cpus,
+		 char *desc, size_t len);
+/* "0-3,8" */
+void rc_cpulist_str(const int *cpus, int n, char *out, size_t len);
 /* the absolute path of an executable `prog` (PATH search), or NULL + errno */
 char *rc_resolve_prog(const char *prog);
 /* call once, before any thread exists: signals we handle are blocked */

@@ -674,6 +674,24 @@ static bool job_authed(void *arg, int node, struct rc_conn *c)
 	return true;
 }
 
+/* a rank started: --report-bindings, RCMPI_LAUNCHER_VERBOSE */
+static void job_report_rank(int rank, pid_t pid, const char *host,
+			    const char *bound, const char *cpus)
+{
+	if (job.opts.report_bindings) {
+		if (bound && *bound)
+			rc_lmsg("rank %d (pid %d) on %s: bound to %s (CPUs "
+				"%s)",
+				rank, (int)pid, host, bound, cpus);
+		else
+			rc_lmsg("rank %d (pid %d) on %s: not bound", rank,
+				(int)pid, host);
+	}
+	if (job.verbose)
+		rc_lmsg("rank %d: pid %d on %s, CPUs %s", rank, (int)pid, host,
+			cpus && *cpus ? cpus : "any");
+}
+
 static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 {
 	uint32_t rank = 0, n, i, v;
@@ -687,13 +705,19 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 	case RC_M_STARTED:
 		n = rc_rbuf_u32(rb);
 		for (i = 0; i < n && !rb->bad; i++) {
+			char *bound, *cpus;
+
 			rank = rc_rbuf_u32(rb);
 			v = rc_rbuf_u32(rb);
-			if (rank < (uint32_t)job.map.size)
+			bound = rc_rbuf_strdup(rb);
+			cpus = rc_rbuf_strdup(rb);
+			if (!rb->bad && rank < (uint32_t)job.map.size) {
 				job.ranks[rank].pid = (pid_t)v;
-			if (job.verbose && !rb->bad)
-				rc_lmsg("rank %u: pid %u on %s", rank, v,
-					dmn_host(d));
+				job_report_rank((int)rank, (pid_t)v,
+						dmn_host(d), bound, cpus);
+			}
+			free(bound);
+			free(cpus);
 		}
 		break;
 	case RC_M_FAILED:
@@ -1372,6 +1396,20 @@ static int job_hosts_local(struct rc_hostlist *hl, int *np)
 		rc_lerr("sched_getaffinity: %s", strerror(errno));
 		return -1;
 	}
+	if (job.opts.mapby == RC_MAP_PPR) {
+		/* rc_hosts_map checks -n against ppr */
+		*np = job.opts.np ? job.opts.np : job.opts.ppr;
+		if (job.opts.ppr > ncpu && !job.opts.oversubscribe) {
+			rc_lerr("%d ranks per node but only %d usable core%s "
+				"(sched_getaffinity); use --oversubscribe to "
+				"run more ranks than cores",
+				job.opts.ppr, ncpu,
+				ncpu == 1 ? " is" : "s are");
+			return -1;
+		}
+		return rc_hosts_add(hl, job.host, strlen(job.host),
+				    job.opts.ppr > ncpu ? job.opts.ppr : ncpu);
+	}
 	*np = job.opts.np ? job.opts.np : ncpu;
 	if (*np > ncpu && !job.opts.oversubscribe) {
 		rc_lerr("%d ranks requested but only %d usable core%s "
@@ -1424,6 +1462,8 @@ static int job_map(void)
 			goto out;
 		for (h = 0; h < hl.n; h++)
 			total += hl.h[h].slots;
+		if (job.opts.mapby == RC_MAP_PPR)
+			total = (long)job.opts.ppr * hl.n;
 		np = job.opts.np ? job.opts.np :
 		     total > 1 << 20 ? 1 << 20 : (int)total;
 	}
@@ -1438,8 +1478,8 @@ static int job_map(void)
 		rc_lerr("out of memory");
 		goto out;
 	}
-	if (rc_hosts_map(&hl, np, job.opts.mapby, job.opts.oversubscribe,
-			 host_of))
+	if (rc_hosts_map(&hl, np, job.opts.mapby, job.opts.ppr,
+			 job.opts.oversubscribe, host_of))
 		goto out;
 	job.me = -1;
 	for (h = 0; h < hl.n; h++)
@@ -1478,6 +1518,56 @@ out:
 	free(nodeidx);
 	free(count);
 	return ret;
+}
+
+/* "0-3,7" of the ranks of node i */
+static void job_node_ranks(int node, char *out, size_t len)
+{
+	size_t off = 0;
+	int r, e;
+
+	out[0] = 0;
+	for (r = 0; r < job.map.size && off + 24 < len; r = e + 1) {
+		e = r;
+		if (job.map.node_of[r] != node)
+			continue;
+		while (e + 1 < job.map.size && job.map.node_of[e + 1] == node)
+			e++;
+		off += (size_t)(e > r ? snprintf(out + off, len - off,
+						 "%s%d-%d", off ? "," : "", r,
+						 e)
+				      : snprintf(out + off, len - off, "%s%d",
+						 off ? "," : "", r));
+	}
+}
+
+/* --display-map: where every rank runs, before anything starts */
+static void job_display_map(void)
+{
+	static const char *const maps[] = {"slot", "node", "ppr"};
+	static const char *const binds[] = {"core if the ranks fit the cores",
+					    "core", "none", "socket",
+					    "NUMA node"};
+	char ranks[1024];
+	int i;
+
+	rc_lmsg("job map: %d rank%s on %d host%s (hosts from %s; --map-by "
+		"%s; binding: %s)",
+		job.map.size, job.map.size == 1 ? "" : "s", job.map.nnodes,
+		job.map.nnodes == 1 ? "" : "s",
+		job.opts.hosts		     ? "-H"
+		: job.opts.hostfile	     ? "--hostfile"
+		: job.batch != RC_BATCH_NONE ? rc_batch_name(job.batch)
+					     : "this host",
+		maps[job.opts.mapby], binds[job.opts.bind]);
+	for (i = 0; i < job.map.nnodes; i++) {
+		job_node_ranks(i, ranks, sizeof(ranks));
+		rc_lmsg("  %s: rank%s %s (%s)", job.map.hosts[i],
+			strpbrk(ranks, ",-") ? "s" : "", ranks,
+			i == job.me ? "this host, under mpirun"
+			: job.srun  ? "daemon started by srun"
+				    : "daemon started by the launch agent");
+	}
 }
 
 /* the program here (if we host ranks), and for the daemons */
@@ -1642,6 +1732,8 @@ int main(int argc, char **argv)
 	    job_auth() || job_wdir() || job_map() || job_prog() || job_xset())
 		return 1;
 	job.srun = job.ndmn && job_use_srun();
+	if (job.opts.display_map)
+		job_display_map();
 
 	if (rc_procs_signals_setup(sigs, 4)) {
 		rc_lerr("signal setup: %s", strerror(errno));
@@ -1678,11 +1770,12 @@ int main(int argc, char **argv)
 		job_abort_startup();
 	rc_env_free(env);
 	for (i = 0; i < job.node.nlocal; i++) {
+		char cpus[512];
+
 		p = &job.node.procs[i];
 		job.ranks[p->rank].pid = p->pid;
-		if (job.verbose)
-			rc_lmsg("rank %d: pid %d, cpu %d", p->rank,
-				(int)p->pid, p->cpu);
+		rc_cpulist_str(p->cpus, p->ncpus, cpus, sizeof(cpus));
+		job_report_rank(p->rank, p->pid, job.host, p->bound, cpus);
 	}
 	if (job.me >= 0 && job.ranks[0].node == job.me) {
 		job.in.src = 0;

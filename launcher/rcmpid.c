@@ -23,7 +23,9 @@
  * JOB payload: nspace, size, nnodes, nnodes host names, size node indexes,
  * program, argc + argv, count + "VAR=value" (-x), working directory,
  * whether it was given (--wdir: must exist; else fall back to $HOME),
- * binding mode, heartbeat interval and timeout (ms).
+ * binding mode, heartbeat interval and timeout (ms). STARTED: per local
+ * rank its rank, pid, what it is bound to ("core 1", "" for nothing) and
+ * the CPUs ("0-3").
  *
  * The loop relays: this node's PMIx events, exits and output to the head
  * (CONNECTED, FINALIZED, ABORT, FENCE, EXITED, OUT), the head's answers
@@ -702,7 +704,7 @@ static int parse_job(struct rc_rbuf *rb)
 	d.wdir = rc_rbuf_strdup(rb);
 	d.wdir_given = rc_rbuf_u32(rb);
 	v = rc_rbuf_u32(rb);
-	d.bind = v <= RC_BIND_NONE ? (enum rc_bind)v : RC_BIND_DEFAULT;
+	d.bind = v <= RC_BIND_MAX ? (enum rc_bind)v : RC_BIND_DEFAULT;
 	d.hb_interval = rc_rbuf_u32(rb) / 1000.0;
 	d.hb_timeout = rc_rbuf_u32(rb) / 1000.0;
 	if (rb->bad || d.hb_interval <= 0 || d.hb_timeout <= 0)
@@ -794,8 +796,14 @@ static void start(void)
 	rc_env_free(env);
 	rc_wbuf_u32(&w, (uint32_t)d.node.nlocal);
 	for (i = 0; i < d.node.nlocal; i++) {
-		rc_wbuf_u32(&w, (uint32_t)d.node.procs[i].rank);
-		rc_wbuf_u32(&w, (uint32_t)d.node.procs[i].pid);
+		struct rc_lproc *p = &d.node.procs[i];
+		char cpus[512];
+
+		rc_cpulist_str(p->cpus, p->ncpus, cpus, sizeof(cpus));
+		rc_wbuf_u32(&w, (uint32_t)p->rank);
+		rc_wbuf_u32(&w, (uint32_t)p->pid);
+		rc_wbuf_str(&w, p->bound);
+		rc_wbuf_str(&w, cpus);
 	}
 	send_msg(RC_M_STARTED, &w);
 	d.in.src = -1;

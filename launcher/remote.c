@@ -277,7 +277,8 @@ int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 	argv[i++] = cmd;
 	argv[i] = NULL;
 	agent->env = environ;
-	agent->cpu = -1;
+	agent->cpus = NULL;
+	agent->ncpus = 0;
 	if (r->verbose)
 		rc_lmsg("host %s: %s %s '%s'", host, r->agent[0], host, cmd);
 	path = rc_resolve_prog(r->agent[0]);
@@ -373,7 +374,8 @@ int rc_remote_launch_srun(struct rc_remote *r, const char *const *hosts,
 	argc += remote_daemon_args(r, r->verbose, argv + argc);
 	argv[argc] = NULL;
 	agent->env = environ;
-	agent->cpu = -1;
+	agent->cpus = NULL;
+	agent->ncpus = 0;
 	if (r->verbose) {
 		char cmd[4096];
 		size_t off = 0;

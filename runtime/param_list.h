@@ -182,9 +182,9 @@ RC_PARAM(AUTH, STR, "secret", 0, 0, "mpirun",
 	 "(HMAC-SHA-256 under a per-job secret) or munge (--auth)")
 
 /* ---- rcmpi_info -------------------------------------------------------- */
-RC_PARAM(TEST_ROOT, STR, "", 0, 0, "rcmpi_info",
+RC_PARAM(TEST_ROOT, STR, "", 0, 0, "rcmpi_info, mpirun, rcmpid",
 	 "tests only: read proc/, sys/ and dev/shm under this folder "
-	 "instead of /")
+	 "instead of / (rcmpi_info's probes, the launcher's CPU topology)")
 
 /* ---- compiler wrappers (read by the mpicc and mpicxx scripts) ------------ */
 RC_PARAM(CC, STR, "", 0, 0, "mpicc",

@@ -200,8 +200,8 @@ START_TEST(hostfile_rejects)
 }
 END_TEST
 
-static void map_expect(const char *s, int np, enum rc_mapby by, bool over,
-		       const char *want)
+static void map_check(const char *s, int np, enum rc_mapby by, int ppr,
+		      bool over, const char *want)
 {
 	struct rc_hostlist l;
 	int host_of[64], i;
@@ -209,16 +209,23 @@ static void map_expect(const char *s, int np, enum rc_mapby by, bool over,
 
 	ck_assert_int_eq(spec(&l, s), 0);
 	if (!want) {
-		ck_assert_int_eq(rc_hosts_map(&l, np, by, over, host_of), -1);
+		ck_assert_int_eq(rc_hosts_map(&l, np, by, ppr, over, host_of),
+				 -1);
 		rc_hosts_free(&l);
 		return;
 	}
-	ck_assert_int_eq(rc_hosts_map(&l, np, by, over, host_of), 0);
+	ck_assert_int_eq(rc_hosts_map(&l, np, by, ppr, over, host_of), 0);
 	for (i = 0; i < np; i++)
 		got[i] = (char)('a' + host_of[i]);
 	got[np] = 0;
 	ck_assert_str_eq(got, want);
 	rc_hosts_free(&l);
+}
+
+static void map_expect(const char *s, int np, enum rc_mapby by, bool over,
+		       const char *want)
+{
+	map_check(s, np, by, 0, over, want);
 }
 
 START_TEST(hosts_map)
@@ -230,6 +237,13 @@ START_TEST(hosts_map)
 	map_expect("a:2,b:2", 5, RC_MAP_SLOT, false, NULL);
 	map_expect("a:2,b:1", 5, RC_MAP_SLOT, true, "aabaa");
 	map_expect("a:2,b:1", 6, RC_MAP_NODE, true, "abaaba");
+	/* ppr:N:node: N per host in order, within the slots */
+	map_check("a:2,b:2,c:2", 6, RC_MAP_PPR, 2, false, "aabbcc");
+	map_check("a:2,b:2,c:2", 3, RC_MAP_PPR, 2, false, "aab");
+	map_check("a:4,b:4", 2, RC_MAP_PPR, 1, false, "ab");
+	map_check("a:2,b:2", 5, RC_MAP_PPR, 2, false, NULL);
+	map_check("a:2,b:1", 4, RC_MAP_PPR, 2, false, NULL);
+	map_check("a:2,b:1", 4, RC_MAP_PPR, 2, true, "aabb");
 }
 END_TEST
 
