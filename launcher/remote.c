@@ -258,12 +258,36 @@ char *rc_remote_command(const struct rc_remote *r, int node,
 	return cmd;
 }
 
+/*
+ * Start an agent and hand it the secret: one line on its stdin (an empty
+ * pipe takes it whole), then EOF; with MUNGE there is none. A short write
+ * means the agent is gone: its exit says why.
+ */
+static int remote_spawn(struct rc_remote *r, struct rc_lproc *agent,
+			const char *path, char *const argv[])
+{
+	char line[RC_SECRET_HEX + 2];
+	ssize_t n;
+
+	if (rc_procs_spawn(agent, path, argv, true))
+		return -1;
+	if (r->auth == RC_AUTH_SECRET) {
+		snprintf(line, sizeof(line), "%s\n", r->secret);
+		do {
+			n = write(agent->fd_in, line, strlen(line));
+		} while (n < 0 && errno == EINTR);
+		memset(line, 0, sizeof(line));
+	}
+	close(agent->fd_in);
+	agent->fd_in = -1;
+	return 0;
+}
+
 int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 		     struct rc_lproc *agent)
 {
-	char **argv, *cmd, *path = NULL, line[RC_SECRET_HEX + 2];
+	char **argv, *cmd, *path = NULL;
 	int i, ret = -1;
-	ssize_t n;
 
 	cmd = rc_remote_command(r, node, host, r->verbose);
 	argv = calloc(r->nagent + 3, sizeof(*argv));
@@ -287,20 +311,8 @@ int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 			errno == ENOENT ? "not found" : strerror(errno));
 		goto out;
 	}
-	if (rc_procs_spawn(agent, path, argv, true))
+	if (remote_spawn(r, agent, path, argv))
 		goto out;
-	/* the secret: one line on the agent's stdin (an empty pipe takes
-	 * it whole), then EOF; with MUNGE there is none */
-	if (r->auth == RC_AUTH_SECRET) {
-		snprintf(line, sizeof(line), "%s\n", r->secret);
-		do {
-			n = write(agent->fd_in, line, strlen(line));
-		} while (n < 0 && errno == EINTR);
-		memset(line, 0, sizeof(line));
-	}
-	close(agent->fd_in);
-	agent->fd_in = -1;
-	/* a short write means the agent is gone: its exit says why */
 	ret = 0;
 out:
 	free(path);
@@ -313,11 +325,10 @@ int rc_remote_launch_srun(struct rc_remote *r, const char *const *hosts,
 			  int nnodes, struct rc_lproc *agent)
 {
 	char *nodelist = NULL, *names = NULL, *path = NULL, head[1100];
-	char opt_n[32], opt_nt[32], opt_cpus[32], line[RC_SECRET_HEX + 2];
+	char opt_n[32], opt_nt[32], opt_cpus[32];
 	const char *argv[40];
 	size_t len = 16;
 	int i, k = 0, argc = 0, cpus, ret = -1;
-	ssize_t n;
 
 	for (i = 0; i < nnodes; i++)
 		len += (hosts[i] ? strlen(hosts[i]) : 0) + 1;
@@ -392,17 +403,8 @@ int rc_remote_launch_srun(struct rc_remote *r, const char *const *hosts,
 						    : strerror(errno));
 		goto out;
 	}
-	if (rc_procs_spawn(agent, path, (char *const *)argv, true))
+	if (remote_spawn(r, agent, path, (char *const *)argv))
 		goto out;
-	if (r->auth == RC_AUTH_SECRET) {
-		snprintf(line, sizeof(line), "%s\n", r->secret);
-		do {
-			n = write(agent->fd_in, line, strlen(line));
-		} while (n < 0 && errno == EINTR);
-		memset(line, 0, sizeof(line));
-	}
-	close(agent->fd_in);
-	agent->fd_in = -1;
 	ret = 0;
 out:
 	free(path);
