@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launcher.h"
 #include "param.h"
@@ -399,6 +400,10 @@ int rc_batch_hosts(struct rc_hostlist *l, enum rc_batch *kind)
 	v = rc_param_str(RC_P_HOSTFILE);
 	if (v) {
 		*kind = RC_BATCH_HOSTFILE;
+		if (access(v, R_OK)) {
+			rc_lerr("RCMPI_HOSTFILE=%s: %s", v, strerror(errno));
+			return -1;
+		}
 		return rc_hosts_parse_file(l, v);
 	}
 	v = getenv("SLURM_JOB_NODELIST");

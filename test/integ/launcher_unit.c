@@ -438,6 +438,18 @@ START_TEST(allocation_from_environment)
 	ck_assert_str_eq(batch(RC_BATCH_SLURM), "s1:2,s2:2,s3:2");
 	setenv("RCMPI_HOSTFILE", write_file("hf2", "h1 slots=3\n"), 1);
 	ck_assert_str_eq(batch(RC_BATCH_HOSTFILE), "h1:3");
+	{
+		struct rc_hostlist l = {0};
+		enum rc_batch kind;
+
+		setenv("RCMPI_HOSTFILE", "/nonexistent/hosts", 1);
+		rc_lerr_quiet = true;
+		ck_assert_int_eq(rc_batch_hosts(&l, &kind), -1);
+		rc_lerr_quiet = false;
+		ck_assert_str_eq(rc_last_err,
+				 "RCMPI_HOSTFILE=/nonexistent/"
+				 "hosts: No such file or directory");
+	}
 	batch_env_clear();
 	ck_assert_int_eq(rc_batch_slurm_cpus(), 0);
 }
