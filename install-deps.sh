@@ -4,14 +4,17 @@
 #
 #   ./install-deps.sh          build dependencies
 #   ./install-deps.sh --test   also what the test suite needs (clang, Open MPI
-#                              for side-by-side runs; the Soft-RoCE VM's and
-#                              Slurm's packages are installed by their suites)
+#                              for side-by-side runs, MUNGE; the Soft-RoCE
+#                              VM's and Slurm's packages are installed by
+#                              their suites)
 set -eu
 
 pkgs="build-essential autoconf automake libtool pkg-config
-libpmix-dev libibverbs-dev librdmacm-dev check"
+libpmix-dev libibverbs-dev librdmacm-dev libssl-dev check"
+# libmunge-dev (optional: mpirun --auth munge) and munge, whose daemon the
+# multi-node tests start when it is not running
 [ "${1:-}" = "--test" ] && pkgs="$pkgs clang openmpi-bin libopenmpi-dev
-procps psmisc hyperfine"
+procps psmisc hyperfine libmunge-dev munge"
 
 missing=
 for p in $pkgs; do

@@ -84,7 +84,7 @@ int rc_coll_force(struct rc_inst *inst, int coll, const char *alg)
 static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
 {
 	struct rc_coll_tune *t = &cs->tune;
-	int c, i;
+	int c, i, id;
 
 	for (c = 0; c < RC_COLL_N; c++) {
 		char key[64], *p;
@@ -94,7 +94,9 @@ static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
 		for (p = key; *p; p++)
 			*p = (char)toupper((unsigned char)*p);
 		cs->force[c] = -1;
-		v = rc_param_str(key, NULL);
+		/* every collective has its entry (test_coll checks) */
+		id = rc_param_find(key);
+		v = id >= 0 ? rc_param_str((enum rc_param_id)id) : NULL;
 		if (!v || rc_coll_force(inst, c, v) == RC_OK)
 			continue;
 		{
@@ -112,30 +114,18 @@ static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
 				    v, known);
 		}
 	}
-	t->bcast_short = (size_t)rc_param_int("COLL_BCAST_SHORT", 12288, 0,
-					      1L << 40);
-	t->bcast_min_procs = (size_t)rc_param_int("COLL_BCAST_MIN_PROCS", 8,
-						  1, 1L << 30);
-	t->reduce_short = (size_t)rc_param_int("COLL_REDUCE_SHORT", 2048, 0,
-					       1L << 40);
-	t->reduce_segsize = (size_t)rc_param_int("COLL_REDUCE_SEGSIZE", 0, 0,
-						 1L << 40);
-	t->allreduce_short = (size_t)rc_param_int("COLL_ALLREDUCE_SHORT", 2048,
-						  0, 1L << 40);
-	t->allreduce_ring = (size_t)rc_param_int("COLL_ALLREDUCE_RING", 0, 0,
-						 1L << 40);
-	t->allgather_short = (size_t)rc_param_int("COLL_ALLGATHER_SHORT",
-						  81920, 0, 1L << 40);
-	t->gather_short = (size_t)rc_param_int("COLL_GATHER_SHORT", 4096, 0,
-					       1L << 40);
-	t->alltoall_short = (size_t)rc_param_int("COLL_ALLTOALL_SHORT", 256, 0,
-						 1L << 40);
-	t->alltoall_medium = (size_t)rc_param_int("COLL_ALLTOALL_MEDIUM",
-						  32768, 0, 1L << 40);
-	t->redscat_short = (size_t)rc_param_int("COLL_REDSCAT_SHORT", 524288,
-						0, 1L << 40);
-	t->tmp_cache = (size_t)rc_param_int("COLL_TMP_CACHE", 16L << 20, 0,
-					    1L << 40);
+	t->bcast_short = (size_t)rc_param_int(RC_P_COLL_BCAST_SHORT);
+	t->bcast_min_procs = (size_t)rc_param_int(RC_P_COLL_BCAST_MIN_PROCS);
+	t->reduce_short = (size_t)rc_param_int(RC_P_COLL_REDUCE_SHORT);
+	t->reduce_segsize = (size_t)rc_param_int(RC_P_COLL_REDUCE_SEGSIZE);
+	t->allreduce_short = (size_t)rc_param_int(RC_P_COLL_ALLREDUCE_SHORT);
+	t->allreduce_ring = (size_t)rc_param_int(RC_P_COLL_ALLREDUCE_RING);
+	t->allgather_short = (size_t)rc_param_int(RC_P_COLL_ALLGATHER_SHORT);
+	t->gather_short = (size_t)rc_param_int(RC_P_COLL_GATHER_SHORT);
+	t->alltoall_short = (size_t)rc_param_int(RC_P_COLL_ALLTOALL_SHORT);
+	t->alltoall_medium = (size_t)rc_param_int(RC_P_COLL_ALLTOALL_MEDIUM);
+	t->redscat_short = (size_t)rc_param_int(RC_P_COLL_REDSCAT_SHORT);
+	t->tmp_cache = (size_t)rc_param_int(RC_P_COLL_TMP_CACHE);
 }
 
 struct rc_coll_state *rc_coll_state(struct rc_inst *inst)

@@ -13,9 +13,10 @@
  *
  * Mapping: "slot" fills each host's slots in list order (ranks 0..s0-1 on
  * the first host, and so on); "node" deals ranks round-robin, one per host
- * with a free slot per round. More ranks than slots need --oversubscribe:
- * slot mapping then starts another pass over the list, node mapping goes
- * on round-robin over every host.
+ * with a free slot per round; "ppr:N:node" (-N N) puts N ranks on each
+ * host in list order. More ranks than slots need --oversubscribe: slot
+ * mapping then starts another pass over the list, node mapping goes on
+ * round-robin over every host, ppr may exceed a host's slots.
  */
 #include "config.h"
 
@@ -233,13 +234,43 @@ out:
 	return ret;
 }
 
-int rc_hosts_map(const struct rc_hostlist *l, int np, enum rc_mapby by,
+/* ppr: N ranks on each host in order, within its slots unless
+ * oversubscribing */
+static int hosts_map_ppr(const struct rc_hostlist *l, int np, int ppr,
+			 bool oversubscribe, int *host_of)
+{
+	int r = 0, h, k;
+
+	if ((long)ppr * l->n < np) {
+		rc_lerr("%d ranks requested but %d per node on %d host%s give "
+			"only %ld",
+			np, ppr, l->n, l->n == 1 ? "" : "s", (long)ppr * l->n);
+		return -1;
+	}
+	for (h = 0; h < l->n && r < np; h++) {
+		if (ppr > l->h[h].slots && !oversubscribe) {
+			rc_lerr("%d ranks per node but host %s has only %d "
+				"slot%s; use --oversubscribe to run more ranks "
+				"than slots",
+				ppr, l->h[h].name, l->h[h].slots,
+				l->h[h].slots == 1 ? "" : "s");
+			return -1;
+		}
+		for (k = 0; k < ppr && r < np; k++)
+			host_of[r++] = h;
+	}
+	return 0;
+}
+
+int rc_hosts_map(const struct rc_hostlist *l, int np, enum rc_mapby by, int ppr,
 		 bool oversubscribe, int *host_of)
 {
 	long total = 0;
 	int *placed, r = 0, h, k;
 	bool progress;
 
+	if (by == RC_MAP_PPR)
+		return hosts_map_ppr(l, np, ppr, oversubscribe, host_of);
 	for (h = 0; h < l->n; h++)
 		total += l->h[h].slots;
 	if (np > total && !oversubscribe) {

@@ -8,11 +8,13 @@
  *
  *   opts.c        command line → struct rc_opts (mpirun only)
  *   hostfile.c    -H / --hostfile parsing, --map-by (mpirun only)
+ *   batch.c       hosts of a Slurm, PBS or LSF allocation, RCMPI_HOSTFILE
  *   node.c        the ranks of one node: PMIx server up, environments,
  *                 fork, output pipes, reaping, teardown (both programs)
  *   net.c         the head-daemon TCP link: framing, buffered
  *                 non-blocking connections, handshake MACs (both)
- *   auth.c        SHA-256, HMAC, the per-job secret (both)
+ *   auth.c        the proofs of the handshake: HMAC-SHA-256 under the
+ *                 job's secret (libcrypto) or MUNGE credentials (both)
  *   remote.c      mpirun's side of the daemons: launch agent, accept,
  *                 authenticate (and the daemon's half of the handshake)
  *   rcmpid.c      the daemon (rcmpid only)
@@ -23,6 +25,7 @@
  *   fence.c       all-gather bookkeeping: one blob per participating node,
  *                 result = concatenation (what libpmix wants back)
  *   procs.c       fork/exec of local ranks, binding, signals, reaping
+ *   topo.c        this host's cores, sockets, NUMA nodes; --bind-to
  *   iof.c         per-rank line buffers for stdout/stderr, stdin relay
  *   mpirun.c      the job state machine and the poll() loop
  *
@@ -42,8 +45,15 @@ struct pollfd;
 #define RC_NSLEN 256	/* PMIX_MAX_NSLEN + 1 */
 
 /* ---- options (opts.c) ------------------------------------------------- */
-enum rc_bind { RC_BIND_DEFAULT, RC_BIND_CORE, RC_BIND_NONE };
-enum rc_mapby { RC_MAP_SLOT, RC_MAP_NODE };
+enum rc_bind {
+	RC_BIND_DEFAULT, /* core when the ranks fit the cores, else none */
+	RC_BIND_CORE,
+	RC_BIND_NONE,
+	RC_BIND_SOCKET,
+	RC_BIND_NUMA,
+	RC_BIND_MAX = RC_BIND_NUMA
+};
+enum rc_mapby { RC_MAP_SLOT, RC_MAP_NODE, RC_MAP_PPR };
 
 struct rc_opts {
 	int np;			/* 0: not given */
@@ -56,9 +66,15 @@ struct rc_opts {
 	char *hosts;		/* -H, as given (NULL: none) */
 	char *hostfile;		/* --hostfile (NULL: none) */
 	enum rc_mapby mapby;
+	int ppr;		/* --map-by ppr:N:node, -N: ranks per node */
+	bool report_bindings;	/* --report-bindings */
+	bool display_map;	/* --display-map */
 	char *wdir;		/* --wdir (NULL: mpirun's directory) */
 	char *agent;		/* --launch-agent (NULL: RCMPI_LAUNCH_AGENT
 				 * or the default, ssh) */
+	char *auth;		/* --auth (NULL: RCMPI_AUTH) */
+	bool local_daemon;	/* --local-daemon: this host's ranks under a
+				 * daemon too, started like the others' */
 	char **argv;		/* program and its arguments (in main's argv) */
 	int argc;
 };
@@ -73,7 +89,6 @@ extern const char *rc_progname;
 /* the last rc_lerr line (without the prefix); rc_lerr_quiet: record only */
 extern char rc_last_err[1024];
 extern bool rc_lerr_quiet;
-#define RC_DEFAULT_AGENT "ssh -x -o BatchMode=yes -o ConnectTimeout=10"
 
 /* ---- the job's placement ---------------------------------------------- */
 struct rc_jobmap {
@@ -107,11 +122,38 @@ int rc_hosts_parse_file(struct rc_hostlist *l, const char *path);
 int rc_hosts_add(struct rc_hostlist *l, const char *name, size_t len,
 		 int slots);
 void rc_hosts_free(struct rc_hostlist *l);
-/* host_of[r] = index in l of rank r's host; 0 or -1 (message printed) */
-int rc_hosts_map(const struct rc_hostlist *l, int np, enum rc_mapby by,
+/* host_of[r] = index in l of rank r's host (ppr: ranks per host for
+ * RC_MAP_PPR); 0 or -1 (message printed) */
+int rc_hosts_map(const struct rc_hostlist *l, int np, enum rc_mapby by, int ppr,
 		 bool oversubscribe, int *host_of);
 /* `name` is this host (`me` is gethostname's answer) */
 bool rc_host_is_local(const char *name, const char *me);
+
+/* ---- batch allocations (batch.c) ---------------------------------------- */
+enum rc_batch {
+	RC_BATCH_NONE,
+	RC_BATCH_HOSTFILE, /* RCMPI_HOSTFILE */
+	RC_BATCH_SLURM,
+	RC_BATCH_PBS,
+	RC_BATCH_LSF,
+};
+
+/* The allocation's hosts and slots (RCMPI_HOSTFILE, Slurm, PBS, LSF:
+ * the first set), kind says which (RC_BATCH_NONE: none; l untouched).
+ * 0, or -1 (message printed). */
+int rc_batch_hosts(struct rc_hostlist *l, enum rc_batch *kind);
+const char *rc_batch_name(enum rc_batch kind);
+/* Slurm's compressed host list, e.g. "node[01-04,07],gpu[1-2]"; what
+ * names the variable in messages */
+int rc_batch_hostlist(struct rc_hostlist *l, const char *list,
+		      const char *what);
+/* "2(x3),1" into counts[0..n): must cover exactly n nodes */
+int rc_batch_counts(const char *spec, int *counts, int n, const char *what);
+/* a PBS node file; LSF's "host slots host slots ..." */
+int rc_batch_pbs(struct rc_hostlist *l, const char *path);
+int rc_batch_lsf(struct rc_hostlist *l, const char *spec);
+/* CPUs per node of the Slurm allocation (the smallest), 0: unknown */
+int rc_batch_slurm_cpus(void);
 
 /* ---- PMIx server (pmix_server.c) -------------------------------------- */
 enum rc_pev_type {
@@ -175,7 +217,9 @@ struct rc_lproc {
 	const char *label;	/* for messages; NULL: "rank N" */
 	int deathsig;		/* sent when we die (0: SIGKILL) */
 	int local_rank;
-	int cpu;		/* bind to this CPU; -1: no binding */
+	int *cpus; /* bind to these CPUs (NULL: no binding) */
+	int ncpus;
+	char bound[64];		/* "core 1", "socket 0", "" (not bound) */
 	pid_t pid;		/* 0: not started */
 	int fd_in, fd_out, fd_err;	/* our ends, -1 when closed */
 	char **env;		/* prepared before fork */
@@ -186,6 +230,27 @@ struct rc_lproc {
 
 /* CPUs we may run on (sched_getaffinity), ascending; returns count or -1 */
 int rc_cpus_allowed(int **cpus);
+
+/* ---- this host's CPUs (topo.c) --------------------------------------------
+ */
+struct rc_topo {
+	int ncpus;		   /* usable CPUs */
+	int *cpu;		   /* their ids, ascending */
+	int *core, *socket, *numa; /* per usable CPU: dense indexes */
+	int ncores, nsockets, nnuma;
+	int *core_cpu;		  /* per core: its first CPU */
+	int *socket_id, *numa_id; /* dense index -> the system's id */
+};
+/* from sysfs (under RCMPI_TEST_ROOT in tests); 0 or -1 */
+int rc_topo_load(struct rc_topo *t);
+void rc_topo_free(struct rc_topo *t);
+/* the CPUs local rank i binds to (mode CORE, SOCKET or NUMA) into cpus
+ * (t->ncpus entries at most), "core 3" / "socket 0" / "NUMA node 1" into
+ * desc; returns the count */
+int rc_topo_bind(const struct rc_topo *t, enum rc_bind mode, int i, int *cpus,
+		 char *desc, size_t len);
+/* "0-3,8" */
+void rc_cpulist_str(const int *cpus, int n, char *out, size_t len);
 /* the absolute path of an executable `prog` (PATH search), or NULL + errno */
 char *rc_resolve_prog(const char *prog);
 /* call once, before any thread exists: signals we handle are blocked */
@@ -204,55 +269,63 @@ pid_t rc_procs_reap(int *wstatus);
 #define RC_SECRET_HEX 64
 #define RC_NONCE_LEN 32
 
-struct rc_sha256 {
-	uint32_t h[8];
-	uint64_t len;
-	unsigned char buf[64];
-	size_t nbuf;
-};
+enum rc_auth_kind { RC_AUTH_SECRET = 1, RC_AUTH_MUNGE = 2 };
 
-struct rc_hmac {
-	struct rc_sha256 inner, outer;
-};
-
-void rc_sha256_init(struct rc_sha256 *s);
-void rc_sha256_update(struct rc_sha256 *s, const void *data, size_t len);
-void rc_sha256_final(struct rc_sha256 *s, unsigned char out[RC_SHA256_LEN]);
-void rc_hmac_init(struct rc_hmac *m, const void *key, size_t keylen);
-void rc_hmac_update(struct rc_hmac *m, const void *data, size_t len);
-void rc_hmac_final(struct rc_hmac *m, unsigned char out[RC_SHA256_LEN]);
+/* "secret" or "munge" -> RC_AUTH_*, else -1 */
+int rc_auth_parse(const char *s);
+const char *rc_auth_name(int kind);
+/* compiled in? if not, why (one line) */
+bool rc_auth_available(int kind, char *why, size_t whylen);
+/* HMAC-SHA-256 (libcrypto) */
+void rc_hmac_sha256(const void *key, size_t keylen, const void *data,
+		    size_t len, unsigned char out[RC_SHA256_LEN]);
 bool rc_ct_equal(const void *a, const void *b, size_t len);
 int rc_random(void *buf, size_t len);
 int rc_secret_new(char hex[RC_SECRET_HEX + 1]);
+/* HMAC(secret, role '\0' n1 n2 node) */
+void rc_auth_mac(const char *secret, const char *role, const unsigned char *n1,
+		 const unsigned char *n2, uint32_t node,
+		 unsigned char out[RC_SHA256_LEN]);
+/* Append to w the proof that we are `role` in the exchange (n1, n2, node):
+ * the HMAC (secret) or a MUNGE credential; 0 or -1 + why. */
+struct rc_wbuf;
+struct rc_rbuf;
+int rc_auth_prove(int kind, const char *secret, const char *role,
+		  const unsigned char *n1, const unsigned char *n2,
+		  uint32_t node, struct rc_wbuf *w, char *why, size_t whylen);
+/* Read the peer's proof from rb and check it; 0 or -1 + why */
+int rc_auth_check(int kind, const char *secret, const char *role,
+		  const unsigned char *n1, const unsigned char *n2,
+		  uint32_t node, struct rc_rbuf *rb, char *why, size_t whylen);
 
 /* ---- the head-daemon link (net.c) --------------------------------------- */
 #define RC_NET_MAGIC 0x72636d70u	/* "rcmp" */
-#define RC_NET_VERSION 1
+#define RC_NET_VERSION 2
 
 /* message types; see rcmpid.c for the payloads */
 enum rc_msg {
-	RC_M_HELLO = 1,		/* d→h: magic, version, node, nonce_d */
-	RC_M_CHALLENGE,		/* h→d: nonce_h, head's MAC */
-	RC_M_AUTH,		/* d→h: daemon's MAC */
-	RC_M_JOB,		/* h→d: what to run */
-	RC_M_KILL,		/* h→d: signal every local rank */
-	RC_M_FENCE_DONE,	/* h→d: sig, status, all nodes' blobs */
-	RC_M_STDIN,		/* h→d: bytes for rank 0 */
-	RC_M_STDIN_EOF,		/* h→d: no more */
-	RC_M_END,		/* h→d: normal?; tear down and exit */
-	RC_M_PING,		/* both: heartbeat */
-	RC_M_STARTED,		/* d→h: every local rank's pid */
-	RC_M_FAILED,		/* d→h: start-up failed (message) */
-	RC_M_CONNECTED,		/* d→h: rank called PMIx_Init */
-	RC_M_FINALIZED,		/* d→h: rank called PMIx_Finalize */
-	RC_M_ABORT,		/* d→h: rank, status, message */
-	RC_M_FENCE,		/* d→h: sig, nnodes, this node's blob */
-	RC_M_EXITED,		/* d→h: rank, wait status */
-	RC_M_OUT,		/* d→h: rank, stream, whole lines */
-	RC_M_STDIN_ACK,		/* d→h: bytes written to rank 0 */
-	RC_M_STDIN_CLOSED,	/* d→h: rank 0 takes no more input */
-	RC_M_DRAINED,		/* d→h: every rank ended, output all sent */
-	RC_M_SIGNALED,		/* d→h: the daemon got a signal */
+	RC_M_HELLO = 1,	   /* d→h: magic, version, node, nonce_d, auth */
+	RC_M_CHALLENGE,	   /* h→d: nonce_h, head's proof (auth.c) */
+	RC_M_AUTH,	   /* d→h: daemon's proof */
+	RC_M_JOB,	   /* h→d: what to run */
+	RC_M_KILL,	   /* h→d: signal every local rank */
+	RC_M_FENCE_DONE,   /* h→d: sig, status, all nodes' blobs */
+	RC_M_STDIN,	   /* h→d: bytes for rank 0 */
+	RC_M_STDIN_EOF,	   /* h→d: no more */
+	RC_M_END,	   /* h→d: normal?; tear down and exit */
+	RC_M_PING,	   /* both: heartbeat */
+	RC_M_STARTED,	   /* d→h: every local rank's pid */
+	RC_M_FAILED,	   /* d→h: start-up failed (message) */
+	RC_M_CONNECTED,	   /* d→h: rank called PMIx_Init */
+	RC_M_FINALIZED,	   /* d→h: rank called PMIx_Finalize */
+	RC_M_ABORT,	   /* d→h: rank, status, message */
+	RC_M_FENCE,	   /* d→h: sig, nnodes, this node's blob */
+	RC_M_EXITED,	   /* d→h: rank, wait status */
+	RC_M_OUT,	   /* d→h: rank, stream, whole lines */
+	RC_M_STDIN_ACK,	   /* d→h: bytes written to rank 0 */
+	RC_M_STDIN_CLOSED, /* d→h: rank 0 takes no more input */
+	RC_M_DRAINED,	   /* d→h: every rank ended, output all sent */
+	RC_M_SIGNALED,	   /* d→h: the daemon got a signal */
 };
 
 struct rc_wbuf {
@@ -309,18 +382,13 @@ bool rc_net_is_local_addr(const char *s);
  * `prefer` first if it is among them; fd, or -1 with the reasons in why */
 int rc_net_connect(const char *addrs, int port, const char *prefer,
 		   double max_each_s, char *why, size_t whylen);
-/* HMAC(secret, role '\0' n1 n2 node) */
-void rc_auth_mac(const char *secret, const char *role,
-		 const unsigned char *n1, const unsigned char *n2,
-		 uint32_t node, unsigned char out[RC_SHA256_LEN]);
-
 /* ---- daemons, head side (remote.c) ------------------------------------- */
 struct rc_remote;
 /* a daemon proved it knows the secret: true if the owner takes `c`
  * (copies the struct), false to close it */
 typedef bool (*rc_remote_authed_fn)(void *arg, int node, struct rc_conn *c);
 /* secret, listening socket, agent; NULL (message printed) on failure */
-struct rc_remote *rc_remote_new(const char *agent, int nnodes,
+struct rc_remote *rc_remote_new(const char *agent, int auth, int nnodes,
 				rc_remote_authed_fn authed, void *arg,
 				bool verbose);
 void rc_remote_free(struct rc_remote *r);
@@ -331,13 +399,17 @@ char *rc_remote_command(const struct rc_remote *r, int node,
  * the secret; 0 or -1 (message printed) */
 int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 		     struct rc_lproc *agent);
+/* under Slurm: one srun starts a daemon on every node i with hosts[i]
+ * (NULL: none there) and hands them all the secret; 0 or -1 */
+int rc_remote_launch_srun(struct rc_remote *r, const char *const *hosts,
+			  int nnodes, struct rc_lproc *agent);
 int rc_remote_npollfd(void);
 int rc_remote_pollfds(struct rc_remote *r, struct pollfd *pfd);
 void rc_remote_handle(struct rc_remote *r, const struct pollfd *pfd);
 /* close handshakes past their time; the next deadline (0: none) */
 double rc_remote_timers(struct rc_remote *r, double now);
-/* the daemon's half: HELLO, check the head's MAC, AUTH; 0 or -1 + why */
-int rc_remote_auth_daemon(struct rc_conn *c, const char *secret,
+/* the daemon's half: HELLO, check the head's proof, AUTH; 0 or -1 + why */
+int rc_remote_auth_daemon(struct rc_conn *c, int auth, const char *secret,
 			  uint32_t node, double deadline, char *why,
 			  size_t whylen);
 

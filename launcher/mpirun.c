@@ -61,6 +61,8 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "log.h"
+#include "param.h"
 
 #define KILL_GRACE_S 2.0
 #define SETTLE_S 0.2
@@ -70,8 +72,6 @@
 #define AGENT_GRACE_S 2.0
 #define END_MAX_S 5.0
 #define HB_INTERVAL_S 1.0
-#define HB_TIMEOUT_S 10.0
-#define LAUNCH_TIMEOUT_S 30.0
 #define STDIN_WINDOW 65536
 #define EXIT_TIMEOUT 124
 #define EXIT_LOST 1
@@ -86,19 +86,30 @@ struct rank {
 	bool ended, connected, finalized;
 };
 
+/*
+ * A launch agent: the process that starts daemons. With ssh (or
+ * --launch-agent) one per daemon; under Slurm one srun for all of them.
+ */
+struct agent {
+	struct rc_lproc p;
+	char label[320]; /* for rc_procs' messages */
+	char name[256];	 /* in ours: "ssh", the agent given, "srun" */
+	const char *who; /* prefix of its output lines (host, "srun") */
+	bool alive, reaped, shared;
+	int ws;
+	struct rc_iof_buf out, err;
+	double t_kill;	    /* SIGKILL it then (0: no, -1: done) */
+	int pi_out, pi_err; /* indexes in pfd, -1: none */
+};
+
 struct daemon {
 	enum dmn_state state;
-	struct rc_lproc agent;	/* the launch agent's process */
-	char label[320];
-	bool agent_alive, agent_reaped;
-	int agent_ws;
-	struct rc_iof_buf aout, aerr;
+	struct agent *ag;	/* what started it (NULL: nothing) */
 	struct rc_conn conn;	/* fd -1 until authenticated */
 	bool drained;
-	double t_launch;	/* must have authenticated by then */
-	double t_agent_kill;	/* SIGKILL the agent then (0: no) */
+	double t_launch; /* must have authenticated by then */
 	size_t stdin_inflight;
-	int pi_conn, pi_out, pi_err;	/* indexes in pfd, -1: none */
+	int pi_conn; /* index in pfd, -1: none */
 };
 
 static struct job {
@@ -114,6 +125,10 @@ static struct job {
 	int nalive;		/* ranks not ended (remote: not reported) */
 	struct daemon *dmn;	/* per node; ours unused */
 	int ndmn;
+	struct agent *agents; /* per node (ssh), or one (srun) */
+	int nagents;
+	bool srun;	     /* daemons started by one srun */
+	enum rc_batch batch; /* where the hosts came from, if not -H */
 	struct rc_remote *remote;
 	char **xset;		/* -x as VAR=value */
 	int nxset;
@@ -133,6 +148,7 @@ static struct job {
 	bool abnormal;		/* skip PMIx teardown, kill leftovers */
 	double t_kill, t_giveup, t_timeout, t_drain, t_hb, t_end;
 	double hb_timeout, launch_timeout;
+	int auth;		/* RC_AUTH_*: --auth, RCMPI_AUTH */
 	struct {		/* the failure that will be blamed (job_suspect) */
 		bool active;
 		int prio;
@@ -190,24 +206,46 @@ static void job_emit(void *arg, int rank, int stream, const char *buf,
 	}
 }
 
-/* a launch agent's output (ssh, rcmpid before it connected): our stderr */
+/* is any daemon of a still wanted? */
+static bool ag_needed(const struct agent *a)
+{
+	int i;
+
+	for (i = 0; i < job.map.nnodes; i++)
+		if (i != job.me && job.dmn[i].ag == a &&
+		    job.dmn[i].state != DMN_GONE)
+			return true;
+	return false;
+}
+
+/* a launch agent's output (ssh, srun, rcmpid before it connected): our
+ * stderr */
 static void agent_emit(void *arg, int rank, int stream, const char *buf,
 		       size_t len)
 {
-	struct daemon *d = arg;
+	struct agent *a = arg;
 	const char *p, *nl, *end = buf + len;
-	int node = (int)(d - job.dmn);
 
 	/* given up on: what it says now is only about that */
-	if (d->state == DMN_GONE && !job.verbose)
+	if (!ag_needed(a) && !job.verbose)
 		return;
 	for (p = buf; p < end; p = nl) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		nl = nl ? nl + 1 : end;
 		if (job.abnormal && noise(p, (size_t)(nl - p)))
 			continue;
-		rc_lmsg("%s: %.*s", job.map.hosts[node],
-			(int)(nl - p - (nl[-1] == '\n')), p);
+		/* srun says this for --cpu-bind=none where Slurm binds
+		 * nothing anyway (TaskPlugin=task/none) */
+		if (a->shared && memmem(p, (size_t)(nl - p),
+					"lacks support "
+					"for cpu binding",
+					28))
+			continue;
+		if (a->who)
+			rc_lmsg("%s: %.*s", a->who,
+				(int)(nl - p - (nl[-1] == '\n')), p);
+		else
+			rc_lmsg("%.*s", (int)(nl - p - (nl[-1] == '\n')), p);
 	}
 }
 
@@ -509,17 +547,25 @@ static void dmn_end_ranks(struct daemon *d)
 }
 
 /*
- * Give up on d's agent (ssh, or with a local agent the daemon itself):
- * SIGTERM, with SIGCONT for a stopped one, so a daemon still alive kills
- * its ranks and cleans up; SIGKILL AGENT_GRACE_S later.
+ * Give up on an agent (ssh, srun, or with a local agent the daemon
+ * itself): SIGTERM, with SIGCONT for a stopped one, so a daemon still
+ * alive kills its ranks and cleans up; SIGKILL AGENT_GRACE_S later.
  */
+static void ag_kill(struct agent *a)
+{
+	if (!a || !a->alive || a->t_kill)
+		return;
+	rc_procs_kill(&a->p, SIGTERM);
+	rc_procs_kill(&a->p, SIGCONT);
+	a->t_kill = rc_now() + AGENT_GRACE_S;
+}
+
+/* d is given up on (call after dmn_gone): its agent too, unless an srun
+ * still serves other daemons */
 static void dmn_kill_agent(struct daemon *d)
 {
-	if (!d->agent_alive || d->t_agent_kill)
-		return;
-	rc_procs_kill(&d->agent, SIGTERM);
-	rc_procs_kill(&d->agent, SIGCONT);
-	d->t_agent_kill = rc_now() + AGENT_GRACE_S;
+	if (d->ag && (!d->ag->shared || !ag_needed(d->ag)))
+		ag_kill(d->ag);
 }
 
 static void dmn_gone(struct daemon *d)
@@ -532,8 +578,8 @@ static void dmn_gone(struct daemon *d)
 static void dmn_abandon(struct daemon *d)
 {
 	dmn_end_ranks(d);
-	dmn_kill_agent(d);
 	dmn_gone(d);
+	dmn_kill_agent(d);
 }
 
 static void dmn_lost(struct daemon *d, const char *fmt, ...)
@@ -560,8 +606,8 @@ static void dmn_lost(struct daemon *d, const char *fmt, ...)
 			rc_lmsg("host %s: %s", dmn_host(d), why);
 	}
 	dmn_end_ranks(d);
-	dmn_kill_agent(d);
 	dmn_gone(d);
+	dmn_kill_agent(d);
 }
 
 static void dmn_send(struct daemon *d, uint32_t type, struct rc_wbuf *w)
@@ -628,6 +674,24 @@ static bool job_authed(void *arg, int node, struct rc_conn *c)
 	return true;
 }
 
+/* a rank started: --report-bindings, RCMPI_LAUNCHER_VERBOSE */
+static void job_report_rank(int rank, pid_t pid, const char *host,
+			    const char *bound, const char *cpus)
+{
+	if (job.opts.report_bindings) {
+		if (bound && *bound)
+			rc_lmsg("rank %d (pid %d) on %s: bound to %s (CPUs "
+				"%s)",
+				rank, (int)pid, host, bound, cpus);
+		else
+			rc_lmsg("rank %d (pid %d) on %s: not bound", rank,
+				(int)pid, host);
+	}
+	if (job.verbose)
+		rc_lmsg("rank %d: pid %d on %s, CPUs %s", rank, (int)pid, host,
+			cpus && *cpus ? cpus : "any");
+}
+
 static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 {
 	uint32_t rank = 0, n, i, v;
@@ -641,13 +705,19 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 	case RC_M_STARTED:
 		n = rc_rbuf_u32(rb);
 		for (i = 0; i < n && !rb->bad; i++) {
+			char *bound, *cpus;
+
 			rank = rc_rbuf_u32(rb);
 			v = rc_rbuf_u32(rb);
-			if (rank < (uint32_t)job.map.size)
+			bound = rc_rbuf_strdup(rb);
+			cpus = rc_rbuf_strdup(rb);
+			if (!rb->bad && rank < (uint32_t)job.map.size) {
 				job.ranks[rank].pid = (pid_t)v;
-			if (job.verbose && !rb->bad)
-				rc_lmsg("rank %u: pid %u on %s", rank, v,
-					dmn_host(d));
+				job_report_rank((int)rank, (pid_t)v,
+						dmn_host(d), bound, cpus);
+			}
+			free(bound);
+			free(cpus);
 		}
 		break;
 	case RC_M_FAILED:
@@ -763,17 +833,17 @@ static void dmn_conn_io(struct daemon *d, short revents)
 		 rc < 0 ? ": " : "", rc < 0 ? strerror(errno) : "");
 }
 
-static int dmn_pump(struct daemon *d, int stream)
+static int ag_pump(struct agent *a, int stream)
 {
-	int *fd = stream == RC_IOF_OUT ? &d->agent.fd_out : &d->agent.fd_err;
-	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &d->aout : &d->aerr;
+	int *fd = stream == RC_IOF_OUT ? &a->p.fd_out : &a->p.fd_err;
+	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &a->out : &a->err;
 	int rc;
 
 	if (*fd < 0)
 		return 0;
-	rc = rc_iof_pump(b, *fd, -1, stream, agent_emit, d);
+	rc = rc_iof_pump(b, *fd, -1, stream, agent_emit, a);
 	if (rc <= 0) {
-		rc_iof_flush(b, -1, stream, agent_emit, d);
+		rc_iof_flush(b, -1, stream, agent_emit, a);
 		close(*fd);
 		*fd = -1;
 		return 0;
@@ -781,14 +851,14 @@ static int dmn_pump(struct daemon *d, int stream)
 	return rc;
 }
 
-static void dmn_agent_exited(struct daemon *d)
+static void ag_exited(struct agent *a)
 {
-	int ws = d->agent_ws, i;
+	int ws = a->ws, i;
 	char how[64];
 
-	for (i = 0; i < 64 && dmn_pump(d, RC_IOF_OUT) == 1; i++)
+	for (i = 0; i < 64 && ag_pump(a, RC_IOF_OUT) == 1; i++)
 		;
-	for (i = 0; i < 64 && dmn_pump(d, RC_IOF_ERR) == 1; i++)
+	for (i = 0; i < 64 && ag_pump(a, RC_IOF_ERR) == 1; i++)
 		;
 	if (WIFSIGNALED(ws))
 		snprintf(how, sizeof(how), "was killed by signal %d",
@@ -797,42 +867,92 @@ static void dmn_agent_exited(struct daemon *d)
 		snprintf(how, sizeof(how), "exited with status %d",
 			 WEXITSTATUS(ws));
 	if (job.verbose)
-		rc_lmsg("host %s: the launch agent %s", dmn_host(d), how);
+		rc_lmsg("%s: the launch agent %s", a->who ? a->who : a->name,
+			how);
 	/* connected daemons are judged by their connection */
-	if (d->state == DMN_LAUNCHING)
-		dmn_lost(d, "could not start its daemon: the launch agent "
-			 "(%s) %s", d->agent.label, how);
+	for (i = 0; i < job.map.nnodes; i++)
+		if (i != job.me && job.dmn[i].ag == a &&
+		    job.dmn[i].state == DMN_LAUNCHING)
+			dmn_lost(&job.dmn[i],
+				 "could not start its daemon: the "
+				 "launch agent (%s) %s",
+				 a->name, how);
+}
+
+static void ag_init(struct agent *a, const char *name, const char *who)
+{
+	a->p.rank = -1;
+	a->p.fd_in = a->p.fd_out = a->p.fd_err = -1;
+	a->p.label = a->label;
+	a->p.deathsig = SIGTERM;
+	a->pi_out = a->pi_err = -1;
+	snprintf(a->name, sizeof(a->name), "%s", name);
+	a->who = who;
+}
+
+static void dmn_launching(struct daemon *d, struct agent *a)
+{
+	d->ag = a;
+	d->state = DMN_LAUNCHING;
+	d->t_launch = rc_now() + job.launch_timeout;
+}
+
+/* under Slurm: one srun starts every daemon (remote.c) */
+static int job_launch_srun(void)
+{
+	struct agent *a = &job.agents[0];
+	const char **hosts;
+	int i, ret;
+
+	hosts = calloc(job.map.nnodes, sizeof(*hosts));
+	if (!hosts) {
+		rc_lerr("out of memory");
+		return -1;
+	}
+	for (i = 0; i < job.map.nnodes; i++)
+		hosts[i] = i == job.me ? NULL : job.map.hosts[i];
+	ag_init(a, "srun", NULL); /* its lines say "srun:" */
+	a->shared = true;
+	snprintf(a->label, sizeof(a->label), "srun (the daemons' launcher)");
+	ret = rc_remote_launch_srun(job.remote, hosts, job.map.nnodes, &a->p);
+	free(hosts);
+	if (ret)
+		return -1;
+	a->alive = true;
+	job.nagents = 1;
+	for (i = 0; i < job.map.nnodes; i++)
+		if (i != job.me)
+			dmn_launching(&job.dmn[i], a);
+	return 0;
 }
 
 static int job_launch_daemons(void)
 {
+	const char *name = job.opts.agent ? job.opts.agent
+			   : rc_param_raw(RC_P_LAUNCH_AGENT)
+				   ? rc_param_raw(RC_P_LAUNCH_AGENT)
+				   : "ssh";
 	int i;
 
-	job.remote = rc_remote_new(job.opts.agent, job.map.nnodes,
+	job.remote = rc_remote_new(job.opts.agent, job.auth, job.map.nnodes,
 				   job_authed, NULL, job.verbose);
 	if (!job.remote)
 		return -1;
+	if (job.srun)
+		return job_launch_srun();
 	for (i = 0; i < job.map.nnodes; i++) {
-		struct daemon *d = &job.dmn[i];
+		struct agent *a = &job.agents[job.nagents];
 
 		if (i == job.me)
 			continue;
-		d->agent.rank = -1;
-		d->agent.fd_in = d->agent.fd_out = d->agent.fd_err = -1;
-		snprintf(d->label, sizeof(d->label),
+		ag_init(a, name, job.map.hosts[i]);
+		snprintf(a->label, sizeof(a->label),
 			 "the launch agent for host %s", job.map.hosts[i]);
-		d->agent.label = d->label;
-		d->agent.deathsig = SIGTERM;
-		if (rc_remote_launch(job.remote, i, job.map.hosts[i],
-				     &d->agent))
+		if (rc_remote_launch(job.remote, i, job.map.hosts[i], &a->p))
 			return -1;
-		d->agent_alive = true;
-		d->state = DMN_LAUNCHING;
-		d->t_launch = rc_now() + job.launch_timeout;
-		snprintf(d->label, sizeof(d->label), "%s", job.opts.agent ?
-			 job.opts.agent : getenv("RCMPI_LAUNCH_AGENT") &&
-			 *getenv("RCMPI_LAUNCH_AGENT") ?
-			 getenv("RCMPI_LAUNCH_AGENT") : "ssh");
+		a->alive = true;
+		job.nagents++;
+		dmn_launching(&job.dmn[i], a);
 	}
 	return 0;
 }
@@ -847,23 +967,22 @@ static void job_reap(void)
 	while ((pid = rc_procs_reap(&ws)) > 0) {
 		if (rc_node_child(&job.node, pid, ws))
 			continue;
-		for (i = 0; i < job.map.nnodes; i++) {
-			struct daemon *d = &job.dmn[i];
+		for (i = 0; i < job.nagents; i++) {
+			struct agent *a = &job.agents[i];
 
-			if (i != job.me && d->agent_alive &&
-			    d->agent.pid == pid) {
-				d->agent_alive = false;
-				d->agent.alive = false;
-				d->agent_reaped = true;
-				d->agent_ws = ws;
+			if (a->alive && a->p.pid == pid) {
+				a->alive = false;
+				a->p.alive = false;
+				a->reaped = true;
+				a->ws = ws;
 			}
 		}
 	}
 	rc_node_judge(&job.node);
-	for (i = 0; i < job.map.nnodes; i++) {
-		if (i != job.me && job.dmn[i].agent_reaped) {
-			job.dmn[i].agent_reaped = false;
-			dmn_agent_exited(&job.dmn[i]);
+	for (i = 0; i < job.nagents; i++) {
+		if (job.agents[i].reaped) {
+			job.agents[i].reaped = false;
+			ag_exited(&job.agents[i]);
 		}
 	}
 }
@@ -947,11 +1066,12 @@ static int job_poll_ms(double t)
 			continue;
 		if (d->state == DMN_LAUNCHING)
 			dl_min(&dl, d->t_launch);
-		if (d->agent_alive)
-			dl_min(&dl, d->t_agent_kill);
 		if (d->state == DMN_RUNNING)
 			dl_min(&dl, d->conn.last_rx + job.hb_timeout);
 	}
+	for (i = 0; i < job.nagents; i++)
+		if (job.agents[i].alive)
+			dl_min(&dl, job.agents[i].t_kill);
 	if (job.remote) {
 		x = rc_remote_timers(job.remote, t);
 		dl_min(&dl, x);
@@ -984,11 +1104,6 @@ static void job_timers(double t)
 
 		if (i == job.me)
 			continue;
-		if (d->agent_alive && d->t_agent_kill > 0 &&
-		    t >= d->t_agent_kill) {
-			rc_procs_kill(&d->agent, SIGKILL);
-			d->t_agent_kill = -1;
-		}
 		if (d->state == DMN_LAUNCHING && t >= d->t_launch)
 			dmn_lost(d, "its daemon did not connect back within "
 				 "%g s", job.launch_timeout);
@@ -1001,6 +1116,14 @@ static void job_timers(double t)
 		    d->state == DMN_RUNNING && dmn_alive(d))
 			dmn_lost(d, "its daemon did not report its ranks' end "
 				 "%g s after SIGKILL", GIVEUP_S);
+	}
+	for (i = 0; i < job.nagents; i++) {
+		struct agent *a = &job.agents[i];
+
+		if (a->alive && a->t_kill > 0 && t >= a->t_kill) {
+			rc_procs_kill(&a->p, SIGKILL);
+			a->t_kill = -1;
+		}
 	}
 	if (job.ndmn && t >= job.t_hb) {
 		for (i = 0; i < job.map.nnodes; i++)
@@ -1055,10 +1178,11 @@ static bool job_daemons_done(void)
 	int i;
 
 	for (i = 0; i < job.map.nnodes; i++)
-		if (i != job.me && (job.dmn[i].state != DMN_GONE ||
-				    job.dmn[i].agent_alive ||
-				    job.dmn[i].agent.fd_out >= 0 ||
-				    job.dmn[i].agent.fd_err >= 0))
+		if (i != job.me && job.dmn[i].state != DMN_GONE)
+			return false;
+	for (i = 0; i < job.nagents; i++)
+		if (job.agents[i].alive || job.agents[i].p.fd_out >= 0 ||
+		    job.agents[i].p.fd_err >= 0)
 			return false;
 	return true;
 }
@@ -1090,7 +1214,7 @@ static int job_fill_poll(void)
 	for (i = 0; i < job.map.nnodes; i++) {
 		struct daemon *d = &job.dmn[i];
 
-		d->pi_conn = d->pi_out = d->pi_err = -1;
+		d->pi_conn = -1;
 		if (i == job.me)
 			continue;
 		if (d->conn.fd >= 0 && d->state != DMN_GONE) {
@@ -1099,14 +1223,19 @@ static int job_fill_poll(void)
 			pfd[n++].events = POLLIN |
 				(rc_conn_pending(&d->conn) ? POLLOUT : 0);
 		}
-		if (d->agent.fd_out >= 0) {
-			d->pi_out = n;
-			pfd[n].fd = d->agent.fd_out;
+	}
+	for (i = 0; i < job.nagents; i++) {
+		struct agent *a = &job.agents[i];
+
+		a->pi_out = a->pi_err = -1;
+		if (a->p.fd_out >= 0) {
+			a->pi_out = n;
+			pfd[n].fd = a->p.fd_out;
 			pfd[n++].events = POLLIN;
 		}
-		if (d->agent.fd_err >= 0) {
-			d->pi_err = n;
-			pfd[n].fd = d->agent.fd_err;
+		if (a->p.fd_err >= 0) {
+			a->pi_err = n;
+			pfd[n].fd = a->p.fd_err;
 			pfd[n++].events = POLLIN;
 		}
 	}
@@ -1138,9 +1267,8 @@ static void job_loop(void)
 			if (job_daemons_done())
 				break;
 			if (t >= job.t_end) {
-				for (i = 0; i < job.map.nnodes; i++)
-					if (i != job.me)
-						dmn_kill_agent(&job.dmn[i]);
+				for (i = 0; i < job.nagents; i++)
+					ag_kill(&job.agents[i]);
 				if (t >= job.t_end + AGENT_GRACE_S + 1.0)
 					break;
 			}
@@ -1172,10 +1300,14 @@ static void job_loop(void)
 				continue;
 			if (d->pi_conn >= 0 && pfd[d->pi_conn].revents)
 				dmn_conn_io(d, pfd[d->pi_conn].revents);
-			if (d->pi_out >= 0 && pfd[d->pi_out].revents)
-				dmn_pump(d, RC_IOF_OUT);
-			if (d->pi_err >= 0 && pfd[d->pi_err].revents)
-				dmn_pump(d, RC_IOF_ERR);
+		}
+		for (i = 0; i < job.nagents; i++) {
+			struct agent *a = &job.agents[i];
+
+			if (a->pi_out >= 0 && pfd[a->pi_out].revents)
+				ag_pump(a, RC_IOF_OUT);
+			if (a->pi_err >= 0 && pfd[a->pi_err].revents)
+				ag_pump(a, RC_IOF_ERR);
 		}
 		/* handshakes last: a new daemon's fd is not in this round */
 		if (job.remote)
@@ -1201,21 +1333,55 @@ static void ensure_std_fds(void)
 	}
 }
 
-static int env_seconds(const char *name, double def, double *out)
+static int env_seconds(enum rc_param_id id, double *out)
 {
-	const char *v = getenv(name);
-	char *end;
-	double x;
+	const struct rc_param_def *d = &rc_params[id];
+	const char *v = rc_param_raw(id);
 
-	*out = def;
-	if (!v || !*v)
-		return 0;
-	x = strtod(v, &end);
-	if (*end || !(x > 0) || x > 1e6) {
-		rc_lerr("%s='%s' is not a number of seconds > 0", name, v);
+	if (!rc_param_parse_seconds(v ? v : d->def, (double)d->max, out)) {
+		rc_lerr("RCMPI_%s='%s' is not a number of seconds > 0", d->name,
+			v ? v : d->def);
 		return -1;
 	}
-	*out = x;
+	return 0;
+}
+
+/*
+ * Inside a Slurm allocation, with no launch agent asked for, one srun
+ * starts the daemons (Slurm accounts for them and cleans them up).
+ */
+static bool job_use_srun(void)
+{
+	char *path;
+
+	if (job.opts.agent || rc_param_raw(RC_P_LAUNCH_AGENT) ||
+	    !getenv("SLURM_JOB_ID"))
+		return false;
+	path = rc_resolve_prog("srun");
+	if (!path) {
+		rc_lmsg("warning: inside a Slurm allocation, but srun is not "
+			"in PATH: starting the daemons with ssh");
+		return false;
+	}
+	free(path);
+	return true;
+}
+
+/* --auth, else RCMPI_AUTH */
+static int job_auth(void)
+{
+	const char *a = job.opts.auth ? job.opts.auth : rc_param_str(RC_P_AUTH);
+	char why[256];
+
+	job.auth = rc_auth_parse(a);
+	if (job.auth < 0) {
+		rc_lerr("RCMPI_AUTH=%s: expected secret or munge", a);
+		return -1;
+	}
+	if (!rc_auth_available(job.auth, why, sizeof(why))) {
+		rc_lerr("--auth %s: %s", a, why);
+		return -1;
+	}
 	return 0;
 }
 
@@ -1229,6 +1395,20 @@ static int job_hosts_local(struct rc_hostlist *hl, int *np)
 	if (ncpu <= 0) {
 		rc_lerr("sched_getaffinity: %s", strerror(errno));
 		return -1;
+	}
+	if (job.opts.mapby == RC_MAP_PPR) {
+		/* rc_hosts_map checks -n against ppr */
+		*np = job.opts.np ? job.opts.np : job.opts.ppr;
+		if (job.opts.ppr > ncpu && !job.opts.oversubscribe) {
+			rc_lerr("%d ranks per node but only %d usable core%s "
+				"(sched_getaffinity); use --oversubscribe to "
+				"run more ranks than cores",
+				job.opts.ppr, ncpu,
+				ncpu == 1 ? " is" : "s are");
+			return -1;
+		}
+		return rc_hosts_add(hl, job.host, strlen(job.host),
+				    job.opts.ppr > ncpu ? job.opts.ppr : ncpu);
 	}
 	*np = job.opts.np ? job.opts.np : ncpu;
 	if (*np > ncpu && !job.opts.oversubscribe) {
@@ -1263,14 +1443,27 @@ static int job_map(void)
 	snprintf(job.map.nspace, sizeof(job.map.nspace), "rcmpi.%.200s.%d",
 		 job.host, (int)getpid());
 	if (!job.opts.hosts && !job.opts.hostfile) {
+		/* inside an allocation (or with RCMPI_HOSTFILE): its hosts */
+		if (rc_batch_hosts(&hl, &job.batch))
+			goto out;
+		if (job.verbose && job.batch != RC_BATCH_NONE)
+			rc_lmsg("hosts from the %s: %d host%s",
+				rc_batch_name(job.batch), hl.n,
+				hl.n == 1 ? "" : "s");
+	}
+	if (!job.opts.hosts && !job.opts.hostfile && !hl.n) {
 		if (job_hosts_local(&hl, &np))
 			goto out;
 	} else {
-		if (job.opts.hosts ? rc_hosts_parse_spec(&hl, job.opts.hosts) :
-		    rc_hosts_parse_file(&hl, job.opts.hostfile))
+		if (job.opts.hosts ? rc_hosts_parse_spec(&hl, job.opts.hosts)
+		    : job.opts.hostfile
+			    ? rc_hosts_parse_file(&hl, job.opts.hostfile)
+			    : 0)
 			goto out;
 		for (h = 0; h < hl.n; h++)
 			total += hl.h[h].slots;
+		if (job.opts.mapby == RC_MAP_PPR)
+			total = (long)job.opts.ppr * hl.n;
 		np = job.opts.np ? job.opts.np :
 		     total > 1 << 20 ? 1 << 20 : (int)total;
 	}
@@ -1285,15 +1478,15 @@ static int job_map(void)
 		rc_lerr("out of memory");
 		goto out;
 	}
-	if (rc_hosts_map(&hl, np, job.opts.mapby, job.opts.oversubscribe,
-			 host_of))
+	if (rc_hosts_map(&hl, np, job.opts.mapby, job.opts.ppr,
+			 job.opts.oversubscribe, host_of))
 		goto out;
 	job.me = -1;
 	for (h = 0; h < hl.n; h++)
 		nodeidx[h] = -1;
 	for (r = 0; r < np; r++) {
 		h = host_of[r];
-		if (nodeidx[h] < 0 &&
+		if (nodeidx[h] < 0 && !job.opts.local_daemon &&
 		    rc_host_is_local(hl.h[h].name, job.host)) {
 			if (job.me < 0) {
 				job.me = job.map.nnodes;
@@ -1325,6 +1518,56 @@ out:
 	free(nodeidx);
 	free(count);
 	return ret;
+}
+
+/* "0-3,7" of the ranks of node i */
+static void job_node_ranks(int node, char *out, size_t len)
+{
+	size_t off = 0;
+	int r, e;
+
+	out[0] = 0;
+	for (r = 0; r < job.map.size && off + 24 < len; r = e + 1) {
+		e = r;
+		if (job.map.node_of[r] != node)
+			continue;
+		while (e + 1 < job.map.size && job.map.node_of[e + 1] == node)
+			e++;
+		off += (size_t)(e > r ? snprintf(out + off, len - off,
+						 "%s%d-%d", off ? "," : "", r,
+						 e)
+				      : snprintf(out + off, len - off, "%s%d",
+						 off ? "," : "", r));
+	}
+}
+
+/* --display-map: where every rank runs, before anything starts */
+static void job_display_map(void)
+{
+	static const char *const maps[] = {"slot", "node", "ppr"};
+	static const char *const binds[] = {"core if the ranks fit the cores",
+					    "core", "none", "socket",
+					    "NUMA node"};
+	char ranks[1024];
+	int i;
+
+	rc_lmsg("job map: %d rank%s on %d host%s (hosts from %s; --map-by "
+		"%s; binding: %s)",
+		job.map.size, job.map.size == 1 ? "" : "s", job.map.nnodes,
+		job.map.nnodes == 1 ? "" : "s",
+		job.opts.hosts		     ? "-H"
+		: job.opts.hostfile	     ? "--hostfile"
+		: job.batch != RC_BATCH_NONE ? rc_batch_name(job.batch)
+					     : "this host",
+		maps[job.opts.mapby], binds[job.opts.bind]);
+	for (i = 0; i < job.map.nnodes; i++) {
+		job_node_ranks(i, ranks, sizeof(ranks));
+		rc_lmsg("  %s: rank%s %s (%s)", job.map.hosts[i],
+			strpbrk(ranks, ",-") ? "s" : "", ranks,
+			i == job.me ? "this host, under mpirun"
+			: job.srun  ? "daemon started by srun"
+				    : "daemon started by the launch agent");
+	}
 }
 
 /* the program here (if we host ranks), and for the daemons */
@@ -1422,13 +1665,13 @@ static __attribute__((noreturn)) void job_abort_startup(void)
 
 	job.abnormal = true;
 	rc_node_abort_startup(&job.node);
-	for (i = 0; i < job.map.nnodes; i++) {
-		struct daemon *d = &job.dmn[i];
+	for (i = 0; i < job.nagents; i++) {
+		struct agent *a = &job.agents[i];
 
-		if (i == job.me || !d->agent_alive)
+		if (!a->alive)
 			continue;
-		rc_procs_kill(&d->agent, SIGKILL);
-		waitpid(d->agent.pid, &ws, 0);
+		rc_procs_kill(&a->p, SIGKILL);
+		waitpid(a->p.pid, &ws, 0);
 	}
 	rc_node_exit(&job.node, 1, false);
 }
@@ -1451,10 +1694,12 @@ static int job_alloc(void)
 
 		d->state = DMN_GONE;
 		d->conn.fd = -1;
-		d->agent.fd_in = d->agent.fd_out = d->agent.fd_err = -1;
 	}
+	job.agents = calloc(job.map.nnodes, sizeof(*job.agents));
+	if (!job.agents)
+		return -1;
 	npfd = 1 + rc_node_npollfd(&job.node) + 3 + rc_remote_npollfd() +
-	       3 * job.map.nnodes;
+	       3 * job.map.nnodes; /* per node: connection, agent's 2 */
 	job.pfd = calloc(npfd, sizeof(*job.pfd));
 	return job.pfd ? 0 : -1;
 }
@@ -1476,14 +1721,19 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc == 2 ? 0 : 1;
 	job.exit_code = 1;
-	job.verbose = getenv("RCMPI_LAUNCHER_VERBOSE") &&
-		      strcmp(getenv("RCMPI_LAUNCHER_VERBOSE"), "0");
-	if (env_seconds("RCMPI_LAUNCH_TIMEOUT", LAUNCH_TIMEOUT_S,
-			&job.launch_timeout) ||
-	    env_seconds("RCMPI_HEARTBEAT_TIMEOUT", HB_TIMEOUT_S,
-			&job.hb_timeout) ||
-	    job_wdir() || job_map() || job_prog() || job_xset())
+	rc_log_set_prog(rc_progname);
+	/* misspelled RCMPI_ names: said once, here, not again by the ranks
+	 * and daemons that inherit this environment */
+	rc_param_check_env();
+	setenv("RCMPI_PARAMS_CHECKED", "1", 1);
+	job.verbose = rc_param_bool(RC_P_LAUNCHER_VERBOSE);
+	if (env_seconds(RC_P_LAUNCH_TIMEOUT, &job.launch_timeout) ||
+	    env_seconds(RC_P_HEARTBEAT_TIMEOUT, &job.hb_timeout) ||
+	    job_auth() || job_wdir() || job_map() || job_prog() || job_xset())
 		return 1;
+	job.srun = job.ndmn && job_use_srun();
+	if (job.opts.display_map)
+		job_display_map();
 
 	if (rc_procs_signals_setup(sigs, 4)) {
 		rc_lerr("signal setup: %s", strerror(errno));
@@ -1520,11 +1770,12 @@ int main(int argc, char **argv)
 		job_abort_startup();
 	rc_env_free(env);
 	for (i = 0; i < job.node.nlocal; i++) {
+		char cpus[512];
+
 		p = &job.node.procs[i];
 		job.ranks[p->rank].pid = p->pid;
-		if (job.verbose)
-			rc_lmsg("rank %d: pid %d, cpu %d", p->rank,
-				(int)p->pid, p->cpu);
+		rc_cpulist_str(p->cpus, p->ncpus, cpus, sizeof(cpus));
+		job_report_rank(p->rank, p->pid, job.host, p->bound, cpus);
 	}
 	if (job.me >= 0 && job.ranks[0].node == job.me) {
 		job.in.src = 0;

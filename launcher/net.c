@@ -10,18 +10,21 @@
  * assembled into whole messages. Every byte received counts as a sign of
  * life for the heartbeat.
  *
- * Handshake (before anything else is accepted; the secret comes from
- * auth.c and never crosses the wire):
+ * Handshake (before anything else is accepted; remote.c runs it, auth.c
+ * makes and checks the proofs; a secret never crosses the wire):
  *
- *   daemon → head  HELLO     magic, version, node index, nonce_d (32 B)
+ *   daemon → head  HELLO     magic, version, node index, nonce_d (32 B),
+ *                            authentication method (secret or munge)
  *   head → daemon  CHALLENGE nonce_h (32 B),
- *                            HMAC(secret, "rcmpi-head" nonce_d nonce_h node)
- *   daemon → head  AUTH      HMAC(secret, "rcmpi-daemon" nonce_h nonce_d node)
+ *                            proof("rcmpi-head" nonce_d nonce_h node)
+ *   daemon → head  AUTH      proof("rcmpi-daemon" nonce_h nonce_d node)
  *   head → daemon  JOB       ... (see rcmpid.c)
  *
- * The daemon checks the head's MAC before it answers (it will run what the
- * head sends, so it must be the real head), the head checks the daemon's
- * in constant time and closes the connection on any mismatch. Nonces are
+ * A proof is HMAC-SHA-256 under the job's secret (32 raw bytes) or a MUNGE
+ * credential over the same string (a length-prefixed string). The daemon
+ * checks the head's proof before it answers (it will run what the head
+ * sends, so it must be the real head), the head checks the daemon's (MACs
+ * in constant time) and closes the connection on any mismatch. Nonces are
  * fresh on both sides, so a recorded exchange cannot be replayed.
  */
 #include "config.h"
@@ -496,21 +499,4 @@ int rc_net_connect(const char *addrs, int port, const char *prefer,
 	if (!n)
 		snprintf(why, whylen, "no address to connect to");
 	return -1;
-}
-
-/* ---- handshake ------------------------------------------------------------ */
-
-void rc_auth_mac(const char *secret, const char *role,
-		 const unsigned char *n1, const unsigned char *n2,
-		 uint32_t node, unsigned char out[RC_SHA256_LEN])
-{
-	struct rc_hmac m;
-	uint32_t be = htonl(node);
-
-	rc_hmac_init(&m, secret, strlen(secret));
-	rc_hmac_update(&m, role, strlen(role) + 1);
-	rc_hmac_update(&m, n1, RC_NONCE_LEN);
-	rc_hmac_update(&m, n2, RC_NONCE_LEN);
-	rc_hmac_update(&m, &be, 4);
-	rc_hmac_final(&m, out);
 }

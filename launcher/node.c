@@ -253,36 +253,48 @@ int rc_node_init(struct rc_node *n, const struct rc_jobmap *m, int me,
 
 		p->rank = local[i];
 		p->local_rank = i;
-		p->cpu = -1;
 		p->fd_in = p->fd_out = p->fd_err = -1;
 	}
 	free(local);
 	return 0;
 }
 
-/* local rank i on the i-th usable CPU when they fit (or when asked) */
+/*
+ * Binding: local rank i to the i-th core (topo.c), or to that core's
+ * socket or NUMA node. By default ranks are bound to cores when they fit.
+ */
 static int node_bind(struct rc_node *n, enum rc_bind mode)
 {
-	int *cpus = NULL, ncpu, i;
-	bool bind;
+	struct rc_topo t;
+	int i, cnt;
 
-	ncpu = rc_cpus_allowed(&cpus);
-	if (ncpu <= 0) {
+	if (rc_topo_load(&t)) {
 		rc_lerr("sched_getaffinity: %s", strerror(errno));
 		return -1;
 	}
-	if (mode == RC_BIND_CORE && n->nlocal > ncpu) {
+	if (mode == RC_BIND_CORE && n->nlocal > t.ncores) {
 		rc_lerr("--bind-to core: %d ranks on %s but only %d usable "
-			"cores; use --bind-to none", n->nlocal,
-			n->map->hosts[n->me], ncpu);
-		free(cpus);
+			"cores; use --bind-to none",
+			n->nlocal, n->map->hosts[n->me], t.ncores);
+		rc_topo_free(&t);
 		return -1;
 	}
-	bind = mode == RC_BIND_DEFAULT ? n->nlocal <= ncpu :
-					 mode == RC_BIND_CORE;
-	for (i = 0; i < n->nlocal; i++)
-		n->procs[i].cpu = bind ? cpus[i] : -1;
-	free(cpus);
+	if (mode == RC_BIND_DEFAULT)
+		mode = n->nlocal <= t.ncores ? RC_BIND_CORE : RC_BIND_NONE;
+	for (i = 0; i < n->nlocal && mode != RC_BIND_NONE; i++) {
+		struct rc_lproc *p = &n->procs[i];
+
+		p->cpus = calloc(t.ncpus, sizeof(int));
+		if (!p->cpus) {
+			rc_lerr("out of memory");
+			rc_topo_free(&t);
+			return -1;
+		}
+		cnt = rc_topo_bind(&t, mode, i, p->cpus, p->bound,
+				   sizeof(p->bound));
+		p->ncpus = cnt;
+	}
+	rc_topo_free(&t);
 	return 0;
 }
 

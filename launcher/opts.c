@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "launcher.h"
+#include "param.h"
 
 const char *rc_progname = "mpirun";
 char rc_last_err[1024];
@@ -56,8 +57,11 @@ void rc_lmsg(const char *fmt, ...)
 	fflush(stderr);
 }
 
+/* clang-format off */
 static void opts_help(void)
 {
+	const char *p = rc_progname;
+
 	printf(
 "Usage: %s [options] program [arguments...]\n"
 "Start `program` as an MPI job of N ranks on this host or on the hosts\n"
@@ -65,28 +69,57 @@ static void opts_help(void)
 "host, starts a daemon (rcmpid) on every other host, forwards the ranks'\n"
 "output and stdin, and ends the whole job when one rank fails.\n"
 "\n"
-"Options:\n"
+"Where:\n"
 "  -n, -np, --np, --n N   number of ranks (default: the number of usable\n"
-"                         cores, or the slots of the hosts given)\n"
+"                         cores, the slots of the hosts, or ranks per\n"
+"                         node times hosts)\n"
 "  -H, --host HOST[:SLOTS][,HOST[:SLOTS]...]\n"
 "                         run on these hosts (SLOTS default to 1)\n"
 "  --hostfile, --machinefile FILE\n"
 "                         hosts from FILE: lines \"host [slots=N]\",\n"
 "                         '#' comments, blank lines allowed\n"
-"  --map-by slot|node     slot (default): fill each host's slots in\n"
-"                         order; node: one rank per host, round-robin\n"
-"  --launch-agent CMD     start the daemons with CMD HOST COMMAND\n"
-"                         (default: $RCMPI_LAUNCH_AGENT, else\n"
-"                         \"" RC_DEFAULT_AGENT "\")\n"
+"                         Without -H or --hostfile: RCMPI_HOSTFILE, else\n"
+"                         the batch allocation %s runs in (Slurm:\n"
+"                         SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE; PBS:\n"
+"                         PBS_NODEFILE; LSF: LSB_MCPU_HOSTS), else this\n"
+"                         host with as many slots as usable cores\n"
+"  --map-by slot|node|ppr:N:node\n"
+"                         slot (default): fill each host's slots in\n"
+"                         order; node: one rank per host, round-robin;\n"
+"                         ppr:N:node: N ranks on each host\n"
+"  -N, --npernode N       N ranks on each host (= --map-by ppr:N:node)\n"
+"  --oversubscribe        allow more ranks than usable cores (or slots)\n"
+"  --display-map          print where every rank runs before starting\n"
+"\n"
+"Binding (decided on each host, over its usable cores):\n"
+"  --bind-to core|socket|numa|none\n"
+"                         core: local rank i to the i-th core (its\n"
+"                         hardware threads); socket, numa: to every CPU\n"
+"                         of that core's socket or NUMA node; none: no\n"
+"                         binding. Default: core when the ranks fit the\n"
+"                         cores, else none\n"
+"  --report-bindings      print each rank's binding as it starts\n"
+"\n"
+"Starting the daemons:\n"
+"  --launch-agent CMD     start them with CMD HOST COMMAND (default:\n"
+"                         $RCMPI_LAUNCH_AGENT, else one srun inside a\n"
+"                         Slurm allocation, else\n"
+"                         \"%s\")\n"
+"  --auth secret|munge    how the daemons and %s prove they belong to\n"
+"                         the job: secret (default; HMAC-SHA-256 under a\n"
+"                         per-job secret handed over on the launch\n"
+"                         channel) or munge (MUNGE credentials; needs\n"
+"                         munged; no secret at all); also RCMPI_AUTH\n"
+"  --local-daemon         run this host's ranks under a daemon too,\n"
+"                         started like the other hosts' (srun or the\n"
+"                         launch agent)\n"
+"\n"
+"The ranks:\n"
 "  --wdir DIR             the ranks' working directory on every host\n"
 "                         (default: this one's)\n"
 "  -x VAR[=value]         export VAR to the ranks, with `value` or with\n"
 "                         its value in this environment (repeatable)\n"
 "  --tag-output           prefix each output line with \"[rank] \"\n"
-"  --oversubscribe        allow more ranks than usable cores (or slots)\n"
-"  --bind-to core|none    core: bind local rank i to the i-th usable core\n"
-"                         (default when ranks <= cores); none: no binding\n"
-"                         (default when oversubscribed)\n"
 "  --timeout SECONDS      end the job after SECONDS (exit status 124)\n"
 "  -h, --help             print this help and exit\n"
 "  -V, --version          print the version and exit\n"
@@ -96,8 +129,7 @@ static void opts_help(void)
 "Output is forwarded line by line, so lines of different ranks never mix.\n"
 "A host that names this one (its name, localhost, one of its addresses)\n"
 "runs its ranks under %s itself; every other host gets a daemon that\n"
-"connects back over TCP and proves it knows the job's secret (handed\n"
-"over on the launch agent's stdin).\n"
+"connects back over TCP and proves it belongs to the job.\n"
 "\n"
 "Exit status: 0 when every rank exits 0; otherwise that of the first rank\n"
 "to fail (its exit status, 128+N when killed by signal N, the code given\n"
@@ -112,10 +144,11 @@ static void opts_help(void)
 "RCMPI_LAUNCHER_VERBOSE=1 narrates the job (starts, PMIx events, ends);\n"
 "RCMPI_DAEMON is the path of rcmpid on the other hosts (default: next to\n"
 "%s); RCMPI_LAUNCH_TIMEOUT (s, default 30) bounds a daemon's start;\n"
-"RCMPI_HEARTBEAT_TIMEOUT (s, default 10) declares a silent host lost.\n",
-	       rc_progname, rc_progname, rc_progname, rc_progname, rc_progname,
-	       rc_progname);
+"RCMPI_HEARTBEAT_TIMEOUT (s, default 10) declares a silent host lost.\n"
+"rcmpi_info --param lists every RCMPI_* parameter.\n",
+	       p, p, p, rc_params[RC_P_LAUNCH_AGENT].def, p, p, p, p, p);
 }
+/* clang-format on */
 
 /* a whole decimal number > 0 that fits an int */
 static int opts_count(const char *opt, const char *s, int *out)
@@ -139,6 +172,29 @@ static int opts_count(const char *opt, const char *s, int *out)
 		return -1;
 	}
 	*out = (int)v;
+	return 0;
+}
+
+/* ranks per node (-N N, --map-by ppr:N:node) */
+static int opts_ppr(struct rc_opts *o, const char *opt, const char *s)
+{
+	char *end;
+	long v;
+
+	if (o->mapby != RC_MAP_SLOT || o->ppr) {
+		rc_lerr("%s: give one of --map-by and -N/--npernode", opt);
+		return -1;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < 1 || v > 1 << 20) {
+		rc_lerr("%s: '%s' is not a number of ranks per node (1 or "
+			"more)",
+			opt, s);
+		return -1;
+	}
+	o->ppr = (int)v;
+	o->mapby = RC_MAP_PPR;
 	return 0;
 }
 
@@ -197,34 +253,73 @@ static int opts_str(char **dst, const char *val)
 	return 0;
 }
 
-enum { O_NP, O_X, O_TAG, O_OVER, O_BIND, O_TIMEOUT, O_HELP, O_VERSION,
-	O_HOST, O_HOSTFILE, O_MAPBY, O_WDIR, O_AGENT };
+enum {
+	O_NP,
+	O_X,
+	O_TAG,
+	O_OVER,
+	O_BIND,
+	O_TIMEOUT,
+	O_HELP,
+	O_VERSION,
+	O_HOST,
+	O_HOSTFILE,
+	O_MAPBY,
+	O_WDIR,
+	O_AGENT,
+	O_AUTH,
+	O_LOCALD,
+	O_NPERNODE,
+	O_REPORT,
+	O_DISPLAY,
+};
 
 static const struct opts_def {
 	const char *name;
 	int id;
 	bool arg;
 } opts_defs[] = {
-	{ "-n", O_NP, true }, { "-np", O_NP, true }, { "--np", O_NP, true },
-	{ "--n", O_NP, true }, { "-c", O_NP, true },
-	{ "-x", O_X, true },
-	{ "--tag-output", O_TAG, false }, { "-tag-output", O_TAG, false },
-	{ "--oversubscribe", O_OVER, false },
-	{ "-oversubscribe", O_OVER, false },
-	{ "--bind-to", O_BIND, true }, { "-bind-to", O_BIND, true },
-	{ "--timeout", O_TIMEOUT, true }, { "-timeout", O_TIMEOUT, true },
-	{ "-H", O_HOST, true }, { "--host", O_HOST, true },
-	{ "-host", O_HOST, true },
-	{ "--hostfile", O_HOSTFILE, true }, { "-hostfile", O_HOSTFILE, true },
-	{ "--machinefile", O_HOSTFILE, true },
-	{ "-machinefile", O_HOSTFILE, true },
-	{ "--map-by", O_MAPBY, true }, { "-map-by", O_MAPBY, true },
-	{ "--wdir", O_WDIR, true }, { "-wdir", O_WDIR, true },
-	{ "--launch-agent", O_AGENT, true },
-	{ "-launch-agent", O_AGENT, true },
-	{ "-h", O_HELP, false }, { "--help", O_HELP, false },
-	{ "-help", O_HELP, false },
-	{ "-V", O_VERSION, false }, { "--version", O_VERSION, false },
+	{"-n", O_NP, true},
+	{"-np", O_NP, true},
+	{"--np", O_NP, true},
+	{"--n", O_NP, true},
+	{"-c", O_NP, true},
+	{"-x", O_X, true},
+	{"--tag-output", O_TAG, false},
+	{"-tag-output", O_TAG, false},
+	{"--oversubscribe", O_OVER, false},
+	{"-oversubscribe", O_OVER, false},
+	{"--bind-to", O_BIND, true},
+	{"-bind-to", O_BIND, true},
+	{"--timeout", O_TIMEOUT, true},
+	{"-timeout", O_TIMEOUT, true},
+	{"-H", O_HOST, true},
+	{"--host", O_HOST, true},
+	{"-host", O_HOST, true},
+	{"--hostfile", O_HOSTFILE, true},
+	{"-hostfile", O_HOSTFILE, true},
+	{"--machinefile", O_HOSTFILE, true},
+	{"-machinefile", O_HOSTFILE, true},
+	{"--map-by", O_MAPBY, true},
+	{"-map-by", O_MAPBY, true},
+	{"--wdir", O_WDIR, true},
+	{"-wdir", O_WDIR, true},
+	{"--launch-agent", O_AGENT, true},
+	{"-launch-agent", O_AGENT, true},
+	{"--auth", O_AUTH, true},
+	{"--local-daemon", O_LOCALD, false},
+	{"-N", O_NPERNODE, true},
+	{"--npernode", O_NPERNODE, true},
+	{"-npernode", O_NPERNODE, true},
+	{"--report-bindings", O_REPORT, false},
+	{"-report-bindings", O_REPORT, false},
+	{"--display-map", O_DISPLAY, false},
+	{"-display-map", O_DISPLAY, false},
+	{"-h", O_HELP, false},
+	{"--help", O_HELP, false},
+	{"-help", O_HELP, false},
+	{"-V", O_VERSION, false},
+	{"--version", O_VERSION, false},
 };
 
 static const struct opts_def *opts_find(const char *word, const char **val)
@@ -295,11 +390,27 @@ int rc_opts_parse(int argc, char **argv, struct rc_opts *o)
 				o->bind = RC_BIND_CORE;
 			} else if (!strcmp(val, "none")) {
 				o->bind = RC_BIND_NONE;
+			} else if (!strcmp(val, "socket") ||
+				   !strcmp(val, "package")) {
+				o->bind = RC_BIND_SOCKET;
+			} else if (!strcmp(val, "numa")) {
+				o->bind = RC_BIND_NUMA;
 			} else {
-				rc_lerr("--bind-to: '%s' is not core or none",
+				rc_lerr("--bind-to: '%s' is not core, socket, "
+					"numa or none",
 					val);
 				goto err;
 			}
+			break;
+		case O_NPERNODE:
+			if (opts_ppr(o, d->name, val))
+				goto err;
+			break;
+		case O_REPORT:
+			o->report_bindings = true;
+			break;
+		case O_DISPLAY:
+			o->display_map = true;
 			break;
 		case O_TIMEOUT:
 			if (opts_seconds(d->name, val, &o->timeout))
@@ -317,12 +428,34 @@ int rc_opts_parse(int argc, char **argv, struct rc_opts *o)
 				goto err;
 			break;
 		case O_MAPBY:
+			if (o->ppr) {
+				rc_lerr("--map-by %s: ranks per node are "
+					"given already (-N or ppr)",
+					val);
+				goto err;
+			}
 			if (!strcmp(val, "slot") || !strcmp(val, "core")) {
 				o->mapby = RC_MAP_SLOT;
 			} else if (!strcmp(val, "node")) {
 				o->mapby = RC_MAP_NODE;
+			} else if (!strncmp(val, "ppr:", 4)) {
+				const char *obj = strchr(val + 4, ':');
+				char n[32];
+
+				if (!obj || strcmp(obj, ":node") ||
+				    (size_t)(obj - val - 4) >= sizeof(n)) {
+					rc_lerr("--map-by: '%s' is not "
+						"ppr:N:node",
+						val);
+					goto err;
+				}
+				snprintf(n, sizeof(n), "%.*s",
+					 (int)(obj - val - 4), val + 4);
+				if (opts_ppr(o, "--map-by ppr", n))
+					goto err;
 			} else {
-				rc_lerr("--map-by: '%s' is not slot or node",
+				rc_lerr("--map-by: '%s' is not slot, node or "
+					"ppr:N:node",
 					val);
 				goto err;
 			}
@@ -342,6 +475,18 @@ int rc_opts_parse(int argc, char **argv, struct rc_opts *o)
 			}
 			if (opts_str(&o->agent, val))
 				goto err;
+			break;
+		case O_AUTH:
+			if (rc_auth_parse(val) < 0) {
+				rc_lerr("--auth: '%s' is not secret or munge",
+					val);
+				goto err;
+			}
+			if (opts_str(&o->auth, val))
+				goto err;
+			break;
+		case O_LOCALD:
+			o->local_daemon = true;
 			break;
 		case O_HELP:
 			opts_help();
@@ -379,5 +524,6 @@ void rc_opts_free(struct rc_opts *o)
 	free(o->hostfile);
 	free(o->wdir);
 	free(o->agent);
-	o->hosts = o->hostfile = o->wdir = o->agent = NULL;
+	free(o->auth);
+	o->hosts = o->hostfile = o->wdir = o->agent = o->auth = NULL;
 }

@@ -188,15 +188,18 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 		snprintf(rankstr, sizeof(rankstr), "%s", p->label);
 	else
 		snprintf(rankstr, sizeof(rankstr), "rank %d", p->rank);
-	if (p->cpu >= 0) {
-		mask = CPU_ALLOC(p->cpu + 1);
+	if (p->ncpus > 0) {
+		int top = p->cpus[p->ncpus - 1] + 1;
+
+		mask = CPU_ALLOC(top);
 		if (!mask) {
 			rc_lerr("cannot start %s: out of memory", rankstr);
 			return -1;
 		}
-		masksize = CPU_ALLOC_SIZE(p->cpu + 1);
+		masksize = CPU_ALLOC_SIZE(top);
 		CPU_ZERO_S(masksize, mask);
-		CPU_SET_S(p->cpu, masksize, mask);
+		for (i = 0; i < p->ncpus; i++)
+			CPU_SET_S(p->cpus[i], masksize, mask);
 	}
 	/* execvp's fallback for scripts without "#!": run them with sh */
 	while (argv[argc])

@@ -2,10 +2,17 @@
  * rcmpid.c - the per-node daemon of a multi-node job. mpirun starts one on
  * every other host through its launch agent (ssh by default):
  *
- *     rcmpid --head ADDR[,ADDR...]:PORT --node I --hostname NAME [--verbose]
+ *     rcmpid --head ADDR[,ADDR...]:PORT --node I --hostname NAME
+ *            [--auth secret|munge] [--verbose]
+ *
+ * or, started by one srun on every node, with --node-names H0,H1,...
+ * instead of --node and --hostname: the job's nodes in order, of which
+ * this daemon is the one named like its Slurm node (SLURMD_NODENAME).
  *
  * with the job's secret as the first line of its stdin (never in argv or
- * the environment). It is not meant to be started by hand.
+ * the environment), or, with --auth munge, no secret at all (both sides
+ * prove themselves with MUNGE credentials: auth.c). It is not meant to be
+ * started by hand.
  *
  * Sequence:
  *   read the secret (stdin) → connect to the first head address that
@@ -16,7 +23,9 @@
  * JOB payload: nspace, size, nnodes, nnodes host names, size node indexes,
  * program, argc + argv, count + "VAR=value" (-x), working directory,
  * whether it was given (--wdir: must exist; else fall back to $HOME),
- * binding mode, heartbeat interval and timeout (ms).
+ * binding mode, heartbeat interval and timeout (ms). STARTED: per local
+ * rank its rank, pid, what it is bound to ("core 1", "" for nothing) and
+ * the CPUs ("0-3").
  *
  * The loop relays: this node's PMIx events, exits and output to the head
  * (CONNECTED, FINALIZED, ABORT, FENCE, EXITED, OUT), the head's answers
@@ -50,6 +59,8 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "log.h"
+#include "param.h"
 
 #define DRAIN_S 0.5
 #define SECRET_MAX_S 30.0
@@ -64,6 +75,7 @@ static struct {
 	int me;			/* our node index */
 	char *hostname;
 	bool verbose;
+	int auth; /* RC_AUTH_* */
 	char secret[RC_SECRET_HEX + 1];
 	struct rc_conn conn;
 	struct rc_jobmap map;
@@ -84,11 +96,12 @@ static struct {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: rcmpid --head ADDR[,ADDR...]:PORT --node I "
-		"--hostname NAME [--verbose]\n"
+		"usage: rcmpid --head ADDR[,ADDR...]:PORT (--node I "
+		"--hostname NAME | --node-names H0,H1,...)\n"
+		"              [--auth secret|munge] [--verbose]\n"
 		"The per-node daemon of rcmpi's mpirun, started by mpirun "
-		"through its launch agent,\nwith the job's secret on stdin. "
-		"Not meant to be run by hand.\n");
+		"through its launch agent,\nwith the job's secret on stdin "
+		"(--auth secret, the default). Not meant to be run by hand.\n");
 }
 
 /* ---- talking to the head ---------------------------------------------------- */
@@ -501,12 +514,47 @@ static int read_secret(void)
 	return 0;
 }
 
+/*
+ * Started by srun for every node at once: which one are we? Node i of the
+ * job is the i-th entry of the comma-separated list; we are the entry
+ * equal to our Slurm node name (SLURMD_NODENAME), else the first that
+ * names this host.
+ */
+static int node_from_names(const char *list)
+{
+	const char *slurm = getenv("SLURMD_NODENAME"), *p = list, *e;
+	char me[256], name[256];
+	int i;
+
+	if (gethostname(me, sizeof(me) - 1))
+		strcpy(me, "localhost");
+	me[sizeof(me) - 1] = 0;
+	for (i = 0;; i++) {
+		e = strchr(p, ',');
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(e ? (size_t)(e - p) : strlen(p)), p);
+		if (name[0] && (slurm && *slurm ? !strcmp(name, slurm)
+						: rc_host_is_local(name, me))) {
+			d.me = i;
+			d.hostname = strdup(name);
+			return d.hostname ? 0 : -1;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	rc_lerr("this host (%s) is not among the job's nodes (%s)",
+		slurm && *slurm ? slurm : me, list);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv)
 {
 	char *end;
 	int i;
 
 	d.me = -1;
+	d.auth = RC_AUTH_SECRET;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -526,6 +574,22 @@ static int parse_args(int argc, char **argv)
 				d.me = -1;
 		} else if (i + 1 < argc && !strcmp(a, "--hostname")) {
 			d.hostname = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--node-names")) {
+			if (node_from_names(argv[++i]))
+				return -1;
+		} else if (i + 1 < argc && !strcmp(a, "--auth")) {
+			char why[256];
+
+			d.auth = rc_auth_parse(argv[++i]);
+			if (d.auth < 0) {
+				rc_lerr("--auth %s: expected secret or munge",
+					argv[i]);
+				return -1;
+			}
+			if (!rc_auth_available(d.auth, why, sizeof(why))) {
+				rc_lerr("--auth %s: %s", argv[i], why);
+				return -1;
+			}
 		} else {
 			rc_lerr("unexpected argument '%s'", a);
 			usage();
@@ -575,7 +639,7 @@ static int connect_head(void)
 		return -1;
 	}
 	rc_conn_init(&d.conn, fd);
-	if (rc_remote_auth_daemon(&d.conn, d.secret, (uint32_t)d.me,
+	if (rc_remote_auth_daemon(&d.conn, d.auth, d.secret, (uint32_t)d.me,
 				  rc_now() + AUTH_MAX_S, why, sizeof(why))) {
 		rc_lerr("%s: authentication with mpirun failed: %s",
 			d.hostname, why);
@@ -640,7 +704,7 @@ static int parse_job(struct rc_rbuf *rb)
 	d.wdir = rc_rbuf_strdup(rb);
 	d.wdir_given = rc_rbuf_u32(rb);
 	v = rc_rbuf_u32(rb);
-	d.bind = v <= RC_BIND_NONE ? (enum rc_bind)v : RC_BIND_DEFAULT;
+	d.bind = v <= RC_BIND_MAX ? (enum rc_bind)v : RC_BIND_DEFAULT;
 	d.hb_interval = rc_rbuf_u32(rb) / 1000.0;
 	d.hb_timeout = rc_rbuf_u32(rb) / 1000.0;
 	if (rb->bad || d.hb_interval <= 0 || d.hb_timeout <= 0)
@@ -732,8 +796,14 @@ static void start(void)
 	rc_env_free(env);
 	rc_wbuf_u32(&w, (uint32_t)d.node.nlocal);
 	for (i = 0; i < d.node.nlocal; i++) {
-		rc_wbuf_u32(&w, (uint32_t)d.node.procs[i].rank);
-		rc_wbuf_u32(&w, (uint32_t)d.node.procs[i].pid);
+		struct rc_lproc *p = &d.node.procs[i];
+		char cpus[512];
+
+		rc_cpulist_str(p->cpus, p->ncpus, cpus, sizeof(cpus));
+		rc_wbuf_u32(&w, (uint32_t)p->rank);
+		rc_wbuf_u32(&w, (uint32_t)p->pid);
+		rc_wbuf_str(&w, p->bound);
+		rc_wbuf_str(&w, cpus);
 	}
 	send_msg(RC_M_STARTED, &w);
 	d.in.src = -1;
@@ -748,9 +818,15 @@ int main(int argc, char **argv)
 	int i, fd;
 
 	rc_progname = "rcmpid";
+	rc_log_set_prog(rc_progname);
+	/* this host's environment (ssh's): checked once, here */
+	if (!rc_param_bool(RC_P_PARAMS_CHECKED)) {
+		rc_param_check_env();
+		setenv("RCMPI_PARAMS_CHECKED", "1", 1);
+	}
 	if (parse_args(argc, argv))
 		return 2;
-	if (read_secret())
+	if (d.auth == RC_AUTH_SECRET && read_secret())
 		return 1;
 	/* stdin was only for the secret */
 	fd = open("/dev/null", O_RDONLY);

@@ -6,7 +6,15 @@
  * Launch: for a host H, mpirun runs
  *
  *     AGENT... H "exec '/path/rcmpid' --head A1,A2,...:PORT --node I
- *                 --hostname 'H'"
+ *                 --hostname 'H' [--auth munge]"
+ *
+ * or, inside a Slurm allocation, for every host at once (rc_remote_launch_
+ * srun; srun --input=all broadcasts the secret to every daemon's stdin):
+ *
+ *     srun --nodes=K --ntasks=K --ntasks-per-node=1 --nodelist H1,...
+ *          --overlap --cpu-bind=none --mpi=none [--cpus-per-task=C]
+ *          --job-name=rcmpid --quiet --input=all
+ *          /path/rcmpid --head A1,...:PORT --node-names H0,H1,... [...]
  *
  * (AGENT from --launch-agent, $RCMPI_LAUNCH_AGENT, or "ssh ..."; split on
  * blanks; the remote command is one shell-quoted string, as ssh wants it)
@@ -39,6 +47,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "param.h"
 
 #define RC_PEND_MAX 64
 #define RC_PEND_MAX_S 10.0
@@ -57,7 +66,8 @@ struct pend {
 };
 
 struct rc_remote {
-	char secret[RC_SECRET_HEX + 1];
+	int auth;			/* RC_AUTH_* */
+	char secret[RC_SECRET_HEX + 1]; /* RC_AUTH_SECRET */
 	int lfd, port;
 	char addrs[1024];
 	char **agent;		/* argv of the launch agent */
@@ -100,11 +110,11 @@ err:
 /* rcmpid next to our own executable, unless RCMPI_DAEMON says otherwise */
 static char *remote_daemon_path(void)
 {
-	const char *env = getenv("RCMPI_DAEMON");
+	const char *env = rc_param_str(RC_P_DAEMON);
 	char self[PATH_MAX], *slash, *out;
 	ssize_t n;
 
-	if (env && *env)
+	if (env)
 		return strdup(env);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
@@ -120,33 +130,35 @@ static char *remote_daemon_path(void)
 	return out;
 }
 
-struct rc_remote *rc_remote_new(const char *agent, int nnodes,
+struct rc_remote *rc_remote_new(const char *agent, int auth, int nnodes,
 				rc_remote_authed_fn authed, void *arg,
 				bool verbose)
 {
 	struct rc_remote *r = calloc(1, sizeof(*r));
-	const char *addrs = getenv("RCMPI_HEAD_ADDRESS");
+	const char *addrs = rc_param_str(RC_P_HEAD_ADDRESS);
 
 	if (!r) {
 		rc_lerr("out of memory");
 		return NULL;
 	}
 	r->lfd = -1;
+	r->auth = auth;
 	r->nnodes = nnodes;
 	r->authed = authed;
 	r->arg = arg;
 	r->verbose = verbose;
 	if (!agent || !*agent)
-		agent = getenv("RCMPI_LAUNCH_AGENT");
-	if (!agent || !agent[strspn(agent, " \t")])
-		agent = RC_DEFAULT_AGENT;
+		agent = rc_param_str(RC_P_LAUNCH_AGENT);
+	if (!agent[strspn(agent, " \t")])
+		agent = rc_params[RC_P_LAUNCH_AGENT].def;
 	if (remote_split(r, agent)) {
 		rc_lerr("launch agent '%s': no command (or out of memory)",
 			agent);
 		goto err;
 	}
 	r->daemon = remote_daemon_path();
-	if (!r->daemon || rc_secret_new(r->secret)) {
+	if (!r->daemon ||
+	    (auth == RC_AUTH_SECRET && rc_secret_new(r->secret))) {
 		rc_lerr("cannot make the job's secret: %s", strerror(errno));
 		goto err;
 	}
@@ -155,7 +167,7 @@ struct rc_remote *rc_remote_new(const char *agent, int nnodes,
 		rc_lerr("cannot listen for the daemons: %s", strerror(errno));
 		goto err;
 	}
-	if (addrs && *addrs)
+	if (addrs)
 		snprintf(r->addrs, sizeof(r->addrs), "%s", addrs);
 	else if (rc_net_local_addrs(r->addrs, sizeof(r->addrs)))
 		snprintf(r->addrs, sizeof(r->addrs), "127.0.0.1");
@@ -205,41 +217,77 @@ static size_t remote_quote(char *out, const char *s)
 	return n;
 }
 
+/* the daemon's last arguments, as separate words */
+static int remote_daemon_args(const struct rc_remote *r, bool verbose,
+			      const char **v)
+{
+	int n = 0;
+
+	if (r->auth == RC_AUTH_MUNGE) {
+		v[n++] = "--auth";
+		v[n++] = "munge";
+	}
+	if (verbose)
+		v[n++] = "--verbose";
+	return n;
+}
+
 char *rc_remote_command(const struct rc_remote *r, int node,
 			const char *host, bool verbose)
 {
 	char head[1100], nodestr[16];
-	const char *parts[] = { r->daemon, "--head", head, "--node", nodestr,
-				"--hostname", host,
-				verbose ? "--verbose" : NULL };
-	size_t len = 8, i;
+	const char *parts[16] = {r->daemon, "--head",	  head, "--node",
+				 nodestr,   "--hostname", host};
+	size_t len = 8, i, n = 7;
 	char *cmd;
 
 	snprintf(head, sizeof(head), "%s:%d", r->addrs, r->port);
 	snprintf(nodestr, sizeof(nodestr), "%d", node);
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		if (parts[i])
-			len += 4 * strlen(parts[i]) + 3;
+	n += (size_t)remote_daemon_args(r, verbose, parts + n);
+	for (i = 0; i < n; i++)
+		len += 4 * strlen(parts[i]) + 3;
 	cmd = malloc(len);
 	if (!cmd)
 		return NULL;
 	strcpy(cmd, "exec");
 	len = 4;
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		if (!parts[i])
-			continue;
+	for (i = 0; i < n; i++) {
 		cmd[len++] = ' ';
 		len += remote_quote(cmd + len, parts[i]);
 	}
 	return cmd;
 }
 
+/*
+ * Start an agent and hand it the secret: one line on its stdin (an empty
+ * pipe takes it whole), then EOF; with MUNGE there is none. A short write
+ * means the agent is gone: its exit says why.
+ */
+static int remote_spawn(struct rc_remote *r, struct rc_lproc *agent,
+			const char *path, char *const argv[])
+{
+	char line[RC_SECRET_HEX + 2];
+	ssize_t n;
+
+	if (rc_procs_spawn(agent, path, argv, true))
+		return -1;
+	if (r->auth == RC_AUTH_SECRET) {
+		snprintf(line, sizeof(line), "%s\n", r->secret);
+		do {
+			n = write(agent->fd_in, line, strlen(line));
+		} while (n < 0 && errno == EINTR);
+		memset(line, 0, sizeof(line));
+	}
+	close(agent->fd_in);
+	agent->fd_in = -1;
+	return 0;
+}
+
 int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 		     struct rc_lproc *agent)
 {
-	char **argv, *cmd, *path = NULL, line[RC_SECRET_HEX + 2];
+	char **argv, *cmd, *path = NULL;
 	int i, ret = -1;
-	ssize_t n;
 
 	cmd = rc_remote_command(r, node, host, r->verbose);
 	argv = calloc(r->nagent + 3, sizeof(*argv));
@@ -253,7 +301,8 @@ int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 	argv[i++] = cmd;
 	argv[i] = NULL;
 	agent->env = environ;
-	agent->cpu = -1;
+	agent->cpus = NULL;
+	agent->ncpus = 0;
 	if (r->verbose)
 		rc_lmsg("host %s: %s %s '%s'", host, r->agent[0], host, cmd);
 	path = rc_resolve_prog(r->agent[0]);
@@ -262,23 +311,105 @@ int rc_remote_launch(struct rc_remote *r, int node, const char *host,
 			errno == ENOENT ? "not found" : strerror(errno));
 		goto out;
 	}
-	if (rc_procs_spawn(agent, path, argv, true))
+	if (remote_spawn(r, agent, path, argv))
 		goto out;
-	/* the secret: one line on the agent's stdin (an empty pipe takes
-	 * it whole), then EOF */
-	snprintf(line, sizeof(line), "%s\n", r->secret);
-	do {
-		n = write(agent->fd_in, line, strlen(line));
-	} while (n < 0 && errno == EINTR);
-	memset(line, 0, sizeof(line));
-	close(agent->fd_in);
-	agent->fd_in = -1;
-	/* a short write means the agent is gone: its exit says why */
 	ret = 0;
 out:
 	free(path);
 	free(cmd);
 	free(argv);
+	return ret;
+}
+
+int rc_remote_launch_srun(struct rc_remote *r, const char *const *hosts,
+			  int nnodes, struct rc_lproc *agent)
+{
+	char *nodelist = NULL, *names = NULL, *path = NULL, head[1100];
+	char opt_n[32], opt_nt[32], opt_cpus[32];
+	const char *argv[40];
+	size_t len = 16;
+	int i, k = 0, argc = 0, cpus, ret = -1;
+
+	for (i = 0; i < nnodes; i++)
+		len += (hosts[i] ? strlen(hosts[i]) : 0) + 1;
+	nodelist = calloc(1, len);
+	names = calloc(1, len);
+	if (!nodelist || !names) {
+		rc_lerr("out of memory");
+		goto out;
+	}
+	/* Slurm's node list of the daemons; the daemons' own list names
+	 * every node of the job in order ("" where mpirun runs the ranks):
+	 * a daemon finds its index by its Slurm node name */
+	for (i = 0; i < nnodes; i++) {
+		if (i)
+			strcat(names, ",");
+		if (!hosts[i])
+			continue;
+		strcat(names, hosts[i]);
+		if (k++)
+			strcat(nodelist, ",");
+		strcat(nodelist, hosts[i]);
+	}
+	snprintf(opt_n, sizeof(opt_n), "--nodes=%d", k);
+	snprintf(opt_nt, sizeof(opt_nt), "--ntasks=%d", k);
+	argv[argc++] = "srun";
+	argv[argc++] = opt_n;
+	argv[argc++] = opt_nt;
+	argv[argc++] = "--ntasks-per-node=1";
+	argv[argc++] = "--nodelist";
+	argv[argc++] = nodelist;
+	/* Slurm 22.05: a step that shares the allocation's CPUs with the
+	 * job's other steps, binds nothing and is no MPI job itself; the
+	 * ranks may use all CPUs of each node */
+	argv[argc++] = "--overlap";
+	argv[argc++] = "--cpu-bind=none";
+	argv[argc++] = "--mpi=none";
+	cpus = rc_batch_slurm_cpus();
+	if (cpus > 0) {
+		snprintf(opt_cpus, sizeof(opt_cpus), "--cpus-per-task=%d",
+			 cpus);
+		argv[argc++] = opt_cpus;
+	}
+	argv[argc++] = "--job-name=rcmpid";
+	argv[argc++] = "--quiet";
+	/* the secret, one line on srun's stdin, reaches every daemon */
+	argv[argc++] =
+		r->auth == RC_AUTH_SECRET ? "--input=all" : "--input=none";
+	argv[argc++] = r->daemon;
+	snprintf(head, sizeof(head), "%s:%d", r->addrs, r->port);
+	argv[argc++] = "--head";
+	argv[argc++] = head;
+	argv[argc++] = "--node-names";
+	argv[argc++] = names;
+	argc += remote_daemon_args(r, r->verbose, argv + argc);
+	argv[argc] = NULL;
+	agent->env = environ;
+	agent->cpus = NULL;
+	agent->ncpus = 0;
+	if (r->verbose) {
+		char cmd[4096];
+		size_t off = 0;
+
+		for (i = 0; i < argc && off < sizeof(cmd) - 1; i++)
+			off += (size_t)snprintf(cmd + off, sizeof(cmd) - off,
+						"%s%s", i ? " " : "", argv[i]);
+		rc_lmsg("daemons on %d host%s through Slurm: %s", k,
+			k == 1 ? "" : "s", cmd);
+	}
+	path = rc_resolve_prog("srun");
+	if (!path) {
+		rc_lerr("srun: %s", errno == ENOENT ? "not found in PATH"
+						    : strerror(errno));
+		goto out;
+	}
+	if (remote_spawn(r, agent, path, (char *const *)argv))
+		goto out;
+	ret = 0;
+out:
+	free(path);
+	free(nodelist);
+	free(names);
 	return ret;
 }
 
@@ -325,16 +456,18 @@ static void remote_accept(struct rc_remote *r)
 static void pend_msg(struct rc_remote *r, struct pend *p, uint32_t type,
 		     struct rc_rbuf *rb)
 {
-	unsigned char mac[RC_SHA256_LEN];
 	struct rc_wbuf w = { 0 };
-	const char *nd, *got;
+	char why[300];
+	const char *nd;
 
 	if (p->step == 0 && type == RC_M_HELLO) {
-		uint32_t magic = rc_rbuf_u32(rb), ver = rc_rbuf_u32(rb);
+		uint32_t magic = rc_rbuf_u32(rb), ver = rc_rbuf_u32(rb), auth;
 
 		p->node = rc_rbuf_u32(rb);
 		nd = rc_rbuf_raw(rb, RC_NONCE_LEN);
-		if (rb->bad || magic != RC_NET_MAGIC) {
+		auth = rc_rbuf_u32(rb);
+		if (magic != RC_NET_MAGIC ||
+		    (rb->bad && ver == RC_NET_VERSION)) {
 			pend_close(r, p, "not an rcmpid hello");
 			return;
 		}
@@ -346,15 +479,27 @@ static void pend_msg(struct rc_remote *r, struct pend *p, uint32_t type,
 			pend_close(r, p, "no such node");
 			return;
 		}
+		if (auth != (uint32_t)r->auth) {
+			snprintf(why, sizeof(why),
+				 "the daemon authenticates "
+				 "with %s, this job with %s",
+				 rc_auth_name((int)auth),
+				 rc_auth_name(r->auth));
+			pend_close(r, p, why);
+			return;
+		}
 		memcpy(p->nd, nd, RC_NONCE_LEN);
 		if (rc_random(p->nh, RC_NONCE_LEN)) {
 			pend_close(r, p, "no random numbers");
 			return;
 		}
-		rc_auth_mac(r->secret, "rcmpi-head", p->nd, p->nh, p->node,
-			    mac);
 		rc_wbuf_raw(&w, p->nh, RC_NONCE_LEN);
-		rc_wbuf_raw(&w, mac, RC_SHA256_LEN);
+		if (rc_auth_prove(r->auth, r->secret, "rcmpi-head", p->nd,
+				  p->nh, p->node, &w, why, sizeof(why))) {
+			rc_wbuf_free(&w);
+			pend_close(r, p, why);
+			return;
+		}
 		if (rc_conn_send(&p->c, RC_M_CHALLENGE, &w))
 			pend_close(r, p, NULL);
 		else
@@ -363,16 +508,14 @@ static void pend_msg(struct rc_remote *r, struct pend *p, uint32_t type,
 		return;
 	}
 	if (p->step == 1 && type == RC_M_AUTH) {
-		got = rc_rbuf_raw(rb, RC_SHA256_LEN);
-		rc_auth_mac(r->secret, "rcmpi-daemon", p->nh, p->nd, p->node,
-			    mac);
-		if (!got || !rc_ct_equal(got, mac, RC_SHA256_LEN)) {
-			pend_close(r, p, "wrong job secret");
+		if (rc_auth_check(r->auth, r->secret, "rcmpi-daemon", p->nh,
+				  p->nd, p->node, rb, why, sizeof(why))) {
+			pend_close(r, p, why);
 			return;
 		}
 		if (r->verbose)
-			rc_lmsg("daemon of node %u authenticated (%s)",
-				p->node, p->peer);
+			rc_lmsg("daemon of node %u authenticated (%s, %s)",
+				p->node, p->peer, rc_auth_name(r->auth));
 		if (r->authed(r->arg, (int)p->node, &p->c)) {
 			p->used = false;	/* the owner's now */
 			return;
@@ -469,45 +612,49 @@ double rc_remote_timers(struct rc_remote *r, double now)
 
 /* ---- the handshake, daemon side ---------------------------------------------- */
 
-int rc_remote_auth_daemon(struct rc_conn *c, const char *secret,
+int rc_remote_auth_daemon(struct rc_conn *c, int auth, const char *secret,
 			  uint32_t node, double deadline, char *why,
 			  size_t whylen)
 {
-	unsigned char nd[RC_NONCE_LEN], mac[RC_SHA256_LEN];
-	const char *nh, *hmac;
+	unsigned char nd[RC_NONCE_LEN];
+	const char *nh;
 	struct rc_wbuf w = { 0 };
 	struct rc_rbuf rb;
 	uint32_t type;
 
 	if (rc_random(nd, sizeof(nd))) {
-		snprintf(why, whylen, "getrandom: %s", strerror(errno));
+		snprintf(why, whylen, "no random numbers");
 		return -1;
 	}
 	rc_wbuf_u32(&w, RC_NET_MAGIC);
 	rc_wbuf_u32(&w, RC_NET_VERSION);
 	rc_wbuf_u32(&w, node);
 	rc_wbuf_raw(&w, nd, sizeof(nd));
+	rc_wbuf_u32(&w, (uint32_t)auth);
 	if (rc_conn_send(c, RC_M_HELLO, &w))
 		goto err_io;
 	rc_wbuf_free(&w);
 	if (rc_conn_wait_msg(c, deadline, &type, &rb) != 1)
 		goto err_io;
 	nh = rc_rbuf_raw(&rb, RC_NONCE_LEN);
-	hmac = rc_rbuf_raw(&rb, RC_SHA256_LEN);
 	if (type != RC_M_CHALLENGE || rb.bad) {
 		snprintf(why, whylen, "the head sent no challenge");
 		return -1;
 	}
-	rc_auth_mac(secret, "rcmpi-head", nd, (const unsigned char *)nh,
-		    node, mac);
-	if (!rc_ct_equal(hmac, mac, sizeof(mac))) {
-		snprintf(why, whylen, "the head does not know the job's "
-			 "secret");
+	if (rc_auth_check(auth, secret, "rcmpi-head", nd,
+			  (const unsigned char *)nh, node, &rb, why, whylen)) {
+		if (auth == RC_AUTH_SECRET)
+			snprintf(why, whylen,
+				 "the head does not know the "
+				 "job's secret");
 		return -1;
 	}
-	rc_auth_mac(secret, "rcmpi-daemon", (const unsigned char *)nh, nd,
-		    node, mac);
-	rc_wbuf_raw(&w, mac, sizeof(mac));
+	if (rc_auth_prove(auth, secret, "rcmpi-daemon",
+			  (const unsigned char *)nh, nd, node, &w, why,
+			  whylen)) {
+		rc_wbuf_free(&w);
+		return -1;
+	}
 	if (rc_conn_send(c, RC_M_AUTH, &w))
 		goto err_io;
 	rc_wbuf_free(&w);

@@ -1426,7 +1426,7 @@ int rc_p2p_open(struct rc_inst *inst)
 		rc_list_init(&inst->procs[w].pending);
 		rc_list_init(&inst->procs[w].waiting);
 	}
-	mode = rc_param_str("RNDV_MODE", "get");
+	mode = rc_param_str(RC_P_RNDV_MODE);
 	if (!strcmp(mode, "put")) {
 		p2p->rndv_mode = RNDV_PUT;
 	} else if (!strcmp(mode, "frag")) {
@@ -1436,14 +1436,14 @@ int rc_p2p_open(struct rc_inst *inst)
 			   mode);
 		return RC_ERR_INVAL;
 	}
-	p2p->eager_max = (size_t)rc_param_int("EAGER_LIMIT", 0, 0, 1L << 30);
+	p2p->eager_max = (size_t)rc_param_int(RC_P_EAGER_LIMIT);
 
 	ret = p2p_add_tp(inst, &rc_tp_loop_ops, &inst->self_tp);
 	if (ret)
 		return ret;
 	if (inst->loop_fabric)
 		return rc_progress_register(inst, p2p_progress, p2p);
-	list = rc_param_str("TRANSPORTS", "shm,verbs");
+	list = rc_param_str(RC_P_TRANSPORTS);
 	if (rc_param_list_has(list, "shm") && inst->size > 1) {
 		ret = p2p_add_tp(inst, &rc_tp_shm_ops, NULL);
 		if (ret)
@@ -1478,8 +1478,7 @@ int rc_p2p_connect(struct rc_inst *inst)
 				proc->tp = tp;
 		}
 		if (!proc->tp) {
-			const char *list =
-				rc_param_str("TRANSPORTS", "shm,verbs");
+			const char *list = rc_param_str(RC_P_TRANSPORTS);
 			bool verbs_open = false;
 
 			for (i = 0; i < inst->ntps; i++)

@@ -155,10 +155,9 @@ static int shm_open_tp(struct rc_inst *inst, struct rc_tp **tpp)
 	st->tp.ops = &rc_tp_shm_ops;
 	st->tp.inst = inst;
 	st->tp.name = "shm";
-	st->cma = rc_param_bool("SHM_CMA", true);
+	st->cma = rc_param_bool(RC_P_SHM_CMA);
 	st->tp.caps = st->cma ? RC_TP_CAP_GET | RC_TP_CAP_PUT : 0;
-	st->tp.rdma_chunk = (size_t)rc_param_int("SHM_CMA_CHUNK", 4 << 20,
-						 4096, 1L << 30);
+	st->tp.rdma_chunk = (size_t)rc_param_int(RC_P_SHM_CMA_CHUNK);
 	st->tp.max_rdma = 1;
 	/* Presence of the section tells peers we speak shm. */
 	ret = rc_modex_add(inst, RC_MODEX_SHM, &present, sizeof(present));
@@ -325,7 +324,7 @@ static int shm_connect(struct rc_tp *tp)
 		ring = 256L << 10;
 	if (ring < (32L << 10))
 		ring = 32L << 10;
-	ring = rc_param_int("SHM_RING_SIZE", ring, 4096, 1L << 30);
+	ring = rc_param_int_at(RC_P_SHM_RING_SIZE, ring, 1L << 30);
 	/* power of two lines */
 	st->nlines = 1;
 	while ((long)st->nlines * RC_CACHELINE < ring)
@@ -335,8 +334,8 @@ static int shm_connect(struct rc_tp *tp)
 		      (size_t)(st->nlocal - 1) *
 			      (sizeof(struct shm_ring_ctl) + st->ring_bytes);
 	tp->max_am = st->ring_bytes / 2 - SHM_REC_HDR;
-	tp->eager_limit = (size_t)rc_param_int("SHM_EAGER_LIMIT", 4096, 0,
-					       (long)tp->max_am - 64);
+	tp->eager_limit = (size_t)rc_param_int_max(RC_P_SHM_EAGER_LIMIT,
+						   (long)tp->max_am - 64);
 
 	st->peer_seg = calloc(st->nlocal, sizeof(void *));
 	st->in = calloc(st->nlocal, sizeof(*st->in));

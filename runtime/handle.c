@@ -241,15 +241,14 @@ static bool hp_predef_done;
 
 void rc_handles_init(void)
 {
-	long q =
-		rc_param_int("HANDLE_QUARANTINE", RC_H_QUARANTINE, 0, 1L << 24);
+	long q = rc_param_int(RC_P_HANDLE_QUARANTINE);
 	unsigned k;
 	size_t i;
 
 	for (k = 0; k < RC_HK_NKINDS; k++)
 		rc_hpools[k].quarantine = (uint32_t)q;
-	rc_hpools[RC_HK_REQ].quarantine = (uint32_t)rc_param_int(
-		"REQ_QUARANTINE", RC_H_REQ_QUARANTINE, 0, 1L << 24);
+	rc_hpools[RC_HK_REQ].quarantine =
+		(uint32_t)rc_param_int(RC_P_REQ_QUARANTINE);
 	if (hp_predef_done)
 		return;
 	hp_predef_done = true;

@@ -153,8 +153,8 @@ static int inst_learn_peers(struct rc_inst *inst)
 		nlocal += p->local;
 		count_node(nodes, &nnodes, &last, &pi);
 	}
-	inst->oversubscribed = nlocal > usable_cores() ||
-			       rc_param_bool("YIELD", false);
+	inst->oversubscribed =
+		nlocal > usable_cores() || rc_param_bool(RC_P_YIELD);
 	/* the same answer on every rank: what collectives may choose by */
 	inst->job_oversubscribed = false;
 	for (w = 0; w < nnodes; w++)
@@ -182,6 +182,10 @@ int rc_inst_open(struct rc_inst *inst)
 	snprintf(pi.boot_id, sizeof(pi.boot_id), "%s", inst->boot_id);
 	snprintf(pi.host, sizeof(pi.host), "%s", inst->host);
 	rc_log_set_identity(inst->rank, inst->host);
+	/* misspelled parameters: once per job (our launchers checked their
+	 * environment already and say so) */
+	if (inst->rank == 0 && !rc_param_bool(RC_P_PARAMS_CHECKED))
+		rc_param_check_env();
 
 	inst->procs = calloc(inst->size, sizeof(*inst->procs));
 	if (!inst->procs)

@@ -8,13 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 #include "log.h"
+#include "param.h"
 
 static struct {
+	const char *prog;
 	int rank;
 	char host[64];
 	int level;
 	int level_read;
-} rc_log_id = { .rank = -1 };
+} rc_log_id = {.prog = "rcmpi", .rank = -1};
 
 void rc_log_set_identity(int rank, const char *host)
 {
@@ -22,13 +24,16 @@ void rc_log_set_identity(int rank, const char *host)
 	snprintf(rc_log_id.host, sizeof(rc_log_id.host), "%s", host);
 }
 
+void rc_log_set_prog(const char *prog)
+{
+	rc_log_id.prog = prog;
+}
+
 int rc_log_level(void)
 {
 	if (!rc_log_id.level_read) {
-		const char *v = getenv("RCMPI_VERBOSE");
-
-		rc_log_id.level = v ? atoi(v) : 0;
 		rc_log_id.level_read = 1;
+		rc_log_id.level = (int)rc_param_int(RC_P_VERBOSE);
 	}
 	return rc_log_id.level;
 }
@@ -39,10 +44,12 @@ static void rc_log_emit(const char *what, const char *fmt, va_list ap)
 	int n;
 
 	if (rc_log_id.rank >= 0)
-		n = snprintf(line, sizeof(line), "rcmpi: %s: rank %d on %s: ",
-			     what, rc_log_id.rank, rc_log_id.host);
+		n = snprintf(line, sizeof(line),
+			     "%s: %s: rank %d on %s: ", rc_log_id.prog, what,
+			     rc_log_id.rank, rc_log_id.host);
 	else
-		n = snprintf(line, sizeof(line), "rcmpi: %s: ", what);
+		n = snprintf(line, sizeof(line), "%s: %s: ", rc_log_id.prog,
+			     what);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = 0;
 	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);

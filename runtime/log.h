@@ -14,5 +14,8 @@ __attribute__((format(printf, 1, 2))) void rc_log_debug(const char *fmt, ...);
 /* Set what the log prefix says about this process ("rank 3 on node1"). */
 void rc_log_set_identity(int rank, const char *host);
 int rc_log_level(void);
+/* The program named at the start of each line ("rcmpi" by default; the
+ * launcher says "mpirun" or "rcmpid"). */
+void rc_log_set_prog(const char *prog);
 
 #endif

@@ -497,7 +497,7 @@ static void vb_teardown(struct vb_tp *vt);
 static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 {
 	struct vb_tp *vt = calloc(1, sizeof(*vt));
-	bool shm = rc_param_list_has(rc_param_str("TRANSPORTS", "shm,verbs"), "shm");
+	bool shm = rc_param_list_has(rc_param_str(RC_P_TRANSPORTS), "shm");
 	struct vb_addr *addr;
 	size_t alen, tab;
 	unsigned nexp = 0, nrx, init = 0, srq_max;

@@ -227,6 +227,20 @@ const char *vb_memlock_hint(int err);
 /* A readable GID (IPv4-mapped as a.b.c.d) */
 void vb_gid_str(const uint8_t *gid, char *out, size_t len);
 bool vb_gid_is_v4mapped(const uint8_t *gid);
+/* "ACTIVE", "DOWN"...; "RoCE v2", "RoCE v1", "IB" */
+const char *vb_port_state_str(enum ibv_port_state s);
+const char *vb_gid_type_str(uint32_t type);
+/* The GID entries of one port (ibv_query_gid_table, else ibv_query_gid_ex
+ * index by index), malloc'd */
+int vb_gid_entries(const struct rc_verbs_ops *ops, struct ibv_context *ctx,
+		   const struct ibv_device_attr *dattr, uint8_t port,
+		   const struct ibv_port_attr *pattr,
+		   struct ibv_gid_entry **out, int *n);
+/* The GID the transport uses on an Ethernet port: index `forced` when >= 0
+ * (RCMPI_VERBS_GID_INDEX), else the best RoCE v2 one, IPv4-mapped first
+ * and ipv4's (network order, 0: any) before the others; NULL: none. */
+const struct ibv_gid_entry *vb_gid_pick(const struct ibv_gid_entry *g, int n,
+					int forced, uint32_t ipv4);
 /* Last reason verbs could not open (for the engine's messages). */
 void vb_set_open_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -234,6 +248,10 @@ void vb_set_open_error(const char *fmt, ...)
 /* verbs_qp.c */
 uint32_t vb_psn(uint32_t qpn);
 int vb_qp_create(struct vb_tp *vt, struct vb_peer *p);
+/* ibv_create_qp with ia's attributes, halving the inline data asked until
+ * the device accepts (ia then holds what it granted); NULL + errno */
+struct ibv_qp *vb_qp_create_fit(const struct rc_verbs_ops *ops,
+				struct ibv_pd *pd, struct ibv_qp_init_attr *ia);
 void vb_qp_destroy(struct vb_tp *vt, struct vb_peer *p);
 /* Attributes for INIT, RTR (towards the peer described by pa) and RTS */
 void vb_qp_init_attr(const struct vb_tp *vt, struct ibv_qp_attr *a, int *mask);

@@ -85,7 +85,7 @@ void vb_gid_str(const uint8_t *g, char *out, size_t len)
 		snprintf(out, len, "?");
 }
 
-static const char *port_state_str(enum ibv_port_state s)
+const char *vb_port_state_str(enum ibv_port_state s)
 {
 	switch (s) {
 	case IBV_PORT_DOWN:
@@ -103,47 +103,42 @@ static const char *port_state_str(enum ibv_port_state s)
 	}
 }
 
-static const char *gid_type_str(uint32_t t)
+const char *vb_gid_type_str(uint32_t t)
 {
 	return t == IBV_GID_TYPE_ROCE_V2   ? "RoCE v2"
 	       : t == IBV_GID_TYPE_ROCE_V1 ? "RoCE v1"
 					   : "IB";
 }
 
-/* A strict integer parameter: absent -> def; garbage -> error. */
-static int param_strict(const char *name, long def, long min, long max,
-			long *out)
+/* A strict integer parameter: absent or "auto" -> def; garbage -> error. */
+static int param_strict(enum rc_param_id id, long def, long *out)
 {
-	const char *v = rc_param_str(name, NULL);
-	char *end;
-	long x;
+	const struct rc_param_def *d = &rc_params[id];
+	const char *v = rc_param_raw(id);
 
-	if (!v) {
+	if (!v || !strcmp(v, "auto")) {
 		*out = def;
 		return RC_OK;
 	}
-	errno = 0;
-	x = strtol(v, &end, 0);
-	if (errno || end == v || *end || x < min || x > max) {
-		rc_log_err("RCMPI_%s=%s: expected a number in [%ld, %ld]", name,
-			   v, min, max);
-		vb_set_open_error("RCMPI_%s=%s is invalid", name, v);
+	if (!rc_param_parse_long(v, d->min, d->max, out)) {
+		rc_log_err("RCMPI_%s=%s: expected a number in [%ld, %ld]",
+			   d->name, v, d->min, d->max);
+		vb_set_open_error("RCMPI_%s=%s is invalid", d->name, v);
 		return RC_ERR_INVAL;
 	}
-	*out = x;
 	return RC_OK;
 }
 
 int vb_params_read(struct vb_params *p)
 {
-	const char *cm = rc_param_str("VERBS_CM", "modex");
+	const char *cm = rc_param_str(RC_P_VERBS_CM);
 	long gid;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
-	p->device = rc_param_str("VERBS_DEVICE", NULL);
-	p->netif = rc_param_str("NET_IF", NULL);
-	ret = param_strict("VERBS_GID_INDEX", -1, 0, 65535, &gid);
+	p->device = rc_param_str(RC_P_VERBS_DEVICE);
+	p->netif = rc_param_str(RC_P_NET_IF);
+	ret = param_strict(RC_P_VERBS_GID_INDEX, -1, &gid);
 	if (ret)
 		return ret;
 	p->gid_index = (int)gid;
@@ -154,36 +149,31 @@ int vb_params_read(struct vb_params *p)
 		vb_set_open_error("RCMPI_VERBS_CM=%s is invalid", cm);
 		return RC_ERR_INVAL;
 	}
-	p->sl = (unsigned)rc_param_int("VERBS_SL", 0, 0, 15);
-	p->tc = (unsigned)rc_param_int("VERBS_TC", 0, 0, 255);
-	p->hop_limit = (unsigned)rc_param_int("VERBS_HOP_LIMIT", 64, 1, 255);
-	p->eager_limit =
-		(size_t)rc_param_int("VERBS_EAGER_LIMIT", 8192, 0, 1L << 20);
-	p->inline_max = (unsigned)rc_param_int("VERBS_INLINE", 512, 0, 4096);
-	p->rq_size = (unsigned)rc_param_int("VERBS_RQ_SIZE", 256, 16, 65536);
-	p->rx_batch = (unsigned)rc_param_int("VERBS_RX_BATCH", 16, 1, 1024);
-	p->credits = (unsigned)rc_param_int("VERBS_CREDITS", 32, 2, 4096);
+	p->sl = (unsigned)rc_param_int(RC_P_VERBS_SL);
+	p->tc = (unsigned)rc_param_int(RC_P_VERBS_TC);
+	p->hop_limit = (unsigned)rc_param_int(RC_P_VERBS_HOP_LIMIT);
+	p->eager_limit = (size_t)rc_param_int(RC_P_VERBS_EAGER_LIMIT);
+	p->inline_max = (unsigned)rc_param_int(RC_P_VERBS_INLINE);
+	p->rq_size = (unsigned)rc_param_int(RC_P_VERBS_RQ_SIZE);
+	p->rx_batch = (unsigned)rc_param_int(RC_P_VERBS_RX_BATCH);
+	p->credits = (unsigned)rc_param_int(RC_P_VERBS_CREDITS);
 	p->credits_min = p->credits < 4 ? p->credits : 4;
-	p->bounce = (unsigned)rc_param_int("VERBS_BOUNCE", 64, 2, 65536);
-	p->sq_size = (unsigned)rc_param_int("VERBS_SQ_SIZE", 128, 8, 16384);
+	p->bounce = (unsigned)rc_param_int(RC_P_VERBS_BOUNCE);
+	p->sq_size = (unsigned)rc_param_int(RC_P_VERBS_SQ_SIZE);
 	p->signal_every =
-		(unsigned)rc_param_int("VERBS_SIGNAL", 32, 1, p->sq_size / 4);
-	p->send_cqe = (unsigned)rc_param_int("VERBS_SEND_CQE", 1024, 16, 65536);
-	p->rdma_chunk = (size_t)rc_param_int("VERBS_RDMA_CHUNK", 1L << 20, 4096,
-					     1L << 30);
-	p->max_rdma = (unsigned)rc_param_int("VERBS_MAX_RDMA", 4, 1, 64);
-	p->rd_atom = (unsigned)rc_param_int("VERBS_RD_ATOM", 16, 1, 255);
-	p->timeout = (unsigned)rc_param_int("VERBS_TIMEOUT", 18, 1, 31);
-	p->retry = (unsigned)rc_param_int("VERBS_RETRY", 6, 0, 7);
-	p->rnr_retry = (unsigned)rc_param_int("VERBS_RNR_RETRY", 0, 0, 7);
-	p->rcache = rc_param_bool("VERBS_RCACHE", true);
-	p->rcache_entries =
-		(size_t)rc_param_int("VERBS_RCACHE_ENTRIES", 1024, 1, 1L << 20);
-	p->rcache_bytes =
-		(size_t)rc_param_int("VERBS_RCACHE_SIZE", 0, 0, 1L << 50);
-	p->mallopt = rc_param_bool("VERBS_MALLOPT", true);
-	p->cm_timeout_ms =
-		(unsigned)rc_param_int("VERBS_CM_TIMEOUT", 5000, 100, 600000);
+		(unsigned)rc_param_int_max(RC_P_VERBS_SIGNAL, p->sq_size / 4);
+	p->send_cqe = (unsigned)rc_param_int(RC_P_VERBS_SEND_CQE);
+	p->rdma_chunk = (size_t)rc_param_int(RC_P_VERBS_RDMA_CHUNK);
+	p->max_rdma = (unsigned)rc_param_int(RC_P_VERBS_MAX_RDMA);
+	p->rd_atom = (unsigned)rc_param_int(RC_P_VERBS_RD_ATOM);
+	p->timeout = (unsigned)rc_param_int(RC_P_VERBS_TIMEOUT);
+	p->retry = (unsigned)rc_param_int(RC_P_VERBS_RETRY);
+	p->rnr_retry = (unsigned)rc_param_int(RC_P_VERBS_RNR_RETRY);
+	p->rcache = rc_param_bool(RC_P_VERBS_RCACHE);
+	p->rcache_entries = (size_t)rc_param_int(RC_P_VERBS_RCACHE_ENTRIES);
+	p->rcache_bytes = (size_t)rc_param_int(RC_P_VERBS_RCACHE_SIZE);
+	p->mallopt = rc_param_bool(RC_P_VERBS_MALLOPT);
+	p->cm_timeout_ms = (unsigned)rc_param_int(RC_P_VERBS_CM_TIMEOUT);
 	return RC_OK;
 }
 
@@ -256,7 +246,7 @@ err_destroy_channel:
 }
 
 /* Score of a GID for RoCE: higher is better, 0 unusable. */
-static int gid_score(const struct vb_tp *vt, const struct ibv_gid_entry *e)
+static int gid_score(const struct ibv_gid_entry *e, uint32_t ipv4)
 {
 	static const uint8_t zero[16];
 	int s;
@@ -267,33 +257,51 @@ static int gid_score(const struct vb_tp *vt, const struct ibv_gid_entry *e)
 	s = 1;
 	if (vb_gid_is_v4mapped(e->gid.raw)) {
 		s = 2;
-		if (vt->ipv4 && !memcmp(e->gid.raw + 12, &vt->ipv4, 4))
+		if (ipv4 && !memcmp(e->gid.raw + 12, &ipv4, 4))
 			s = 3;
 	}
 	return s;
 }
 
-/* All GID entries of our port (query_gid_table, else one by one). */
-static int gid_entries(struct vb_tp *vt, struct ibv_gid_entry **out, int *n)
+const struct ibv_gid_entry *vb_gid_pick(const struct ibv_gid_entry *g, int n,
+					int forced, uint32_t ipv4)
 {
-	const struct rc_verbs_ops *ops = vt->ops;
-	int len = vt->pattr.gid_tbl_len > 0 ? vt->pattr.gid_tbl_len : 1;
-	size_t max = (size_t)len * vt->dattr.phys_port_cnt;
+	const struct ibv_gid_entry *best = NULL;
+	int i, score = 0;
+
+	for (i = 0; i < n; i++) {
+		int sc = forced >= 0 ? g[i].gid_index == (uint32_t)forced
+				     : gid_score(&g[i], ipv4);
+
+		if (sc > score) {
+			score = sc;
+			best = &g[i];
+		}
+	}
+	return best;
+}
+
+int vb_gid_entries(const struct rc_verbs_ops *ops, struct ibv_context *ctx,
+		   const struct ibv_device_attr *dattr, uint8_t port,
+		   const struct ibv_port_attr *pattr,
+		   struct ibv_gid_entry **out, int *n)
+{
+	int len = pattr->gid_tbl_len > 0 ? pattr->gid_tbl_len : 1;
+	size_t max = (size_t)len * dattr->phys_port_cnt;
 	struct ibv_gid_entry *all = calloc(max ? max : 1, sizeof(*all));
 	ssize_t got;
 	int i, k = 0;
 
 	if (!all)
 		return RC_ERR_NOMEM;
-	got = ops->query_gid_table(vt->ctx, all, max);
+	got = ops->query_gid_table(ctx, all, max);
 	if (got >= 0) {
 		for (i = 0; i < got; i++)
-			if (all[i].port_num == vt->port)
+			if (all[i].port_num == port)
 				all[k++] = all[i];
 	} else {
 		for (i = 0; i < len; i++) {
-			if (ops->query_gid_ex(vt->ctx, vt->port, (uint32_t)i,
-					      &all[k]))
+			if (ops->query_gid_ex(ctx, port, (uint32_t)i, &all[k]))
 				continue; /* empty entry */
 			all[k].gid_index = (uint32_t)i;
 			k++;
@@ -317,7 +325,7 @@ static void gid_list(const struct ibv_gid_entry *g, int n, char *out,
 		vb_gid_str(g[i].gid.raw, s, sizeof(s));
 		off += (size_t)snprintf(out + off, len - off, "%s%u (%s %s)",
 					i ? ", " : "", g[i].gid_index,
-					gid_type_str(g[i].gid_type), s);
+					vb_gid_type_str(g[i].gid_type), s);
 	}
 	if (!n)
 		snprintf(out, len, "none");
@@ -325,17 +333,17 @@ static void gid_list(const struct ibv_gid_entry *g, int n, char *out,
 
 static int gid_select(struct vb_tp *vt)
 {
-	struct ibv_gid_entry *g, *best = NULL;
+	struct ibv_gid_entry *g, *best;
 	char list[400], s[64];
-	int i, n, ret, score = 0;
+	int n, ret;
 
-	ret = gid_entries(vt, &g, &n);
+	ret = vb_gid_entries(vt->ops, vt->ctx, &vt->dattr, vt->port, &vt->pattr,
+			     &g, &n);
 	if (ret)
 		return ret;
+	best = (struct ibv_gid_entry *)vb_gid_pick(g, n, vt->prm.gid_index,
+						   vt->ipv4);
 	if (vt->prm.gid_index >= 0) {
-		for (i = 0; i < n; i++)
-			if (g[i].gid_index == (uint32_t)vt->prm.gid_index)
-				best = &g[i];
 		if (!best) {
 			gid_list(g, n, list, sizeof(list));
 			rc_log_err(
@@ -354,16 +362,8 @@ static int gid_select(struct vb_tp *vt)
 			rc_log_warn("RCMPI_VERBS_GID_INDEX=%d on %s port %u is "
 				    "a %s GID: peers must use the same type",
 				    vt->prm.gid_index, vt->dev_name, vt->port,
-				    gid_type_str(best->gid_type));
+				    vb_gid_type_str(best->gid_type));
 	} else {
-		for (i = 0; i < n; i++) {
-			int sc = gid_score(vt, &g[i]);
-
-			if (sc > score) {
-				score = sc;
-				best = &g[i];
-			}
-		}
 		if (!best) {
 			gid_list(g, n, list, sizeof(list));
 			rc_log_debug("%s port %u: no RoCE v2 GID (GIDs: %s)",
@@ -450,7 +450,7 @@ static int pick_port(struct vb_tp *vt, int want, char *why, size_t whylen)
 		off = strlen(why);
 		snprintf(why + off, whylen - off, "%s%s port %d is %s",
 			 off ? "; " : "", vt->dev_name, p,
-			 port_state_str(pa.state));
+			 vb_port_state_str(pa.state));
 	}
 	return RC_ERR_NODEV;
 }

@@ -113,6 +113,26 @@ void vb_qp_rts_attr(const struct vb_tp *vt, const struct vb_addr *pa,
 		IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
 }
 
+struct ibv_qp *vb_qp_create_fit(const struct rc_verbs_ops *ops,
+				struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
+{
+	struct ibv_qp_init_attr try;
+	struct ibv_qp *qp;
+
+	for (;;) {
+		try = *ia;
+		qp = ops->create_qp(pd, &try);
+		if (qp) {
+			*ia = try;
+			return qp;
+		}
+		/* the device may take less inline data than asked */
+		if (errno != EINVAL || !ia->cap.max_inline_data)
+			return NULL;
+		ia->cap.max_inline_data /= 2;
+	}
+}
+
 /* Modex wiring: create the QP towards p and move it to INIT. */
 int vb_qp_create(struct vb_tp *vt, struct vb_peer *p)
 {
@@ -121,17 +141,10 @@ int vb_qp_create(struct vb_tp *vt, struct vb_peer *p)
 	struct ibv_qp_attr a;
 	int mask, err;
 
-	for (;;) {
-		ia = vb_qp_caps(vt);
-		p->qp = ops->create_qp(vt->pd, &ia);
-		if (p->qp)
-			break;
+	ia = vb_qp_caps(vt);
+	p->qp = vb_qp_create_fit(ops, vt->pd, &ia);
+	if (!p->qp) {
 		err = errno;
-		/* the device may take less inline data than asked */
-		if (err == EINVAL && vt->inline_max > 0) {
-			vt->inline_max /= 2;
-			continue;
-		}
 		rc_log_err("verbs: ibv_create_qp on %s for rank %d: %s%s",
 			   vt->dev_name, p->wrank, strerror(err),
 			   vb_memlock_hint(err));

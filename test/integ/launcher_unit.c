@@ -3,8 +3,9 @@
  * process: fence bookkeeping (fence.c) with several nodes, as the head of
  * a multi-node job sees it; line assembly of forwarded output (iof.c) over
  * a real pipe, fed in awkward pieces; host lists and mapping (hostfile.c);
- * SHA-256/HMAC against published vectors (auth.c); message framing and the
- * handshake MACs (net.c) over a socketpair.
+ * HMAC-SHA-256 (libcrypto, through auth.c) against published vectors;
+ * message framing (net.c) over a socketpair and the handshake MACs. The
+ * handshake itself is in launcher_auth.c.
  */
 #include "config.h"
 
@@ -199,8 +200,8 @@ START_TEST(hostfile_rejects)
 }
 END_TEST
 
-static void map_expect(const char *s, int np, enum rc_mapby by, bool over,
-		       const char *want)
+static void map_check(const char *s, int np, enum rc_mapby by, int ppr,
+		      bool over, const char *want)
 {
 	struct rc_hostlist l;
 	int host_of[64], i;
@@ -208,16 +209,23 @@ static void map_expect(const char *s, int np, enum rc_mapby by, bool over,
 
 	ck_assert_int_eq(spec(&l, s), 0);
 	if (!want) {
-		ck_assert_int_eq(rc_hosts_map(&l, np, by, over, host_of), -1);
+		ck_assert_int_eq(rc_hosts_map(&l, np, by, ppr, over, host_of),
+				 -1);
 		rc_hosts_free(&l);
 		return;
 	}
-	ck_assert_int_eq(rc_hosts_map(&l, np, by, over, host_of), 0);
+	ck_assert_int_eq(rc_hosts_map(&l, np, by, ppr, over, host_of), 0);
 	for (i = 0; i < np; i++)
 		got[i] = (char)('a' + host_of[i]);
 	got[np] = 0;
 	ck_assert_str_eq(got, want);
 	rc_hosts_free(&l);
+}
+
+static void map_expect(const char *s, int np, enum rc_mapby by, bool over,
+		       const char *want)
+{
+	map_check(s, np, by, 0, over, want);
 }
 
 START_TEST(hosts_map)
@@ -229,6 +237,13 @@ START_TEST(hosts_map)
 	map_expect("a:2,b:2", 5, RC_MAP_SLOT, false, NULL);
 	map_expect("a:2,b:1", 5, RC_MAP_SLOT, true, "aabaa");
 	map_expect("a:2,b:1", 6, RC_MAP_NODE, true, "abaaba");
+	/* ppr:N:node: N per host in order, within the slots */
+	map_check("a:2,b:2,c:2", 6, RC_MAP_PPR, 2, false, "aabbcc");
+	map_check("a:2,b:2,c:2", 3, RC_MAP_PPR, 2, false, "aab");
+	map_check("a:4,b:4", 2, RC_MAP_PPR, 1, false, "ab");
+	map_check("a:2,b:2", 5, RC_MAP_PPR, 2, false, NULL);
+	map_check("a:2,b:1", 4, RC_MAP_PPR, 2, false, NULL);
+	map_check("a:2,b:1", 4, RC_MAP_PPR, 2, true, "aabb");
 }
 END_TEST
 
@@ -245,7 +260,203 @@ START_TEST(host_is_local)
 }
 END_TEST
 
-/* ---- SHA-256, HMAC (auth.c) -------------------------------------------------- */
+/* ---- batch allocations (batch.c) -------------------------------------------
+ */
+
+/* "name:slots,..." of a host list */
+static const char *hl_str(const struct rc_hostlist *l)
+{
+	static char buf[1024];
+	size_t off = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < l->n && off < sizeof(buf) - 64; i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s:%d",
+					i ? "," : "", l->h[i].name,
+					l->h[i].slots);
+	return buf;
+}
+
+static const char *expand_ok(const char *list)
+{
+	struct rc_hostlist l = {0};
+	static char out[1024];
+
+	ck_assert_msg(rc_batch_hostlist(&l, list, "SLURM_JOB_NODELIST") == 0,
+		      "'%s': %s", list, rc_last_err);
+	snprintf(out, sizeof(out), "%s", hl_str(&l));
+	rc_hosts_free(&l);
+	return out;
+}
+
+START_TEST(slurm_hostlist)
+{
+	ck_assert_str_eq(expand_ok("node[01-04,07],gpu[1-2]"),
+			 "node01:1,node02:1,node03:1,node04:1,node07:1,"
+			 "gpu1:1,gpu2:1");
+	ck_assert_str_eq(expand_ok("single"), "single:1");
+	ck_assert_str_eq(expand_ok("a,b[8-10]"), "a:1,b8:1,b9:1,b10:1");
+	ck_assert_str_eq(expand_ok("x[009-011]"), "x009:1,x010:1,x011:1");
+	ck_assert_str_eq(expand_ok("r[1-2]n[1-2]"),
+			 "r1n1:1,r1n2:1,r2n1:1,r2n2:1");
+	ck_assert_str_eq(expand_ok("c[1-2]-ib,d5"), "c1-ib:1,c2-ib:1,d5:1");
+	ck_assert_str_eq(expand_ok("n[7]"), "n7:1");
+}
+END_TEST
+
+START_TEST(slurm_hostlist_rejects)
+{
+	static const struct {
+		const char *list, *why;
+	} bad[] = {
+		{"", "an empty host list"},
+		{"a,,b", "an empty entry"},
+		{"n[1-", "'[' without ']'"},
+		{"n]1", "']' without '['"},
+		{"n[3-1]", "a range in brackets runs backwards"},
+		{"n[]", "an empty or overlong range in brackets"},
+		{"n[a-b]", "a range in brackets is not a number"},
+		{"n[1-x]", "a range in brackets is not a number"},
+		{"n[1,,2]", "an empty or overlong range in brackets"},
+		{"n[0-9999999]", "too many hosts"},
+	};
+	struct rc_hostlist l = {0};
+	char want[256];
+	size_t i;
+
+	rc_lerr_quiet = true;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(rc_batch_hostlist(&l, bad[i].list,
+						"SLURM_JOB_NODELIST") == -1,
+			      "accepted '%s'", bad[i].list);
+		snprintf(want, sizeof(want), "SLURM_JOB_NODELIST='%s': %s",
+			 bad[i].list, bad[i].why);
+		ck_assert_str_eq(rc_last_err, want);
+		rc_hosts_free(&l);
+	}
+	rc_lerr_quiet = false;
+}
+END_TEST
+
+START_TEST(slurm_counts)
+{
+	int c[8];
+
+	ck_assert_int_eq(rc_batch_counts("2(x3),1", c, 4, "T"), 0);
+	ck_assert_int_eq(c[0], 2);
+	ck_assert_int_eq(c[2], 2);
+	ck_assert_int_eq(c[3], 1);
+	ck_assert_int_eq(rc_batch_counts("72(x2),36", c, 3, "T"), 0);
+	ck_assert_int_eq(c[1], 72);
+	ck_assert_int_eq(c[2], 36);
+	ck_assert_int_eq(rc_batch_counts("5", c, 1, "T"), 0);
+	ck_assert_int_eq(c[0], 5);
+	rc_lerr_quiet = true;
+	ck_assert_int_eq(rc_batch_counts("2(x3),1", c, 3, "T"), -1);
+	ck_assert_str_eq(rc_last_err, "T='2(x3),1' names more nodes than the "
+				      "allocation has (3)");
+	ck_assert_int_eq(rc_batch_counts("2(x3),1", c, 5, "T"), -1);
+	ck_assert_str_eq(rc_last_err, "T='2(x3),1' covers 4 nodes, the "
+				      "allocation has 5");
+	ck_assert_int_eq(rc_batch_counts("2(x0)", c, 1, "T"), -1);
+	ck_assert_str_eq(rc_last_err, "T='2(x0)': expected counts like "
+				      "2(x3),1");
+	ck_assert_int_eq(rc_batch_counts("0", c, 1, "T"), -1);
+	ck_assert_int_eq(rc_batch_counts("2(x3", c, 3, "T"), -1);
+	ck_assert_int_eq(rc_batch_counts("2,", c, 1, "T"), -1);
+	ck_assert_int_eq(rc_batch_counts("x", c, 1, "T"), -1);
+	rc_lerr_quiet = false;
+}
+END_TEST
+
+START_TEST(pbs_and_lsf)
+{
+	struct rc_hostlist l = {0};
+	const char *p = write_file("pbs", "a\na\nb.cluster\n\na\n");
+
+	ck_assert_int_eq(rc_batch_pbs(&l, p), 0);
+	ck_assert_str_eq(hl_str(&l), "a:3,b.cluster:1");
+	rc_hosts_free(&l);
+	ck_assert_int_eq(rc_batch_lsf(&l, "h1 4 h2 2"), 0);
+	ck_assert_str_eq(hl_str(&l), "h1:4,h2:2");
+	rc_hosts_free(&l);
+	rc_lerr_quiet = true;
+	ck_assert_int_eq(rc_batch_lsf(&l, "h1 4 h2"), -1);
+	ck_assert_str_eq(rc_last_err, "LSB_MCPU_HOSTS='h1 4 h2': host h2 has "
+				      "no slot count");
+	rc_hosts_free(&l);
+	ck_assert_int_eq(rc_batch_lsf(&l, "h1 x"), -1);
+	rc_hosts_free(&l);
+	ck_assert_int_eq(rc_batch_pbs(&l, write_file("empty", "\n")), -1);
+	ck_assert_ptr_nonnull(strstr(rc_last_err, ": no hosts in the file"));
+	rc_hosts_free(&l);
+	rc_lerr_quiet = false;
+}
+END_TEST
+
+static void batch_env_clear(void)
+{
+	unsetenv("RCMPI_HOSTFILE");
+	unsetenv("SLURM_JOB_NODELIST");
+	unsetenv("SLURM_TASKS_PER_NODE");
+	unsetenv("SLURM_JOB_CPUS_PER_NODE");
+	unsetenv("SLURM_CPUS_ON_NODE");
+	unsetenv("PBS_NODEFILE");
+	unsetenv("LSB_MCPU_HOSTS");
+}
+
+static const char *batch(enum rc_batch want)
+{
+	static char out[1024];
+	struct rc_hostlist l = {0};
+	enum rc_batch kind;
+
+	ck_assert_int_eq(rc_batch_hosts(&l, &kind), 0);
+	ck_assert_int_eq(kind, want);
+	snprintf(out, sizeof(out), "%s", hl_str(&l));
+	rc_hosts_free(&l);
+	return out;
+}
+
+/* which allocation wins, and where the slots come from */
+START_TEST(allocation_from_environment)
+{
+	batch_env_clear();
+	ck_assert_str_eq(batch(RC_BATCH_NONE), "");
+	setenv("LSB_MCPU_HOSTS", "l1 2", 1);
+	ck_assert_str_eq(batch(RC_BATCH_LSF), "l1:2");
+	setenv("PBS_NODEFILE", write_file("nodes", "p1\np1\n"), 1);
+	ck_assert_str_eq(batch(RC_BATCH_PBS), "p1:2");
+	setenv("SLURM_JOB_NODELIST", "s[1-3]", 1);
+	setenv("SLURM_CPUS_ON_NODE", "8", 1);
+	ck_assert_str_eq(batch(RC_BATCH_SLURM), "s1:8,s2:8,s3:8");
+	setenv("SLURM_JOB_CPUS_PER_NODE", "16(x2),4", 1);
+	ck_assert_str_eq(batch(RC_BATCH_SLURM), "s1:16,s2:16,s3:4");
+	ck_assert_int_eq(rc_batch_slurm_cpus(), 4);
+	setenv("SLURM_TASKS_PER_NODE", "2(x3)", 1);
+	ck_assert_str_eq(batch(RC_BATCH_SLURM), "s1:2,s2:2,s3:2");
+	setenv("RCMPI_HOSTFILE", write_file("hf2", "h1 slots=3\n"), 1);
+	ck_assert_str_eq(batch(RC_BATCH_HOSTFILE), "h1:3");
+	{
+		struct rc_hostlist l = {0};
+		enum rc_batch kind;
+
+		setenv("RCMPI_HOSTFILE", "/nonexistent/hosts", 1);
+		rc_lerr_quiet = true;
+		ck_assert_int_eq(rc_batch_hosts(&l, &kind), -1);
+		rc_lerr_quiet = false;
+		ck_assert_str_eq(rc_last_err,
+				 "RCMPI_HOSTFILE=/nonexistent/"
+				 "hosts: No such file or directory");
+	}
+	batch_env_clear();
+	ck_assert_int_eq(rc_batch_slurm_cpus(), 0);
+}
+END_TEST
+
+/* ---- HMAC, secret (auth.c) ------------------------------------------------
+ */
 
 static void hex(const unsigned char *d, size_t n, char *out)
 {
@@ -255,46 +466,13 @@ static void hex(const unsigned char *d, size_t n, char *out)
 		sprintf(out + 2 * i, "%02x", d[i]);
 }
 
-static void sha_expect(const char *msg, size_t reps, const char *want)
-{
-	struct rc_sha256 s;
-	unsigned char md[RC_SHA256_LEN];
-	char h[65];
-	size_t i;
-
-	rc_sha256_init(&s);
-	for (i = 0; i < reps; i++)
-		rc_sha256_update(&s, msg, strlen(msg));
-	rc_sha256_final(&s, md);
-	hex(md, sizeof(md), h);
-	ck_assert_str_eq(h, want);
-}
-
-START_TEST(sha256_vectors)
-{
-	/* FIPS 180-2 appendix B */
-	sha_expect("abc", 1, "ba7816bf8f01cfea414140de5dae2223"
-			     "b00361a396177a9cb410ff61f20015ad");
-	sha_expect("", 1, "e3b0c44298fc1c149afbf4c8996fb924"
-			  "27ae41e4649b934ca495991b7852b855");
-	sha_expect("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-		   1, "248d6a61d20638b8e5c026930c3e6039"
-		      "a33ce45964ff2167f6ecedd419db06c1");
-	sha_expect("a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67"
-				 "f1809a48a497200e046d39ccc7112cd0");
-}
-END_TEST
-
 static void hmac_expect(const void *key, size_t klen, const char *msg,
 			const char *want)
 {
-	struct rc_hmac m;
 	unsigned char md[RC_SHA256_LEN];
 	char h[65];
 
-	rc_hmac_init(&m, key, klen);
-	rc_hmac_update(&m, msg, strlen(msg));
-	rc_hmac_final(&m, md);
+	rc_hmac_sha256(key, klen, msg, strlen(msg), md);
 	hex(md, sizeof(md), h);
 	ck_assert_str_eq(h, want);
 }
@@ -303,7 +481,8 @@ START_TEST(hmac_vectors)
 {
 	unsigned char k[131];
 
-	/* RFC 4231 test cases 1, 2 and 6 (a key longer than a block) */
+	/* RFC 4231 test cases 1, 2 and 6 (a key longer than a block): that
+	 * we call libcrypto's HMAC with SHA-256, key and data as meant */
 	memset(k, 0x0b, 20);
 	hmac_expect(k, 20, "Hi There", "b0344c61d8db38535ca8afceaf0bf12b"
 				       "881dc200c9833da726e9376c2e32cff7");
@@ -596,9 +775,16 @@ int main(void)
 	tcase_add_test(tc, hosts_map);
 	tcase_add_test(tc, host_is_local);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("batch");
+	tcase_set_timeout(tc, 10);
+	tcase_add_test(tc, slurm_hostlist);
+	tcase_add_test(tc, slurm_hostlist_rejects);
+	tcase_add_test(tc, slurm_counts);
+	tcase_add_test(tc, pbs_and_lsf);
+	tcase_add_test(tc, allocation_from_environment);
+	suite_add_tcase(s, tc);
 	tc = tcase_create("auth");
 	tcase_set_timeout(tc, 20);
-	tcase_add_test(tc, sha256_vectors);
 	tcase_add_test(tc, hmac_vectors);
 	tcase_add_test(tc, secret_and_compare);
 	tcase_add_test(tc, auth_macs);

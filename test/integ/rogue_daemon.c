@@ -51,6 +51,7 @@ static void hello(struct rc_conn *c, uint32_t magic)
 	rc_wbuf_u32(&w, RC_NET_VERSION);
 	rc_wbuf_u32(&w, 1);
 	rc_wbuf_raw(&w, nd, sizeof(nd));
+	rc_wbuf_u32(&w, RC_AUTH_SECRET);
 	rc_conn_send(c, RC_M_HELLO, &w);
 	rc_wbuf_free(&w);
 }

@@ -96,7 +96,7 @@ case_hostfile_tagged_wdir() {
 	printf '# two VMs\nnode1 slots=1\nnode2 slots=2\n' >"$out/hosts"
 	# shellcheck disable=SC2016 # expanded by the ranks' shell
 	mr --hostfile "$out/hosts" --map-by node -n 3 --tag-output \
-		--wdir /run -x RCMPI_MN_X=yes sh -c 'echo "$(hostname) $PWD $RCMPI_MN_X"'
+		--wdir /run -x RCMPI_TEST_X=yes sh -c 'echo "$(hostname) $PWD $RCMPI_TEST_X"'
 	expect 0 '^\[0\] node1 /run yes$' '^\[1\] node2 /run yes$' \
 		'^\[2\] node2 /run yes$'
 }

@@ -27,6 +27,7 @@
  */
 #include <check.h>
 #include <complex.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include "comm.h"
 #include "dtype.h"
 #include "op.h"
+#include "param.h"
 #include "pt2pt.h"
 #include "request.h"
 #include "status.h"
@@ -1573,11 +1575,33 @@ START_TEST(names)
 }
 END_TEST
 
+/* RCMPI_COLL_<NAME> of every collective is in the parameter table */
+START_TEST(param_per_collective)
+{
+	char key[64], *p;
+	int c;
+
+	for (c = 0; c < RC_COLL_N; c++) {
+		snprintf(key, sizeof(key), "COLL_%s", rc_coll_descs[c].name);
+		for (p = key; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		ck_assert_msg(rc_param_find(key) >= 0,
+			      "RCMPI_%s is not in the "
+			      "parameter table",
+			      key);
+	}
+}
+END_TEST
+
 static Suite *coll_suite(void)
 {
 	Suite *s = suite_create("coll");
 	TCase *tc;
 
+	tc = tcase_create("params");
+	tcase_set_timeout(tc, TMO);
+	tcase_add_test(tc, param_per_collective);
+	suite_add_tcase(s, tc);
 	tc = tcase_create("every_algorithm");
 	tcase_set_timeout(tc, TMO);
 	tcase_add_loop_test(tc, every_algorithm, 0, RC_COLL_N);

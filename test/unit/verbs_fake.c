@@ -132,14 +132,22 @@ uint16_t fk_ctx_lid(int k)
 	return (uint16_t)(10 + k);
 }
 
-static void gid_entry(int k, int idx, struct ibv_gid_entry *e)
+/* the link layer of device d */
+static int dev_link(const struct ibv_device *d)
+{
+	int i = d == &fk_devs[1];
+
+	return fk.dev_link_layer[i] ? fk.dev_link_layer[i] : fk.link_layer;
+}
+
+static void gid_entry(int k, int link, int idx, struct ibv_gid_entry *e)
 {
 	uint32_t ip = ctx_ip(k);
 
 	memset(e, 0, sizeof(*e));
 	e->gid_index = (uint32_t)idx;
 	e->port_num = 1;
-	if (fk.link_layer == IBV_LINK_LAYER_INFINIBAND) {
+	if (link == IBV_LINK_LAYER_INFINIBAND) {
 		e->gid_type = IBV_GID_TYPE_IB;
 		e->gid.raw[0] = 0xfe;
 		e->gid.raw[1] = 0x80;
@@ -168,13 +176,14 @@ void fk_ctx_gid(int k, uint8_t gid[16])
 {
 	struct ibv_gid_entry e;
 
-	gid_entry(k, fk.link_layer == IBV_LINK_LAYER_INFINIBAND ? 0 : 2, &e);
+	gid_entry(k, fk.link_layer,
+		  fk.link_layer == IBV_LINK_LAYER_INFINIBAND ? 0 : 2, &e);
 	memcpy(gid, e.gid.raw, 16);
 }
 
-static int gid_count(void)
+static int gid_count(int link)
 {
-	return fk.link_layer == IBV_LINK_LAYER_INFINIBAND ? 1 : 3;
+	return link == IBV_LINK_LAYER_INFINIBAND ? 1 : 3;
 }
 
 /* ---- devices ---- */
@@ -275,6 +284,7 @@ static int f_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	a->max_srq_wr = fk.max_srq_wr;
 	a->max_srq_sge = 27;
 	a->phys_port_cnt = 1;
+	a->atomic_cap = fk.atomic_cap;
 	return 0;
 }
 
@@ -293,8 +303,8 @@ static int f_query_port(struct ibv_context *ctx, uint8_t port,
 	a->active_mtu = fk.mtu[c->k & 7];
 	a->gid_tbl_len = 4;
 	a->max_msg_sz = 1u << 31;
-	a->link_layer = (uint8_t)fk.link_layer;
-	if (fk.link_layer == IBV_LINK_LAYER_INFINIBAND)
+	a->link_layer = (uint8_t)dev_link(ctx->device);
+	if (a->link_layer == IBV_LINK_LAYER_INFINIBAND)
 		a->lid = fk_ctx_lid(c->k);
 	return 0;
 }
@@ -308,9 +318,9 @@ static int f_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t idx,
 		return ENOMEM;
 	if (port != 1 || idx >= 4)
 		return EINVAL;
-	if ((int)idx >= gid_count())
+	if ((int)idx >= gid_count(dev_link(ctx->device)))
 		return ENODATA;
-	gid_entry(c->k, (int)idx, e);
+	gid_entry(c->k, dev_link(ctx->device), (int)idx, e);
 	return 0;
 }
 
@@ -328,8 +338,9 @@ static ssize_t f_query_gid_table(struct ibv_context *ctx,
 		errno = EOPNOTSUPP;
 		return -1;
 	}
-	for (i = 0; i < gid_count() && (size_t)i < max; i++)
-		gid_entry(c->k, i, &e[i]);
+	for (i = 0; i < gid_count(dev_link(ctx->device)) && (size_t)i < max;
+	     i++)
+		gid_entry(c->k, dev_link(ctx->device), i, &e[i]);
 	return i;
 }
 

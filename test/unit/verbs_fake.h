@@ -38,6 +38,8 @@ enum fk_obj {
 struct fk_state {
 	/* configuration (fk_reset sets the defaults) */
 	int link_layer; /* IBV_LINK_LAYER_ETHERNET or _INFINIBAND */
+	int dev_link_layer[2]; /* per device ("fake0", "fake1"); 0: the above */
+	enum ibv_atomic_cap atomic_cap; /* what ibv_query_device reports */
 	int ndevices;	/* 0: ibv_get_device_list finds nothing */
 	enum ibv_port_state port_state;
 	enum ibv_mtu mtu[8]; /* active MTU of the k-th context opened */

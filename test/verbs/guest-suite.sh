@@ -9,7 +9,7 @@
 # sent_pkts must rise and its RNR counters (rcvd_rnr_err, send_rnr_err)
 # must not: credits keep a sender within the receive buffers really posted,
 # and the jobs run with RCMPI_VERBS_RNR_RETRY=0 where one RNR NAK fails.
-# The launcher is $RCMPI_VT_MPIRUN (default: the build's mpirun; Debian's
+# The launcher is $RCMPI_TEST_VT_MPIRUN (default: the build's mpirun; Debian's
 # Open MPI works too: "mpirun --allow-run-as-root --oversubscribe").
 #
 # VT_NATIVE=1 (run-suite.sh --native): on a host with a real RDMA device
@@ -23,7 +23,7 @@ B=${1:?usage: guest-suite.sh BUILD_DIR [CASE...]}
 shift
 B=$(cd "$B" && pwd)
 T=$B/test/verbs
-MPIRUN=${RCMPI_VT_MPIRUN:-$B/launcher/mpirun --oversubscribe}
+MPIRUN=${RCMPI_TEST_VT_MPIRUN:-$B/launcher/mpirun --oversubscribe}
 NATIVE=${VT_NATIVE:-}
 if [[ $NATIVE ]]; then
 	DEV=${RCMPI_VERBS_DEVICE:-$(ls /sys/class/infiniband 2>/dev/null | head -n 1)}
@@ -116,7 +116,61 @@ job() {
 	fi
 }
 
+# check NAME COMMAND... : a case that is not a job; COMMAND prints why and
+# fails, or succeeds
+check() {
+	local name=$1 t0 why
+	shift
+	if [[ ${#CASES[@]} -gt 0 && " ${CASES[*]} " != *" $name "* ]]; then
+		return
+	fi
+	n=$((n + 1))
+	t0=$SECONDS
+	if why=$("$@" 2>&1); then
+		passed=$((passed + 1))
+		echo "ok $n $name ($((SECONDS - t0)) s)"
+	else
+		echo "not ok $n $name: $why ($((SECONDS - t0)) s)"
+	fi
+}
+
+# rcmpi_info lists the device and port, and on RoCE marks the RoCE v2
+# IPv4-mapped GID (found by rxe-gid from sysfs, by type) as the one rcmpi
+# picks; its transport line says verbs is usable on that port
+info_lists_device() {
+	local o=$out/info.txt want
+	"$B/tools/rcmpi_info" --parsable >"$o" 2>&1 || { echo "exit status $?"; return 1; }
+	grep -q "^device:$DEV:port:1:state:ACTIVE$" "$o" ||
+		{ echo "no ACTIVE port 1 of $DEV listed"; return 1; }
+	grep -q "^transport:verbs:usable:yes$" "$o" ||
+		{ echo "verbs not usable: $(grep '^transport:verbs' "$o")"; return 1; }
+	if [[ $LINK == Ethernet ]]; then
+		want=$("$TOOLS/rxe-gid" -d "$DEV" | cut -d' ' -f1)
+		grep -q "^device:$DEV:port:1:gid:$want:type:RoCE v2$" "$o" ||
+			{ echo "GID $want not listed as RoCE v2"; return 1; }
+		grep -q "^device:$DEV:port:1:gid_pick:$want$" "$o" ||
+			{ echo "picks $(grep gid_pick "$o"), rxe-gid says $want"; return 1; }
+		grep -q "^transport:verbs:state:$DEV port 1, RoCE v2 GID index $want$" "$o" ||
+			{ echo "$(grep '^transport:verbs:state' "$o")"; return 1; }
+	else
+		grep -q "^device:$DEV:port:1:link_layer:InfiniBand$" "$o" ||
+			{ echo "not listed as InfiniBand"; return 1; }
+	fi
+	"$B/tools/rcmpi_info" --devices | grep -q "rcmpi uses: $DEV port 1" ||
+		{ echo "the human-readable form names no device in use"; return 1; }
+}
+
+# after the device is deleted: the RDMA core is there, no device
+info_no_device() {
+	local o=$out/info.txt
+	"$B/tools/rcmpi_info" --parsable --transports >"$o" 2>&1 || { echo "exit status $?"; return 1; }
+	grep -q "^transport:verbs:usable:no$" "$o" &&
+		grep -q "^transport:verbs:why:no RDMA device: the kernel's RDMA core is loaded but no device is registered" "$o" ||
+		{ echo "$(grep '^transport:verbs' "$o")"; return 1; }
+}
+
 CASES=("$@")
+check rcmpi_info_device info_lists_device
 SMALL="RCMPI_VERBS_RDMA_CHUNK=65536"
 J=$B/test/jobs
 # what a passing job prints: the suite's own programs, and the project's
@@ -221,9 +275,10 @@ if [[ -z $NATIVE ]]; then
 	rdma link delete "$DEV" 2>/dev/null
 	job no_device 2 "fail:needs the verbs transport, which is not available here: no RDMA device found" \
 		-- "$T/vt_init"
+	check rcmpi_info_no_device info_no_device
 
 else
-	left_out+=(port_down after_port_up_2 no_device)
+	left_out+=(port_down after_port_up_2 no_device rcmpi_info_no_device)
 fi
 
 rm -rf "$out"

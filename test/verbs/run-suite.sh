@@ -15,10 +15,10 @@
 # said so). A host without a device is a failure in this mode.
 #
 # BUILD_DIR must be visible in the guest (not under /tmp). Environment:
-# RCMPI_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
+# RCMPI_TEST_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 720 s).
 set -uo pipefail
-EXPECTED=37	# 1 on the host + 36 in the VM
+EXPECTED=39	# 1 on the host + 38 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
 if [[ ${1:-} == --native ]]; then
@@ -41,7 +41,7 @@ if [[ $native ]]; then
 	# (a read-only build tree, e.g. seen from a VM, must be built already)
 	if [[ -w $build ]]; then
 		make -C "$build" -j2 verbs-progs launcher/mpirun \
-			>"$build/verbs-suite-make.log" 2>&1 || {
+			tools/rcmpi_info >"$build/verbs-suite-make.log" 2>&1 || {
 			tail -30 "$build/verbs-suite-make.log"
 			echo "run-suite.sh: building the suite's programs failed" >&2
 			exit 1
@@ -67,14 +67,15 @@ esac
 	echo "run-suite.sh: test/vm/deps.sh could not install the VM's packages" >&2
 	exit 1
 }
-make -C "$build" -j2 verbs-progs launcher/mpirun >"$build/verbs-suite-make.log" 2>&1 || {
+make -C "$build" -j2 verbs-progs launcher/mpirun tools/rcmpi_info \
+	>"$build/verbs-suite-make.log" 2>&1 || {
 	tail -30 "$build/verbs-suite-make.log"
 	echo "run-suite.sh: building the suite's programs failed" >&2
 	exit 1
 }
 
 ran=0 passed=0
-MPIRUN=${RCMPI_VT_MPIRUN:-$build/launcher/mpirun}
+MPIRUN=${RCMPI_TEST_VT_MPIRUN:-$build/launcher/mpirun}
 
 # 1. this host: no RDMA device, verbs forced -> a clear MPI_Init error
 if [[ $# -eq 0 || " $* " == *" host_no_device "* ]]; then
@@ -107,7 +108,7 @@ fi
 # 2. one VM boot, every case
 vmlog=$(mktemp)
 envs=()
-[[ -n ${RCMPI_VT_MPIRUN:-} ]] && envs+=(--env "RCMPI_VT_MPIRUN=$RCMPI_VT_MPIRUN")
+[[ -n ${RCMPI_TEST_VT_MPIRUN:-} ]] && envs+=(--env "RCMPI_TEST_VT_MPIRUN=$RCMPI_TEST_VT_MPIRUN")
 "$rxe_vm" --quiet --timeout "${VT_TIMEOUT:-720}" "${envs[@]}" -- \
 	"bash $top/test/verbs/guest-suite.sh $build $*" 2>&1 | tee "$vmlog"
 vmrc=${PIPESTATUS[0]}
