@@ -63,9 +63,9 @@ int rc_coll_force(struct rc_inst *inst, int coll, const char *alg);
  * Collective over the parent comm. reqp NULL: blocking, *out written on
  * success (NULL, i.e. MPI_COMM_NULL, where the standard says so).
  * reqp non-NULL: started as a pooled request, *out written when it
- * completes and the status is the request's err (unit tests drive several
- * ranks this way). One creation at a time per process. RC_ERR_NOCTX: no
- * context id pair is free on every member. */
+ * completes and the status is the request's err (MPI_Comm_idup; unit
+ * tests drive several ranks this way). Any number may be in flight in a
+ * process. RC_ERR_NOCTX: no context block is free on every member. */
 int rc_comm_dup(struct rc_comm *comm, struct rc_comm **out,
 		struct rc_req **reqp);
 int rc_comm_split(struct rc_comm *comm, int color, int key,
@@ -77,6 +77,12 @@ int rc_comm_split_type(struct rc_comm *comm, int type, int key,
 /* group: a subset of comm's group, the same on every rank */
 int rc_comm_create(struct rc_comm *comm, struct rc_group *group,
 		   struct rc_comm **out, struct rc_req **reqp);
+/* Collective over group's members only (a subset of comm's group, the
+ * same on every member), keyed by tag (0..MPI_TAG_UB): concurrent calls on
+ * one parent need distinct tags. A process outside group gets NULL at
+ * once. */
+int rc_comm_create_group(struct rc_comm *comm, struct rc_group *group, int tag,
+			 struct rc_comm **out, struct rc_req **reqp);
 /* dims/periods checked by the caller; product <= comm->size */
 int rc_cart_create(struct rc_comm *comm, int ndims, const int *dims,
 		   const int *periods, struct rc_comm **out,

@@ -50,6 +50,7 @@ typedef void (*rc_sched_fn)(struct rc_sched *s, void *arg);
 
 struct rc_sop {
 	uint8_t kind;
+	uint8_t side;		/* send, receive: the communicator (sched) */
 	int peer;		/* comm rank (send, receive) */
 	size_t n1, n2;
 	struct rc_dtype *dt1, *dt2;
@@ -64,7 +65,17 @@ struct rc_sop {
 struct rc_sched {
 	struct rc_sched *next;	/* the instance's cache */
 	struct rc_inst *inst;
+	/* the communicator that operations appended now address (side 0
+	 * unless rc_sched_use says otherwise) */
 	struct rc_comm *comm;
+	/* side 1: a second communicator, context and tag (an
+	 * intercommunicator's local group; the peer communicator of
+	 * MPI_Intercomm_create) */
+	struct rc_comm *comm1;
+	uint32_t ctx1;
+	int tag1;
+	uint8_t side;		/* of appended operations */
+	struct rc_comm *comm0;	/* side 0: the collective's own */
 	struct rc_req *req;	/* the collective request */
 	struct rc_op *op;	/* retained */
 	struct rc_dtype *hold[RC_SCHED_HOLD];	/* retained datatypes */
@@ -101,6 +112,16 @@ struct rc_cargs {
 /* A schedule for one collective on comm (takes the next tag); NULL when
  * out of memory. */
 struct rc_sched *rc_sched_new(struct rc_comm *comm);
+/* A schedule on comm's members with its own context and tag (takes no
+ * sequence number: MPI_Comm_create_group's, keyed by the user's tag). */
+struct rc_sched *rc_sched_new_keyed(struct rc_comm *comm, uint32_t ctx,
+				    int tag);
+/* Side 1 of s: operations appended after rc_sched_use(s, 1) address comm
+ * with context ctx and tag `tag`. */
+void rc_sched_set_side(struct rc_sched *s, struct rc_comm *comm, uint32_t ctx,
+		       int tag);
+/* Append the following operations to side 0 or 1 (s->comm follows). */
+void rc_sched_use(struct rc_sched *s, int side);
 /* Give back a schedule that was never started. */
 void rc_sched_discard(struct rc_sched *s);
 /* Keep op / a datatype alive until the schedule ends. */
@@ -118,7 +139,9 @@ void rc_sched_reduce(struct rc_sched *s, const void *in, void *inout,
 void rc_sched_copy(struct rc_sched *s, const void *src, size_t scount,
 		   struct rc_dtype *sdt, void *dst, size_t dcount,
 		   struct rc_dtype *ddt);
-/* Run fn(s, arg) at this point of the schedule (it may set s->err). */
+/* Run fn(s, arg) at this point of the schedule (it may set s->err, and
+ * it may append operations, which then run after it: a schedule can loop
+ * or choose its next steps from data it has received). */
 void rc_sched_call(struct rc_sched *s, rc_sched_fn fn, void *arg);
 /* Scratch of len bytes, 64-byte aligned, for the schedule's lifetime. */
 void *rc_sched_tmp(struct rc_sched *s, size_t len);

@@ -1,25 +1,33 @@
 /*
  * comm_create.c - the collective communicator constructors: context-id
- * agreement, MPI_Comm_dup, MPI_Comm_split, MPI_Comm_split_type,
- * MPI_Comm_create, MPI_Cart_create, MPI_Cart_sub, and MPI_Comm_free.
+ * agreement, MPI_Comm_dup / idup, MPI_Comm_split, MPI_Comm_split_type,
+ * MPI_Comm_create, MPI_Comm_create_group, MPI_Cart_create, MPI_Cart_sub,
+ * and MPI_Comm_free.
  *
- * Every constructor is one schedule on the parent communicator (so it
- * takes one collective tag there, and overlaps nothing):
+ * Every constructor is one schedule on the parent communicator: on its
+ * collective context with the parent's next collective tag, or, for
+ * MPI_Comm_create_group (which the parent's other members never call, so
+ * their sequence numbers must not move), on the parent's RC_CTX_GROUP
+ * context with the user's tag, among the group's members only.
  *   split only:  allgather of (color, key) over the parent
- *   all:         allreduce(BAND) of this process's free-context bitmap
- *                (RC_CTX_MAX bits, inst->ctx_used inverted), as MPICH does
- *   all:         a local step: the lowest pair free everywhere is the new
- *                context (the same on every rank, for every color of a
- *                split, which is safe: the groups are disjoint); members
- *                of the new group mark it used and build the communicator
- *                (group in the new rank order, errhandler inherited,
- *                Cartesian topology attached for Cart_create/Cart_sub,
- *                copied by dup); the others get MPI_COMM_NULL.
- * The bitmap is snapshot when the schedule is built: one creation at a
- * time per process, which blocking constructors guarantee.
+ *   all:         context-id agreement (comm.h: the protocol): rounds of
+ *                propose (runtime, ctxid.c) -> allreduce(BAND) of the
+ *                proposals -> settle, appended by the schedule itself
+ *                while it runs, until settled. The first round offers the
+ *                small eager region only (12 bytes), so an uncontended
+ *                creation costs one tiny allreduce; the context block is
+ *                the same on every rank, for every color of a split (the
+ *                groups are disjoint)
+ *   all:         a local step: members of the new group build the
+ *                communicator (group in the new rank order, errhandler
+ *                inherited, Cartesian topology attached for Cart_create /
+ *                Cart_sub, copied by dup); the others get MPI_COMM_NULL.
+ * Any number of creations may be in flight in one process (MPI_Comm_idup,
+ * and threads): each round holds its bitmap region only while it runs,
+ * and rounds never wait on anyone who has not called (comm.h).
  *
  * MPI_Comm_free is local: it invalidates the handle and drops the user's
- * reference; the context pair is released with the last reference
+ * reference; the context block is released with the last reference
  * (runtime/comm.c), so pending operations on a freed communicator finish
  * normally and no new communicator can reuse its context meanwhile.
  */
@@ -31,16 +39,32 @@
 #include "pt2pt.h"
 #include "topo.h"
 
-#define MASK_WORDS (RC_CTX_MAX / 32)
-
 enum { CC_FIXED, CC_SPLIT };
+
+/*
+ * One context-id agreement inside a schedule. The participants are the
+ * members of side `lside`'s communicator (intra), or, for an
+ * intercommunicator's two groups, those of both sides: each group reduces
+ * its proposals to its leader on lside, the leaders swap theirs on rside
+ * (remote rank `rleader`), and each leader hands the AND to its group.
+ */
+struct cc_agree {
+	struct rc_ctx_agree a;
+	uint32_t *mask;	  /* this round's proposal, then the result */
+	uint32_t *rmask;  /* inter, at a leader: the other group's */
+	int lside, rside; /* rside -1: intra */
+	int rleader;	  /* inter: the other leader; -1 not a leader */
+	uint32_t ctx;	  /* the agreed context (after settling) */
+	rc_sched_fn done; /* appended after settling (checks s->err) */
+	void *arg;
+};
 
 /* What the final step needs (lives in the schedule's scratch). */
 struct cc {
 	struct rc_comm *parent;
 	struct rc_comm **out;
 	int kind;
-	uint32_t *mask;		/* free contexts, reduced over parent */
+	struct cc_agree ag;
 	int *ck;		/* split: (color, key) per parent rank */
 	int color;
 	int *members;		/* parent ranks of the new group */
@@ -89,29 +113,138 @@ static int cc_split_members(struct cc *c)
 	return RC_OK;
 }
 
+/* ---- context-id agreement -------------------------------------------------
+ */
+
+static void agree_settle(struct rc_sched *s, void *arg);
+
+/* Append a round (from a CALL: the schedule is running). */
+static void agree_round(struct rc_sched *s, void *arg)
+{
+	struct cc_agree *g = arg;
+	unsigned n = rc_ctx_round_words(&g->a);
+	struct rc_cargs a;
+
+	rc_ctx_propose(s->inst, &g->a, g->mask);
+	memset(&a, 0, sizeof(a));
+	a.dt = &rc_mpi_uint32_t;
+	a.op = &rc_mpi_band;
+	a.count = n;
+	rc_sched_use(s, g->lside);
+	if (g->rside < 0) {
+		a.sbuf = MPI_IN_PLACE;
+		a.rbuf = g->mask;
+		rc_coll_append(s, RC_COLL_ALLREDUCE, &a);
+	} else {
+		/* the group's AND at its leader (local rank 0) */
+		a.sbuf = s->comm->rank ? g->mask : MPI_IN_PLACE;
+		a.rbuf = s->comm->rank ? NULL : g->mask;
+		rc_coll_append(s, RC_COLL_REDUCE, &a);
+		rc_sched_wait(s);
+		if (g->rleader >= 0) {
+			rc_sched_use(s, g->rside);
+			rc_sched_send(s, g->mask, n, &rc_mpi_uint32_t,
+				      g->rleader);
+			rc_sched_recv(s, g->rmask, n, &rc_mpi_uint32_t,
+				      g->rleader);
+			rc_sched_wait(s);
+			rc_sched_reduce(s, g->rmask, g->mask, n,
+					&rc_mpi_uint32_t);
+			rc_sched_wait(s);
+			rc_sched_use(s, g->lside);
+		}
+		a.sbuf = NULL;
+		a.rbuf = g->mask;
+		a.root = 0;
+		rc_coll_append(s, RC_COLL_BCAST, &a);
+	}
+	rc_sched_wait(s);
+	rc_sched_use(s, 0);
+	rc_sched_call(s, agree_settle, g);
+	if (s->berr && !s->err)
+		s->err = s->berr;
+}
+
+static void agree_settle(struct rc_sched *s, void *arg)
+{
+	struct cc_agree *g = arg;
+	int ret;
+
+	if (s->err) {
+		rc_ctx_abandon(s->inst, &g->a);
+	} else {
+		ret = rc_ctx_settle(s->inst, &g->a, g->mask, &g->ctx);
+		if (ret == RC_AGAIN) {
+			rc_sched_use(s, g->lside);
+			if (g->rside < 0 && s->comm->size == 1) {
+				/* a round of one runs without messages: wait
+				 * for progress (a message to myself) before
+				 * the next, or it would spin here while what
+				 * it waits for cannot move */
+				rc_sched_send(s, NULL, 0, &rc_mpi_byte, 0);
+				rc_sched_recv(s, NULL, 0, &rc_mpi_byte, 0);
+				rc_sched_wait(s);
+			}
+			rc_sched_use(s, 0);
+			rc_sched_call(s, agree_round, g);
+			if (s->berr && !s->err)
+				s->err = s->berr;
+			return;
+		}
+		if (ret)
+			s->err = ret;
+	}
+	rc_sched_call(s, g->done, g->arg);
+	if (s->berr && !s->err)
+		s->err = s->berr;
+}
+
+/* The key of an agreement whose messages run on s's own context and tag
+ * (unique among the agreements that share a process: comm.h). */
+static struct rc_ctx_key agree_key(const struct rc_sched *s)
+{
+	struct rc_ctx_key k = {
+		.hi = (uint64_t)s->ctx << 32 | (uint32_t)s->tag,
+		.lo = 0,
+	};
+
+	return k;
+}
+
+/* Set up g in s's scratch (NOMEM: s->berr); the rounds start when the
+ * schedule reaches the call appended here. */
+static void agree_append(struct rc_sched *s, struct cc_agree *g, bool member,
+			 rc_sched_fn done, void *arg)
+{
+	rc_ctx_agree_init(&g->a, agree_key(s), member);
+	g->mask = rc_sched_tmp(s, sizeof(uint32_t) * RC_CTX_FULL_WORDS);
+	g->done = done;
+	g->arg = arg;
+	if (g->rside >= 0)
+		g->rmask =
+			rc_sched_tmp(s, sizeof(uint32_t) * RC_CTX_FULL_WORDS);
+	rc_sched_wait(s);
+	rc_sched_call(s, agree_round, g);
+}
+
+/* ---- building the communicator ------------------------------------------- */
+
 static void cc_finish(struct rc_sched *s, void *arg)
 {
 	struct cc *c = arg;
 	struct rc_comm *p = c->parent, *nc = NULL;
 	struct rc_inst *inst = p->inst;
 	struct rc_group *g;
-	int ctx, i, me = MPI_UNDEFINED, ret;
+	uint32_t ctx = c->ag.ctx;
+	int i, me = MPI_UNDEFINED, ret;
 
 	*c->out = NULL;
 	if (s->err)
 		return;
-	ctx = rc_ctx_lowest_free(c->mask);
-	if (ctx < 0) {
-		/* every member sees the same bitmap: all fail alike */
-		s->err = RC_ERR_NOCTX;
-		return;
-	}
 	if (c->kind == CC_SPLIT) {
 		ret = cc_split_members(c);
-		if (ret) {
-			s->err = ret;
-			return;
-		}
+		if (ret)
+			goto err_unmark;
 	}
 	if (c->nmembers < 0) {
 		g = p->group;
@@ -124,15 +257,14 @@ static void cc_finish(struct rc_sched *s, void *arg)
 			return;
 		g = rc_group_new(c->nmembers);
 		if (!g) {
-			s->err = RC_ERR_NOMEM;
-			return;
+			ret = RC_ERR_NOMEM;
+			goto err_unmark;
 		}
 		for (i = 0; i < c->nmembers; i++)
-			g->wranks[i] = rc_comm_wrank(p, c->members[i]);
+			g->wranks[i] = p->group->wranks[c->members[i]];
 		g->rank = me;
 	}
-	rc_ctx_mark(inst, (uint32_t)ctx, true);
-	ret = rc_comm_new(inst, g, (uint32_t)ctx, p, &nc);
+	ret = rc_comm_new(inst, g, ctx, p, &nc);
 	rc_group_release(g);
 	if (ret)
 		goto err_unmark;
@@ -150,7 +282,7 @@ err_free_comm:
 	s->err = ret;
 	return;
 err_unmark:
-	rc_ctx_mark(inst, (uint32_t)ctx, false);
+	rc_ctx_mark(inst, ctx, false);
 	s->err = ret;
 }
 
@@ -174,6 +306,8 @@ static struct cc *cc_begin(struct rc_comm *parent, struct rc_comm **out,
 	c->kind = kind;
 	c->nmembers = -1;
 	c->ndims = -1;
+	c->ag.rside = -1;
+	c->ag.rleader = -1;
 	*sp = s;
 	return c;
 }
@@ -199,44 +333,43 @@ static int cc_set_topo(struct rc_sched *s, struct cc *c, int ndims,
 	return RC_OK;
 }
 
-/* Append the agreement and the final step; start or run it. */
-static int cc_go(struct rc_sched *s, struct cc *c, struct rc_req **reqp)
+/* Does this process keep the new communicator (it takes part in the
+ * agreement either way)? */
+static bool cc_member(const struct cc *c)
 {
-	struct rc_comm *p = c->parent;
-	struct rc_cargs a;
-	struct rc_req req, *r;
-	int i, ret;
+	int i;
 
-	c->mask = rc_sched_tmp(s, sizeof(uint32_t) * MASK_WORDS);
-	if (!c->mask) {
-		ret = RC_ERR_NOMEM;
-		goto err_discard;
-	}
-	for (i = 0; i < MASK_WORDS; i++)
-		c->mask[i] = ~p->inst->ctx_used[i];
-	memset(&a, 0, sizeof(a));
-	a.sbuf = MPI_IN_PLACE;
-	a.rbuf = c->mask;
-	a.count = MASK_WORDS;
-	a.dt = &rc_mpi_uint32_t;
-	a.op = &rc_mpi_band;
-	ret = rc_coll_append(s, RC_COLL_ALLREDUCE, &a);
-	if (ret)
-		goto err_discard;
-	rc_sched_wait(s);
-	rc_sched_call(s, cc_finish, c);
+	if (c->kind == CC_SPLIT)
+		return c->color != MPI_UNDEFINED;
+	if (c->nmembers < 0)
+		return true;
+	for (i = 0; i < c->nmembers; i++)
+		if (c->members[i] == c->parent->rank)
+			return true;
+	return false;
+}
+
+/* Start or run a built schedule as the constructor's request (req->comm:
+ * `owner`, retained by a pooled request). */
+static int cc_run(struct rc_sched *s, struct rc_comm *owner,
+		  struct rc_req **reqp)
+{
+	struct rc_req req, *r;
+	int ret;
+
 	if (s->berr) {
 		ret = s->berr;
-		goto err_discard;
+		rc_sched_discard(s);
+		return ret;
 	}
 	if (reqp) {
-		r = rc_req_alloc(p->inst, RC_REQ_COLL);
+		r = rc_req_alloc(owner->inst, RC_REQ_COLL);
 		if (!r) {
-			ret = RC_ERR_NOMEM;
-			goto err_discard;
+			rc_sched_discard(s);
+			return RC_ERR_NOMEM;
 		}
-		rc_comm_retain(p);
-		r->comm = p;
+		rc_comm_retain(owner);
+		r->comm = owner;
 		ret = rc_sched_start(s, r);
 		if (ret) {
 			rc_req_free(r);
@@ -245,17 +378,20 @@ static int cc_go(struct rc_sched *s, struct cc *c, struct rc_req **reqp)
 		*reqp = r;
 		return RC_OK;
 	}
-	rc_req_init_stack(&req, p->inst, RC_REQ_COLL);
-	req.comm = p;
+	rc_req_init_stack(&req, owner->inst, RC_REQ_COLL);
+	req.comm = owner;
 	ret = rc_sched_start(s, &req);
 	if (ret)
 		return ret;
 	rc_req_wait_done(&req);
 	return req.err;
+}
 
-err_discard:
-	rc_sched_discard(s);
-	return ret;
+/* Append the agreement and the final step; start or run it. */
+static int cc_go(struct rc_sched *s, struct cc *c, struct rc_req **reqp)
+{
+	agree_append(s, &c->ag, cc_member(c), cc_finish, c);
+	return cc_run(s, c->parent, reqp);
 }
 
 int rc_comm_dup(struct rc_comm *comm, struct rc_comm **out,
@@ -302,7 +438,6 @@ int rc_comm_split(struct rc_comm *comm, int color, int key,
 		rc_sched_discard(s);
 		return RC_ERR_NOMEM;
 	}
-	rc_sched_wait(s);
 	return cc_go(s, c, reqp);
 }
 
@@ -345,6 +480,52 @@ int rc_comm_create(struct rc_comm *comm, struct rc_group *group,
 						 group->wranks[i]);
 	c->nmembers = group->size;
 	return cc_go(s, c, reqp);
+}
+
+int rc_comm_create_group(struct rc_comm *comm, struct rc_group *group, int tag,
+			 struct rc_comm **out, struct rc_req **reqp)
+{
+	struct rc_group *g;
+	struct rc_comm *t;
+	struct rc_sched *s;
+	struct cc *c;
+	int ret;
+
+	*out = NULL;
+	if (group->rank == MPI_UNDEFINED)
+		return RC_OK; /* not a member: nothing to agree on */
+	/* the members, as a communicator that borrows comm's contexts (over
+	 * a group of its own: the user may free theirs) */
+	g = rc_group_new(group->size);
+	if (!g)
+		return RC_ERR_NOMEM;
+	memcpy(g->wranks, group->wranks, sizeof(int) * (size_t)group->size);
+	g->rank = group->rank;
+	ret = rc_comm_new(comm->inst, g, comm->ctx, comm, &t);
+	rc_group_release(g);
+	if (ret)
+		return ret;
+	t->flags |= RC_COMM_BORROWED;
+	s = rc_sched_new_keyed(t, comm->ctx + RC_CTX_GROUP, tag);
+	c = s ? rc_sched_tmp(s, sizeof(*c)) : NULL;
+	if (!c) {
+		if (s)
+			rc_sched_discard(s);
+		rc_comm_release(t);
+		return RC_ERR_NOMEM;
+	}
+	memset(c, 0, sizeof(*c));
+	c->parent = t;
+	c->out = out;
+	c->kind = CC_FIXED;
+	c->nmembers = -1;
+	c->ndims = -1;
+	c->ag.rside = -1;
+	c->ag.rleader = -1;
+	ret = cc_go(s, c, reqp);
+	/* a pooled request holds its own reference */
+	rc_comm_release(t);
+	return ret;
 }
 
 int rc_cart_create(struct rc_comm *comm, int ndims, const int *dims,

@@ -97,7 +97,7 @@ void rc_sched_cache_free(struct rc_inst *inst)
 	cs->ncached = 0;
 }
 
-struct rc_sched *rc_sched_new(struct rc_comm *comm)
+static struct rc_sched *sched_get(struct rc_comm *comm, uint32_t ctx, int tag)
 {
 	struct rc_coll_state *cs = rc_coll_state(comm->inst);
 	struct rc_sched *s;
@@ -116,12 +116,14 @@ struct rc_sched *rc_sched_new(struct rc_comm *comm)
 	s->next = NULL;
 	s->inst = comm->inst;
 	s->comm = comm;
+	s->comm0 = comm;
+	s->comm1 = NULL;
+	s->side = 0;
 	s->req = NULL;
 	s->op = NULL;
 	s->nhold = 0;
-	s->ctx = rc_comm_coll_ctx(comm);
-	/* tags stay non-negative: MPI_ANY_TAG is -1 */
-	s->tag = rc_coll_next_tag(comm);
+	s->ctx = ctx;
+	s->tag = tag;
 	s->err = RC_OK;
 	s->berr = RC_OK;
 	s->nops = 0;
@@ -132,6 +134,36 @@ struct rc_sched *rc_sched_new(struct rc_comm *comm)
 	s->tmp_want = 0;
 	s->nextra = 0;
 	return s;
+}
+
+struct rc_sched *rc_sched_new(struct rc_comm *comm)
+{
+	struct rc_sched *s = sched_get(comm, rc_comm_coll_ctx(comm), 0);
+
+	/* tags stay non-negative: MPI_ANY_TAG is -1 */
+	if (s)
+		s->tag = rc_coll_next_tag(comm);
+	return s;
+}
+
+struct rc_sched *rc_sched_new_keyed(struct rc_comm *comm, uint32_t ctx, int tag)
+{
+	return sched_get(comm, ctx, tag);
+}
+
+void rc_sched_set_side(struct rc_sched *s, struct rc_comm *comm, uint32_t ctx,
+		       int tag)
+{
+	s->comm1 = comm;
+	s->ctx1 = ctx;
+	s->tag1 = tag;
+}
+
+void rc_sched_use(struct rc_sched *s, int side)
+{
+	assert(side == 0 || s->comm1);
+	s->side = (uint8_t)side;
+	s->comm = side ? s->comm1 : s->comm0;
 }
 
 /* Release what the run held and put the schedule back in the cache. */
@@ -158,6 +190,8 @@ static void sched_put(struct rc_sched *s)
 		s->tmp_cap = p ? s->tmp_want : 0;
 	}
 	s->comm = NULL;
+	s->comm0 = NULL;
+	s->comm1 = NULL;
 	if (cs->ncached >= SCHED_CACHE_MAX) {
 		sched_free(s);
 		return;
@@ -212,6 +246,7 @@ static struct rc_sop *sop_add(struct rc_sched *s, uint8_t kind)
 	}
 	o = &s->ops[s->nops++];
 	o->kind = kind;
+	o->side = s->side;
 	return o;
 }
 
@@ -366,23 +401,31 @@ static void op_done(struct rc_req *r)
 
 static void sched_post(struct rc_sched *s, struct rc_sop *o)
 {
+	struct rc_comm *comm = s->comm0;
+	uint32_t ctx = s->ctx;
+	int tag = s->tag;
 	struct rc_req *r;
 	int ret;
 
+	if (RC_UNLIKELY(o->side)) {
+		comm = s->comm1;
+		ctx = s->ctx1;
+		tag = s->tag1;
+	}
 	if (o->kind == RC_SOP_SEND) {
 		/* small contiguous sends leave at once, without a request */
-		ret = rc_p2p_send_now(s->comm, s->ctx, o->src, o->n1, o->dt1,
-				      o->peer, s->tag);
+		ret = rc_p2p_send_now(comm, ctx, o->src, o->n1, o->dt1, o->peer,
+				      tag);
 		if (ret != RC_AGAIN) {
 			if (ret && !s->err)
 				s->err = ret;
 			return;
 		}
-		ret = rc_p2p_isend(s->comm, s->ctx, o->src, o->n1, o->dt1,
-				   o->peer, s->tag, RC_SEND_STD, &r);
+		ret = rc_p2p_isend(comm, ctx, o->src, o->n1, o->dt1, o->peer,
+				   tag, RC_SEND_STD, &r);
 	} else
-		ret = rc_p2p_irecv(s->comm, s->ctx, o->dst, o->n1, o->dt1,
-				   o->peer, s->tag, &r);
+		ret = rc_p2p_irecv(comm, ctx, o->dst, o->n1, o->dt1, o->peer,
+				   tag, &r);
 	if (ret) {
 		if (!s->err)
 			s->err = ret;

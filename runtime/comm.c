@@ -2,10 +2,10 @@
  * comm.c - communicators and groups: MPI_COMM_WORLD and MPI_COMM_SELF, rank
  * translation, context ids.
  *
- * Context ids come in pairs (ctx for pt2pt, ctx + 1 for collectives).
- * World owns 0/1, self owns 2/3; new communicators agree on the lowest pair
- * free on every member (coll/comm_create.c); this file creates and releases
- * the objects (comm.h: lifetime and references).
+ * Context ids come in blocks of four (comm.h). World owns block 0, self
+ * block 1; new communicators agree on a block free on every member
+ * (ctxid.c, coll/comm_create.c); this file creates and releases the objects
+ * (comm.h: lifetime and references).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +89,8 @@ void rc_comm_release(struct rc_comm *c)
 	if (--c->refcount > 0)
 		return;
 	/* nothing can reference the context ids any more */
-	rc_ctx_mark(c->inst, c->ctx, false);
+	if (!(c->flags & RC_COMM_BORROWED))
+		rc_ctx_mark(c->inst, c->ctx, false);
 	rc_group_release(c->group);
 	rc_topo_free(c->topo);
 	c->magic = 0;
@@ -116,33 +117,21 @@ int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 	return RC_OK;
 }
 
-int rc_ctx_lowest_free(const uint32_t *free_mask)
-{
-	int i, b;
-
-	for (i = 0; i < RC_CTX_MAX / 32; i++) {
-		uint32_t w = free_mask[i];
-
-		/* pairs (2k, 2k + 1) both free */
-		w &= w >> 1;
-		w &= 0x55555555u;
-		if (!w)
-			continue;
-		b = __builtin_ctz(w);
-		return i * 32 + b;
-	}
-	return -1;
-}
-
 void rc_ctx_mark(struct rc_inst *inst, uint32_t ctx, bool used)
 {
-	if (used) {
-		inst->ctx_used[ctx / 32] |= 1u << (ctx % 32);
-		inst->ctx_used[(ctx + 1) / 32] |= 1u << ((ctx + 1) % 32);
-	} else {
-		inst->ctx_used[ctx / 32] &= ~(1u << (ctx % 32));
-		inst->ctx_used[(ctx + 1) / 32] &= ~(1u << ((ctx + 1) % 32));
-	}
+	uint32_t b = ctx / RC_CTX_BLOCK;
+
+	if (used)
+		inst->ctx_used[b / 32] |= 1u << (b % 32);
+	else
+		inst->ctx_used[b / 32] &= ~(1u << (b % 32));
+}
+
+bool rc_ctx_used(const struct rc_inst *inst, uint32_t ctx)
+{
+	uint32_t b = ctx / RC_CTX_BLOCK;
+
+	return inst->ctx_used[b / 32] & (1u << (b % 32));
 }
 
 static int comm_setup(struct rc_inst *inst, struct rc_comm *c, int size,
@@ -184,7 +173,7 @@ int rc_comm_init_world(struct rc_inst *inst, struct rc_comm *world,
 			 "MPI_COMM_WORLD");
 	if (ret)
 		return ret;
-	ret = comm_setup(inst, self, 1, 0, 2, "MPI_COMM_SELF");
+	ret = comm_setup(inst, self, 1, 0, RC_CTX_BLOCK, "MPI_COMM_SELF");
 	if (ret)
 		return ret;
 	inst->world = world;

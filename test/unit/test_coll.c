@@ -1156,19 +1156,16 @@ START_TEST(free_pending)
 					       &req[r]), RC_OK);
 		/* MPI_Comm_free right after starting */
 		rc_comm_release(d[r]);
-		ck_assert(tw->inst[r]->ctx_used[ctx / 32] &
-			  (1u << (ctx % 32)));
+		ck_assert(rc_ctx_used(tw->inst[r], ctx));
 	}
 	for (r = 0; r < n; r++) {
 		tw_wait(tw, req[r]);
 		ck_assert_int_eq(req[r]->err, RC_OK);
 		ck_assert_int_eq(y[r], 6);
-		ck_assert(tw->inst[r]->ctx_used[ctx / 32] &
-			  (1u << (ctx % 32)));
+		ck_assert(rc_ctx_used(tw->inst[r], ctx));
 		rc_req_free(req[r]);
 		/* the request held the last reference */
-		ck_assert(!(tw->inst[r]->ctx_used[ctx / 32] &
-			    (1u << (ctx % 32))));
+		ck_assert(!rc_ctx_used(tw->inst[r], ctx));
 	}
 	tw_free(tw);
 }
@@ -1219,21 +1216,21 @@ START_TEST(ctx_stress)
 			ck_assert_ptr_null(live[slot][3]);
 		/* no two live communicators of a rank share a context */
 		for (r = 0; r < n; r++) {
-			uint32_t seen[RC_CTX_MAX / 32] = { 0 };
+			bool seen[RC_CTX_MAX] = {false};
 
-			seen[0] = 0xf;	/* world, self */
+			seen[0] = seen[RC_CTX_BLOCK] = true; /* world, self */
 			for (i = 0; i < NLIVE; i++) {
 				struct rc_comm *c = live[i][r];
 
 				if (!c)
 					continue;
-				ck_assert_msg(!(seen[c->ctx / 32] &
-						(1u << (c->ctx % 32))),
+				ck_assert_msg(!seen[c->ctx],
 					      "round %d: context %u twice on "
-					      "rank %d", k, c->ctx, r);
-				seen[c->ctx / 32] |= 1u << (c->ctx % 32);
-				ck_assert(tw->inst[r]->ctx_used[c->ctx / 32] &
-					  (1u << (c->ctx % 32)));
+					      "rank %d",
+					      k, c->ctx, r);
+				ck_assert_int_eq(c->ctx % RC_CTX_BLOCK, 0);
+				seen[c->ctx] = true;
+				ck_assert(rc_ctx_used(tw->inst[r], c->ctx));
 			}
 		}
 	}
@@ -1270,12 +1267,12 @@ START_TEST(ctx_stress)
 				rc_comm_release(live[i][r]);
 	/* everything is free again but world and self */
 	for (r = 0; r < n; r++) {
-		ck_assert_uint_eq(tw->inst[r]->ctx_used[0], 0xf);
-		for (i = 1; i < RC_CTX_MAX / 32; i++)
+		ck_assert_uint_eq(tw->inst[r]->ctx_used[0], 0x3);
+		for (i = 1; i < RC_CTX_WORDS; i++)
 			ck_assert_uint_eq(tw->inst[r]->ctx_used[i], 0);
 	}
 	/* exhaustion: every pair taken on rank 2 only */
-	for (i = 0; i < RC_CTX_MAX / 32; i++)
+	for (i = 0; i < RC_CTX_WORDS; i++)
 		tw->inst[2]->ctx_used[i] = ~0u;
 	for (r = 0; r < n; r++)
 		ck_assert_int_eq(rc_comm_dup(tw->inst[r]->world,
