@@ -37,7 +37,10 @@
 #include "coll_impl.h"
 #include "inst.h"
 #include "pt2pt.h"
+#include "thread.h"
 #include "topo.h"
+
+#define TAG_UB 0x7fffffff /* MPI_TAG_UB's value (comm_api.c) */
 
 enum { CC_FIXED, CC_SPLIT };
 
@@ -626,6 +629,23 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 }
 RC_WEAK(MPI_Comm_dup)
 
+static int comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+	static const char fn[] = "MPI_Comm_idup";
+
+	CC_ENTER(fn, comm, newcomm);
+	if (!request)
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	/* *newcomm is written when the request completes */
+	return rc_api_status(comm, rc_comm_dup(comm, newcomm, request), fn);
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_idup(comm, newcomm, request));
+}
+RC_WEAK(MPI_Comm_idup)
+
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
 	struct rc_comm *nc = NULL;
@@ -675,6 +695,37 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 			 newcomm, fn);
 }
 RC_WEAK(MPI_Comm_create)
+
+static int comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+			     MPI_Comm *newcomm)
+{
+	static const char fn[] = "MPI_Comm_create_group";
+	struct rc_comm *nc = NULL;
+	int i;
+
+	CC_ENTER(fn, comm, newcomm);
+	if (!rc_group_valid(group))
+		return RC_ERR(comm, MPI_ERR_GROUP, fn);
+	if (tag < 0 || tag > TAG_UB)
+		return RC_ERR(comm, MPI_ERR_TAG, fn);
+	for (i = 0; i < group->size; i++)
+		if (rc_group_rank_of(comm->group, group->wranks[i]) ==
+		    MPI_UNDEFINED)
+			return RC_ERR_MSG(comm, MPI_ERR_GROUP, fn,
+					  "group is not a subset of the "
+					  "communicator's group");
+	return cc_result(comm,
+			 rc_comm_create_group(comm, group, tag, &nc, NULL), &nc,
+			 newcomm, fn);
+}
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+			   MPI_Comm *newcomm)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  comm_create_group(comm, group, tag, newcomm));
+}
+RC_WEAK(MPI_Comm_create_group)
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {

@@ -647,6 +647,13 @@ RC_DECL(int, MPI_Iexscan, (const void *sendbuf, void *recvbuf, int count,
 			   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
 			   MPI_Request *request));
 
+/* ---- Communicator creation, intercommunicators, process topologies and
+ * neighbourhood collectives (issue 12, the communicator part) ------------ */
+RC_DECL(int, MPI_Comm_idup,
+	(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+RC_DECL(int, MPI_Comm_create_group,
+	(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+
 #ifdef __cplusplus
 }
 #endif
