@@ -58,6 +58,10 @@ const char *rc_coll_name(int coll);
 int rc_coll_nalgs(int coll);
 const char *rc_coll_alg_name(int coll, int alg);
 int rc_coll_force(struct rc_inst *inst, int coll, const char *alg);
+/* The same for intercommunicators (RCMPI_COLL_INTER_<NAME>). */
+int rc_coll_inter_nalgs(int coll);
+const char *rc_coll_inter_alg_name(int coll, int alg);
+int rc_coll_force_inter(struct rc_inst *inst, int coll, const char *alg);
 
 /* ---- communicator constructors (comm_create.c) ----
  * Collective over the parent comm. reqp NULL: blocking, *out written on
@@ -83,6 +87,26 @@ int rc_comm_create(struct rc_comm *comm, struct rc_group *group,
  * once. */
 int rc_comm_create_group(struct rc_comm *comm, struct rc_group *group, int tag,
 			 struct rc_comm **out, struct rc_req **reqp);
+/*
+ * Intercommunicators (comm_inter.c). rc_comm_dup, rc_comm_split and
+ * rc_comm_create hand an intercommunicator to the rc_intercomm_ ones:
+ * collective over both groups. create: local_comm's members (lleader the
+ * leader), peer and rleader significant at the leader only (peer's
+ * RC_CTX_PEER context, keyed by tag); RC_ERR_INVAL when the groups
+ * overlap. subset: MPI_Comm_create's (group within the local group).
+ * merge: an intracommunicator, the group with high == false first.
+ */
+int rc_intercomm_create(struct rc_comm *local, int lleader,
+			struct rc_comm *peer, int rleader, int tag,
+			struct rc_comm **out, struct rc_req **reqp);
+int rc_intercomm_dup(struct rc_comm *comm, struct rc_comm **out,
+		     struct rc_req **reqp);
+int rc_intercomm_split(struct rc_comm *comm, int color, int key,
+		       struct rc_comm **out, struct rc_req **reqp);
+int rc_intercomm_subset(struct rc_comm *comm, struct rc_group *group,
+			struct rc_comm **out, struct rc_req **reqp);
+int rc_intercomm_merge(struct rc_comm *comm, bool high, struct rc_comm **out,
+		       struct rc_req **reqp);
 /* dims/periods checked by the caller; product <= comm->size */
 int rc_cart_create(struct rc_comm *comm, int ndims, const int *dims,
 		   const int *periods, struct rc_comm **out,

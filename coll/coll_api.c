@@ -10,7 +10,7 @@
  * MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_OP (also an op not defined on the
  * type), MPI_ERR_BUFFER (MPI_IN_PLACE where not allowed, a NULL buffer
  * with data, send and receive buffers that are the same), MPI_ERR_ARG (a
- * NULL request or count array).
+ * NULL request or count array). Intercommunicators: below.
  */
 #include <string.h>
 #include "api.h"
@@ -100,6 +100,124 @@ static int coll_go(MPI_Comm comm, int coll, struct rc_cargs *a,
 	return rc_api_status(comm, ret, fn);
 }
 
+/* ---- intercommunicators -------------------------------------------------- */
+
+/*
+ * On an intercommunicator (MPI-3.1 §5.2.2) the rooted collectives take
+ * MPI_ROOT at the root, MPI_PROC_NULL in the rest of its group (nothing
+ * of theirs is significant) and the root's rank in the other group;
+ * counts and displacements name the remote group's ranks; MPI_IN_PLACE is
+ * invalid everywhere (MPI_ERR_BUFFER) and scan / exscan do not exist
+ * (MPI_ERR_COMM).
+ */
+static int chk_inplace(MPI_Comm comm, const void *buf)
+{
+	return buf == MPI_IN_PLACE && rc_comm_is_inter(comm) ? MPI_ERR_BUFFER
+							     : 0;
+}
+
+#define NO_INPLACE_MSG "MPI_IN_PLACE on an intercommunicator"
+
+static int chk_inter_root(MPI_Comm comm, int root)
+{
+	if (root == MPI_ROOT || root == MPI_PROC_NULL)
+		return 0;
+	return root < 0 || root >= comm->rgroup->size ? MPI_ERR_ROOT : 0;
+}
+
+static int inter_bcast(void *buf, int count, MPI_Datatype dt, int root,
+		       MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+
+	CHK(comm, chk_inter_root(comm, root), fn, "root out of range");
+	memset(&a, 0, sizeof(a));
+	a.root = root;
+	if (root != MPI_PROC_NULL) {
+		CHK(comm, chk_data(buf, count, dt), fn, NULL);
+		a.rbuf = buf;
+		a.count = (size_t)count;
+		a.dt = dt;
+	}
+	return coll_go(comm, RC_COLL_BCAST, &a, req, fn);
+}
+
+static int inter_reduce(const void *sbuf, void *rbuf, int count,
+			MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+			MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+
+	CHK(comm, chk_inter_root(comm, root), fn, "root out of range");
+	memset(&a, 0, sizeof(a));
+	a.root = root;
+	if (root == MPI_PROC_NULL)
+		return coll_go(comm, RC_COLL_REDUCE, &a, req, fn);
+	/* the root receives, the other group sends */
+	CHK(comm, chk_data(root == MPI_ROOT ? rbuf : sbuf, count, dt), fn,
+	    NULL);
+	CHK(comm, chk_op(op, dt), fn, NULL);
+	if (root == MPI_ROOT)
+		a.rbuf = rbuf;
+	else
+		a.sbuf = sbuf;
+	a.count = (size_t)count;
+	a.dt = dt;
+	a.op = op;
+	return coll_go(comm, RC_COLL_REDUCE, &a, req, fn);
+}
+
+/* Gather(v) and scatter(v): the root's side (counts over the remote
+ * group) and the other group's single block. */
+static int inter_rooted(int coll, const void *sbuf, int scount,
+			const int *scounts, const int *sdispls,
+			MPI_Datatype sdt, void *rbuf, int rcount,
+			const int *rcounts, const int *rdispls,
+			MPI_Datatype rdt, int root, MPI_Comm comm,
+			MPI_Request *req, const char *fn)
+{
+	bool gather = coll == RC_COLL_GATHER || coll == RC_COLL_GATHERV;
+	bool v = coll == RC_COLL_GATHERV || coll == RC_COLL_SCATTERV;
+	int m = comm->rgroup->size;
+	struct rc_cargs a;
+
+	CHK(comm, chk_inter_root(comm, root), fn, "root out of range");
+	memset(&a, 0, sizeof(a));
+	a.root = root;
+	if (root == MPI_ROOT && gather) {
+		CHK(comm,
+		    v ? chk_counts(rcounts, rdispls, m, rdt, rbuf)
+		      : chk_data(rbuf, rcount, rdt),
+		    fn, NULL);
+		a.rbuf = rbuf;
+		a.rcount = v ? 0 : (size_t)rcount;
+		a.rcounts = rcounts;
+		a.rdispls = rdispls;
+		a.rdt = rdt;
+	} else if (root == MPI_ROOT) {
+		CHK(comm,
+		    v ? chk_counts(scounts, sdispls, m, sdt, sbuf)
+		      : chk_data(sbuf, scount, sdt),
+		    fn, NULL);
+		a.sbuf = sbuf;
+		a.scount = v ? 0 : (size_t)scount;
+		a.scounts = scounts;
+		a.sdispls = sdispls;
+		a.sdt = sdt;
+	} else if (root != MPI_PROC_NULL && gather) {
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+		a.sbuf = sbuf;
+		a.scount = (size_t)scount;
+		a.sdt = sdt;
+	} else if (root != MPI_PROC_NULL) {
+		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
+		a.rbuf = rbuf;
+		a.rcount = (size_t)rcount;
+		a.rdt = rdt;
+	}
+	return coll_go(comm, coll, &a, req, fn);
+}
+
 /* ---- barrier, bcast ------------------------------------------------------ */
 
 static int barrier(MPI_Comm comm, MPI_Request *req, const char *fn)
@@ -129,6 +247,8 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root,
 	struct rc_cargs a;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm)))
+		return inter_bcast(buf, count, dt, root, comm, req, fn);
 	CHK_ROOT(comm, root, fn);
 	CHK(comm, chk_data(buf, count, dt), fn, NULL);
 	memset(&a, 0, sizeof(a));
@@ -203,6 +323,9 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	bool isroot;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm)))
+		return inter_reduce(sbuf, rbuf, count, dt, op, root, comm, req,
+				    fn);
 	CHK_ROOT(comm, root, fn);
 	isroot = comm->rank == root;
 	CHK(comm, chk_red(sbuf, rbuf, count, dt, op, isroot, isroot), fn,
@@ -235,6 +358,10 @@ static int allred(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	struct rc_cargs a;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm) && coll != RC_COLL_ALLREDUCE))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "not defined on an intercommunicator");
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	CHK(comm, chk_red(sbuf, rbuf, count, dt, op, true, true), fn, NULL);
 	red_args(&a, sbuf, rbuf, count, dt, op, 0);
 	return coll_go(comm, coll, &a, req, fn);
@@ -296,6 +423,7 @@ static int redscat_block(const void *sbuf, void *rbuf, int rcount,
 	struct rc_cargs a;
 
 	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	CHK(comm, chk_red(sbuf, rbuf, rcount, dt, op, true, true), fn, NULL);
 	red_args(&a, sbuf, rbuf, rcount, dt, op, 0);
 	return coll_go(comm, RC_COLL_REDUCE_SCATTER_BLOCK, &a, req, fn);
@@ -331,6 +459,7 @@ static int redscat(const void *sbuf, void *rbuf, const int rcounts[],
 	for (i = 0; i < comm->size; i++)
 		CHK(comm, rcounts[i] < 0 ? MPI_ERR_COUNT : 0, fn,
 		    "negative receive count");
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	CHK(comm, chk_red(sbuf, rbuf, rcounts[comm->rank], dt, op, true,
 			  true),
 	    fn, NULL);
@@ -381,6 +510,10 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 	bool isroot, inplace;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm)))
+		return inter_rooted(v ? RC_COLL_GATHERV : RC_COLL_GATHER, sbuf,
+				    scount, NULL, NULL, sdt, rbuf, rcount,
+				    rcounts, rdispls, rdt, root, comm, req, fn);
 	CHK_ROOT(comm, root, fn);
 	isroot = comm->rank == root;
 	inplace = isroot && sbuf == MPI_IN_PLACE;
@@ -452,6 +585,11 @@ static int scatter(const void *sbuf, int scount, const int *scounts,
 	bool isroot, inplace;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm)))
+		return inter_rooted(v ? RC_COLL_SCATTERV : RC_COLL_SCATTER,
+				    sbuf, scount, scounts, sdispls, sdt, rbuf,
+				    rcount, NULL, NULL, rdt, root, comm, req,
+				    fn);
 	CHK_ROOT(comm, root, fn);
 	isroot = comm->rank == root;
 	inplace = isroot && rbuf == MPI_IN_PLACE;
@@ -526,10 +664,13 @@ static int allgather(const void *sbuf, int scount, MPI_Datatype sdt,
 	bool inplace = sbuf == MPI_IN_PLACE;
 
 	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	if (!inplace)
 		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
 	if (v)
-		CHK(comm, chk_counts(rcounts, rdispls, comm->size, rdt, rbuf),
+		CHK(comm,
+		    chk_counts(rcounts, rdispls, rc_comm_psize(comm), rdt,
+			       rbuf),
 		    fn, NULL);
 	else
 		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
@@ -588,6 +729,7 @@ static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
 	bool inplace = sbuf == MPI_IN_PLACE;
 
 	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	if (!inplace)
 		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
 	CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
@@ -626,14 +768,17 @@ static int alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 	bool inplace = sbuf == MPI_IN_PLACE;
 
 	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	if (!inplace) {
-		CHK(comm, chk_counts(scounts, sdispls, comm->size, sdt, sbuf),
+		CHK(comm,
+		    chk_counts(scounts, sdispls, rc_comm_psize(comm), sdt,
+			       sbuf),
 		    fn, NULL);
 		CHK(comm, aliased(sbuf, rbuf, 1) ? MPI_ERR_BUFFER : 0, fn,
 		    "sendbuf and recvbuf are the same");
 	}
-	CHK(comm, chk_counts(rcounts, rdispls, comm->size, rdt, rbuf), fn,
-	    NULL);
+	CHK(comm, chk_counts(rcounts, rdispls, rc_comm_psize(comm), rdt, rbuf),
+	    fn, NULL);
 	xfer_args(&a, sbuf, 0, inplace ? NULL : sdt, rbuf, 0, rdt, 0);
 	if (!inplace) {
 		a.scounts = scounts;

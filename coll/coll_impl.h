@@ -187,6 +187,8 @@ struct rc_coll_desc {
 };
 
 extern const struct rc_coll_desc rc_coll_descs[RC_COLL_N];
+/* On intercommunicators (alg_inter.c). */
+extern const struct rc_coll_desc rc_coll_inter_descs[RC_COLL_N];
 
 /* Tuning parameters (select.c, read once per instance). */
 struct rc_coll_tune {
@@ -209,6 +211,7 @@ struct rc_coll_state {
 	struct rc_sched *cache;	/* schedules ready for reuse */
 	unsigned ncached;
 	int force[RC_COLL_N];	/* forced algorithm index, -1: choose */
+	int force_inter[RC_COLL_N]; /* the same on intercommunicators */
 	struct rc_coll_tune tune;
 };
 

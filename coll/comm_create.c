@@ -35,6 +35,7 @@
 #include <string.h>
 #include "api.h"
 #include "coll_impl.h"
+#include "comm_cc.h"
 #include "inst.h"
 #include "pt2pt.h"
 #include "thread.h"
@@ -44,30 +45,12 @@
 
 enum { CC_FIXED, CC_SPLIT };
 
-/*
- * One context-id agreement inside a schedule. The participants are the
- * members of side `lside`'s communicator (intra), or, for an
- * intercommunicator's two groups, those of both sides: each group reduces
- * its proposals to its leader on lside, the leaders swap theirs on rside
- * (remote rank `rleader`), and each leader hands the AND to its group.
- */
-struct cc_agree {
-	struct rc_ctx_agree a;
-	uint32_t *mask;	  /* this round's proposal, then the result */
-	uint32_t *rmask;  /* inter, at a leader: the other group's */
-	int lside, rside; /* rside -1: intra */
-	int rleader;	  /* inter: the other leader; -1 not a leader */
-	uint32_t ctx;	  /* the agreed context (after settling) */
-	rc_sched_fn done; /* appended after settling (checks s->err) */
-	void *arg;
-};
-
 /* What the final step needs (lives in the schedule's scratch). */
 struct cc {
 	struct rc_comm *parent;
 	struct rc_comm **out;
 	int kind;
-	struct cc_agree ag;
+	struct rc_cc_agree ag;
 	int *ck;		/* split: (color, key) per parent rank */
 	int color;
 	int *members;		/* parent ranks of the new group */
@@ -114,120 +97,6 @@ static int cc_split_members(struct cc *c)
 	c->nmembers = k;
 	free(e);
 	return RC_OK;
-}
-
-/* ---- context-id agreement -------------------------------------------------
- */
-
-static void agree_settle(struct rc_sched *s, void *arg);
-
-/* Append a round (from a CALL: the schedule is running). */
-static void agree_round(struct rc_sched *s, void *arg)
-{
-	struct cc_agree *g = arg;
-	unsigned n = rc_ctx_round_words(&g->a);
-	struct rc_cargs a;
-
-	rc_ctx_propose(s->inst, &g->a, g->mask);
-	memset(&a, 0, sizeof(a));
-	a.dt = &rc_mpi_uint32_t;
-	a.op = &rc_mpi_band;
-	a.count = n;
-	rc_sched_use(s, g->lside);
-	if (g->rside < 0) {
-		a.sbuf = MPI_IN_PLACE;
-		a.rbuf = g->mask;
-		rc_coll_append(s, RC_COLL_ALLREDUCE, &a);
-	} else {
-		/* the group's AND at its leader (local rank 0) */
-		a.sbuf = s->comm->rank ? g->mask : MPI_IN_PLACE;
-		a.rbuf = s->comm->rank ? NULL : g->mask;
-		rc_coll_append(s, RC_COLL_REDUCE, &a);
-		rc_sched_wait(s);
-		if (g->rleader >= 0) {
-			rc_sched_use(s, g->rside);
-			rc_sched_send(s, g->mask, n, &rc_mpi_uint32_t,
-				      g->rleader);
-			rc_sched_recv(s, g->rmask, n, &rc_mpi_uint32_t,
-				      g->rleader);
-			rc_sched_wait(s);
-			rc_sched_reduce(s, g->rmask, g->mask, n,
-					&rc_mpi_uint32_t);
-			rc_sched_wait(s);
-			rc_sched_use(s, g->lside);
-		}
-		a.sbuf = NULL;
-		a.rbuf = g->mask;
-		a.root = 0;
-		rc_coll_append(s, RC_COLL_BCAST, &a);
-	}
-	rc_sched_wait(s);
-	rc_sched_use(s, 0);
-	rc_sched_call(s, agree_settle, g);
-	if (s->berr && !s->err)
-		s->err = s->berr;
-}
-
-static void agree_settle(struct rc_sched *s, void *arg)
-{
-	struct cc_agree *g = arg;
-	int ret;
-
-	if (s->err) {
-		rc_ctx_abandon(s->inst, &g->a);
-	} else {
-		ret = rc_ctx_settle(s->inst, &g->a, g->mask, &g->ctx);
-		if (ret == RC_AGAIN) {
-			rc_sched_use(s, g->lside);
-			if (g->rside < 0 && s->comm->size == 1) {
-				/* a round of one runs without messages: wait
-				 * for progress (a message to myself) before
-				 * the next, or it would spin here while what
-				 * it waits for cannot move */
-				rc_sched_send(s, NULL, 0, &rc_mpi_byte, 0);
-				rc_sched_recv(s, NULL, 0, &rc_mpi_byte, 0);
-				rc_sched_wait(s);
-			}
-			rc_sched_use(s, 0);
-			rc_sched_call(s, agree_round, g);
-			if (s->berr && !s->err)
-				s->err = s->berr;
-			return;
-		}
-		if (ret)
-			s->err = ret;
-	}
-	rc_sched_call(s, g->done, g->arg);
-	if (s->berr && !s->err)
-		s->err = s->berr;
-}
-
-/* The key of an agreement whose messages run on s's own context and tag
- * (unique among the agreements that share a process: comm.h). */
-static struct rc_ctx_key agree_key(const struct rc_sched *s)
-{
-	struct rc_ctx_key k = {
-		.hi = (uint64_t)s->ctx << 32 | (uint32_t)s->tag,
-		.lo = 0,
-	};
-
-	return k;
-}
-
-/* Set up g in s's scratch (NOMEM: s->berr); the rounds start when the
- * schedule reaches the call appended here. */
-static void agree_append(struct rc_sched *s, struct cc_agree *g, bool member,
-			 rc_sched_fn done, void *arg)
-{
-	rc_ctx_agree_init(&g->a, agree_key(s), member);
-	g->mask = rc_sched_tmp(s, sizeof(uint32_t) * RC_CTX_FULL_WORDS);
-	g->done = done;
-	g->arg = arg;
-	if (g->rside >= 0)
-		g->rmask =
-			rc_sched_tmp(s, sizeof(uint32_t) * RC_CTX_FULL_WORDS);
-	rc_sched_wait(s);
-	rc_sched_call(s, agree_round, g);
 }
 
 /* ---- building the communicator ------------------------------------------- */
@@ -352,58 +221,23 @@ static bool cc_member(const struct cc *c)
 	return false;
 }
 
-/* Start or run a built schedule as the constructor's request (req->comm:
- * `owner`, retained by a pooled request). */
-static int cc_run(struct rc_sched *s, struct rc_comm *owner,
-		  struct rc_req **reqp)
-{
-	struct rc_req req, *r;
-	int ret;
-
-	if (s->berr) {
-		ret = s->berr;
-		rc_sched_discard(s);
-		return ret;
-	}
-	if (reqp) {
-		r = rc_req_alloc(owner->inst, RC_REQ_COLL);
-		if (!r) {
-			rc_sched_discard(s);
-			return RC_ERR_NOMEM;
-		}
-		rc_comm_retain(owner);
-		r->comm = owner;
-		ret = rc_sched_start(s, r);
-		if (ret) {
-			rc_req_free(r);
-			return ret;
-		}
-		*reqp = r;
-		return RC_OK;
-	}
-	rc_req_init_stack(&req, owner->inst, RC_REQ_COLL);
-	req.comm = owner;
-	ret = rc_sched_start(s, &req);
-	if (ret)
-		return ret;
-	rc_req_wait_done(&req);
-	return req.err;
-}
-
 /* Append the agreement and the final step; start or run it. */
 static int cc_go(struct rc_sched *s, struct cc *c, struct rc_req **reqp)
 {
-	agree_append(s, &c->ag, cc_member(c), cc_finish, c);
-	return cc_run(s, c->parent, reqp);
+	rc_cc_agree(s, &c->ag, rc_cc_key(s), cc_member(c), cc_finish, c);
+	return rc_cc_run(s, c->parent, reqp);
 }
 
 int rc_comm_dup(struct rc_comm *comm, struct rc_comm **out,
 		struct rc_req **reqp)
 {
 	struct rc_sched *s;
-	struct cc *c = cc_begin(comm, out, CC_FIXED, &s);
+	struct cc *c;
 	struct rc_topo *t = comm->topo;
 
+	if (rc_comm_is_inter(comm))
+		return rc_intercomm_dup(comm, out, reqp);
+	c = cc_begin(comm, out, CC_FIXED, &s);
 	if (!c)
 		return RC_ERR_NOMEM;
 	if (t && cc_set_topo(s, c, t->ndims, t->dims, t->periods)) {
@@ -417,10 +251,13 @@ int rc_comm_split(struct rc_comm *comm, int color, int key,
 		  struct rc_comm **out, struct rc_req **reqp)
 {
 	struct rc_sched *s;
-	struct cc *c = cc_begin(comm, out, CC_SPLIT, &s);
+	struct cc *c;
 	struct rc_cargs a;
 	int n = comm->size;
 
+	if (rc_comm_is_inter(comm))
+		return rc_intercomm_split(comm, color, key, out, reqp);
+	c = cc_begin(comm, out, CC_SPLIT, &s);
 	if (!c)
 		return RC_ERR_NOMEM;
 	c->color = color;
@@ -453,9 +290,9 @@ int rc_comm_split_type(struct rc_comm *comm, int type, int key,
 	if (type == MPI_COMM_TYPE_SHARED) {
 		/* the node's name: its lowest world rank in comm (every rank
 		 * of the node sees the same set of local members) */
-		color = rc_comm_wrank(comm, comm->rank);
+		color = comm->group->wranks[comm->rank];
 		for (i = 0; i < comm->size; i++) {
-			int w = rc_comm_wrank(comm, i);
+			int w = comm->group->wranks[i];
 
 			if (inst->procs[w].local && w < color)
 				color = w;
@@ -468,9 +305,12 @@ int rc_comm_create(struct rc_comm *comm, struct rc_group *group,
 		   struct rc_comm **out, struct rc_req **reqp)
 {
 	struct rc_sched *s;
-	struct cc *c = cc_begin(comm, out, CC_FIXED, &s);
+	struct cc *c;
 	int i;
 
+	if (rc_comm_is_inter(comm))
+		return rc_intercomm_subset(comm, group, out, reqp);
+	c = cc_begin(comm, out, CC_FIXED, &s);
 	if (!c)
 		return RC_ERR_NOMEM;
 	c->members = cc_members(s, group->size);
@@ -666,6 +506,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
 	struct rc_comm *nc = NULL;
 
 	CC_ENTER("MPI_Comm_split_type", comm, newcomm);
+	if (rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, "MPI_Comm_split_type",
+				  "an intercommunicator");
 	if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
 		return RC_ERR_MSG(comm, MPI_ERR_ARG, "MPI_Comm_split_type",
 				  "split_type must be MPI_COMM_TYPE_SHARED or "
@@ -704,6 +547,9 @@ static int comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 	int i;
 
 	CC_ENTER(fn, comm, newcomm);
+	if (rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "an intercommunicator");
 	if (!rc_group_valid(group))
 		return RC_ERR(comm, MPI_ERR_GROUP, fn);
 	if (tag < 0 || tag > TAG_UB)
@@ -756,6 +602,9 @@ int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[],
 	int i;
 
 	CC_ENTER(fn, comm, comm_cart);
+	if (rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "an intercommunicator");
 	if (ndims < 0)
 		return RC_ERR_MSG(comm, MPI_ERR_DIMS, fn, "ndims is negative");
 	if (ndims && (!dims || !periods))

@@ -140,9 +140,14 @@ struct rc_sched *rc_sched_new(struct rc_comm *comm)
 {
 	struct rc_sched *s = sched_get(comm, rc_comm_coll_ctx(comm), 0);
 
+	if (!s)
+		return NULL;
 	/* tags stay non-negative: MPI_ANY_TAG is -1 */
-	if (s)
-		s->tag = rc_coll_next_tag(comm);
+	s->tag = rc_coll_next_tag(comm);
+	/* an intercommunicator's local steps: its local group (alg_inter.c) */
+	if (comm->local)
+		rc_sched_set_side(s, comm->local, rc_comm_coll_ctx(comm->local),
+				  s->tag);
 	return s;
 }
 

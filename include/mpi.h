@@ -653,6 +653,13 @@ RC_DECL(int, MPI_Comm_idup,
 	(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
 RC_DECL(int, MPI_Comm_create_group,
 	(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+RC_DECL(int, MPI_Intercomm_create,
+	(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+	 int remote_leader, int tag, MPI_Comm *newintercomm));
+RC_DECL(int, MPI_Intercomm_merge,
+	(MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
+RC_DECL(int, MPI_Comm_remote_size, (MPI_Comm comm, int *size));
+RC_DECL(int, MPI_Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@
 #include "comm.h"
 #include "errhandler.h"
 #include "inst.h"
+#include "thread.h"
 #include "topo.h"
 
 struct rc_comm rc_mpi_comm_world, rc_mpi_comm_self;
@@ -91,6 +92,9 @@ void rc_comm_release(struct rc_comm *c)
 	/* nothing can reference the context ids any more */
 	if (!(c->flags & RC_COMM_BORROWED))
 		rc_ctx_mark(c->inst, c->ctx, false);
+	if (c->local)
+		rc_comm_release(c->local);
+	rc_group_release(c->rgroup);
 	rc_group_release(c->group);
 	rc_topo_free(c->topo);
 	c->magic = 0;
@@ -106,6 +110,7 @@ int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 		return RC_ERR_NOMEM;
 	rc_group_retain(group);
 	c->group = group;
+	c->pgroup = group;
 	c->inst = inst;
 	c->refcount = 1;
 	c->ctx = ctx;
@@ -134,6 +139,30 @@ bool rc_ctx_used(const struct rc_inst *inst, uint32_t ctx)
 	return inst->ctx_used[b / 32] & (1u << (b % 32));
 }
 
+int rc_intercomm_new(struct rc_inst *inst, struct rc_group *lg,
+		     struct rc_group *rg, uint32_t ctx,
+		     const struct rc_comm *parent, struct rc_comm **out)
+{
+	struct rc_comm *c, *l;
+	int ret;
+
+	ret = rc_comm_new(inst, lg, ctx + RC_CTX_PEER, parent, &l);
+	if (ret)
+		return ret;
+	l->flags |= RC_COMM_BORROWED;
+	ret = rc_comm_new(inst, lg, ctx, parent, &c);
+	if (ret) {
+		rc_comm_release(l);
+		return ret;
+	}
+	rc_group_retain(rg);
+	c->rgroup = rg;
+	c->pgroup = rg;
+	c->local = l;
+	*out = c;
+	return RC_OK;
+}
+
 static int comm_setup(struct rc_inst *inst, struct rc_comm *c, int size,
 		      int rank, uint32_t ctx, const char *name)
 {
@@ -145,6 +174,7 @@ static int comm_setup(struct rc_inst *inst, struct rc_comm *c, int size,
 	for (i = 0; i < size; i++)
 		c->group->wranks[i] = size == 1 ? inst->rank : i;
 	c->group->rank = rank;
+	c->pgroup = c->group;
 	c->inst = inst;
 	c->refcount = 1;
 	c->flags = RC_COMM_PREDEFINED;
@@ -224,3 +254,49 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Comm_size)
+
+static int comm_remote_size(MPI_Comm comm, int *size)
+{
+	static const char fn[] = "MPI_Comm_remote_size";
+
+	RC_API_CHECK_INIT(fn);
+	if (!rc_comm_valid(comm))
+		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "not an intercommunicator");
+	if (!size)
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	*size = comm->rgroup->size;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_remote_size(comm, size));
+}
+RC_WEAK(MPI_Comm_remote_size)
+
+static int comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+	static const char fn[] = "MPI_Comm_remote_group";
+
+	RC_API_CHECK_INIT(fn);
+	if (!rc_comm_valid(comm))
+		return RC_ERR(NULL, MPI_ERR_COMM, fn);
+	if (!rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "not an intercommunicator");
+	if (!group)
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	/* groups are immutable: the handle shares the communicator's */
+	rc_group_retain(comm->rgroup);
+	*group = comm->rgroup;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_remote_group(comm, group));
+}
+RC_WEAK(MPI_Comm_remote_group)

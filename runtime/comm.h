@@ -55,17 +55,39 @@ struct rc_comm {
 	int refcount;
 	unsigned flags;
 	uint32_t ctx; /* first of the block (RC_CTX_*) */
-	int rank, size;
-	struct rc_group *group;
+	int rank, size;		/* in the local group */
+	struct rc_group *group; /* the local group */
+	/* whom ranks name in point-to-point: group, or for an
+	 * intercommunicator the remote group */
+	struct rc_group *pgroup;
+	/* intercommunicator: the remote group (NULL for an intracomm) and
+	 * the local group as an intracommunicator, for the local steps of
+	 * collectives (contexts ctx + RC_CTX_PEER / RC_CTX_GROUP, borrowed) */
+	struct rc_group *rgroup;
+	struct rc_comm *local;
 	struct rc_errhandler *errh;
 	uint32_t coll_seq;	/* collective sequence number (tags) */
 	struct rc_topo *topo;	/* Cartesian topology, if any (topo.h) */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
+/* World rank of the process that rank r names in point-to-point (in the
+ * remote group of an intercommunicator). */
 static inline int rc_comm_wrank(const struct rc_comm *c, int r)
 {
-	return c->group->wranks[r];
+	return c->pgroup->wranks[r];
+}
+
+/* How many ranks point-to-point may name (the remote group's size for an
+ * intercommunicator). */
+static inline int rc_comm_psize(const struct rc_comm *c)
+{
+	return c->pgroup->size;
+}
+
+static inline bool rc_comm_is_inter(const struct rc_comm *c)
+{
+	return c->rgroup != NULL;
 }
 
 enum rc_ctx_kind {
@@ -106,6 +128,15 @@ void rc_comm_release(struct rc_comm *c);
  */
 int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 		const struct rc_comm *parent, struct rc_comm **out);
+
+/*
+ * A new intercommunicator between the local group `lg` (my rank its rank)
+ * and the remote group `rg` (both retained) with context block ctx, agreed
+ * over both groups and rc_ctx_mark()ed; errhandler: the parent's.
+ */
+int rc_intercomm_new(struct rc_inst *inst, struct rc_group *lg,
+		     struct rc_group *rg, uint32_t ctx,
+		     const struct rc_comm *parent, struct rc_comm **out);
 
 /* Create world and self for inst (into the given objects when non-NULL,
  * else allocated). */

@@ -450,8 +450,163 @@ START_TEST(self_colls)
 }
 END_TEST
 
-/* ---- context-id agreement over the in-process fabric ----------------------
- */
+/* Intercommunicators, locally: queries, and every call that must refuse
+ * one (or refuse what an intercommunicator forbids) before sending. This
+ * process (world rank 2) is rank 1 of {1, 2, 5}; the remote group is
+ * {0, 3}. */
+START_TEST(inter_local)
+{
+	static const int lw[3] = {1, 2, 5}, rw[2] = {0, 3};
+	struct rc_group *lg = rc_group_new(3), *rg = rc_group_new(2);
+	struct rc_comm *ic, *ic2;
+	int buf[16], buf2[16], counts[6] = {1, 1, 1, 1, 1, 1};
+	int displs[6] = {0}, flag, n, res, dims[1] = {3}, per[1] = {0};
+	MPI_Comm nc;
+	MPI_Group g;
+	MPI_Request req;
+
+	memcpy(lg->wranks, lw, sizeof(lw));
+	memcpy(rg->wranks, rw, sizeof(rw));
+	lg->rank = 1;
+	rc_ctx_mark(&rc_g, 8, true);
+	ck_assert_int_eq(rc_intercomm_new(&rc_g, lg, rg, 8, world, &ic), RC_OK);
+	rc_ctx_mark(&rc_g, 12, true);
+	ck_assert_int_eq(rc_intercomm_new(&rc_g, lg, rg, 12, world, &ic2),
+			 RC_OK);
+	rc_group_release(lg);
+	rc_group_release(rg);
+	/* queries */
+	ck_assert_int_eq(MPI_Comm_test_inter(ic, &flag), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 1);
+	ck_assert_int_eq(MPI_Comm_test_inter(world, &flag), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 0);
+	ck_assert_int_eq(MPI_Comm_size(ic, &n), MPI_SUCCESS);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(MPI_Comm_rank(ic, &n), MPI_SUCCESS);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(MPI_Comm_remote_size(ic, &n), MPI_SUCCESS);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(MPI_Comm_remote_group(ic, &g), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Group_size(g, &n), MPI_SUCCESS);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(MPI_Group_rank(g, &n), MPI_SUCCESS);
+	ck_assert_int_eq(n, MPI_UNDEFINED);
+	MPI_Group_free(&g);
+	ck_assert_int_eq(MPI_Comm_group(ic, &g), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Group_size(g, &n), MPI_SUCCESS);
+	ck_assert_int_eq(n, 3);
+	MPI_Group_free(&g);
+	ck_assert_int_eq(MPI_Comm_compare(ic, ic2, &res), MPI_SUCCESS);
+	ck_assert_int_eq(res, MPI_CONGRUENT);
+	ck_assert_int_eq(MPI_Comm_compare(ic, world, &res), MPI_SUCCESS);
+	ck_assert_int_eq(res, MPI_UNEQUAL);
+	ck_assert_int_eq(MPI_Topo_test(ic, &res), MPI_SUCCESS);
+	ck_assert_int_eq(res, MPI_UNDEFINED);
+	ck_assert_int_eq(MPI_Comm_remote_size(world, &n), MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Comm_remote_group(world, &g), MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Comm_remote_size(ic, NULL), MPI_ERR_ARG);
+	/* point-to-point ranks name the remote group */
+	ck_assert_int_eq(MPI_Send(buf, 1, MPI_INT, 2, 0, ic), MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Irecv(buf, 1, MPI_INT, 2, 0, ic, &req),
+			 MPI_ERR_RANK);
+	/* not defined on intercommunicators */
+	ck_assert_int_eq(MPI_Scan(buf, buf2, 1, MPI_INT, MPI_SUM, ic),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Exscan(buf, buf2, 1, MPI_INT, MPI_SUM, ic),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Iscan(buf, buf2, 1, MPI_INT, MPI_SUM, ic, &req),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Iexscan(buf, buf2, 1, MPI_INT, MPI_SUM, ic, &req),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Cart_create(ic, 1, dims, per, 0, &nc),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0,
+					     MPI_INFO_NULL, &nc),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Comm_create_group(ic, world->group, 0, &nc),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Intercomm_merge(world, 0, &nc), MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Intercomm_create(ic, 0, world, 0, 0, &nc),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Intercomm_create(world, 6, world, 0, 0, &nc),
+			 MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Intercomm_create(world, 2, world, 0, -3, &nc),
+			 MPI_ERR_TAG);
+	ck_assert_int_eq(MPI_Intercomm_create(world, 2, world, 2, 0, &nc),
+			 MPI_ERR_RANK);
+	ck_assert_int_eq(
+		MPI_Intercomm_create(world, 2, MPI_COMM_NULL, 0, 0, &nc),
+		MPI_ERR_COMM);
+	ck_assert_int_eq(MPI_Intercomm_create(world, 2, world, 0, 0, NULL),
+			 MPI_ERR_ARG);
+	/* MPI_IN_PLACE is invalid in every intercommunicator collective */
+	ck_assert_int_eq(
+		MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM, ic),
+		MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Iallreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM,
+					ic, &req),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(
+		MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, ic),
+		MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Allgatherv(MPI_IN_PLACE, 1, MPI_INT, buf, counts,
+					displs, MPI_INT, ic),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(
+		MPI_Alltoall(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, ic),
+		MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Alltoallv(MPI_IN_PLACE, counts, displs, MPI_INT,
+				       buf, counts, displs, MPI_INT, ic),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Reduce_scatter_block(MPI_IN_PLACE, buf, 1, MPI_INT,
+						  MPI_SUM, ic),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Reduce_scatter(MPI_IN_PLACE, buf, counts, MPI_INT,
+					    MPI_SUM, ic),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(
+		MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, 0, ic),
+		MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Gather(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
+				    MPI_ROOT, ic),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(
+		MPI_Scatter(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 1, ic),
+		MPI_ERR_BUFFER);
+	ck_assert_int_eq(
+		MPI_Reduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM, 0, ic),
+		MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Reduce(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM,
+				    MPI_ROOT, ic),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, MPI_ROOT, ic),
+			 MPI_ERR_BUFFER);
+	/* roots: MPI_ROOT, MPI_PROC_NULL or a remote rank */
+	ck_assert_int_eq(MPI_Bcast(buf, 1, MPI_INT, 2, ic), MPI_ERR_ROOT);
+	ck_assert_int_eq(MPI_Bcast(buf, 1, MPI_INT, -7, ic), MPI_ERR_ROOT);
+	ck_assert_int_eq(
+		MPI_Ireduce(buf, buf2, 1, MPI_INT, MPI_SUM, 2, ic, &req),
+		MPI_ERR_ROOT);
+	ck_assert_int_eq(MPI_Gatherv(buf, 1, MPI_INT, buf2, counts, displs,
+				     MPI_INT, 5, ic),
+			 MPI_ERR_ROOT);
+	/* root-side arguments checked at the root only */
+	ck_assert_int_eq(MPI_Gatherv(buf, 1, MPI_INT, buf2, NULL, displs,
+				     MPI_INT, MPI_ROOT, ic),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(
+		MPI_Scatter(buf, -1, MPI_INT, buf2, 1, MPI_INT, MPI_ROOT, ic),
+		MPI_ERR_COUNT);
+	ck_assert_int_eq(
+		MPI_Reduce(buf, buf2, 1, MPI_FLOAT, MPI_BAND, MPI_ROOT, ic),
+		MPI_ERR_OP);
+	rc_comm_release(ic);
+	rc_comm_release(ic2);
+	ck_assert_uint_eq(rc_g.ctx_used[0], 0x3);
+}
+END_TEST
+
+/* ---- context-id agreement over the in-process fabric --------------------- */
 
 #define NR 6
 
@@ -1047,6 +1202,7 @@ static Suite *comm_suite(void)
 	tcase_add_test(tc, cart);
 	tcase_add_test(tc, coll_errors);
 	tcase_add_test(tc, self_colls);
+	tcase_add_test(tc, inter_local);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ctxid");
 	tcase_set_timeout(tc, TMO);
