@@ -23,7 +23,8 @@
  *   allgather      leader: local gathers, leaders swap, local bcasts;
  *                  linear: everyone with every remote rank
  *   allgatherv     linear
- *   alltoall(v/w)  linear: every remote rank's block posted at once
+ *   alltoall(v/w)  linear: every remote rank's block posted at once (w:
+ *                  alg_nbr.c)
  *   reduce         leader: local reduce, one message to the root (in rank
  *                  order: non-commutative ops are fine); linear: the root
  *                  reduces every remote rank's vector in rank order
@@ -512,6 +513,7 @@ ONE(alltoallv, "linear", ialltoallv_linear)
 ONE(allreduce, "leader", iallreduce_leader)
 ONE(reduce_scatter, "leader", iredscat_leader)
 ONE(reduce_scatter_block, "leader", iredscat_block_leader)
+ONE(alltoallw, "linear", rc_inter_alltoallw_linear)
 
 static const struct rc_coll_alg rc_inter_bcast_algs[] = {
 	{"leader", ibcast_leader, NULL, NULL},
@@ -641,5 +643,17 @@ const struct rc_coll_desc rc_coll_inter_descs[RC_COLL_N] = {
 	D(REDUCE_SCATTER_BLOCK, reduce_scatter_block),
 	[RC_COLL_SCAN] = {"scan", rc_inter_none_algs, rc_inter_none_choose},
 	[RC_COLL_EXSCAN] = {"exscan", rc_inter_none_algs, rc_inter_none_choose},
+	D(ALLTOALLW, alltoallw),
+	/* intercommunicators have no process topology */
+	[RC_COLL_NBR_ALLGATHER] = {"neighbor_allgather", rc_inter_none_algs,
+				   rc_inter_none_choose},
+	[RC_COLL_NBR_ALLGATHERV] = {"neighbor_allgatherv", rc_inter_none_algs,
+				    rc_inter_none_choose},
+	[RC_COLL_NBR_ALLTOALL] = {"neighbor_alltoall", rc_inter_none_algs,
+				  rc_inter_none_choose},
+	[RC_COLL_NBR_ALLTOALLV] = {"neighbor_alltoallv", rc_inter_none_algs,
+				   rc_inter_none_choose},
+	[RC_COLL_NBR_ALLTOALLW] = {"neighbor_alltoallw", rc_inter_none_algs,
+				   rc_inter_none_choose},
 #undef D
 };

@@ -38,6 +38,12 @@ const struct rc_coll_desc rc_coll_descs[RC_COLL_N] = {
 	D(REDUCE_SCATTER_BLOCK, reduce_scatter_block),
 	D(SCAN, scan),
 	D(EXSCAN, exscan),
+	D(ALLTOALLW, alltoallw),
+	D(NBR_ALLGATHER, neighbor_allgather),
+	D(NBR_ALLGATHERV, neighbor_allgatherv),
+	D(NBR_ALLTOALL, neighbor_alltoall),
+	D(NBR_ALLTOALLV, neighbor_alltoallv),
+	D(NBR_ALLTOALLW, neighbor_alltoallw),
 #undef D
 };
 

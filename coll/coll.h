@@ -33,6 +33,13 @@ enum rc_coll_id {
 	RC_COLL_REDUCE_SCATTER_BLOCK,
 	RC_COLL_SCAN,
 	RC_COLL_EXSCAN,
+	RC_COLL_ALLTOALLW,
+	/* neighbourhood collectives (process topologies) */
+	RC_COLL_NBR_ALLGATHER,
+	RC_COLL_NBR_ALLGATHERV,
+	RC_COLL_NBR_ALLTOALL,
+	RC_COLL_NBR_ALLTOALLV,
+	RC_COLL_NBR_ALLTOALLW,
 	RC_COLL_N
 };
 
@@ -86,6 +93,19 @@ int rc_comm_create(struct rc_comm *comm, struct rc_group *group,
  * one parent need distinct tags. A process outside group gets NULL at
  * once. */
 int rc_comm_create_group(struct rc_comm *comm, struct rc_group *group, int tag,
+			 struct rc_comm **out, struct rc_req **reqp);
+/* Topologies: nodes = ranks 0..nnodes-1 of comm (never reordered);
+ * arrays checked by the caller. */
+int rc_graph_create(struct rc_comm *comm, int nnodes, const int *index,
+		    const int *edges, struct rc_comm **out,
+		    struct rc_req **reqp);
+int rc_dist_graph_adjacent(struct rc_comm *comm, int indegree, const int *in,
+			   const int *inw, int outdegree, const int *outl,
+			   const int *outw, bool weighted, struct rc_comm **out,
+			   struct rc_req **reqp);
+int rc_dist_graph_create(struct rc_comm *comm, int n, const int *sources,
+			 const int *degrees, const int *dests,
+			 const int *weights, bool weighted,
 			 struct rc_comm **out, struct rc_req **reqp);
 /*
  * Intercommunicators (comm_inter.c). rc_comm_dup, rc_comm_split and

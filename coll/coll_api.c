@@ -17,6 +17,8 @@
 #include "coll_impl.h"
 #include "dtype.h"
 #include "op.h"
+#include "thread.h"
+#include "topo.h"
 
 /* Common checks; each returns 0 or an MPI error class. */
 static int chk_data(const void *buf, int count, struct rc_dtype *dt)
@@ -807,3 +809,370 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[],
 			 rdt, comm, request, "MPI_Ialltoallv");
 }
 RC_WEAK(MPI_Ialltoallv)
+
+/* ---- alltoallw ----------------------------------------------------------- */
+
+/* n blocks of (counts, byte displacements, types): 0 or an error class.
+ * An empty block's type is not significant. */
+static int chk_wblocks(const int *counts, const void *displs,
+		       MPI_Datatype const *types, int n)
+{
+	int i;
+
+	if (RC_UNLIKELY(n && (!counts || !displs || !types)))
+		return MPI_ERR_ARG;
+	for (i = 0; i < n; i++) {
+		if (RC_UNLIKELY(counts[i] < 0))
+			return MPI_ERR_COUNT;
+		if (RC_UNLIKELY(counts[i] && !rc_dt_valid(types[i])))
+			return MPI_ERR_TYPE;
+	}
+	return MPI_SUCCESS;
+}
+
+/* Does any block hold data? (send and receive buffers may then alias) */
+static bool any_data(const int *counts, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (counts[i])
+			return true;
+	return false;
+}
+
+static int alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
+		     MPI_Datatype const *sdts, void *rbuf, const int *rcounts,
+		     const int *rdispls, MPI_Datatype const *rdts,
+		     MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+	bool inplace = sbuf == MPI_IN_PLACE;
+	int n;
+
+	COLL_ENTER(fn, comm, req);
+	n = rc_comm_psize(comm);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
+	CHK(comm, rbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : 0, fn, NULL);
+	if (!inplace) {
+		CHK(comm, chk_wblocks(scounts, sdispls, sdts, n), fn, NULL);
+		CHK(comm,
+		    sbuf == rbuf && sbuf && any_data(scounts, n)
+			    ? MPI_ERR_BUFFER
+			    : 0,
+		    fn, "sendbuf and recvbuf are the same");
+	}
+	CHK(comm, chk_wblocks(rcounts, rdispls, rdts, n), fn, NULL);
+	memset(&a, 0, sizeof(a));
+	a.sbuf = sbuf;
+	a.rbuf = rbuf;
+	if (!inplace) {
+		a.scounts = scounts;
+		a.sdispls = sdispls;
+		a.sdts = sdts;
+	}
+	a.rcounts = rcounts;
+	a.rdispls = rdispls;
+	a.rdts = rdts;
+	return coll_go(comm, RC_COLL_ALLTOALLW, &a, req, fn);
+}
+
+int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+		   const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+		   const int rdispls[], const MPI_Datatype rdts[],
+		   MPI_Comm comm)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  alltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+				    rdispls, rdts, comm, RC_BLOCKING,
+				    "MPI_Alltoallw"));
+}
+RC_WEAK(MPI_Alltoallw)
+
+int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+		    const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+		    const int rdispls[], const MPI_Datatype rdts[],
+		    MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  alltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+				    rdispls, rdts, comm, request,
+				    "MPI_Ialltoallw"));
+}
+RC_WEAK(MPI_Ialltoallw)
+
+/* ---- neighbourhood collectives ----------------------------------------------
+ *
+ * On a communicator with a process topology only (MPI_ERR_TOPOLOGY
+ * otherwise, intercommunicators included); block counts over the
+ * in-neighbours (receive) and out-neighbours (send); no MPI_IN_PLACE.
+ */
+
+enum { NB_GATHER, NB_GATHERV, NB_A2A, NB_A2AV, NB_A2AW };
+
+/* The arguments of one neighbourhood call (unused ones zero). */
+struct nbr_args {
+	const void *sbuf;
+	int scount;
+	const int *scounts, *sdispls;
+	const MPI_Aint *sbd; /* alltoallw: byte displacements */
+	MPI_Datatype sdt;
+	MPI_Datatype const *sdts;
+	void *rbuf;
+	int rcount;
+	const int *rcounts, *rdispls;
+	const MPI_Aint *rbd;
+	MPI_Datatype rdt;
+	MPI_Datatype const *rdts;
+};
+
+static int neighbor(int kind, const struct nbr_args *x, MPI_Comm comm,
+		    MPI_Request *req, const char *fn)
+{
+	const void *sbuf = x->sbuf;
+	void *rbuf = x->rbuf;
+	int scount = x->scount, rcount = x->rcount;
+	const int *scounts = x->scounts, *sdispls = x->sdispls;
+	const int *rcounts = x->rcounts, *rdispls = x->rdispls;
+	const MPI_Aint *sbd = x->sbd, *rbd = x->rbd;
+	MPI_Datatype sdt = x->sdt, rdt = x->rdt;
+	MPI_Datatype const *sdts = x->sdts, *rdts = x->rdts;
+	static const int coll[] = {
+		RC_COLL_NBR_ALLGATHER, RC_COLL_NBR_ALLGATHERV,
+		RC_COLL_NBR_ALLTOALL,  RC_COLL_NBR_ALLTOALLV,
+		RC_COLL_NBR_ALLTOALLW,
+	};
+	const struct rc_topo *t;
+	struct rc_cargs a;
+	int nin, nout;
+
+	COLL_ENTER(fn, comm, req);
+	t = comm->topo;
+	if (RC_UNLIKELY(!t))
+		return RC_ERR_MSG(comm, MPI_ERR_TOPOLOGY, fn,
+				  "the communicator has no process topology");
+	nin = t->nin;
+	nout = t->nout;
+	CHK(comm,
+	    sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : 0,
+	    fn, "MPI_IN_PLACE in a neighbourhood collective");
+	memset(&a, 0, sizeof(a));
+	switch (kind) {
+	case NB_GATHER:
+	case NB_A2A:
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
+		break;
+	case NB_GATHERV:
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+		CHK(comm, chk_counts(rcounts, rdispls, nin, rdt, rbuf), fn,
+		    NULL);
+		break;
+	case NB_A2AV:
+		CHK(comm, chk_counts(scounts, sdispls, nout, sdt, sbuf), fn,
+		    NULL);
+		CHK(comm, chk_counts(rcounts, rdispls, nin, rdt, rbuf), fn,
+		    NULL);
+		break;
+	default:
+		CHK(comm, chk_wblocks(scounts, sbd, sdts, nout), fn, NULL);
+		CHK(comm, chk_wblocks(rcounts, rbd, rdts, nin), fn, NULL);
+		break;
+	}
+	a.sbuf = sbuf;
+	a.scount = scount > 0 ? (size_t)scount : 0;
+	a.scounts = scounts;
+	a.sdispls = sdispls;
+	a.sdt = kind == NB_A2AW ? NULL : sdt;
+	a.sdts = sdts;
+	a.rbuf = rbuf;
+	a.rcount = rcount > 0 ? (size_t)rcount : 0;
+	a.rcounts = rcounts;
+	a.rdispls = rdispls;
+	a.rdt = kind == NB_A2AW ? NULL : rdt;
+	a.rdts = rdts;
+	a.sbdispls = sbd;
+	a.rbdispls = rbd;
+	return coll_go(comm, coll[kind], &a, req, fn);
+}
+
+int PMPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype sdt,
+			    void *rbuf, int rcount, MPI_Datatype rdt,
+			    MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_GATHER, &x, comm, RC_BLOCKING,
+					       "MPI_Neighbor_allgather"));
+}
+RC_WEAK(MPI_Neighbor_allgather)
+
+int PMPI_Ineighbor_allgather(const void *sbuf, int scount, MPI_Datatype sdt,
+			     void *rbuf, int rcount, MPI_Datatype rdt,
+			     MPI_Comm comm, MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_GATHER, &x, comm, request,
+					       "MPI_Ineighbor_allgather"));
+}
+RC_WEAK(MPI_Ineighbor_allgather)
+
+int PMPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
+			     void *rbuf, const int rcounts[],
+			     const int displs[], MPI_Datatype rdt,
+			     MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = displs,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big,
+			  neighbor(NB_GATHERV, &x, comm, RC_BLOCKING,
+				   "MPI_Neighbor_allgatherv"));
+}
+RC_WEAK(MPI_Neighbor_allgatherv)
+
+int PMPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
+			      void *rbuf, const int rcounts[],
+			      const int displs[], MPI_Datatype rdt,
+			      MPI_Comm comm, MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = displs,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_GATHERV, &x, comm, request,
+					       "MPI_Ineighbor_allgatherv"));
+}
+RC_WEAK(MPI_Ineighbor_allgatherv)
+
+int PMPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+			   void *rbuf, int rcount, MPI_Datatype rdt,
+			   MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2A, &x, comm, RC_BLOCKING,
+					       "MPI_Neighbor_alltoall"));
+}
+RC_WEAK(MPI_Neighbor_alltoall)
+
+int PMPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+			    void *rbuf, int rcount, MPI_Datatype rdt,
+			    MPI_Comm comm, MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2A, &x, comm, request,
+					       "MPI_Ineighbor_alltoall"));
+}
+RC_WEAK(MPI_Ineighbor_alltoall)
+
+int PMPI_Neighbor_alltoallv(const void *sbuf, const int scounts[],
+			    const int sdispls[], MPI_Datatype sdt, void *rbuf,
+			    const int rcounts[], const int rdispls[],
+			    MPI_Datatype rdt, MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sdispls = sdispls,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = rdispls,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2AV, &x, comm, RC_BLOCKING,
+					       "MPI_Neighbor_alltoallv"));
+}
+RC_WEAK(MPI_Neighbor_alltoallv)
+
+int PMPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
+			     const int sdispls[], MPI_Datatype sdt, void *rbuf,
+			     const int rcounts[], const int rdispls[],
+			     MPI_Datatype rdt, MPI_Comm comm,
+			     MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sdispls = sdispls,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = rdispls,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2AV, &x, comm, request,
+					       "MPI_Ineighbor_alltoallv"));
+}
+RC_WEAK(MPI_Ineighbor_alltoallv)
+
+int PMPI_Neighbor_alltoallw(const void *sbuf, const int scounts[],
+			    const MPI_Aint sdispls[], const MPI_Datatype sdts[],
+			    void *rbuf, const int rcounts[],
+			    const MPI_Aint rdispls[], const MPI_Datatype rdts[],
+			    MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sbd = sdispls,
+			     .sdts = sdts,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rbd = rdispls,
+			     .rdts = rdts};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2AW, &x, comm, RC_BLOCKING,
+					       "MPI_Neighbor_alltoallw"));
+}
+RC_WEAK(MPI_Neighbor_alltoallw)
+
+int PMPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
+			     const MPI_Aint sdispls[],
+			     const MPI_Datatype sdts[], void *rbuf,
+			     const int rcounts[], const MPI_Aint rdispls[],
+			     const MPI_Datatype rdts[], MPI_Comm comm,
+			     MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sbd = sdispls,
+			     .sdts = sdts,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rbd = rdispls,
+			     .rdts = rdts};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2AW, &x, comm, request,
+					       "MPI_Ineighbor_alltoallw"));
+}
+RC_WEAK(MPI_Ineighbor_alltoallw)

@@ -51,6 +51,7 @@ typedef void (*rc_sched_fn)(struct rc_sched *s, void *arg);
 struct rc_sop {
 	uint8_t kind;
 	uint8_t side;		/* send, receive: the communicator (sched) */
+	uint16_t tagoff;	/* send, receive: added to the tag (slots) */
 	int peer;		/* comm rank (send, receive) */
 	size_t n1, n2;
 	struct rc_dtype *dt1, *dt2;
@@ -75,11 +76,15 @@ struct rc_sched {
 	uint32_t ctx1;
 	int tag1;
 	uint8_t side;		/* of appended operations */
+	uint16_t tagoff;	/* of appended operations */
 	struct rc_comm *comm0;	/* side 0: the collective's own */
 	struct rc_req *req;	/* the collective request */
 	struct rc_op *op;	/* retained */
 	struct rc_dtype *hold[RC_SCHED_HOLD];	/* retained datatypes */
 	int nhold;
+	/* more of them (alltoallw's types), kept across runs */
+	struct rc_dtype **xhold;
+	unsigned nxhold, xhold_cap;
 	uint32_t ctx;
 	int tag;
 	int err;		/* first failure while running */
@@ -101,6 +106,11 @@ struct rc_cargs {
 	size_t scount, rcount;	/* per block */
 	struct rc_dtype *sdt, *rdt;
 	const int *scounts, *sdispls, *rcounts, *rdispls;
+	/* alltoallw, neighbor_alltoallw: a type per block; alltoallw's
+	 * displacements (above) are in bytes, neighbor_alltoallw's are
+	 * these */
+	struct rc_dtype *const *sdts, *const *rdts;
+	const MPI_Aint *sbdispls, *rbdispls;
 	size_t count;		/* reductions, bcast */
 	struct rc_dtype *dt;
 	struct rc_op *op;
@@ -122,6 +132,12 @@ void rc_sched_set_side(struct rc_sched *s, struct rc_comm *comm, uint32_t ctx,
 		       int tag);
 /* Append the following operations to side 0 or 1 (s->comm follows). */
 void rc_sched_use(struct rc_sched *s, int side);
+/* Sends and receives appended from now on use tag + off (a collective
+ * that took several tags: neighbourhood collectives' slots). */
+static inline void rc_sched_tagoff(struct rc_sched *s, int off)
+{
+	s->tagoff = (uint16_t)off;
+}
 /* Give back a schedule that was never started. */
 void rc_sched_discard(struct rc_sched *s);
 /* Keep op / a datatype alive until the schedule ends. */
@@ -238,7 +254,17 @@ RC_COLL_ALGS(reduce_scatter)
 RC_COLL_ALGS(reduce_scatter_block)
 RC_COLL_ALGS(scan)
 RC_COLL_ALGS(exscan)
+RC_COLL_ALGS(alltoallw)
+RC_COLL_ALGS(neighbor_allgather)
+RC_COLL_ALGS(neighbor_allgatherv)
+RC_COLL_ALGS(neighbor_alltoall)
+RC_COLL_ALGS(neighbor_alltoallv)
+RC_COLL_ALGS(neighbor_alltoallw)
 #undef RC_COLL_ALGS
+
+/* Alltoallw on an intercommunicator (alg_nbr.c, in alg_inter.c's
+ * table). */
+int rc_inter_alltoallw_linear(struct rc_sched *s, const struct rc_cargs *a);
 
 /* Building blocks shared by several collectives (they append to s). */
 int rc_bcast_binomial(struct rc_sched *s, const struct rc_cargs *a);
@@ -251,6 +277,13 @@ int rc_reduce_binomial(struct rc_sched *s, const struct rc_cargs *a);
 static inline int rc_coll_next_tag(struct rc_comm *comm)
 {
 	return (int)(comm->coll_seq++ & 0x7fffffffu);
+}
+
+/* Take n - 1 more tags after a schedule's own (tag .. tag + n - 1). */
+static inline void rc_coll_more_tags(struct rc_comm *comm, int n)
+{
+	if (n > 1)
+		comm->coll_seq += (uint32_t)(n - 1);
 }
 
 /* A direct algorithm's one send, with the tag its schedule would have had. */

@@ -55,9 +55,12 @@ struct cc {
 	int color;
 	int *members;		/* parent ranks of the new group */
 	int nmembers;		/* -1: the parent's own group (dup) */
-	/* topology to attach: ndims >= 0 */
-	int ndims;
-	int *dims, *periods;
+	/* topology to attach (a copy for my rank), or NULL: the parent's
+	 * (dup) or a description in the schedule's scratch */
+	const struct rc_topo *tdesc;
+	/* distributed graph */
+	int dg_k; /* tags: the most a process appears */
+	int *dg_scnt, *dg_sdsp, *dg_rcnt, *dg_rdsp, *dg_sbuf, *dg_rbuf;
 };
 
 struct ck_ent {
@@ -140,11 +143,12 @@ static void cc_finish(struct rc_sched *s, void *arg)
 	rc_group_release(g);
 	if (ret)
 		goto err_unmark;
-	if (c->ndims >= 0) {
-		ret = rc_topo_cart_new(c->ndims, c->dims, c->periods, nc->rank,
-				       &nc->topo);
+	if (c->tdesc) {
+		ret = rc_topo_copy(c->tdesc, nc->rank, &nc->topo);
 		if (ret)
 			goto err_free_comm;
+		if (nc->topo->kind == MPI_DIST_GRAPH)
+			nc->topo->ntags = c->dg_k > 0 ? c->dg_k : 1;
 	}
 	*c->out = nc;
 	return;
@@ -177,7 +181,6 @@ static struct cc *cc_begin(struct rc_comm *parent, struct rc_comm **out,
 	c->out = out;
 	c->kind = kind;
 	c->nmembers = -1;
-	c->ndims = -1;
 	c->ag.rside = -1;
 	c->ag.rleader = -1;
 	*sp = s;
@@ -190,19 +193,37 @@ static int *cc_members(struct rc_sched *s, int n)
 	return rc_sched_tmp(s, sizeof(int) * (size_t)(n ? n : 1));
 }
 
-static int cc_set_topo(struct rc_sched *s, struct cc *c, int ndims,
-		       const int *dims, const int *periods)
+/* A Cartesian description in s's scratch (NULL when out of memory). */
+static struct rc_topo *cc_cart_desc(struct rc_sched *s, int ndims,
+				    const int *dims, const int *periods)
 {
-	c->ndims = ndims;
-	c->dims = rc_sched_tmp(s, sizeof(int) * (size_t)(ndims + 1));
-	c->periods = rc_sched_tmp(s, sizeof(int) * (size_t)(ndims + 1));
-	if (!c->dims || !c->periods)
-		return RC_ERR_NOMEM;
+	struct rc_topo *t = rc_sched_tmp(s, sizeof(*t));
+	size_t n = sizeof(int) * (size_t)(ndims + 1);
+
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->kind = MPI_CART;
+	t->ndims = ndims;
+	t->dims = rc_sched_tmp(s, n);
+	t->periods = rc_sched_tmp(s, n);
+	if (!t->dims || !t->periods)
+		return NULL;
 	if (ndims) {
-		memcpy(c->dims, dims, sizeof(int) * (size_t)ndims);
-		memcpy(c->periods, periods, sizeof(int) * (size_t)ndims);
+		memcpy(t->dims, dims, sizeof(int) * (size_t)ndims);
+		memcpy(t->periods, periods, sizeof(int) * (size_t)ndims);
 	}
-	return RC_OK;
+	return t;
+}
+
+/* n ints from src in s's scratch (NULL when out of memory). */
+static int *cc_ints(struct rc_sched *s, const int *src, int n)
+{
+	int *p = rc_sched_tmp(s, sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+	if (p && src && n > 0)
+		memcpy(p, src, sizeof(int) * (size_t)n);
+	return p;
 }
 
 /* Does this process keep the new communicator (it takes part in the
@@ -240,10 +261,10 @@ int rc_comm_dup(struct rc_comm *comm, struct rc_comm **out,
 	c = cc_begin(comm, out, CC_FIXED, &s);
 	if (!c)
 		return RC_ERR_NOMEM;
-	if (t && cc_set_topo(s, c, t->ndims, t->dims, t->periods)) {
-		rc_sched_discard(s);
-		return RC_ERR_NOMEM;
-	}
+	/* the parent (and its topology) lives until the request is done */
+	c->tdesc = t;
+	if (t && t->kind == MPI_DIST_GRAPH)
+		c->dg_k = t->ntags;
 	return cc_go(s, c, reqp);
 }
 
@@ -362,7 +383,6 @@ int rc_comm_create_group(struct rc_comm *comm, struct rc_group *group, int tag,
 	c->out = out;
 	c->kind = CC_FIXED;
 	c->nmembers = -1;
-	c->ndims = -1;
 	c->ag.rside = -1;
 	c->ag.rleader = -1;
 	ret = cc_go(s, c, reqp);
@@ -384,7 +404,8 @@ int rc_cart_create(struct rc_comm *comm, int ndims, const int *dims,
 	for (i = 0; i < ndims; i++)
 		nnodes *= dims[i];
 	c->members = cc_members(s, nnodes);
-	if (!c->members || cc_set_topo(s, c, ndims, dims, periods)) {
+	c->tdesc = cc_cart_desc(s, ndims, dims, periods);
+	if (!c->members || !c->tdesc) {
 		rc_sched_discard(s);
 		return RC_ERR_NOMEM;
 	}
@@ -431,11 +452,264 @@ int rc_cart_sub(struct rc_comm *comm, const int *remain,
 			c->members[k++] = i;
 	}
 	c->nmembers = k;
-	if (cc_set_topo(s, c, nd, dims, periods)) {
+	c->tdesc = cc_cart_desc(s, nd, dims, periods);
+	if (!c->tdesc) {
 		rc_sched_discard(s);
 		return RC_ERR_NOMEM;
 	}
 	return cc_go(s, c, reqp);
+}
+
+int rc_graph_create(struct rc_comm *comm, int nnodes, const int *index,
+		    const int *edges, struct rc_comm **out,
+		    struct rc_req **reqp)
+{
+	struct rc_sched *s;
+	struct cc *c = cc_begin(comm, out, CC_FIXED, &s);
+	struct rc_topo *t;
+	int i, ne = nnodes ? index[nnodes - 1] : 0;
+
+	if (!c)
+		return RC_ERR_NOMEM;
+	c->members = cc_members(s, nnodes);
+	t = rc_sched_tmp(s, sizeof(*t));
+	if (!c->members || !t) {
+		rc_sched_discard(s);
+		return RC_ERR_NOMEM;
+	}
+	memset(t, 0, sizeof(*t));
+	t->kind = MPI_GRAPH;
+	t->nnodes = nnodes;
+	t->index = cc_ints(s, index, nnodes);
+	t->edges = cc_ints(s, edges, ne);
+	if (!t->index || !t->edges) {
+		rc_sched_discard(s);
+		return RC_ERR_NOMEM;
+	}
+	c->tdesc = t;
+	/* no reordering: node i is rank i of comm */
+	for (i = 0; i < nnodes; i++)
+		c->members[i] = i;
+	c->nmembers = nnodes;
+	return cc_go(s, c, reqp);
+}
+
+/* Distributed graphs take as many tags per neighbourhood collective as a
+ * process appears at most among anyone's neighbours: an allreduce(MAX)
+ * of everyone's count before the agreement. */
+static void dg_tags(struct rc_sched *s, struct cc *c, const int *in, int nin,
+		    const int *out, int nout)
+{
+	struct rc_cargs a;
+	int ki = rc_topo_multiplicity(in, nin);
+	int ko = rc_topo_multiplicity(out, nout);
+
+	c->dg_k = ki > ko ? ki : ko;
+	memset(&a, 0, sizeof(a));
+	a.sbuf = MPI_IN_PLACE;
+	a.rbuf = &c->dg_k;
+	a.count = 1;
+	a.dt = &rc_mpi_int;
+	a.op = &rc_mpi_max;
+	rc_coll_append(s, RC_COLL_ALLREDUCE, &a);
+	rc_sched_wait(s);
+}
+
+int rc_dist_graph_adjacent(struct rc_comm *comm, int indegree, const int *in,
+			   const int *inw, int outdegree, const int *outl,
+			   const int *outw, bool weighted, struct rc_comm **out,
+			   struct rc_req **reqp)
+{
+	struct rc_sched *s;
+	struct cc *c = cc_begin(comm, out, CC_FIXED, &s);
+	struct rc_topo *t;
+
+	if (!c)
+		return RC_ERR_NOMEM;
+	t = rc_sched_tmp(s, sizeof(*t));
+	if (!t) {
+		rc_sched_discard(s);
+		return RC_ERR_NOMEM;
+	}
+	memset(t, 0, sizeof(*t));
+	t->kind = MPI_DIST_GRAPH;
+	t->indegree = indegree;
+	t->outdegree = outdegree;
+	t->weighted = weighted;
+	t->in = cc_ints(s, in, indegree);
+	t->out = cc_ints(s, outl, outdegree);
+	t->inw = cc_ints(s, weighted ? inw : NULL, indegree);
+	t->outw = cc_ints(s, weighted ? outw : NULL, outdegree);
+	if (!t->in || !t->out || !t->inw || !t->outw) {
+		rc_sched_discard(s);
+		return RC_ERR_NOMEM;
+	}
+	c->tdesc = t;
+	dg_tags(s, c, t->in, indegree, t->out, outdegree);
+	return cc_go(s, c, reqp);
+}
+
+/*
+ * MPI_Dist_graph_create: an edge s -> d (weight w) that any process
+ * names is an out-edge of s and an in-edge of d. Each process sends every
+ * rank the records it names for it, (kind, peer, weight) triples, by an
+ * alltoall of counts and an alltoallv of records; each then lists its
+ * in- and out-neighbours in the order of (sender, record) - the same
+ * order on every run.
+ */
+enum { DG_IN = 0, DG_OUT = 1 };
+
+static void dg_received(struct rc_sched *s, void *arg)
+{
+	struct cc *c = arg;
+	struct rc_topo *t = (struct rc_topo *)c->tdesc;
+	int n = c->parent->size, i, total = 0, ni = 0, no = 0;
+
+	if (s->err) {
+		rc_sched_call(s, cc_finish, c);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		total += c->dg_rcnt[i] / 3;
+	for (i = 0; i < total; i++) {
+		if (c->dg_rbuf[3 * i] == DG_IN)
+			ni++;
+		else
+			no++;
+	}
+	t->indegree = ni;
+	t->outdegree = no;
+	t->in = cc_ints(s, NULL, ni);
+	t->inw = cc_ints(s, NULL, ni);
+	t->out = cc_ints(s, NULL, no);
+	t->outw = cc_ints(s, NULL, no);
+	if (!t->in || !t->inw || !t->out || !t->outw) {
+		s->err = RC_ERR_NOMEM;
+		rc_sched_call(s, cc_finish, c);
+		return;
+	}
+	ni = no = 0;
+	for (i = 0; i < total; i++) {
+		const int *r = c->dg_rbuf + 3 * i;
+
+		if (r[0] == DG_IN) {
+			t->in[ni] = r[1];
+			t->inw[ni++] = r[2];
+		} else {
+			t->out[no] = r[1];
+			t->outw[no++] = r[2];
+		}
+	}
+	dg_tags(s, c, t->in, ni, t->out, no);
+	rc_cc_agree(s, &c->ag, rc_cc_key(s), true, cc_finish, c);
+	if (s->berr && !s->err)
+		s->err = s->berr;
+}
+
+static void dg_counts(struct rc_sched *s, void *arg)
+{
+	struct cc *c = arg;
+	int n = c->parent->size, i, d = 0;
+	struct rc_cargs a;
+
+	for (i = 0; i < n; i++) {
+		c->dg_rdsp[i] = d;
+		d += c->dg_rcnt[i];
+	}
+	c->dg_rbuf = cc_ints(s, NULL, d);
+	if (!c->dg_rbuf && !s->err)
+		s->err = RC_ERR_NOMEM;
+	if (s->err) {
+		rc_sched_call(s, cc_finish, c);
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.sbuf = c->dg_sbuf;
+	a.scounts = c->dg_scnt;
+	a.sdispls = c->dg_sdsp;
+	a.sdt = &rc_mpi_int;
+	a.rbuf = c->dg_rbuf;
+	a.rcounts = c->dg_rcnt;
+	a.rdispls = c->dg_rdsp;
+	a.rdt = &rc_mpi_int;
+	rc_coll_append(s, RC_COLL_ALLTOALLV, &a);
+	rc_sched_wait(s);
+	rc_sched_call(s, dg_received, c);
+	if (s->berr && !s->err)
+		s->err = s->berr;
+}
+
+int rc_dist_graph_create(struct rc_comm *comm, int n, const int *sources,
+			 const int *degrees, const int *dests,
+			 const int *weights, bool weighted,
+			 struct rc_comm **out, struct rc_req **reqp)
+{
+	struct rc_sched *s;
+	struct cc *c = cc_begin(comm, out, CC_FIXED, &s);
+	int size = comm->size, i, j, e, nrec, *fill;
+	struct rc_topo *t;
+	struct rc_cargs a;
+
+	if (!c)
+		return RC_ERR_NOMEM;
+	for (i = 0, nrec = 0; i < n; i++)
+		nrec += 2 * degrees[i];
+	t = rc_sched_tmp(s, sizeof(*t));
+	c->dg_scnt = cc_ints(s, NULL, size);
+	c->dg_sdsp = cc_ints(s, NULL, size);
+	c->dg_rcnt = cc_ints(s, NULL, size);
+	c->dg_rdsp = cc_ints(s, NULL, size);
+	c->dg_sbuf = cc_ints(s, NULL, 3 * nrec);
+	fill = cc_ints(s, NULL, size);
+	if (!t || !c->dg_scnt || !c->dg_sdsp || !c->dg_rcnt || !c->dg_rdsp ||
+	    !c->dg_sbuf || !fill) {
+		rc_sched_discard(s);
+		return RC_ERR_NOMEM;
+	}
+	memset(t, 0, sizeof(*t));
+	t->kind = MPI_DIST_GRAPH;
+	t->weighted = weighted;
+	c->tdesc = t;
+	memset(c->dg_scnt, 0, sizeof(int) * (size_t)size);
+	for (i = 0, e = 0; i < n; i++)
+		for (j = 0; j < degrees[i]; j++, e++) {
+			c->dg_scnt[sources[i]] += 3;
+			c->dg_scnt[dests[e]] += 3;
+		}
+	for (i = 0, j = 0; i < size; i++) {
+		c->dg_sdsp[i] = j;
+		fill[i] = j;
+		j += c->dg_scnt[i];
+	}
+	for (i = 0, e = 0; i < n; i++)
+		for (j = 0; j < degrees[i]; j++, e++) {
+			int w = weighted ? weights[e] : 0, *r;
+
+			r = c->dg_sbuf + fill[sources[i]];
+			fill[sources[i]] += 3;
+			r[0] = DG_OUT;
+			r[1] = dests[e];
+			r[2] = w;
+			r = c->dg_sbuf + fill[dests[e]];
+			fill[dests[e]] += 3;
+			r[0] = DG_IN;
+			r[1] = sources[i];
+			r[2] = w;
+		}
+	memset(&a, 0, sizeof(a));
+	a.sbuf = c->dg_scnt;
+	a.scount = 1;
+	a.sdt = &rc_mpi_int;
+	a.rbuf = c->dg_rcnt;
+	a.rcount = 1;
+	a.rdt = &rc_mpi_int;
+	if (rc_coll_append(s, RC_COLL_ALLTOALL, &a)) {
+		rc_sched_discard(s);
+		return RC_ERR_NOMEM;
+	}
+	rc_sched_wait(s);
+	rc_sched_call(s, dg_counts, c);
+	return rc_cc_run(s, comm, reqp);
 }
 
 /* ---- API ----------------------------------------------------------------- */
@@ -447,6 +721,13 @@ int rc_cart_sub(struct rc_comm *comm, const int *remain,
 			return RC_ERR(NULL, MPI_ERR_COMM, fn);             \
 		if (!(out))                                                \
 			return RC_ERR(comm, MPI_ERR_ARG, fn);              \
+	} while (0)
+
+#define CHK_ARG(comm, cls, fn, msg)                           \
+	do {                                                  \
+		int c_ = (cls);                               \
+		if (c_)                                       \
+			return RC_ERR_MSG(comm, c_, fn, msg); \
 	} while (0)
 
 /* (nc by address: it is written by the call in the same argument list) */
@@ -642,3 +923,148 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 			 newcomm, fn);
 }
 RC_WEAK(MPI_Cart_sub)
+
+static int graph_create(MPI_Comm comm, int nnodes, const int *index,
+			const int *edges, MPI_Comm *comm_graph)
+{
+	static const char fn[] = "MPI_Graph_create";
+	struct rc_comm *nc = NULL;
+	const char *why;
+	int cls;
+
+	CC_ENTER(fn, comm, comm_graph);
+	if (rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "an intercommunicator");
+	cls = rc_graph_check(comm, nnodes, index, edges, &why);
+	if (cls)
+		return RC_ERR_MSG(comm, cls, fn, why);
+	if (!nnodes) {
+		/* the same answer everywhere, without a word (MPI-2.1) */
+		*comm_graph = MPI_COMM_NULL;
+		return MPI_SUCCESS;
+	}
+	return cc_result(comm,
+			 rc_graph_create(comm, nnodes, index, edges, &nc, NULL),
+			 &nc, comm_graph, fn);
+}
+
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
+		      const int edges[], int reorder, MPI_Comm *comm_graph)
+{
+	(void)reorder; /* rcmpi never reorders */
+	return RC_CS_CALL(&rc_cs_big, graph_create(comm_old, nnodes, index,
+						   edges, comm_graph));
+}
+RC_WEAK(MPI_Graph_create)
+
+/* Ranks and weights of one side of a distributed graph: 0 or an error
+ * class. */
+static int dg_check(const struct rc_comm *comm, int n, const int *ranks,
+		    const int *weights, bool weighted)
+{
+	int i;
+
+	if (n < 0)
+		return MPI_ERR_ARG;
+	if (n && !ranks)
+		return MPI_ERR_ARG;
+	if (weighted && n && (!weights || weights == MPI_WEIGHTS_EMPTY))
+		return MPI_ERR_ARG;
+	for (i = 0; i < n; i++)
+		if (ranks[i] < 0 || ranks[i] >= comm->size ||
+		    (weighted && weights[i] < 0))
+			return MPI_ERR_ARG;
+	return MPI_SUCCESS;
+}
+
+static int dist_graph_create_adjacent(MPI_Comm comm, int indegree,
+				      const int *sources,
+				      const int *sourceweights, int outdegree,
+				      const int *destinations,
+				      const int *destweights, MPI_Comm *newcomm)
+{
+	static const char fn[] = "MPI_Dist_graph_create_adjacent";
+	struct rc_comm *nc = NULL;
+	bool weighted = sourceweights != MPI_UNWEIGHTED &&
+			destweights != MPI_UNWEIGHTED;
+
+	CC_ENTER(fn, comm, newcomm);
+	if (rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "an intercommunicator");
+	CHK_ARG(comm,
+		dg_check(comm, indegree, sources, sourceweights, weighted), fn,
+		"bad indegree, source rank or weight");
+	CHK_ARG(comm,
+		dg_check(comm, outdegree, destinations, destweights, weighted),
+		fn, "bad outdegree, destination rank or weight");
+	return cc_result(comm,
+			 rc_dist_graph_adjacent(comm, indegree, sources,
+						sourceweights, outdegree,
+						destinations, destweights,
+						weighted, &nc, NULL),
+			 &nc, newcomm, fn);
+}
+
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
+				    const int sources[],
+				    const int sourceweights[], int outdegree,
+				    const int destinations[],
+				    const int destweights[], MPI_Info info,
+				    int reorder, MPI_Comm *comm_dist_graph)
+{
+	(void)info;
+	(void)reorder; /* rcmpi never reorders */
+	return RC_CS_CALL(&rc_cs_big,
+			  dist_graph_create_adjacent(
+				  comm_old, indegree, sources, sourceweights,
+				  outdegree, destinations, destweights,
+				  comm_dist_graph));
+}
+RC_WEAK(MPI_Dist_graph_create_adjacent)
+
+static int dist_graph_create(MPI_Comm comm, int n, const int *sources,
+			     const int *degrees, const int *dests,
+			     const int *weights, MPI_Comm *newcomm)
+{
+	static const char fn[] = "MPI_Dist_graph_create";
+	struct rc_comm *nc = NULL;
+	bool weighted = weights != MPI_UNWEIGHTED;
+	int i, total = 0;
+
+	CC_ENTER(fn, comm, newcomm);
+	if (rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "an intercommunicator");
+	CHK_ARG(comm, dg_check(comm, n, sources, NULL, false), fn,
+		"bad n or source rank");
+	if (n && !degrees)
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	for (i = 0; i < n; i++) {
+		if (degrees[i] < 0)
+			return RC_ERR_MSG(comm, MPI_ERR_ARG, fn,
+					  "a degree is negative");
+		total += degrees[i];
+	}
+	CHK_ARG(comm, dg_check(comm, total, dests, weights, weighted), fn,
+		"bad destination rank or weight");
+	return cc_result(comm,
+			 rc_dist_graph_create(comm, n, sources, degrees, dests,
+					      weights, weighted, &nc, NULL),
+			 &nc, newcomm, fn);
+}
+
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+			   const int degrees[], const int destinations[],
+			   const int weights[], MPI_Info info, int reorder,
+			   MPI_Comm *comm_dist_graph)
+{
+	(void)info;
+	(void)reorder; /* rcmpi never reorders */
+	return RC_CS_CALL(&rc_cs_big,
+			  dist_graph_create(comm_old, n, sources, degrees,
+					    destinations, weights,
+					    comm_dist_graph));
+}
+RC_WEAK(MPI_Dist_graph_create)

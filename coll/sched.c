@@ -77,6 +77,7 @@ void rc_coll_copy(const void *src, size_t scount, struct rc_dtype *sdt,
 
 static void sched_free(struct rc_sched *s)
 {
+	free(s->xhold);
 	free(s->ops);
 	free(s->tmp);
 	free(s->extra);
@@ -119,9 +120,11 @@ static struct rc_sched *sched_get(struct rc_comm *comm, uint32_t ctx, int tag)
 	s->comm0 = comm;
 	s->comm1 = NULL;
 	s->side = 0;
+	s->tagoff = 0;
 	s->req = NULL;
 	s->op = NULL;
 	s->nhold = 0;
+	s->nxhold = 0;
 	s->ctx = ctx;
 	s->tag = tag;
 	s->err = RC_OK;
@@ -182,6 +185,8 @@ static void sched_put(struct rc_sched *s)
 		rc_op_release(s->op);
 	for (h = 0; h < s->nhold; h++)
 		rc_dt_release(s->hold[h]);
+	for (i = 0; i < s->nxhold; i++)
+		rc_dt_release(s->xhold[i]);
 	for (i = 0; i < s->nextra; i++)
 		free(s->extra[i]);
 	/* grow the arena to what this run wanted, for the next one */
@@ -227,9 +232,26 @@ void rc_sched_hold_dt(struct rc_sched *s, struct rc_dtype *dt)
 	for (h = 0; h < s->nhold; h++)
 		if (s->hold[h] == dt)
 			return;
-	assert(s->nhold < RC_SCHED_HOLD);
+	if (s->nhold < RC_SCHED_HOLD) {
+		rc_dt_retain(dt);
+		s->hold[s->nhold++] = dt;
+		return;
+	}
+	/* more types than the fixed slots (alltoallw): a growing list;
+	 * duplicates are fine, each holds its own reference */
+	if (s->nxhold == s->xhold_cap) {
+		unsigned cap = s->xhold_cap ? 2 * s->xhold_cap : 16;
+		struct rc_dtype **x = realloc(s->xhold, cap * sizeof(*x));
+
+		if (!x) {
+			s->berr = RC_ERR_NOMEM;
+			return;
+		}
+		s->xhold = x;
+		s->xhold_cap = cap;
+	}
 	rc_dt_retain(dt);
-	s->hold[s->nhold++] = dt;
+	s->xhold[s->nxhold++] = dt;
 }
 
 /* ---- building ------------------------------------------------------------ */
@@ -252,6 +274,7 @@ static struct rc_sop *sop_add(struct rc_sched *s, uint8_t kind)
 	o = &s->ops[s->nops++];
 	o->kind = kind;
 	o->side = s->side;
+	o->tagoff = s->tagoff;
 	return o;
 }
 
@@ -417,6 +440,8 @@ static void sched_post(struct rc_sched *s, struct rc_sop *o)
 		ctx = s->ctx1;
 		tag = s->tag1;
 	}
+	if (RC_UNLIKELY(o->tagoff))
+		tag = (int)((unsigned)(tag + o->tagoff) & 0x7fffffffu);
 	if (o->kind == RC_SOP_SEND) {
 		/* small contiguous sends leave at once, without a request */
 		ret = rc_p2p_send_now(comm, ctx, o->src, o->n1, o->dt1, o->peer,

@@ -272,6 +272,39 @@ static void run_all(const struct view *v, int k, bool nb, const char *name)
 		for (i = 0; i < cnt[j]; i++)
 			TALLY(b[dsp[j] + i] == (cv(v->pw[j], i) ^ (me << 20)),
 			      "%s: alltoallv %d/%d", name, j, i);
+	/* alltoallw: the same blocks by bytes, a type per peer (a derived
+	 * type of one int for odd peers: the same signature) */
+	{
+		MPI_Datatype int1;
+		MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * (size_t)m);
+		MPI_Datatype *rt = malloc(sizeof(MPI_Datatype) * (size_t)m);
+		int *wsc = malloc(sizeof(int) * 4 * (size_t)m);
+		int *wsd = wsc + m, *wrc = wsd + m, *wrd = wrc + m;
+
+		MPI_Type_contiguous(1, MPI_INT, &int1);
+		MPI_Type_commit(&int1);
+		for (j = 0; j < m; j++) {
+			st[j] = v->pw[j] % 2 ? int1 : MPI_INT;
+			wsc[j] = scnt[j];
+			wsd[j] = sdsp[j] * (int)sizeof(int);
+			rt[j] = MPI_INT;
+			wrc[j] = cnt[j];
+			wrd[j] = dsp[j] * (int)sizeof(int);
+		}
+		for (i = 0; i < d; i++)
+			b[i] = -1;
+		RUN(nb, MPI_Alltoallw(a, wsc, wsd, st, b, wrc, wrd, rt, c),
+		    MPI_Ialltoallw(a, wsc, wsd, st, b, wrc, wrd, rt, c, &rq_));
+		for (j = 0; j < m; j++)
+			for (i = 0; i < cnt[j]; i++)
+				TALLY(b[dsp[j] + i] ==
+					      (cv(v->pw[j], i) ^ (me << 20)),
+				      "%s: alltoallw %d/%d", name, j, i);
+		MPI_Type_free(&int1);
+		free(st);
+		free(rt);
+		free(wsc);
+	}
 
 	/* reduce_scatter(_block): my group's vectors have T = k * n * m
 	 * elements; the peers' sum is scattered over my group */

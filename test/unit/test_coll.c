@@ -298,6 +298,10 @@ static bool check_move(struct group *g, const struct mcase *c)
 	size_t tot[NMAX], k = c->count;
 	bool ok = true;
 	unsigned seed = c->seed;
+	/* alltoallw: alltoallv's layout, described in bytes and types */
+	int kc = c->coll == RC_COLL_ALLTOALLW ? RC_COLL_ALLTOALLV : c->coll;
+	int wsd[NMAX][NMAX], wrd[NMAX][NMAX];
+	struct rc_dtype *wst[NMAX], *wrt[NMAX];
 
 	memset(a, 0, sizeof(a));
 	memset(sb, 0, sizeof(sb));
@@ -311,7 +315,7 @@ static bool check_move(struct group *g, const struct mcase *c)
 		x->root = c->root;
 		x->scount = k;
 		x->rcount = k;
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_BCAST:
 			x->dt = c->sdt;
 			x->count = k;
@@ -325,16 +329,17 @@ static bool check_move(struct group *g, const struct mcase *c)
 		case RC_COLL_SCATTER:
 		case RC_COLL_ALLGATHER:
 		case RC_COLL_ALLTOALL:
-			ns = c->coll == RC_COLL_GATHER ||
-			     c->coll == RC_COLL_ALLGATHER ? k : k * (size_t)m;
-			nr = c->coll == RC_COLL_SCATTER ? k : k * (size_t)m;
+			ns = kc == RC_COLL_GATHER || kc == RC_COLL_ALLGATHER
+				     ? k
+				     : k * (size_t)m;
+			nr = kc == RC_COLL_SCATTER ? k : k * (size_t)m;
 			break;
 		case RC_COLL_GATHERV:
 		case RC_COLL_SCATTERV:
 		case RC_COLL_ALLGATHERV:
 		case RC_COLL_ALLTOALLV:
 			vlayout(c, m, cnt[i], dsp[i], &tot[i]);
-			if (c->coll == RC_COLL_ALLTOALLV) {
+			if (kc == RC_COLL_ALLTOALLV) {
 				/* rank i sends vcount(i + j) to j: symmetric,
 				 * as MPI_IN_PLACE needs */
 				int d = 0;
@@ -346,11 +351,11 @@ static bool check_move(struct group *g, const struct mcase *c)
 				}
 				tot[i] = (size_t)d;
 			}
-			ns = c->coll == RC_COLL_SCATTERV ||
-			     c->coll == RC_COLL_ALLTOALLV
-				     ? tot[i] : (size_t)vcount(c, i);
-			nr = c->coll == RC_COLL_SCATTERV
-				     ? (size_t)vcount(c, i) : tot[i];
+			ns = kc == RC_COLL_SCATTERV || kc == RC_COLL_ALLTOALLV
+				     ? tot[i]
+				     : (size_t)vcount(c, i);
+			nr = kc == RC_COLL_SCATTERV ? (size_t)vcount(c, i)
+						    : tot[i];
 			x->scount = (size_t)vcount(c, i);
 			x->rcount = (size_t)vcount(c, i);
 			x->scounts = x->rcounts = cnt[i];
@@ -367,12 +372,12 @@ static bool check_move(struct group *g, const struct mcase *c)
 	for (i = 0; i < m; i++) {
 		struct rc_cargs *x = &a[i];
 
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_GATHER:
 		case RC_COLL_ALLGATHER:
 			fill(sb[i], k, c->sdt, i, 0, seed);
-			if (c->inplace && (c->coll == RC_COLL_ALLGATHER ||
-					   i == c->root)) {
+			if (c->inplace &&
+			    (kc == RC_COLL_ALLGATHER || i == c->root)) {
 				fill(rc_off(rb[i], (size_t)i * k, c->rdt), k,
 				     c->rdt, i, 0, seed);
 				x->sbuf = MPI_IN_PLACE;
@@ -381,8 +386,8 @@ static bool check_move(struct group *g, const struct mcase *c)
 		case RC_COLL_GATHERV:
 		case RC_COLL_ALLGATHERV:
 			fill(sb[i], x->scount, c->sdt, i, 0, seed);
-			if (c->inplace && (c->coll == RC_COLL_ALLGATHERV ||
-					   i == c->root)) {
+			if (c->inplace &&
+			    (kc == RC_COLL_ALLGATHERV || i == c->root)) {
 				fill(rc_off(rb[i], (size_t)dsp[i][i], c->rdt),
 				     (size_t)cnt[i][i], c->rdt, i, 0, seed);
 				x->sbuf = MPI_IN_PLACE;
@@ -392,10 +397,9 @@ static bool check_move(struct group *g, const struct mcase *c)
 		case RC_COLL_ALLTOALL:
 			/* block j of rank i: stream position j * k */
 			fill(sb[i], k * (size_t)m, c->sdt, i, 0, seed);
-			if (c->inplace && c->coll == RC_COLL_SCATTER &&
-			    i == c->root)
+			if (c->inplace && kc == RC_COLL_SCATTER && i == c->root)
 				x->rbuf = MPI_IN_PLACE;
-			if (c->inplace && c->coll == RC_COLL_ALLTOALL) {
+			if (c->inplace && kc == RC_COLL_ALLTOALL) {
 				fill(rb[i], k * (size_t)m, c->rdt, i, 0, seed);
 				x->sbuf = MPI_IN_PLACE;
 			}
@@ -425,18 +429,33 @@ static bool check_move(struct group *g, const struct mcase *c)
 		}
 		if (x->sbuf == MPI_IN_PLACE)
 			x->sdt = NULL;
+		if (c->coll == RC_COLL_ALLTOALLW) {
+			for (j = 0; j < m; j++) {
+				wsd[i][j] =
+					dsp[i][j] * (int)rc_dt_extent(c->sdt);
+				wrd[i][j] =
+					dsp[i][j] * (int)rc_dt_extent(c->rdt);
+				wst[j] = c->sdt;
+				wrt[j] = c->rdt;
+			}
+			x->sdispls = wsd[i];
+			x->rdispls = wrd[i];
+			x->sdts = wst;
+			x->rdts = wrt;
+			x->sdt = x->rdt = NULL;
+		}
 	}
 	if (!run(g, c->coll, a))
 		ok = false;
 	for (i = 0; i < m && ok; i++) {
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_BCAST:
 			ok = holds(rb[i], k, c->sdt, c->root, 0, seed, "bcast",
 				   i);
 			break;
 		case RC_COLL_GATHER:
 		case RC_COLL_ALLGATHER:
-			if (c->coll == RC_COLL_GATHER && i != c->root)
+			if (kc == RC_COLL_GATHER && i != c->root)
 				break;
 			for (j = 0; j < m && ok; j++)
 				ok = holds(rc_off(rb[i], (size_t)j * k, c->rdt),
@@ -444,7 +463,7 @@ static bool check_move(struct group *g, const struct mcase *c)
 			break;
 		case RC_COLL_GATHERV:
 		case RC_COLL_ALLGATHERV:
-			if (c->coll == RC_COLL_GATHERV && i != c->root)
+			if (kc == RC_COLL_GATHERV && i != c->root)
 				break;
 			for (j = 0; j < m && ok; j++)
 				ok = holds(rc_off(rb[i], (size_t)dsp[i][j],
@@ -1487,15 +1506,15 @@ static Suite *coll_suite(void)
 
 	tc = tcase_create("every_algorithm");
 	tcase_set_timeout(tc, TMO);
-	tcase_add_loop_test(tc, every_algorithm, 0, RC_COLL_N);
+	tcase_add_loop_test(tc, every_algorithm, 0, RC_COLL_NBR_ALLGATHER);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("large");
 	tcase_set_timeout(tc, TMO);
-	tcase_add_loop_test(tc, large, 0, RC_COLL_N);
+	tcase_add_loop_test(tc, large, 0, RC_COLL_NBR_ALLGATHER);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("subcomm");
 	tcase_set_timeout(tc, TMO);
-	tcase_add_loop_test(tc, subcomm, 0, RC_COLL_N);
+	tcase_add_loop_test(tc, subcomm, 0, RC_COLL_NBR_ALLGATHER);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("misc");
 	tcase_set_timeout(tc, TMO);

@@ -606,6 +606,199 @@ START_TEST(inter_local)
 }
 END_TEST
 
+/* Graph and distributed-graph queries on topologies attached here, the
+ * mapping calls, and every argument check of the topology constructors,
+ * the neighbourhood collectives and alltoallw (all local). */
+START_TEST(topo_local)
+{
+	int all[N] = {0, 1, 2, 3, 4, 5};
+	/* 0: {1, 2}, 1: {0}, 2: {0, 2} */
+	int index[3] = {2, 3, 5}, edges[5] = {1, 2, 0, 0, 2};
+	int bad_index[3] = {2, 1, 5}, bad_edges[5] = {1, 2, 0, 3, 2};
+	int dims[2] = {3, 2}, per[2] = {0, 1}, in[2] = {4, 4};
+	int inw[2] = {7, 8}, out[1] = {0}, outw[1] = {9};
+	int n, e, r, x[8], y[8], w[8], wt, buf[8],
+		cnt[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+	int dsp[8] = {0};
+	MPI_Datatype types[8];
+	MPI_Aint adsp[8] = {0};
+	struct rc_comm *g = fake_comm(N, all, 8), *d = fake_comm(N, all, 12);
+	struct rc_comm *c = fake_comm(N, all, 16);
+	MPI_Comm nc;
+	MPI_Request req;
+
+	for (r = 0; r < 8; r++)
+		types[r] = MPI_INT;
+	ck_assert_int_eq(rc_topo_graph_new(3, index, edges, g->rank, &g->topo),
+			 RC_OK);
+	ck_assert_int_eq(
+		rc_topo_dist_new(2, in, inw, 1, out, outw, true, 2, &d->topo),
+		RC_OK);
+	ck_assert_int_eq(rc_topo_cart_new(2, dims, per, c->rank, &c->topo),
+			 RC_OK);
+	/* topo test */
+	ck_assert_int_eq(MPI_Topo_test(g, &r), MPI_SUCCESS);
+	ck_assert_int_eq(r, MPI_GRAPH);
+	ck_assert_int_eq(MPI_Topo_test(d, &r), MPI_SUCCESS);
+	ck_assert_int_eq(r, MPI_DIST_GRAPH);
+	/* graph queries */
+	ck_assert_int_eq(MPI_Graphdims_get(g, &n, &e), MPI_SUCCESS);
+	ck_assert(n == 3 && e == 5);
+	ck_assert_int_eq(MPI_Graph_get(g, 3, 5, x, y), MPI_SUCCESS);
+	ck_assert(x[1] == 3 && y[3] == 0 && y[4] == 2);
+	ck_assert_int_eq(MPI_Graph_neighbors_count(g, 2, &n), MPI_SUCCESS);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(MPI_Graph_neighbors(g, 2, 8, x), MPI_SUCCESS);
+	ck_assert(x[0] == 0 && x[1] == 2);
+	ck_assert_int_eq(MPI_Graph_neighbors(g, 3, 8, x), MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Graph_neighbors_count(g, -1, &n), MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Graph_get(g, -1, 5, x, y), MPI_ERR_ARG);
+	/* a graph call on a Cartesian communicator, and the reverse */
+	ck_assert_int_eq(MPI_Graphdims_get(c, &n, &e), MPI_ERR_TOPOLOGY);
+	ck_assert_int_eq(MPI_Graph_neighbors(c, 0, 8, x), MPI_ERR_TOPOLOGY);
+	ck_assert_int_eq(MPI_Cart_coords(g, 0, 2, x), MPI_ERR_TOPOLOGY);
+	ck_assert_int_eq(MPI_Dist_graph_neighbors_count(g, &n, &e, &r),
+			 MPI_ERR_TOPOLOGY);
+	ck_assert_int_eq(MPI_Graphdims_get(d, &n, &e), MPI_ERR_TOPOLOGY);
+	ck_assert_int_eq(MPI_Graphdims_get(world, &n, &e), MPI_ERR_TOPOLOGY);
+	/* distributed graph queries */
+	ck_assert_int_eq(MPI_Dist_graph_neighbors_count(d, &n, &e, &r),
+			 MPI_SUCCESS);
+	ck_assert(n == 2 && e == 1 && r == 1);
+	ck_assert_int_eq(MPI_Dist_graph_neighbors(d, 2, x, y, 1, w, &wt),
+			 MPI_SUCCESS);
+	ck_assert(x[0] == 4 && x[1] == 4 && y[0] == 7 && y[1] == 8);
+	ck_assert(w[0] == 0 && wt == 9);
+	ck_assert_int_eq(MPI_Dist_graph_neighbors(d, 2, x, MPI_UNWEIGHTED, 1, w,
+						  MPI_UNWEIGHTED),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Dist_graph_neighbors(d, 1, x, y, 1, w, &wt),
+			 MPI_ERR_ARG);
+	/* mapping: rcmpi keeps ranks */
+	ck_assert_int_eq(MPI_Graph_map(world, 3, index, edges, &r),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(r, 2);
+	ck_assert_int_eq(MPI_Graph_map(world, 2, index, edges, &r),
+			 MPI_ERR_ARG); /* edge 2 names no node */
+	ck_assert_int_eq(MPI_Cart_map(world, 2, dims, per, &r), MPI_SUCCESS);
+	ck_assert_int_eq(r, 2);
+	dims[0] = 1;
+	ck_assert_int_eq(MPI_Cart_map(world, 2, dims, per, &r), MPI_SUCCESS);
+	ck_assert_int_eq(r, MPI_UNDEFINED);
+	dims[0] = 4;
+	ck_assert_int_eq(MPI_Cart_map(world, 2, dims, per, &r),
+			 MPI_ERR_TOPOLOGY);
+	dims[0] = 0;
+	ck_assert_int_eq(MPI_Cart_map(world, 2, dims, per, &r), MPI_ERR_DIMS);
+	dims[0] = 3;
+	/* constructors' checks */
+	ck_assert_int_eq(MPI_Graph_create(world, 7, index, edges, 0, &nc),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Graph_create(world, -1, index, edges, 0, &nc),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Graph_create(world, 3, bad_index, edges, 0, &nc),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Graph_create(world, 3, index, bad_edges, 0, &nc),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Graph_create(world, 3, NULL, edges, 0, &nc),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Graph_create(world, 0, NULL, NULL, 0, &nc),
+			 MPI_SUCCESS);
+	ck_assert_ptr_eq(nc, MPI_COMM_NULL);
+	ck_assert_int_eq(MPI_Dist_graph_create_adjacent(world, -1, in, inw, 1,
+							out, outw,
+							MPI_INFO_NULL, 0, &nc),
+			 MPI_ERR_ARG);
+	in[1] = N;
+	ck_assert_int_eq(MPI_Dist_graph_create_adjacent(world, 2, in, inw, 1,
+							out, outw,
+							MPI_INFO_NULL, 0, &nc),
+			 MPI_ERR_ARG);
+	in[1] = 4;
+	inw[0] = -1;
+	ck_assert_int_eq(MPI_Dist_graph_create_adjacent(world, 2, in, inw, 1,
+							out, outw,
+							MPI_INFO_NULL, 0, &nc),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Dist_graph_create_adjacent(
+				 world, 2, in, MPI_WEIGHTS_EMPTY, 1, out, outw,
+				 MPI_INFO_NULL, 0, &nc),
+			 MPI_ERR_ARG);
+	{
+		int src[1] = {2}, deg[1] = {2}, dst[2] = {0, 9};
+
+		ck_assert_int_eq(MPI_Dist_graph_create(world, 1, src, deg, dst,
+						       MPI_UNWEIGHTED,
+						       MPI_INFO_NULL, 0, &nc),
+				 MPI_ERR_ARG);
+		deg[0] = -1;
+		ck_assert_int_eq(MPI_Dist_graph_create(world, 1, src, deg, dst,
+						       MPI_UNWEIGHTED,
+						       MPI_INFO_NULL, 0, &nc),
+				 MPI_ERR_ARG);
+		src[0] = -3;
+		deg[0] = 1;
+		ck_assert_int_eq(MPI_Dist_graph_create(world, 1, src, deg, dst,
+						       MPI_UNWEIGHTED,
+						       MPI_INFO_NULL, 0, &nc),
+				 MPI_ERR_ARG);
+		ck_assert_int_eq(MPI_Dist_graph_create(world, -1, src, deg, dst,
+						       MPI_UNWEIGHTED,
+						       MPI_INFO_NULL, 0, &nc),
+				 MPI_ERR_ARG);
+	}
+	/* neighbourhood collectives: no topology, MPI_IN_PLACE, counts */
+	ck_assert_int_eq(
+		MPI_Neighbor_allgather(buf, 1, MPI_INT, x, 1, MPI_INT, world),
+		MPI_ERR_TOPOLOGY);
+	ck_assert_int_eq(MPI_Ineighbor_alltoall(buf, 1, MPI_INT, x, 1, MPI_INT,
+						world, &req),
+			 MPI_ERR_TOPOLOGY);
+	ck_assert_int_eq(MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, x, 1,
+						MPI_INT, c),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(
+		MPI_Neighbor_alltoall(buf, -1, MPI_INT, x, 1, MPI_INT, c),
+		MPI_ERR_COUNT);
+	ck_assert_int_eq(MPI_Neighbor_allgatherv(buf, 1, MPI_INT, x, NULL, dsp,
+						 MPI_INT, g),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Neighbor_alltoallv(buf, cnt, dsp,
+						MPI_DATATYPE_NULL, x, cnt, dsp,
+						MPI_INT, d),
+			 MPI_ERR_TYPE);
+	types[1] = MPI_DATATYPE_NULL;
+	ck_assert_int_eq(MPI_Neighbor_alltoallw(buf, cnt, adsp, types, x, cnt,
+						adsp, types, d),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Ineighbor_alltoallw(buf, cnt, adsp, types, x, cnt,
+						 adsp, types, d, NULL),
+			 MPI_ERR_ARG);
+	/* alltoallw */
+	ck_assert_int_eq(
+		MPI_Alltoallw(buf, cnt, dsp, types, x, cnt, dsp, types, world),
+		MPI_ERR_TYPE);
+	types[1] = MPI_INT;
+	cnt[3] = -1;
+	ck_assert_int_eq(
+		MPI_Alltoallw(buf, cnt, dsp, types, x, cnt, dsp, types, world),
+		MPI_ERR_COUNT);
+	cnt[3] = 1;
+	ck_assert_int_eq(MPI_Alltoallw(buf, cnt, dsp, types, buf, cnt, dsp,
+				       types, world),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Ialltoallw(buf, NULL, dsp, types, x, cnt, dsp,
+					types, world, &req),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Alltoallw(buf, cnt, dsp, types, MPI_IN_PLACE, cnt,
+				       dsp, types, world),
+			 MPI_ERR_BUFFER);
+	rc_comm_release(g);
+	rc_comm_release(d);
+	rc_comm_release(c);
+}
+END_TEST
+
 /* ---- context-id agreement over the in-process fabric --------------------- */
 
 #define NR 6
@@ -1203,6 +1396,7 @@ static Suite *comm_suite(void)
 	tcase_add_test(tc, coll_errors);
 	tcase_add_test(tc, self_colls);
 	tcase_add_test(tc, inter_local);
+	tcase_add_test(tc, topo_local);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ctxid");
 	tcase_set_timeout(tc, TMO);

@@ -563,6 +563,10 @@ static bool check_move(struct ix *x, const struct icase *c)
 	struct rc_dtype *rdt = c->rdt, *in = &rc_mpi_int;
 	unsigned seed = c->seed;
 	bool ok = true;
+	/* alltoallw: alltoallv's layout, described in bytes and types */
+	int kc = c->coll == RC_COLL_ALLTOALLW ? RC_COLL_ALLTOALLV : c->coll;
+	int wsd[NMAX][NMAX], wrd[NMAX][NMAX];
+	struct rc_dtype *wst[NMAX], *wrt[NMAX];
 
 	memset(a, 0, sizeof(a));
 	for (w = 0; w < n; w++) {
@@ -572,7 +576,7 @@ static bool check_move(struct ix *x, const struct icase *c)
 		struct rc_cargs *p = &a[w];
 
 		p->root = root_arg(x, c, w);
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_BCAST:
 			nr = k;
 			break;
@@ -591,9 +595,9 @@ static bool check_move(struct ix *x, const struct icase *c)
 			/* receive counts: from remote j; send counts: to j */
 			for (j = 0, d = 0; j < m; j++) {
 				cnt[w][j] =
-					(int)(c->coll == RC_COLL_ALLTOALLV
+					(int)(kc == RC_COLL_ALLTOALLV
 						      ? vcnt(!g, j, i, k, seed)
-					      : c->coll == RC_COLL_SCATTERV
+					      : kc == RC_COLL_SCATTERV
 						      ? vcnt(!g, j, 0, k, seed)
 						      : vcnt(!g, j, 0, k,
 							     seed));
@@ -603,7 +607,7 @@ static bool check_move(struct ix *x, const struct icase *c)
 			nr = d;
 			for (j = 0, d = 0; j < m; j++) {
 				scn[w][j] =
-					(int)(c->coll == RC_COLL_ALLTOALLV
+					(int)(kc == RC_COLL_ALLTOALLV
 						      ? vcnt(g, i, j, k, seed)
 						      : vcnt(!g, j, 0, k,
 							     seed));
@@ -611,13 +615,13 @@ static bool check_move(struct ix *x, const struct icase *c)
 				d += (size_t)scn[w][j] + 1;
 			}
 			ns = d;
-			if (c->coll == RC_COLL_GATHERV) {
+			if (kc == RC_COLL_GATHERV) {
 				ns = ro == R_OTHER ? vcnt(g, i, 0, k, seed) : 0;
 				nr = ro == R_ROOT ? nr : 0;
-			} else if (c->coll == RC_COLL_SCATTERV) {
+			} else if (kc == RC_COLL_SCATTERV) {
 				nr = ro == R_OTHER ? vcnt(g, i, 0, k, seed) : 0;
 				ns = ro == R_ROOT ? ns : 0;
-			} else if (c->coll == RC_COLL_ALLGATHERV) {
+			} else if (kc == RC_COLL_ALLGATHERV) {
 				ns = vcnt(g, i, 0, k, seed);
 			}
 			break;
@@ -637,7 +641,7 @@ static bool check_move(struct ix *x, const struct icase *c)
 		memset(rb[w], 0x77, rlen[w]);
 		if (ro == R_NULL)
 			continue; /* nothing of it is significant */
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_BCAST:
 			p->rbuf = rb[w];
 			p->count = k;
@@ -648,16 +652,15 @@ static bool check_move(struct ix *x, const struct icase *c)
 		case RC_COLL_GATHER:
 		case RC_COLL_SCATTER:
 			p->sbuf = sb[w];
-			p->scount = ro == R_ROOT || c->coll == RC_COLL_GATHER
-					    ? k
-					    : 0;
+			p->scount =
+				ro == R_ROOT || kc == RC_COLL_GATHER ? k : 0;
 			p->sdt = in;
 			p->rbuf = rb[w];
 			p->rcount = k;
 			p->rdt = rdt;
-			if (c->coll == RC_COLL_GATHER && ro == R_OTHER)
+			if (kc == RC_COLL_GATHER && ro == R_OTHER)
 				fill(sb[w], k, in, g, i, 0, seed);
-			if (c->coll == RC_COLL_SCATTER && ro == R_ROOT)
+			if (kc == RC_COLL_SCATTER && ro == R_ROOT)
 				fill(sb[w], k * (size_t)m, in, g, i, 0, seed);
 			break;
 		case RC_COLL_GATHERV:
@@ -729,6 +732,19 @@ static bool check_move(struct ix *x, const struct icase *c)
 				     (size_t)j * 100000, seed);
 			break;
 		}
+		if (c->coll == RC_COLL_ALLTOALLW) {
+			for (j = 0; j < m; j++) {
+				wsd[w][j] = sdp[w][j] * (int)rc_dt_extent(in);
+				wrd[w][j] = dsp[w][j] * (int)rc_dt_extent(rdt);
+				wst[j] = in;
+				wrt[j] = rdt;
+			}
+			p->sdispls = wsd[w];
+			p->rdispls = wrd[w];
+			p->sdts = wst;
+			p->rdts = wrt;
+			p->sdt = p->rdt = NULL;
+		}
 	}
 	if (!run(x, c->coll, a))
 		ok = false;
@@ -740,7 +756,7 @@ static bool check_move(struct ix *x, const struct icase *c)
 			ok = untouched(rb[w], rlen[w], w);
 			continue;
 		}
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_BCAST:
 			ok = holds(rb[w], k, rdt, c->rg, c->rr, 0, seed,
 				   "bcast", w);
@@ -1035,7 +1051,8 @@ START_TEST(every_algorithm)
 	};
 	int coll = _i, ci, alg;
 
-	if (coll == RC_COLL_SCAN || coll == RC_COLL_EXSCAN)
+	if (coll == RC_COLL_SCAN || coll == RC_COLL_EXSCAN ||
+	    coll >= RC_COLL_NBR_ALLGATHER)
 		return;
 	types_setup();
 	for (ci = 0; ci < (int)(sizeof(cfg) / sizeof(cfg[0])); ci++) {
@@ -1069,7 +1086,7 @@ START_TEST(large)
 	};
 
 	if (coll == RC_COLL_SCAN || coll == RC_COLL_EXSCAN ||
-	    coll == RC_COLL_BARRIER)
+	    coll == RC_COLL_BARRIER || coll >= RC_COLL_NBR_ALLGATHER)
 		return;
 	types_setup();
 	c.rdt = &rc_mpi_int;
@@ -1177,8 +1194,8 @@ static Suite *inter_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("collectives");
 	tcase_set_timeout(tc, TMO);
-	tcase_add_loop_test(tc, every_algorithm, 0, RC_COLL_N);
-	tcase_add_loop_test(tc, large, 0, RC_COLL_N);
+	tcase_add_loop_test(tc, every_algorithm, 0, RC_COLL_NBR_ALLGATHER);
+	tcase_add_loop_test(tc, large, 0, RC_COLL_NBR_ALLGATHER);
 	tcase_add_test(tc, overlapping);
 	suite_add_tcase(s, tc);
 	return s;
