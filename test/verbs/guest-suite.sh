@@ -159,8 +159,8 @@ job jobs_coll_all_rdmacm_put_3 3 ok RCMPI_VERBS_CM=rdmacm \
 # intercommunicators (every collective and p2p across them, over every
 # shape of the support library), neighbourhood collectives on every
 # topology, and context ids under concurrent creation, over verbs
-job jobs_coll_inter_3 3 ok -- "$J/coll_inter"
-job jobs_coll_inter_4 4 ok RCMPI_RNDV_MODE=put -- "$J/coll_inter"
+job jobs_coll_inter_3 3 ok -- "$J/coll_inter" inter
+job jobs_coll_inter_4 4 ok RCMPI_RNDV_MODE=put -- "$J/coll_inter" inter
 job jobs_coll_nbr_4 4 ok "$SMALL" -- "$J/coll_nbr"
 job jobs_comm_ctx_3 3 ok -- "$J/comm_ctx"
 
