@@ -14,7 +14,8 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-m [min:]max] [-i iters] [-x warmup] [-W window] "
-		"[-c]\n", prog);
+		"[-c] [-N cart:D:R|graph:FILE] [-t calls]\n",
+		prog);
 }
 
 /* MPI_Init, the options, then the title lines on rank 0 */
@@ -32,7 +33,7 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 	b->iters = -1;
 	b->warmup = -1;
 	b->window = 64;
-	while ((opt = getopt(*argc, *argv, "m:i:x:W:ch")) != -1) {
+	while ((opt = getopt(*argc, *argv, "m:i:x:W:cN:t:h")) != -1) {
 		switch (opt) {
 		case 'm':
 			colon = strchr(optarg, ':');
@@ -58,6 +59,12 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 		case 'c':
 			b->validate = 1;
 			break;
+		case 'N':
+			b->nhbr = optarg;
+			break;
+		case 't':
+			b->ntest = atoi(optarg);
+			break;
 		default:
 			if (!b->rank)
 				usage((*argv)[0]);
@@ -74,8 +81,8 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 	}
 }
 
-void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
-		size_t min_size, int sized)
+static void coll_init(struct bench *b, int *argc, char ***argv,
+		      const char *name, size_t min_size, int sized, int nbc)
 {
 	memset(b, 0, sizeof(*b));
 	b->kind = BENCH_COLL;
@@ -85,7 +92,13 @@ void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
 	init(b, argc, argv, name);
 	if (!sized)
 		b->min = b->max = 0;
-	if (!b->rank) {
+	if (!b->rank && nbc) {
+		printf("# Overall = Coll. Init + Compute + MPI_Test + "
+		       "MPI_Wait\n");
+		printf("%-10s %14s %14s %16s %14s\n", "# Size", "Overall(us)",
+		       "Compute(us)", "Pure Comm.(us)", "Overlap(%)");
+		fflush(stdout);
+	} else if (!b->rank) {
 		if (sized)
 			printf("%-10s %14s %14s %14s %14s\n", "# Size",
 			       "Avg Latency(us)", "Min(us)", "Max(us)",
@@ -95,6 +108,17 @@ void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
 			       "Min(us)", "Max(us)", "Median(us)");
 		fflush(stdout);
 	}
+}
+
+void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
+		size_t min_size, int sized)
+{
+	coll_init(b, argc, argv, name, min_size, sized, 0);
+}
+
+void bench_init_nbc(struct bench *b, int *argc, char ***argv, const char *name)
+{
+	coll_init(b, argc, argv, name, 1, 1, 1);
 }
 
 void bench_init_p2p(struct bench *b, int *argc, char ***argv,
@@ -202,6 +226,44 @@ void bench_report(struct bench *b, size_t size, double total, int iters)
 		printf("%14.2f %14.2f %14.2f %14.2f\n", sum / b->size, mn, mx,
 		       msum / b->size);
 	fflush(stdout);
+}
+
+void bench_nbc_report(struct bench *b, size_t size, double overall,
+		      double compute, double pure)
+{
+	double v[3] = {overall * 1e6, compute * 1e6, pure * 1e6}, s[3];
+	double ov;
+
+	MPI_Reduce(v, s, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (b->rank)
+		return;
+	s[0] /= b->size;
+	s[1] /= b->size;
+	s[2] /= b->size;
+	ov = s[2] > 0 ? 100 * (1 - (s[0] - s[1]) / s[2]) : 0;
+	if (ov < 0)
+		ov = 0;
+	if (ov > 100)
+		ov = 100;
+	printf("%-10zu %14.2f %14.2f %16.2f %14.2f\n", size, s[0], s[1], s[2],
+	       ov);
+	fflush(stdout);
+}
+
+double bench_compute(double seconds, int tests, void *req)
+{
+	MPI_Request *r = req;
+	double t0 = MPI_Wtime(), next = seconds / (tests + 1), now;
+	int done = 0, flag;
+
+	while ((now = MPI_Wtime() - t0) < seconds)
+		if (tests && r && *r != MPI_REQUEST_NULL && now >= next) {
+			MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+			next += seconds / (tests + 1);
+			if (++done == tests)
+				tests = 0;
+		}
+	return MPI_Wtime() - t0;
 }
 
 void bench_print(const struct bench *b, size_t size, double v1, double v2)

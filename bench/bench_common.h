@@ -18,8 +18,14 @@
  *   -c           validate received data (a fresh pattern every iteration;
  *                the checks run inside the timed loop of the point-to-point
  *                benchmarks: don't compare validated timings)
- * Output: a header ("# program: title", "# ranks N"), a column line, then one line
- * per size in OSU's layout: point-to-point "size latency(us)", "size
+ *   -N TYPE:ARGS neighbourhood benchmarks (nbr_common.h): cart:D:R (a
+ *                periodic D-dimensional grid, every rank within R steps a
+ *                neighbour; default cart:1:1) or graph:FILE ("src,dst" a
+ *                line, '#' comments)
+ *   -t CALLS     nonblocking benchmarks: MPI_Test calls spread over the
+ *                dummy computation (default 0)
+ * Output: a header ("# program: title", "# ranks N"), a column line, then one
+ * line per size in OSU's layout: point-to-point "size latency(us)", "size
  * MB/s", "size MB/s messages/s"; collectives the size, the latency in
  * microseconds averaged over iterations and ranks (as OSU), the minimum
  * and maximum of the ranks' averages, and the median call (averaged over
@@ -49,6 +55,8 @@ struct bench {
 	int iters, warmup;	/* -1: defaults by size */
 	int window;
 	int validate;
+	const char *nhbr; /* -N, or NULL */
+	int ntest;	  /* -t */
 	int rank, size;
 	int failed;		/* validation failures on this rank */
 	double *laps;		/* this size's timed iterations */
@@ -76,6 +84,18 @@ double bench_lap(struct bench *b, int i, double dt);
 /* Collectives: print one line from this rank's total time of `iters`
  * calls (collective over MPI_COMM_WORLD). */
 void bench_report(struct bench *b, size_t size, double total, int iters);
+/* Nonblocking collectives, OSU's layout: bench_init with the column line
+ * "# Size Overall(us) Compute(us) Pure Comm.(us) Overlap(%)", then each
+ * size reported from this rank's means (seconds): the call plus a dummy
+ * computation as long as the pure communication (overall), that
+ * computation, and the call alone (pure); each averaged over the ranks,
+ * overlap = 100 (1 - (overall - compute) / pure) clipped to [0, 100]. */
+void bench_init_nbc(struct bench *b, int *argc, char ***argv, const char *name);
+void bench_nbc_report(struct bench *b, size_t size, double overall,
+		      double compute, double pure);
+/* Busy for `seconds`, calling MPI_Test on req `tests` times spread over
+ * it (MPI_REQUEST_NULL: none); returns the time it took. */
+double bench_compute(double seconds, int tests, void *req);
 /* Point-to-point: rank 0 prints "size v1 [v2]" (v2 for BENCH_RATE). */
 void bench_print(const struct bench *b, size_t size, double v1, double v2);
 /* Fill `len` bytes with the pattern of `seed`; check a buffer against it

@@ -35,7 +35,12 @@
 #                  else), Open MPI + UCX over rxe0 (notes/anchors.md's
 #                  settings) and perftest ib_send_lat / ib_write_bw as the
 #                  device's ceiling; issue 5's gate
-#   all            shm callgrind memory startup verbs
+#   nbr            the neighbourhood benchmarks (osu_neighbor_* blocking,
+#                  osu_ineighbor_* nonblocking: their pure communication
+#                  column) on the default neighbourhood (cart:1:1) and
+#                  osu_alltoallw: 2 ranks bound with issue 12's gate, 4
+#                  and 8 ranks oversubscribed (reported, no gate)
+#   all            shm callgrind memory startup verbs nbr
 #
 # Environment: BUILD (rcmpi's configured build tree, default ./_build),
 # REPS (5), MPIS (default every one installed: "rcmpi ompi mpich"; rcmpi
@@ -58,6 +63,10 @@ BIN=$BUILD/bench-compare/bin
 P2P="latency bw bibw mbw_mr multi_lat"
 COLL="barrier bcast reduce allreduce gather scatter allgather alltoall
 	reduce_scatter"
+NBR="neighbor_allgather neighbor_allgatherv neighbor_alltoall
+	neighbor_alltoallv neighbor_alltoallw"
+INBR="ineighbor_allgather ineighbor_allgatherv ineighbor_alltoall
+	ineighbor_alltoallv ineighbor_alltoallw"
 STATUS=0
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -88,9 +97,12 @@ build_all() {
 	for m in $MPIS; do
 		cc=$(mpicc_of "$m")
 		mkdir -p "$BIN/$m"
-		for p in $P2P $COLL; do
+		for p in $P2P $COLL alltoallw $NBR $INBR; do
+			local more=
+			[[ $p == *neighbor* ]] && more=$top/bench/nbr_common.c
+			# shellcheck disable=SC2086 # more: one file or none
 			$cc -O2 -o "$BIN/$m/osu_$p" "$top/bench/osu_$p.c" \
-				"$top/bench/bench_common.c" >>"$log" 2>&1 ||
+				"$top/bench/bench_common.c" $more >>"$log" 2>&1 ||
 				{ echo "compare.sh: $cc osu_$p.c failed ($log)" >&2; exit 1; }
 		done
 		$cc -O2 -o "$BIN/$m/cg_self" "$top/bench/cg_self.c" >>"$log" 2>&1 &&
@@ -279,6 +291,57 @@ mode_shm_over() {
 	done
 	footer
 	[[ -s $out/failures ]] && STATUS=1
+}
+
+# the neighbourhood jobs and alltoallw at one rank count, added to JOBS
+nbr_jobs() {	# prefix ranks bind opts
+	local c col=2 what="OSU's mean"
+	[[ $COL == med ]] && col=5 what="the median call"
+	for c in $NBR alltoallw; do
+		job "$1_$c" "osu_$c" "$2" "$3" "$col" lower \
+			"osu_$c, $2 ranks (µs, $what)" "$4"
+		JOBS+="$1_$c "
+	done
+	for c in $INBR; do
+		job "$1_$c" "osu_$c" "$2" "$3" 4 lower \
+			"osu_$c, $2 ranks (µs, pure communication)" "$4"
+		JOBS+="$1_$c "
+	done
+}
+
+mode_nbr() {
+	local out=${OUT:-$BUILD/bench-compare/nbr} j two
+	rm -rf "$out"
+	JOBS=
+	nbr_jobs n2 2 core "${NBR_OPTS:-}"
+	two=$JOBS
+	nbr_jobs n4 4 none "${NBR_OVER_OPTS:--i 200 -x 20}"
+	nbr_jobs n8 8 none "${NBR_OVER_OPTS:--i 200 -x 20}"
+	header "Neighbourhood collectives and alltoallw: 2 ranks bound, 4 and 8 oversubscribed" \
+		"REPS=$REPS bench/compare.sh nbr"
+	echo "Default neighbourhood (cart:1:1, a periodic ring): at 2 ranks both"
+	echo "neighbours are the other rank; nonblocking ones compared on the pure"
+	echo "communication time (the call and its wait, no overlap work)."
+	echo
+	cmp_collect "$out" "$REPS" "$MPIS_OVER" "$JOBS"
+	for j in $JOBS; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		cmp_table "$out" "$j" "$MPIS_OVER" lower "$REPS"
+	done
+	if [[ " $MPIS_OVER " == *" ompi "* ]]; then
+		echo "Issue 12 gate (2 ranks: rcmpi within 10 % of Open MPI or better at <= 1 KiB and 1 MiB):"
+		echo
+		for j in $two; do
+			cmp_gate "$out" "$j" rcmpi ompi lower 1.10 1 2 4 8 16 32 \
+				64 128 256 512 1024 1048576
+		done | grep -v ': no data: FAIL$' | tee "$out/gates" |
+			awk '/FAIL$/ { print; f++ } END { printf "\n%d of %d gate points pass.\n", NR - f, NR }'
+		echo
+	fi
+	footer
+	[[ -s $out/failures ]] && STATUS=1
+	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
 }
 
 # instructions of N iterations of cg_self under callgrind
@@ -565,8 +628,8 @@ modes=()
 for a in "$@"; do
 	case $a in
 	shm) modes+=(shm-p2p shm-coll shm-over) ;;
-	all) modes+=(shm-p2p shm-coll shm-over callgrind memory startup verbs) ;;
-	shm-p2p | shm-coll | shm-over | callgrind | memory | startup | verbs)
+	all) modes+=(shm-p2p shm-coll shm-over callgrind memory startup verbs nbr) ;;
+	shm-p2p | shm-coll | shm-over | callgrind | memory | startup | verbs | nbr)
 		modes+=("$a") ;;
 	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2
 	   exit 2 ;;

@@ -38,6 +38,12 @@ const struct rc_coll_desc rc_coll_descs[RC_COLL_N] = {
 	D(REDUCE_SCATTER_BLOCK, reduce_scatter_block),
 	D(SCAN, scan),
 	D(EXSCAN, exscan),
+	D(ALLTOALLW, alltoallw),
+	D(NBR_ALLGATHER, neighbor_allgather),
+	D(NBR_ALLGATHERV, neighbor_allgatherv),
+	D(NBR_ALLTOALL, neighbor_alltoall),
+	D(NBR_ALLTOALLV, neighbor_alltoallv),
+	D(NBR_ALLTOALLW, neighbor_alltoallw),
 #undef D
 };
 
@@ -46,13 +52,23 @@ const char *rc_coll_name(int coll)
 	return coll >= 0 && coll < RC_COLL_N ? rc_coll_descs[coll].name : NULL;
 }
 
-int rc_coll_nalgs(int coll)
+static int nalgs(const struct rc_coll_desc *d)
 {
 	int n = 0;
 
-	while (rc_coll_descs[coll].algs[n].name)
+	while (d->algs[n].name)
 		n++;
 	return n;
+}
+
+int rc_coll_nalgs(int coll)
+{
+	return nalgs(&rc_coll_descs[coll]);
+}
+
+int rc_coll_inter_nalgs(int coll)
+{
+	return nalgs(&rc_coll_inter_descs[coll]);
 }
 
 const char *rc_coll_alg_name(int coll, int alg)
@@ -62,57 +78,87 @@ const char *rc_coll_alg_name(int coll, int alg)
 	return rc_coll_descs[coll].algs[alg].name;
 }
 
-int rc_coll_force(struct rc_inst *inst, int coll, const char *alg)
+const char *rc_coll_inter_alg_name(int coll, int alg)
 {
-	struct rc_coll_state *cs = rc_coll_state(inst);
+	if (alg < 0 || alg >= rc_coll_inter_nalgs(coll))
+		return NULL;
+	return rc_coll_inter_descs[coll].algs[alg].name;
+}
+
+/* Force alg (name, "auto" or NULL) for collective coll in force[]. */
+static int force_in(const struct rc_coll_desc *d, int *force, const char *alg)
+{
 	int i;
 
-	if (!cs)
-		return RC_ERR_NOMEM;
 	if (!alg || !strcmp(alg, "auto")) {
-		cs->force[coll] = -1;
+		*force = -1;
 		return RC_OK;
 	}
-	for (i = 0; rc_coll_descs[coll].algs[i].name; i++)
-		if (!strcmp(rc_coll_descs[coll].algs[i].name, alg)) {
-			cs->force[coll] = i;
+	for (i = 0; d->algs[i].name; i++)
+		if (!strcmp(d->algs[i].name, alg)) {
+			*force = i;
 			return RC_OK;
 		}
 	return RC_ERR_INVAL;
 }
 
+int rc_coll_force(struct rc_inst *inst, int coll, const char *alg)
+{
+	struct rc_coll_state *cs = rc_coll_state(inst);
+
+	if (!cs)
+		return RC_ERR_NOMEM;
+	return force_in(&rc_coll_descs[coll], &cs->force[coll], alg);
+}
+
+int rc_coll_force_inter(struct rc_inst *inst, int coll, const char *alg)
+{
+	struct rc_coll_state *cs = rc_coll_state(inst);
+
+	if (!cs)
+		return RC_ERR_NOMEM;
+	return force_in(&rc_coll_inter_descs[coll], &cs->force_inter[coll],
+			alg);
+}
+
+/* RCMPI_<key>=alg for collective c of table d into force[c]; warns with
+ * the known names when alg is unknown. */
+static void read_force(const struct rc_coll_desc *d, const char *prefix,
+		       int *force)
+{
+	char key[64], known[256] = "", *p;
+	const char *v;
+	size_t len = 0;
+	int i;
+
+	snprintf(key, sizeof(key), "%s%s", prefix, d->name);
+	for (p = key; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	*force = -1;
+	/* every collective has its entry (test_coll checks); those not
+	 * defined on intercommunicators have none there */
+	i = rc_param_find(key);
+	v = i >= 0 ? rc_param_str((enum rc_param_id)i) : NULL;
+	if (!v || force_in(d, force, v) == RC_OK)
+		return;
+	for (i = 0; d->algs[i].name && len < sizeof(known); i++)
+		len += (size_t)snprintf(known + len, sizeof(known) - len,
+					"%s%s", i ? ", " : "", d->algs[i].name);
+	rc_log_warn("RCMPI_%s=%s: unknown algorithm (known: %s, auto); "
+		    "choosing automatically",
+		    key, v, known);
+}
+
 static void coll_read_params(struct rc_inst *inst, struct rc_coll_state *cs)
 {
 	struct rc_coll_tune *t = &cs->tune;
-	int c, i, id;
+	int c;
 
+	(void)inst;
 	for (c = 0; c < RC_COLL_N; c++) {
-		char key[64], *p;
-		const char *v;
-
-		snprintf(key, sizeof(key), "COLL_%s", rc_coll_descs[c].name);
-		for (p = key; *p; p++)
-			*p = (char)toupper((unsigned char)*p);
-		cs->force[c] = -1;
-		/* every collective has its entry (test_coll checks) */
-		id = rc_param_find(key);
-		v = id >= 0 ? rc_param_str((enum rc_param_id)id) : NULL;
-		if (!v || rc_coll_force(inst, c, v) == RC_OK)
-			continue;
-		{
-			char known[256] = "";
-			size_t len = 0;
-
-			for (i = 0; rc_coll_descs[c].algs[i].name &&
-				    len < sizeof(known); i++)
-				len += (size_t)snprintf(known + len,
-					sizeof(known) - len, "%s%s",
-					i ? ", " : "",
-					rc_coll_descs[c].algs[i].name);
-			rc_log_warn("RCMPI_%s=%s: unknown algorithm (known: "
-				    "%s, auto); choosing automatically", key,
-				    v, known);
-		}
+		read_force(&rc_coll_descs[c], "COLL_", &cs->force[c]);
+		read_force(&rc_coll_inter_descs[c], "COLL_INTER_",
+			   &cs->force_inter[c]);
 	}
 	t->bcast_short = (size_t)rc_param_int(RC_P_COLL_BCAST_SHORT);
 	t->bcast_min_procs = (size_t)rc_param_int(RC_P_COLL_BCAST_MIN_PROCS);
@@ -159,9 +205,14 @@ void rc_coll_close(struct rc_inst *inst)
 static const struct rc_coll_alg *coll_pick(const struct rc_comm *comm,
 					   int coll, const struct rc_cargs *a)
 {
-	const struct rc_coll_desc *d = &rc_coll_descs[coll];
 	const struct rc_coll_state *cs = comm->inst->coll;
+	const struct rc_coll_desc *d = &rc_coll_descs[coll];
 	int i = cs->force[coll];
+
+	if (RC_UNLIKELY(rc_comm_is_inter(comm))) {
+		d = &rc_coll_inter_descs[coll];
+		i = cs->force_inter[coll];
+	}
 
 	if (i < 0 || (d->algs[i].usable && !d->algs[i].usable(comm, a)))
 		i = d->choose(comm, a);

@@ -33,6 +33,13 @@ enum rc_coll_id {
 	RC_COLL_REDUCE_SCATTER_BLOCK,
 	RC_COLL_SCAN,
 	RC_COLL_EXSCAN,
+	RC_COLL_ALLTOALLW,
+	/* neighbourhood collectives (process topologies) */
+	RC_COLL_NBR_ALLGATHER,
+	RC_COLL_NBR_ALLGATHERV,
+	RC_COLL_NBR_ALLTOALL,
+	RC_COLL_NBR_ALLTOALLV,
+	RC_COLL_NBR_ALLTOALLW,
 	RC_COLL_N
 };
 
@@ -58,16 +65,25 @@ const char *rc_coll_name(int coll);
 int rc_coll_nalgs(int coll);
 const char *rc_coll_alg_name(int coll, int alg);
 int rc_coll_force(struct rc_inst *inst, int coll, const char *alg);
+/* The same for intercommunicators (RCMPI_COLL_INTER_<NAME>). */
+int rc_coll_inter_nalgs(int coll);
+const char *rc_coll_inter_alg_name(int coll, int alg);
+int rc_coll_force_inter(struct rc_inst *inst, int coll, const char *alg);
 
 /* ---- communicator constructors (comm_create.c) ----
  * Collective over the parent comm. reqp NULL: blocking, *out written on
  * success (NULL, i.e. MPI_COMM_NULL, where the standard says so).
  * reqp non-NULL: started as a pooled request, *out written when it
- * completes and the status is the request's err (unit tests drive several
- * ranks this way). One creation at a time per process. RC_ERR_NOCTX: no
- * context id pair is free on every member. */
+ * completes and the status is the request's err (MPI_Comm_idup; unit
+ * tests drive several ranks this way). Any number may be in flight in a
+ * process. RC_ERR_NOCTX: no context block is free on every member. */
 int rc_comm_dup(struct rc_comm *comm, struct rc_comm **out,
 		struct rc_req **reqp);
+/* MPI_Comm_idup: rc_comm_dup, and when the new communicator is made, what
+ * a dup copies (rc_comm_dup_cache: hints, attributes; a failing copy
+ * callback fails the request with RC_ERR_CALLBACK) */
+int rc_comm_idup(struct rc_comm *comm, struct rc_comm **out,
+		 struct rc_req **reqp);
 int rc_comm_split(struct rc_comm *comm, int color, int key,
 		  struct rc_comm **out, struct rc_req **reqp);
 /* type: MPI_COMM_TYPE_SHARED (ranks on one node: inst->procs[w].local)
@@ -77,6 +93,45 @@ int rc_comm_split_type(struct rc_comm *comm, int type, int key,
 /* group: a subset of comm's group, the same on every rank */
 int rc_comm_create(struct rc_comm *comm, struct rc_group *group,
 		   struct rc_comm **out, struct rc_req **reqp);
+/* Collective over group's members only (a subset of comm's group, the
+ * same on every member), keyed by tag (0..MPI_TAG_UB): concurrent calls on
+ * one parent need distinct tags. A process outside group gets NULL at
+ * once. */
+int rc_comm_create_group(struct rc_comm *comm, struct rc_group *group, int tag,
+			 struct rc_comm **out, struct rc_req **reqp);
+/* Topologies: nodes = ranks 0..nnodes-1 of comm (never reordered);
+ * arrays checked by the caller. */
+int rc_graph_create(struct rc_comm *comm, int nnodes, const int *index,
+		    const int *edges, struct rc_comm **out,
+		    struct rc_req **reqp);
+int rc_dist_graph_adjacent(struct rc_comm *comm, int indegree, const int *in,
+			   const int *inw, int outdegree, const int *outl,
+			   const int *outw, bool weighted, struct rc_comm **out,
+			   struct rc_req **reqp);
+int rc_dist_graph_create(struct rc_comm *comm, int n, const int *sources,
+			 const int *degrees, const int *dests,
+			 const int *weights, bool weighted,
+			 struct rc_comm **out, struct rc_req **reqp);
+/*
+ * Intercommunicators (comm_inter.c). rc_comm_dup, rc_comm_split and
+ * rc_comm_create hand an intercommunicator to the rc_intercomm_ ones:
+ * collective over both groups. create: local_comm's members (lleader the
+ * leader), peer and rleader significant at the leader only (peer's
+ * RC_CTX_PEER context, keyed by tag); RC_ERR_INVAL when the groups
+ * overlap. subset: MPI_Comm_create's (group within the local group).
+ * merge: an intracommunicator, the group with high == false first.
+ */
+int rc_intercomm_create(struct rc_comm *local, int lleader,
+			struct rc_comm *peer, int rleader, int tag,
+			struct rc_comm **out, struct rc_req **reqp);
+int rc_intercomm_dup(struct rc_comm *comm, struct rc_comm **out,
+		     struct rc_req **reqp, bool cache);
+int rc_intercomm_split(struct rc_comm *comm, int color, int key,
+		       struct rc_comm **out, struct rc_req **reqp);
+int rc_intercomm_subset(struct rc_comm *comm, struct rc_group *group,
+			struct rc_comm **out, struct rc_req **reqp);
+int rc_intercomm_merge(struct rc_comm *comm, bool high, struct rc_comm **out,
+		       struct rc_req **reqp);
 /* dims/periods checked by the caller; product <= comm->size */
 int rc_cart_create(struct rc_comm *comm, int ndims, const int *dims,
 		   const int *periods, struct rc_comm **out,

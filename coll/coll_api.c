@@ -11,7 +11,7 @@
  * type), MPI_ERR_BUFFER (MPI_IN_PLACE where not allowed, a NULL buffer
  * with data, one pointer for send and receive buffers whose touched bytes
  * overlap: see aliased() below), MPI_ERR_ARG (a NULL request or count
- * array).
+ * array). Intercommunicators: below.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +20,8 @@
 #include "coll_impl.h"
 #include "dtype.h"
 #include "op.h"
+#include "thread.h"
+#include "topo.h"
 
 /*
  * The handle a check below found bad, for the error message: the checks
@@ -261,6 +263,124 @@ static int coll_go(MPI_Comm comm, int coll, struct rc_cargs *a,
 	return rc_api_status(comm, ret, fn);
 }
 
+/* ---- intercommunicators -------------------------------------------------- */
+
+/*
+ * On an intercommunicator (MPI-3.1 §5.2.2) the rooted collectives take
+ * MPI_ROOT at the root, MPI_PROC_NULL in the rest of its group (nothing
+ * of theirs is significant) and the root's rank in the other group;
+ * counts and displacements name the remote group's ranks; MPI_IN_PLACE is
+ * invalid everywhere (MPI_ERR_BUFFER) and scan / exscan do not exist
+ * (MPI_ERR_COMM).
+ */
+static int chk_inplace(MPI_Comm comm, const void *buf)
+{
+	return buf == MPI_IN_PLACE && rc_comm_is_inter(comm) ? MPI_ERR_BUFFER
+							     : 0;
+}
+
+#define NO_INPLACE_MSG "MPI_IN_PLACE on an intercommunicator"
+
+static int chk_inter_root(MPI_Comm comm, int root)
+{
+	if (root == MPI_ROOT || root == MPI_PROC_NULL)
+		return 0;
+	return root < 0 || root >= comm->rgroup->size ? MPI_ERR_ROOT : 0;
+}
+
+static int inter_bcast(void *buf, int count, MPI_Datatype dt, int root,
+		       MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+
+	CHK(comm, chk_inter_root(comm, root), fn, "root out of range");
+	memset(&a, 0, sizeof(a));
+	a.root = root;
+	if (root != MPI_PROC_NULL) {
+		CHK(comm, chk_data(buf, count, dt), fn, NULL);
+		a.rbuf = buf;
+		a.count = (size_t)count;
+		a.dt = dt;
+	}
+	return coll_go(comm, RC_COLL_BCAST, &a, req, fn);
+}
+
+static int inter_reduce(const void *sbuf, void *rbuf, int count,
+			MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm,
+			MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+
+	CHK(comm, chk_inter_root(comm, root), fn, "root out of range");
+	memset(&a, 0, sizeof(a));
+	a.root = root;
+	if (root == MPI_PROC_NULL)
+		return coll_go(comm, RC_COLL_REDUCE, &a, req, fn);
+	/* the root receives, the other group sends */
+	CHK(comm, chk_data(root == MPI_ROOT ? rbuf : sbuf, count, dt), fn,
+	    NULL);
+	CHK(comm, chk_op(op, dt), fn, NULL);
+	if (root == MPI_ROOT)
+		a.rbuf = rbuf;
+	else
+		a.sbuf = sbuf;
+	a.count = (size_t)count;
+	a.dt = dt;
+	a.op = op;
+	return coll_go(comm, RC_COLL_REDUCE, &a, req, fn);
+}
+
+/* Gather(v) and scatter(v): the root's side (counts over the remote
+ * group) and the other group's single block. */
+static int inter_rooted(int coll, const void *sbuf, int scount,
+			const int *scounts, const int *sdispls,
+			MPI_Datatype sdt, void *rbuf, int rcount,
+			const int *rcounts, const int *rdispls,
+			MPI_Datatype rdt, int root, MPI_Comm comm,
+			MPI_Request *req, const char *fn)
+{
+	bool gather = coll == RC_COLL_GATHER || coll == RC_COLL_GATHERV;
+	bool v = coll == RC_COLL_GATHERV || coll == RC_COLL_SCATTERV;
+	int m = comm->rgroup->size;
+	struct rc_cargs a;
+
+	CHK(comm, chk_inter_root(comm, root), fn, "root out of range");
+	memset(&a, 0, sizeof(a));
+	a.root = root;
+	if (root == MPI_ROOT && gather) {
+		CHK(comm,
+		    v ? chk_counts(rcounts, rdispls, m, rdt, rbuf)
+		      : chk_data(rbuf, rcount, rdt),
+		    fn, NULL);
+		a.rbuf = rbuf;
+		a.rcount = v ? 0 : (size_t)rcount;
+		a.rcounts = rcounts;
+		a.rdispls = rdispls;
+		a.rdt = rdt;
+	} else if (root == MPI_ROOT) {
+		CHK(comm,
+		    v ? chk_counts(scounts, sdispls, m, sdt, sbuf)
+		      : chk_data(sbuf, scount, sdt),
+		    fn, NULL);
+		a.sbuf = sbuf;
+		a.scount = v ? 0 : (size_t)scount;
+		a.scounts = scounts;
+		a.sdispls = sdispls;
+		a.sdt = sdt;
+	} else if (root != MPI_PROC_NULL && gather) {
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+		a.sbuf = sbuf;
+		a.scount = (size_t)scount;
+		a.sdt = sdt;
+	} else if (root != MPI_PROC_NULL) {
+		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
+		a.rbuf = rbuf;
+		a.rcount = (size_t)rcount;
+		a.rdt = rdt;
+	}
+	return coll_go(comm, coll, &a, req, fn);
+}
+
 /* ---- barrier, bcast ------------------------------------------------------ */
 
 static int barrier(MPI_Comm comm, MPI_Request *req, const char *fn)
@@ -290,6 +410,8 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root,
 	struct rc_cargs a;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm)))
+		return inter_bcast(buf, count, dt, root, comm, req, fn);
 	CHK_ROOT(comm, root, fn);
 	CHK(comm, chk_data(buf, count, dt), fn, NULL);
 	memset(&a, 0, sizeof(a));
@@ -368,6 +490,9 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	bool isroot;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm)))
+		return inter_reduce(sbuf, rbuf, count, dt, op, root, comm, req,
+				    fn);
 	CHK_ROOT(comm, root, fn);
 	isroot = comm->rank == root;
 	CHK(comm,
@@ -401,6 +526,10 @@ static int allred(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	struct rc_cargs a;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm) && coll != RC_COLL_ALLREDUCE))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "not defined on an intercommunicator");
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	CHK(comm, chk_red(sbuf, rbuf, count, (size_t)count, dt, op, true, true),
 	    fn, NULL);
 	red_args(&a, sbuf, rbuf, count, dt, op, 0);
@@ -463,10 +592,12 @@ static int redscat_block(const void *sbuf, void *rbuf, int rcount,
 	struct rc_cargs a;
 
 	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	CHK(comm,
 	    chk_red(sbuf, rbuf, rcount,
-		    (size_t)(rcount > 0 ? rcount : 0) * (size_t)comm->size, dt,
-		    op, true, true),
+		    (size_t)(rcount > 0 ? rcount : 0) *
+			    (size_t)rc_comm_psize(comm),
+		    dt, op, true, true),
 	    fn, NULL);
 	red_args(&a, sbuf, rbuf, rcount, dt, op, 0);
 	return coll_go(comm, RC_COLL_REDUCE_SCATTER_BLOCK, &a, req, fn);
@@ -505,6 +636,7 @@ static int redscat(const void *sbuf, void *rbuf, const int rcounts[],
 		    "negative receive count");
 		total += (size_t)rcounts[i];
 	}
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	CHK(comm,
 	    chk_red(sbuf, rbuf, rcounts[comm->rank], total, dt, op, true, true),
 	    fn, NULL);
@@ -555,6 +687,10 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 	bool isroot, inplace;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm)))
+		return inter_rooted(v ? RC_COLL_GATHERV : RC_COLL_GATHER, sbuf,
+				    scount, NULL, NULL, sdt, rbuf, rcount,
+				    rcounts, rdispls, rdt, root, comm, req, fn);
 	CHK_ROOT(comm, root, fn);
 	isroot = comm->rank == root;
 	inplace = isroot && sbuf == MPI_IN_PLACE;
@@ -627,6 +763,11 @@ static int scatter(const void *sbuf, int scount, const int *scounts,
 	bool isroot, inplace;
 
 	COLL_ENTER(fn, comm, req);
+	if (RC_UNLIKELY(rc_comm_is_inter(comm)))
+		return inter_rooted(v ? RC_COLL_SCATTERV : RC_COLL_SCATTER,
+				    sbuf, scount, scounts, sdispls, sdt, rbuf,
+				    rcount, NULL, NULL, rdt, root, comm, req,
+				    fn);
 	CHK_ROOT(comm, root, fn);
 	isroot = comm->rank == root;
 	inplace = isroot && rbuf == MPI_IN_PLACE;
@@ -702,10 +843,13 @@ static int allgather(const void *sbuf, int scount, MPI_Datatype sdt,
 	bool inplace = sbuf == MPI_IN_PLACE;
 
 	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	if (!inplace)
 		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
 	if (v)
-		CHK(comm, chk_counts(rcounts, rdispls, comm->size, rdt, rbuf),
+		CHK(comm,
+		    chk_counts(rcounts, rdispls, rc_comm_psize(comm), rdt,
+			       rbuf),
 		    fn, NULL);
 	else
 		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
@@ -764,6 +908,7 @@ static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
 	bool inplace = sbuf == MPI_IN_PLACE;
 
 	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	if (!inplace)
 		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
 	CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
@@ -802,15 +947,18 @@ static int alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
 	bool inplace = sbuf == MPI_IN_PLACE;
 
 	COLL_ENTER(fn, comm, req);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	if (!inplace)
-		CHK(comm, chk_counts(scounts, sdispls, comm->size, sdt, sbuf),
+		CHK(comm,
+		    chk_counts(scounts, sdispls, rc_comm_psize(comm), sdt,
+			       sbuf),
 		    fn, NULL);
-	CHK(comm, chk_counts(rcounts, rdispls, comm->size, rdt, rbuf), fn,
-	    NULL);
+	CHK(comm, chk_counts(rcounts, rdispls, rc_comm_psize(comm), rdt, rbuf),
+	    fn, NULL);
 	if (!inplace)
 		CHK_ALIAS(comm, fn, sbuf,
-			  sidev(sdt, scounts, sdispls, comm->size), rbuf,
-			  sidev(rdt, rcounts, rdispls, comm->size));
+			  sidev(sdt, scounts, sdispls, rc_comm_psize(comm)),
+			  rbuf, sidev(rdt, rcounts, rdispls, rc_comm_psize(comm)));
 	xfer_args(&a, sbuf, 0, inplace ? NULL : sdt, rbuf, 0, rdt, 0);
 	if (!inplace) {
 		a.scounts = scounts;
@@ -839,3 +987,370 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[],
 			 rdt, comm, request, "MPI_Ialltoallv");
 }
 RC_WEAK(MPI_Ialltoallv)
+
+/* ---- alltoallw ----------------------------------------------------------- */
+
+/* n blocks of (counts, byte displacements, types): 0 or an error class.
+ * An empty block's type is not significant. */
+static int chk_wblocks(const int *counts, const void *displs,
+		       MPI_Datatype const *types, int n)
+{
+	int i;
+
+	if (RC_UNLIKELY(n && (!counts || !displs || !types)))
+		return MPI_ERR_ARG;
+	for (i = 0; i < n; i++) {
+		if (RC_UNLIKELY(counts[i] < 0))
+			return MPI_ERR_COUNT;
+		if (RC_UNLIKELY(counts[i] && !rc_dt_valid(types[i])))
+			return MPI_ERR_TYPE;
+	}
+	return MPI_SUCCESS;
+}
+
+/* Does any block hold data? (send and receive buffers may then alias) */
+static bool any_data(const int *counts, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (counts[i])
+			return true;
+	return false;
+}
+
+static int alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
+		     MPI_Datatype const *sdts, void *rbuf, const int *rcounts,
+		     const int *rdispls, MPI_Datatype const *rdts,
+		     MPI_Comm comm, MPI_Request *req, const char *fn)
+{
+	struct rc_cargs a;
+	bool inplace = sbuf == MPI_IN_PLACE;
+	int n;
+
+	COLL_ENTER(fn, comm, req);
+	n = rc_comm_psize(comm);
+	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
+	CHK(comm, rbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : 0, fn, NULL);
+	if (!inplace) {
+		CHK(comm, chk_wblocks(scounts, sdispls, sdts, n), fn, NULL);
+		CHK(comm,
+		    sbuf == rbuf && sbuf && any_data(scounts, n)
+			    ? MPI_ERR_BUFFER
+			    : 0,
+		    fn, "sendbuf and recvbuf are the same");
+	}
+	CHK(comm, chk_wblocks(rcounts, rdispls, rdts, n), fn, NULL);
+	memset(&a, 0, sizeof(a));
+	a.sbuf = sbuf;
+	a.rbuf = rbuf;
+	if (!inplace) {
+		a.scounts = scounts;
+		a.sdispls = sdispls;
+		a.sdts = sdts;
+	}
+	a.rcounts = rcounts;
+	a.rdispls = rdispls;
+	a.rdts = rdts;
+	return coll_go(comm, RC_COLL_ALLTOALLW, &a, req, fn);
+}
+
+int PMPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+		   const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+		   const int rdispls[], const MPI_Datatype rdts[],
+		   MPI_Comm comm)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  alltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+				    rdispls, rdts, comm, RC_BLOCKING,
+				    "MPI_Alltoallw"));
+}
+RC_WEAK(MPI_Alltoallw)
+
+int PMPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[],
+		    const MPI_Datatype sdts[], void *rbuf, const int rcounts[],
+		    const int rdispls[], const MPI_Datatype rdts[],
+		    MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  alltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+				    rdispls, rdts, comm, request,
+				    "MPI_Ialltoallw"));
+}
+RC_WEAK(MPI_Ialltoallw)
+
+/* ---- neighbourhood collectives ----------------------------------------------
+ *
+ * On a communicator with a process topology only (MPI_ERR_TOPOLOGY
+ * otherwise, intercommunicators included); block counts over the
+ * in-neighbours (receive) and out-neighbours (send); no MPI_IN_PLACE.
+ */
+
+enum { NB_GATHER, NB_GATHERV, NB_A2A, NB_A2AV, NB_A2AW };
+
+/* The arguments of one neighbourhood call (unused ones zero). */
+struct nbr_args {
+	const void *sbuf;
+	int scount;
+	const int *scounts, *sdispls;
+	const MPI_Aint *sbd; /* alltoallw: byte displacements */
+	MPI_Datatype sdt;
+	MPI_Datatype const *sdts;
+	void *rbuf;
+	int rcount;
+	const int *rcounts, *rdispls;
+	const MPI_Aint *rbd;
+	MPI_Datatype rdt;
+	MPI_Datatype const *rdts;
+};
+
+static int neighbor(int kind, const struct nbr_args *x, MPI_Comm comm,
+		    MPI_Request *req, const char *fn)
+{
+	const void *sbuf = x->sbuf;
+	void *rbuf = x->rbuf;
+	int scount = x->scount, rcount = x->rcount;
+	const int *scounts = x->scounts, *sdispls = x->sdispls;
+	const int *rcounts = x->rcounts, *rdispls = x->rdispls;
+	const MPI_Aint *sbd = x->sbd, *rbd = x->rbd;
+	MPI_Datatype sdt = x->sdt, rdt = x->rdt;
+	MPI_Datatype const *sdts = x->sdts, *rdts = x->rdts;
+	static const int coll[] = {
+		RC_COLL_NBR_ALLGATHER, RC_COLL_NBR_ALLGATHERV,
+		RC_COLL_NBR_ALLTOALL,  RC_COLL_NBR_ALLTOALLV,
+		RC_COLL_NBR_ALLTOALLW,
+	};
+	const struct rc_topo *t;
+	struct rc_cargs a;
+	int nin, nout;
+
+	COLL_ENTER(fn, comm, req);
+	t = comm->topo;
+	if (RC_UNLIKELY(!t))
+		return RC_ERR_MSG(comm, MPI_ERR_TOPOLOGY, fn,
+				  "the communicator has no process topology");
+	nin = t->nin;
+	nout = t->nout;
+	CHK(comm,
+	    sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE ? MPI_ERR_BUFFER : 0,
+	    fn, "MPI_IN_PLACE in a neighbourhood collective");
+	memset(&a, 0, sizeof(a));
+	switch (kind) {
+	case NB_GATHER:
+	case NB_A2A:
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
+		break;
+	case NB_GATHERV:
+		CHK(comm, chk_data(sbuf, scount, sdt), fn, NULL);
+		CHK(comm, chk_counts(rcounts, rdispls, nin, rdt, rbuf), fn,
+		    NULL);
+		break;
+	case NB_A2AV:
+		CHK(comm, chk_counts(scounts, sdispls, nout, sdt, sbuf), fn,
+		    NULL);
+		CHK(comm, chk_counts(rcounts, rdispls, nin, rdt, rbuf), fn,
+		    NULL);
+		break;
+	default:
+		CHK(comm, chk_wblocks(scounts, sbd, sdts, nout), fn, NULL);
+		CHK(comm, chk_wblocks(rcounts, rbd, rdts, nin), fn, NULL);
+		break;
+	}
+	a.sbuf = sbuf;
+	a.scount = scount > 0 ? (size_t)scount : 0;
+	a.scounts = scounts;
+	a.sdispls = sdispls;
+	a.sdt = kind == NB_A2AW ? NULL : sdt;
+	a.sdts = sdts;
+	a.rbuf = rbuf;
+	a.rcount = rcount > 0 ? (size_t)rcount : 0;
+	a.rcounts = rcounts;
+	a.rdispls = rdispls;
+	a.rdt = kind == NB_A2AW ? NULL : rdt;
+	a.rdts = rdts;
+	a.sbdispls = sbd;
+	a.rbdispls = rbd;
+	return coll_go(comm, coll[kind], &a, req, fn);
+}
+
+int PMPI_Neighbor_allgather(const void *sbuf, int scount, MPI_Datatype sdt,
+			    void *rbuf, int rcount, MPI_Datatype rdt,
+			    MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_GATHER, &x, comm, RC_BLOCKING,
+					       "MPI_Neighbor_allgather"));
+}
+RC_WEAK(MPI_Neighbor_allgather)
+
+int PMPI_Ineighbor_allgather(const void *sbuf, int scount, MPI_Datatype sdt,
+			     void *rbuf, int rcount, MPI_Datatype rdt,
+			     MPI_Comm comm, MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_GATHER, &x, comm, request,
+					       "MPI_Ineighbor_allgather"));
+}
+RC_WEAK(MPI_Ineighbor_allgather)
+
+int PMPI_Neighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
+			     void *rbuf, const int rcounts[],
+			     const int displs[], MPI_Datatype rdt,
+			     MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = displs,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big,
+			  neighbor(NB_GATHERV, &x, comm, RC_BLOCKING,
+				   "MPI_Neighbor_allgatherv"));
+}
+RC_WEAK(MPI_Neighbor_allgatherv)
+
+int PMPI_Ineighbor_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
+			      void *rbuf, const int rcounts[],
+			      const int displs[], MPI_Datatype rdt,
+			      MPI_Comm comm, MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = displs,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_GATHERV, &x, comm, request,
+					       "MPI_Ineighbor_allgatherv"));
+}
+RC_WEAK(MPI_Ineighbor_allgatherv)
+
+int PMPI_Neighbor_alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+			   void *rbuf, int rcount, MPI_Datatype rdt,
+			   MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2A, &x, comm, RC_BLOCKING,
+					       "MPI_Neighbor_alltoall"));
+}
+RC_WEAK(MPI_Neighbor_alltoall)
+
+int PMPI_Ineighbor_alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
+			    void *rbuf, int rcount, MPI_Datatype rdt,
+			    MPI_Comm comm, MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2A, &x, comm, request,
+					       "MPI_Ineighbor_alltoall"));
+}
+RC_WEAK(MPI_Ineighbor_alltoall)
+
+int PMPI_Neighbor_alltoallv(const void *sbuf, const int scounts[],
+			    const int sdispls[], MPI_Datatype sdt, void *rbuf,
+			    const int rcounts[], const int rdispls[],
+			    MPI_Datatype rdt, MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sdispls = sdispls,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = rdispls,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2AV, &x, comm, RC_BLOCKING,
+					       "MPI_Neighbor_alltoallv"));
+}
+RC_WEAK(MPI_Neighbor_alltoallv)
+
+int PMPI_Ineighbor_alltoallv(const void *sbuf, const int scounts[],
+			     const int sdispls[], MPI_Datatype sdt, void *rbuf,
+			     const int rcounts[], const int rdispls[],
+			     MPI_Datatype rdt, MPI_Comm comm,
+			     MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sdispls = sdispls,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = rdispls,
+			     .rdt = rdt};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2AV, &x, comm, request,
+					       "MPI_Ineighbor_alltoallv"));
+}
+RC_WEAK(MPI_Ineighbor_alltoallv)
+
+int PMPI_Neighbor_alltoallw(const void *sbuf, const int scounts[],
+			    const MPI_Aint sdispls[], const MPI_Datatype sdts[],
+			    void *rbuf, const int rcounts[],
+			    const MPI_Aint rdispls[], const MPI_Datatype rdts[],
+			    MPI_Comm comm)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sbd = sdispls,
+			     .sdts = sdts,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rbd = rdispls,
+			     .rdts = rdts};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2AW, &x, comm, RC_BLOCKING,
+					       "MPI_Neighbor_alltoallw"));
+}
+RC_WEAK(MPI_Neighbor_alltoallw)
+
+int PMPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
+			     const MPI_Aint sdispls[],
+			     const MPI_Datatype sdts[], void *rbuf,
+			     const int rcounts[], const MPI_Aint rdispls[],
+			     const MPI_Datatype rdts[], MPI_Comm comm,
+			     MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sbd = sdispls,
+			     .sdts = sdts,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rbd = rdispls,
+			     .rdts = rdts};
+
+	return RC_CS_CALL(&rc_cs_big, neighbor(NB_A2AW, &x, comm, request,
+					       "MPI_Ineighbor_alltoallw"));
+}
+RC_WEAK(MPI_Ineighbor_alltoallw)

@@ -50,6 +50,8 @@ typedef void (*rc_sched_fn)(struct rc_sched *s, void *arg);
 
 struct rc_sop {
 	uint8_t kind;
+	uint8_t side;		/* send, receive: the communicator (sched) */
+	uint16_t tagoff;	/* send, receive: added to the tag (slots) */
 	int peer;		/* comm rank (send, receive) */
 	size_t n1, n2;
 	struct rc_dtype *dt1, *dt2;
@@ -64,11 +66,25 @@ struct rc_sop {
 struct rc_sched {
 	struct rc_sched *next;	/* the instance's cache */
 	struct rc_inst *inst;
+	/* the communicator that operations appended now address (side 0
+	 * unless rc_sched_use says otherwise) */
 	struct rc_comm *comm;
+	/* side 1: a second communicator, context and tag (an
+	 * intercommunicator's local group; the peer communicator of
+	 * MPI_Intercomm_create) */
+	struct rc_comm *comm1;
+	uint32_t ctx1;
+	int tag1;
+	uint8_t side;		/* of appended operations */
+	uint16_t tagoff;	/* of appended operations */
+	struct rc_comm *comm0;	/* side 0: the collective's own */
 	struct rc_req *req;	/* the collective request */
 	struct rc_op *op;	/* retained */
 	struct rc_dtype *hold[RC_SCHED_HOLD];	/* retained datatypes */
 	int nhold;
+	/* more of them (alltoallw's types), kept across runs */
+	struct rc_dtype **xhold;
+	unsigned nxhold, xhold_cap;
 	uint32_t ctx;
 	int tag;
 	int err;		/* first failure while running */
@@ -90,6 +106,11 @@ struct rc_cargs {
 	size_t scount, rcount;	/* per block */
 	struct rc_dtype *sdt, *rdt;
 	const int *scounts, *sdispls, *rcounts, *rdispls;
+	/* alltoallw, neighbor_alltoallw: a type per block; alltoallw's
+	 * displacements (above) are in bytes, neighbor_alltoallw's are
+	 * these */
+	struct rc_dtype *const *sdts, *const *rdts;
+	const MPI_Aint *sbdispls, *rbdispls;
 	size_t count;		/* reductions, bcast */
 	struct rc_dtype *dt;
 	struct rc_op *op;
@@ -101,6 +122,22 @@ struct rc_cargs {
 /* A schedule for one collective on comm (takes the next tag); NULL when
  * out of memory. */
 struct rc_sched *rc_sched_new(struct rc_comm *comm);
+/* A schedule on comm's members with its own context and tag (takes no
+ * sequence number: MPI_Comm_create_group's, keyed by the user's tag). */
+struct rc_sched *rc_sched_new_keyed(struct rc_comm *comm, uint32_t ctx,
+				    int tag);
+/* Side 1 of s: operations appended after rc_sched_use(s, 1) address comm
+ * with context ctx and tag `tag`. */
+void rc_sched_set_side(struct rc_sched *s, struct rc_comm *comm, uint32_t ctx,
+		       int tag);
+/* Append the following operations to side 0 or 1 (s->comm follows). */
+void rc_sched_use(struct rc_sched *s, int side);
+/* Sends and receives appended from now on use tag + off (a collective
+ * that took several tags: neighbourhood collectives' slots). */
+static inline void rc_sched_tagoff(struct rc_sched *s, int off)
+{
+	s->tagoff = (uint16_t)off;
+}
 /* Give back a schedule that was never started. */
 void rc_sched_discard(struct rc_sched *s);
 /* Keep op / a datatype alive until the schedule ends. */
@@ -118,7 +155,9 @@ void rc_sched_reduce(struct rc_sched *s, const void *in, void *inout,
 void rc_sched_copy(struct rc_sched *s, const void *src, size_t scount,
 		   struct rc_dtype *sdt, void *dst, size_t dcount,
 		   struct rc_dtype *ddt);
-/* Run fn(s, arg) at this point of the schedule (it may set s->err). */
+/* Run fn(s, arg) at this point of the schedule (it may set s->err, and
+ * it may append operations, which then run after it: a schedule can loop
+ * or choose its next steps from data it has received). */
 void rc_sched_call(struct rc_sched *s, rc_sched_fn fn, void *arg);
 /* Scratch of len bytes, 64-byte aligned, for the schedule's lifetime. */
 void *rc_sched_tmp(struct rc_sched *s, size_t len);
@@ -164,6 +203,8 @@ struct rc_coll_desc {
 };
 
 extern const struct rc_coll_desc rc_coll_descs[RC_COLL_N];
+/* On intercommunicators (alg_inter.c). */
+extern const struct rc_coll_desc rc_coll_inter_descs[RC_COLL_N];
 
 /* Tuning parameters (select.c, read once per instance). */
 struct rc_coll_tune {
@@ -186,6 +227,7 @@ struct rc_coll_state {
 	struct rc_sched *cache;	/* schedules ready for reuse */
 	unsigned ncached;
 	int force[RC_COLL_N];	/* forced algorithm index, -1: choose */
+	int force_inter[RC_COLL_N]; /* the same on intercommunicators */
 	struct rc_coll_tune tune;
 };
 
@@ -212,7 +254,17 @@ RC_COLL_ALGS(reduce_scatter)
 RC_COLL_ALGS(reduce_scatter_block)
 RC_COLL_ALGS(scan)
 RC_COLL_ALGS(exscan)
+RC_COLL_ALGS(alltoallw)
+RC_COLL_ALGS(neighbor_allgather)
+RC_COLL_ALGS(neighbor_allgatherv)
+RC_COLL_ALGS(neighbor_alltoall)
+RC_COLL_ALGS(neighbor_alltoallv)
+RC_COLL_ALGS(neighbor_alltoallw)
 #undef RC_COLL_ALGS
+
+/* Alltoallw on an intercommunicator (alg_nbr.c, in alg_inter.c's
+ * table). */
+int rc_inter_alltoallw_linear(struct rc_sched *s, const struct rc_cargs *a);
 
 /* Building blocks shared by several collectives (they append to s). */
 int rc_bcast_binomial(struct rc_sched *s, const struct rc_cargs *a);
@@ -225,6 +277,13 @@ int rc_reduce_binomial(struct rc_sched *s, const struct rc_cargs *a);
 static inline int rc_coll_next_tag(struct rc_comm *comm)
 {
 	return (int)(comm->coll_seq++ & 0x7fffffffu);
+}
+
+/* Take n - 1 more tags after a schedule's own (tag .. tag + n - 1). */
+static inline void rc_coll_more_tags(struct rc_comm *comm, int n)
+{
+	if (n > 1)
+		comm->coll_seq += (uint32_t)(n - 1);
 }
 
 /* A direct algorithm's one send, with the tag its schedule would have had. */

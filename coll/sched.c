@@ -77,6 +77,7 @@ void rc_coll_copy(const void *src, size_t scount, struct rc_dtype *sdt,
 
 static void sched_free(struct rc_sched *s)
 {
+	free(s->xhold);
 	free(s->ops);
 	free(s->tmp);
 	free(s->extra);
@@ -97,7 +98,7 @@ void rc_sched_cache_free(struct rc_inst *inst)
 	cs->ncached = 0;
 }
 
-struct rc_sched *rc_sched_new(struct rc_comm *comm)
+static struct rc_sched *sched_get(struct rc_comm *comm, uint32_t ctx, int tag)
 {
 	struct rc_coll_state *cs = rc_coll_state(comm->inst);
 	struct rc_sched *s;
@@ -116,12 +117,16 @@ struct rc_sched *rc_sched_new(struct rc_comm *comm)
 	s->next = NULL;
 	s->inst = comm->inst;
 	s->comm = comm;
+	s->comm0 = comm;
+	s->comm1 = NULL;
+	s->side = 0;
+	s->tagoff = 0;
 	s->req = NULL;
 	s->op = NULL;
 	s->nhold = 0;
-	s->ctx = rc_comm_coll_ctx(comm);
-	/* tags stay non-negative: MPI_ANY_TAG is -1 */
-	s->tag = rc_coll_next_tag(comm);
+	s->nxhold = 0;
+	s->ctx = ctx;
+	s->tag = tag;
 	s->err = RC_OK;
 	s->berr = RC_OK;
 	s->nops = 0;
@@ -132,6 +137,41 @@ struct rc_sched *rc_sched_new(struct rc_comm *comm)
 	s->tmp_want = 0;
 	s->nextra = 0;
 	return s;
+}
+
+struct rc_sched *rc_sched_new(struct rc_comm *comm)
+{
+	struct rc_sched *s = sched_get(comm, rc_comm_coll_ctx(comm), 0);
+
+	if (!s)
+		return NULL;
+	/* tags stay non-negative: MPI_ANY_TAG is -1 */
+	s->tag = rc_coll_next_tag(comm);
+	/* an intercommunicator's local steps: its local group (alg_inter.c) */
+	if (comm->local)
+		rc_sched_set_side(s, comm->local, rc_comm_coll_ctx(comm->local),
+				  s->tag);
+	return s;
+}
+
+struct rc_sched *rc_sched_new_keyed(struct rc_comm *comm, uint32_t ctx, int tag)
+{
+	return sched_get(comm, ctx, tag);
+}
+
+void rc_sched_set_side(struct rc_sched *s, struct rc_comm *comm, uint32_t ctx,
+		       int tag)
+{
+	s->comm1 = comm;
+	s->ctx1 = ctx;
+	s->tag1 = tag;
+}
+
+void rc_sched_use(struct rc_sched *s, int side)
+{
+	assert(side == 0 || s->comm1);
+	s->side = (uint8_t)side;
+	s->comm = side ? s->comm1 : s->comm0;
 }
 
 /* Release what the run held and put the schedule back in the cache. */
@@ -145,6 +185,8 @@ static void sched_put(struct rc_sched *s)
 		rc_op_release(s->op);
 	for (h = 0; h < s->nhold; h++)
 		rc_dt_release(s->hold[h]);
+	for (i = 0; i < s->nxhold; i++)
+		rc_dt_release(s->xhold[i]);
 	for (i = 0; i < s->nextra; i++)
 		free(s->extra[i]);
 	/* grow the arena to what this run wanted, for the next one */
@@ -158,6 +200,8 @@ static void sched_put(struct rc_sched *s)
 		s->tmp_cap = p ? s->tmp_want : 0;
 	}
 	s->comm = NULL;
+	s->comm0 = NULL;
+	s->comm1 = NULL;
 	if (cs->ncached >= SCHED_CACHE_MAX) {
 		sched_free(s);
 		return;
@@ -188,9 +232,26 @@ void rc_sched_hold_dt(struct rc_sched *s, struct rc_dtype *dt)
 	for (h = 0; h < s->nhold; h++)
 		if (s->hold[h] == dt)
 			return;
-	assert(s->nhold < RC_SCHED_HOLD);
+	if (s->nhold < RC_SCHED_HOLD) {
+		rc_dt_retain(dt);
+		s->hold[s->nhold++] = dt;
+		return;
+	}
+	/* more types than the fixed slots (alltoallw): a growing list;
+	 * duplicates are fine, each holds its own reference */
+	if (s->nxhold == s->xhold_cap) {
+		unsigned cap = s->xhold_cap ? 2 * s->xhold_cap : 16;
+		struct rc_dtype **x = realloc(s->xhold, cap * sizeof(*x));
+
+		if (!x) {
+			s->berr = RC_ERR_NOMEM;
+			return;
+		}
+		s->xhold = x;
+		s->xhold_cap = cap;
+	}
 	rc_dt_retain(dt);
-	s->hold[s->nhold++] = dt;
+	s->xhold[s->nxhold++] = dt;
 }
 
 /* ---- building ------------------------------------------------------------ */
@@ -212,6 +273,8 @@ static struct rc_sop *sop_add(struct rc_sched *s, uint8_t kind)
 	}
 	o = &s->ops[s->nops++];
 	o->kind = kind;
+	o->side = s->side;
+	o->tagoff = s->tagoff;
 	return o;
 }
 
@@ -366,23 +429,33 @@ static void op_done(struct rc_req *r)
 
 static void sched_post(struct rc_sched *s, struct rc_sop *o)
 {
+	struct rc_comm *comm = s->comm0;
+	uint32_t ctx = s->ctx;
+	int tag = s->tag;
 	struct rc_req *r;
 	int ret;
 
+	if (RC_UNLIKELY(o->side)) {
+		comm = s->comm1;
+		ctx = s->ctx1;
+		tag = s->tag1;
+	}
+	if (RC_UNLIKELY(o->tagoff))
+		tag = (int)((unsigned)(tag + o->tagoff) & 0x7fffffffu);
 	if (o->kind == RC_SOP_SEND) {
 		/* small contiguous sends leave at once, without a request */
-		ret = rc_p2p_send_now(s->comm, s->ctx, o->src, o->n1, o->dt1,
-				      o->peer, s->tag);
+		ret = rc_p2p_send_now(comm, ctx, o->src, o->n1, o->dt1, o->peer,
+				      tag);
 		if (ret != RC_AGAIN) {
 			if (ret && !s->err)
 				s->err = ret;
 			return;
 		}
-		ret = rc_p2p_isend(s->comm, s->ctx, o->src, o->n1, o->dt1,
-				   o->peer, s->tag, RC_SEND_STD, &r);
+		ret = rc_p2p_isend(comm, ctx, o->src, o->n1, o->dt1, o->peer,
+				   tag, RC_SEND_STD, &r);
 	} else
-		ret = rc_p2p_irecv(s->comm, s->ctx, o->dst, o->n1, o->dt1,
-				   o->peer, s->tag, &r);
+		ret = rc_p2p_irecv(comm, ctx, o->dst, o->n1, o->dt1, o->peer,
+				   tag, &r);
 	if (ret) {
 		if (!s->err)
 			s->err = ret;

@@ -918,6 +918,108 @@ RC_DECL(int, MPI_Pcontrol, (const int level, ...));
 
 RC_DECL(int, MPI_Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status));
 RC_DECL(int, MPI_Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status));
+/* ---- Communicator creation, intercommunicators, process topologies and
+ * neighbourhood collectives (issue 12, the communicator part) ------------ */
+RC_DECL(int, MPI_Comm_idup,
+	(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request));
+RC_DECL(int, MPI_Comm_create_group,
+	(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm));
+RC_DECL(int, MPI_Intercomm_create,
+	(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+	 int remote_leader, int tag, MPI_Comm *newintercomm));
+RC_DECL(int, MPI_Intercomm_merge,
+	(MPI_Comm intercomm, int high, MPI_Comm *newintracomm));
+RC_DECL(int, MPI_Comm_remote_size, (MPI_Comm comm, int *size));
+RC_DECL(int, MPI_Comm_remote_group, (MPI_Comm comm, MPI_Group *group));
+
+/* Graph and distributed-graph topologies (rcmpi never reorders) */
+/* sentinel addresses inside librcmpi (real objects, so compilers see
+ * valid arrays where programs pass them) */
+extern int rc_mpi_unweighted[1], rc_mpi_weights_empty[1];
+#define MPI_UNWEIGHTED (rc_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (rc_mpi_weights_empty)
+RC_DECL(int, MPI_Graph_create,
+	(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+	 int reorder, MPI_Comm *comm_graph));
+RC_DECL(int, MPI_Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges));
+RC_DECL(int, MPI_Graph_get,
+	(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]));
+RC_DECL(int, MPI_Graph_neighbors_count,
+	(MPI_Comm comm, int rank, int *nneighbors));
+RC_DECL(int, MPI_Graph_neighbors,
+	(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]));
+RC_DECL(int, MPI_Graph_map,
+	(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+	 int *newrank));
+RC_DECL(int, MPI_Cart_map,
+	(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+	 int *newrank));
+RC_DECL(int, MPI_Dist_graph_create,
+	(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+	 const int destinations[], const int weights[], MPI_Info info,
+	 int reorder, MPI_Comm *comm_dist_graph));
+RC_DECL(int, MPI_Dist_graph_create_adjacent,
+	(MPI_Comm comm_old, int indegree, const int sources[],
+	 const int sourceweights[], int outdegree, const int destinations[],
+	 const int destweights[], MPI_Info info, int reorder,
+	 MPI_Comm *comm_dist_graph));
+RC_DECL(int, MPI_Dist_graph_neighbors_count,
+	(MPI_Comm comm, int *indegree, int *outdegree, int *weighted));
+RC_DECL(int, MPI_Alltoallw,
+	(const void *sendbuf, const int sendcounts[], const int sdispls[],
+	 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+	 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm));
+RC_DECL(int, MPI_Ialltoallw,
+	(const void *sendbuf, const int sendcounts[], const int sdispls[],
+	 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+	 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+	 MPI_Request *request));
+
+/* Neighbourhood collectives (on communicators with a process topology) */
+RC_DECL(int, MPI_Neighbor_allgather,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+RC_DECL(int, MPI_Ineighbor_allgather,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Neighbor_allgatherv,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, const int recvcounts[], const int displs[],
+	 MPI_Datatype recvtype, MPI_Comm comm));
+RC_DECL(int, MPI_Ineighbor_allgatherv,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, const int recvcounts[], const int displs[],
+	 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Neighbor_alltoall,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm));
+RC_DECL(int, MPI_Ineighbor_alltoall,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Neighbor_alltoallv,
+	(const void *sendbuf, const int sendcounts[], const int sdispls[],
+	 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+	 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm));
+RC_DECL(int, MPI_Ineighbor_alltoallv,
+	(const void *sendbuf, const int sendcounts[], const int sdispls[],
+	 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+	 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Neighbor_alltoallw,
+	(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+	 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+	 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+	 MPI_Comm comm));
+RC_DECL(int, MPI_Ineighbor_alltoallw,
+	(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+	 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+	 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+	 MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Dist_graph_neighbors,
+	(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+	 int maxoutdegree, int destinations[], int destweights[]));
 
 #ifdef __cplusplus
 }

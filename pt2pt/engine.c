@@ -1275,7 +1275,7 @@ static bool comm_has(const struct rc_comm *comm, int wrank)
 {
 	int i;
 
-	for (i = 0; i < comm->size; i++)
+	for (i = 0; i < rc_comm_psize(comm); i++)
 		if (rc_comm_wrank(comm, i) == wrank)
 			return true;
 	return false;

@@ -23,7 +23,7 @@ static int p2p_check(struct rc_comm *comm, const void *buf, int count,
 		return MPI_ERR_COUNT;
 	if (RC_UNLIKELY(!rc_dt_valid(dt)))
 		return MPI_ERR_TYPE;
-	if (RC_UNLIKELY(peer < 0 || peer >= comm->size)) {
+	if (RC_UNLIKELY(peer < 0 || peer >= rc_comm_psize(comm))) {
 		if (peer != MPI_PROC_NULL &&
 		    !(recv && peer == MPI_ANY_SOURCE))
 			return MPI_ERR_RANK;
@@ -360,8 +360,8 @@ static int probe_check(MPI_Comm comm, int source, int tag, const char *fn)
 {
 	if (!rc_comm_valid(comm))
 		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
-	if ((source < 0 || source >= comm->size) && source != MPI_ANY_SOURCE &&
-	    source != MPI_PROC_NULL)
+	if ((source < 0 || source >= rc_comm_psize(comm)) &&
+	    source != MPI_ANY_SOURCE && source != MPI_PROC_NULL)
 		return RC_ERR(comm, MPI_ERR_RANK, fn);
 	if ((tag < 0 || tag > RC_TAG_UB) && tag != MPI_ANY_TAG)
 		return RC_ERR(comm, MPI_ERR_TAG, fn);

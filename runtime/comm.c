@@ -2,10 +2,10 @@
  * comm.c - communicators and groups: MPI_COMM_WORLD and MPI_COMM_SELF, rank
  * translation, context ids.
  *
- * Context ids come in pairs (ctx for pt2pt, ctx + 1 for collectives).
- * World owns 0/1, self owns 2/3; new communicators agree on the lowest pair
- * free on every member (coll/comm_create.c); this file creates and releases
- * the objects (comm.h: lifetime and references).
+ * Context ids come in blocks of four (comm.h). World owns block 0, self
+ * block 1; new communicators agree on a block free on every member
+ * (ctxid.c, coll/comm_create.c); this file creates and releases the objects
+ * (comm.h: lifetime and references).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include "errhandler.h"
 #include "info.h"
 #include "inst.h"
+#include "thread.h"
 #include "topo.h"
 
 struct rc_comm rc_mpi_comm_world, rc_mpi_comm_self;
@@ -81,7 +82,11 @@ void rc_comm_release(struct rc_comm *c)
 	if (--c->refcount > 0)
 		return;
 	/* nothing can reference the context ids any more */
-	rc_ctx_mark(c->inst, c->ctx, false);
+	if (!(c->flags & RC_COMM_BORROWED))
+		rc_ctx_mark(c->inst, c->ctx, false);
+	if (c->local)
+		rc_comm_release(c->local);
+	rc_group_release(c->rgroup);
 	rc_group_release(c->group);
 	rc_topo_free(c->topo);
 	if (c->info)
@@ -116,6 +121,7 @@ int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 		return RC_ERR_NOMEM;
 	rc_group_retain(group);
 	c->group = group;
+	c->pgroup = group;
 	c->inst = inst;
 	c->refcount = 1;
 	c->ctx = ctx;
@@ -127,33 +133,45 @@ int rc_comm_new(struct rc_inst *inst, struct rc_group *group, uint32_t ctx,
 	return RC_OK;
 }
 
-int rc_ctx_lowest_free(const uint32_t *free_mask)
-{
-	int i, b;
-
-	for (i = 0; i < RC_CTX_MAX / 32; i++) {
-		uint32_t w = free_mask[i];
-
-		/* pairs (2k, 2k + 1) both free */
-		w &= w >> 1;
-		w &= 0x55555555u;
-		if (!w)
-			continue;
-		b = __builtin_ctz(w);
-		return i * 32 + b;
-	}
-	return -1;
-}
-
 void rc_ctx_mark(struct rc_inst *inst, uint32_t ctx, bool used)
 {
-	if (used) {
-		inst->ctx_used[ctx / 32] |= 1u << (ctx % 32);
-		inst->ctx_used[(ctx + 1) / 32] |= 1u << ((ctx + 1) % 32);
-	} else {
-		inst->ctx_used[ctx / 32] &= ~(1u << (ctx % 32));
-		inst->ctx_used[(ctx + 1) / 32] &= ~(1u << ((ctx + 1) % 32));
+	uint32_t b = ctx / RC_CTX_BLOCK;
+
+	if (used)
+		inst->ctx_used[b / 32] |= 1u << (b % 32);
+	else
+		inst->ctx_used[b / 32] &= ~(1u << (b % 32));
+}
+
+bool rc_ctx_used(const struct rc_inst *inst, uint32_t ctx)
+{
+	uint32_t b = ctx / RC_CTX_BLOCK;
+
+	return inst->ctx_used[b / 32] & (1u << (b % 32));
+}
+
+int rc_intercomm_new(struct rc_inst *inst, struct rc_group *lg,
+		     struct rc_group *rg, uint32_t ctx,
+		     const struct rc_comm *parent, struct rc_comm **out)
+{
+	struct rc_comm *c, *l;
+	int ret;
+
+	ret = rc_comm_new(inst, lg, ctx + RC_CTX_PEER, parent, &l);
+	if (ret)
+		return ret;
+	l->flags |= RC_COMM_BORROWED;
+	ret = rc_comm_new(inst, lg, ctx, parent, &c);
+	if (ret) {
+		rc_comm_release(l);
+		return ret;
 	}
+	rc_group_retain(rg);
+	c->rgroup = rg;
+	c->pgroup = rg;
+	c->local = l;
+	*out = c;
+	return RC_OK;
 }
 
 static int comm_setup(struct rc_inst *inst, struct rc_comm *c, int size,
@@ -167,6 +185,7 @@ static int comm_setup(struct rc_inst *inst, struct rc_comm *c, int size,
 	for (i = 0; i < size; i++)
 		c->group->wranks[i] = size == 1 ? inst->rank : i;
 	c->group->rank = rank;
+	c->pgroup = c->group;
 	c->inst = inst;
 	c->refcount = 1;
 	c->flags = RC_COMM_PREDEFINED;
@@ -195,7 +214,7 @@ int rc_comm_init_world(struct rc_inst *inst, struct rc_comm *world,
 			 "MPI_COMM_WORLD");
 	if (ret)
 		return ret;
-	ret = comm_setup(inst, self, 1, 0, 2, "MPI_COMM_SELF");
+	ret = comm_setup(inst, self, 1, 0, RC_CTX_BLOCK, "MPI_COMM_SELF");
 	if (ret)
 		return ret;
 	inst->world = world;
@@ -253,3 +272,49 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Comm_size)
+
+static int comm_remote_size(MPI_Comm comm, int *size)
+{
+	static const char fn[] = "MPI_Comm_remote_size";
+
+	RC_API_CHECK_INIT(fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
+	if (!rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "not an intercommunicator");
+	if (!size)
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	*size = comm->rgroup->size;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_remote_size(comm, size));
+}
+RC_WEAK(MPI_Comm_remote_size)
+
+static int comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+	static const char fn[] = "MPI_Comm_remote_group";
+
+	RC_API_CHECK_INIT(fn);
+	if (!rc_comm_valid(comm))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
+	if (!rc_comm_is_inter(comm))
+		return RC_ERR_MSG(comm, MPI_ERR_COMM, fn,
+				  "not an intercommunicator");
+	if (!group)
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	/* groups are immutable: the handle shares the communicator's */
+	rc_group_retain(comm->rgroup);
+	*group = comm->rgroup;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+	return RC_CS_CALL(&rc_cs_big, comm_remote_group(comm, group));
+}
+RC_WEAK(MPI_Comm_remote_group)

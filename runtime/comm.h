@@ -1,10 +1,16 @@
 /*
  * comm.h - communicators and groups.
  *
- * A communicator names a group of processes (world ranks) and two context
- * ids: ctx for point-to-point traffic and ctx + 1 for collectives, so the two
- * never match each other. Context ids are agreed collectively
- * (coll/comm_create.c); this layer only keeps the bitmap of pairs in use.
+ * A communicator names a group of processes (world ranks) and a block of
+ * four context ids, agreed collectively (coll/comm_create.c):
+ *   ctx + RC_CTX_P2P    point-to-point traffic
+ *   ctx + RC_CTX_COLL   collectives (tag: the collective's sequence number)
+ *   ctx + RC_CTX_PEER   MPI_Intercomm_create's leaders, when this is the
+ *                       peer communicator (tag: the user's)
+ *   ctx + RC_CTX_GROUP  MPI_Comm_create_group's members (tag: the user's)
+ * so none of the four kinds of traffic can match another's. This layer
+ * keeps the bitmap of blocks in use and the local half of the agreement
+ * (ctxid.c, below).
  *
  * Lifetime: a communicator is reference counted. MPI_Comm_free drops the
  * user's reference and invalidates the handle at once; every pooled request
@@ -39,15 +45,25 @@ struct rc_group {
 };
 
 #define RC_COMM_PREDEFINED 0x1u
+/* its contexts are another's: the last release leaves them marked */
+#define RC_COMM_BORROWED 0x2u
 
 struct rc_comm {
 	struct rc_hobj h; /* live until MPI_Comm_free (handle.h) */
 	struct rc_inst *inst;
 	int refcount;
 	unsigned flags;
-	uint32_t ctx;		/* pt2pt context id; collectives use ctx + 1 */
-	int rank, size;
-	struct rc_group *group;
+	uint32_t ctx; /* first of the block (RC_CTX_*) */
+	int rank, size;		/* in the local group */
+	struct rc_group *group; /* the local group */
+	/* whom ranks name in point-to-point: group, or for an
+	 * intercommunicator the remote group */
+	struct rc_group *pgroup;
+	/* intercommunicator: the remote group (NULL for an intracomm) and
+	 * the local group as an intracommunicator, for the local steps of
+	 * collectives (contexts ctx + RC_CTX_PEER / RC_CTX_GROUP, borrowed) */
+	struct rc_group *rgroup;
+	struct rc_comm *local;
 	struct rc_errhandler *errh;
 	uint32_t coll_seq;	/* collective sequence number (tags) */
 	struct rc_topo *topo;	/* Cartesian topology, if any (topo.h) */
@@ -56,14 +72,36 @@ struct rc_comm {
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
+/* World rank of the process that rank r names in point-to-point (in the
+ * remote group of an intercommunicator). */
 static inline int rc_comm_wrank(const struct rc_comm *c, int r)
 {
-	return c->group->wranks[r];
+	return c->pgroup->wranks[r];
 }
+
+/* How many ranks point-to-point may name (the remote group's size for an
+ * intercommunicator). */
+static inline int rc_comm_psize(const struct rc_comm *c)
+{
+	return c->pgroup->size;
+}
+
+static inline bool rc_comm_is_inter(const struct rc_comm *c)
+{
+	return c->rgroup != NULL;
+}
+
+enum rc_ctx_kind {
+	RC_CTX_P2P = 0,
+	RC_CTX_COLL,
+	RC_CTX_PEER,
+	RC_CTX_GROUP,
+	RC_CTX_BLOCK /* ids per communicator */
+};
 
 static inline uint32_t rc_comm_coll_ctx(const struct rc_comm *c)
 {
-	return c->ctx + 1;
+	return c->ctx + RC_CTX_COLL;
 }
 
 /* Is c a live communicator handle? */
@@ -114,16 +152,92 @@ int rc_comm_dup_cache(struct rc_comm *old, struct rc_comm *nc,
  * or NULL when it is not set (MPI_APPNUM). */
 int *rc_comm_predef_attr(const struct rc_comm *comm, int keyval);
 
+/*
+ * A new intercommunicator between the local group `lg` (my rank its rank)
+ * and the remote group `rg` (both retained) with context block ctx, agreed
+ * over both groups and rc_ctx_mark()ed; errhandler: the parent's.
+ */
+int rc_intercomm_new(struct rc_inst *inst, struct rc_group *lg,
+		     struct rc_group *rg, uint32_t ctx,
+		     const struct rc_comm *parent, struct rc_comm **out);
+
 /* Create world and self for inst (into the given objects when non-NULL,
  * else allocated). */
 int rc_comm_init_world(struct rc_inst *inst, struct rc_comm *world,
 		       struct rc_comm *self);
 void rc_comm_fini_world(struct rc_inst *inst);
 
-/* Mark a context id pair used or free in this process. */
+/* Mark the block of context ctx used or free in this process. */
 void rc_ctx_mark(struct rc_inst *inst, uint32_t ctx, bool used);
-/* Lowest pair (even ctx) free in `free_mask` (a bitmap of RC_CTX_MAX bits,
- * 1 = free), or -1 when every pair is taken. */
-int rc_ctx_lowest_free(const uint32_t *free_mask);
+bool rc_ctx_used(const struct rc_inst *inst, uint32_t ctx);
+
+/*
+ * Context-id agreement, the local half (ctxid.c; the rounds of messages
+ * are coll/comm_create.c's). A round: every participant proposes a bitmap
+ * of context blocks (RC_CTX_WORDS words, bit b = block b, plus a last word
+ * that is all ones when the proposal withholds nothing), the proposals are
+ * ANDed over all participants, and everyone settles on the result alike:
+ * the lowest block set in it, or another round, or no context at all.
+ *
+ * Several agreements may be in flight in one process (MPI_Comm_idup,
+ * threads, MPI_Comm_create_group of disjoint groups), and one process's
+ * agreements need not start in the same order as another's. So a proposal
+ * offers only the blocks of regions it holds for the round, and holding is
+ * exclusive per process:
+ *   - eager region (the first RC_CTX_EAGER_WORDS words): a first round may
+ *     take it when no other round holds it; a first round proposes nothing
+ *     else, since other participants may not have called yet and a held
+ *     region must never wait on them (a blocking creation elsewhere could
+ *     be what keeps them away).
+ *   - main region (the rest), and the eager region after the first round:
+ *     taken only by the agreement of highest priority (lowest key) among
+ *     those of this process that are past their first round, when free.
+ *     After its first round every participant has called, so a round
+ *     completes in finite time, and the agreement of lowest key anywhere
+ *     gets every region on every participant within a few rounds: rounds
+ *     never livelock.
+ * The key is the same on every participant and unique among agreements
+ * that share a process: (context, tag) of the messages the agreement runs
+ * on. A round that finds nothing while someone withheld a region is
+ * retried; one that finds nothing while nobody withheld is exhaustion,
+ * the same verdict everywhere. Bystanders (split with MPI_UNDEFINED, ranks
+ * outside the new group) take nothing and propose every block.
+ */
+#define RC_CTX_WORDS (RC_CTX_MAX / RC_CTX_BLOCK / 32)
+#define RC_CTX_EAGER_WORDS 2
+/* words of a round's proposal: first rounds offer the eager region only */
+#define RC_CTX_FIRST_WORDS (RC_CTX_EAGER_WORDS + 1)
+#define RC_CTX_FULL_WORDS (RC_CTX_WORDS + 1)
+
+struct rc_ctx_key {
+	uint64_t hi, lo;
+};
+
+struct rc_ctx_agree {
+	struct rc_ctx_agree *next; /* inst->ctx_agree, by key */
+	struct rc_ctx_key key;
+	bool member; /* keeps the context (else a bystander) */
+	bool listed;
+	bool entered;  /* past the first round */
+	unsigned held; /* regions held this round */
+	unsigned rounds;
+};
+
+/* Start an agreement (key set by the caller, member or bystander). */
+void rc_ctx_agree_init(struct rc_ctx_agree *a, struct rc_ctx_key key,
+		       bool member);
+/* The words this round proposes (RC_CTX_FIRST_WORDS or _FULL_WORDS). */
+unsigned rc_ctx_round_words(const struct rc_ctx_agree *a);
+/* Fill this round's proposal (rc_ctx_round_words words), holding what it
+ * offers until rc_ctx_settle. */
+void rc_ctx_propose(struct rc_inst *inst, struct rc_ctx_agree *a,
+		    uint32_t *mask);
+/* Settle on the ANDed proposals: RC_OK with *ctx (its block marked used
+ * for a member), RC_AGAIN for another round, or RC_ERR_NOCTX. Releases
+ * what the round held; the agreement ends unless RC_AGAIN. */
+int rc_ctx_settle(struct rc_inst *inst, struct rc_ctx_agree *a,
+		  const uint32_t *res, uint32_t *ctx);
+/* End an agreement early (a failed round): release everything. */
+void rc_ctx_abandon(struct rc_inst *inst, struct rc_ctx_agree *a);
 
 #endif

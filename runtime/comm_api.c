@@ -32,7 +32,17 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 		*result = MPI_IDENT;
 		return MPI_SUCCESS;
 	}
+	if (rc_comm_is_inter(comm1) != rc_comm_is_inter(comm2)) {
+		*result = MPI_UNEQUAL;
+		return MPI_SUCCESS;
+	}
 	g = rc_group_compare(comm1->group, comm2->group);
+	if (rc_comm_is_inter(comm1) && g != MPI_UNEQUAL) {
+		/* intercommunicators: both groups, the weaker answer */
+		int r = rc_group_compare(comm1->rgroup, comm2->rgroup);
+
+		g = r > g ? r : g;
+	}
 	*result = g == MPI_IDENT ? MPI_CONGRUENT : g;
 	return MPI_SUCCESS;
 }
@@ -46,7 +56,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 				     "MPI_Comm_test_inter");
 	if (!flag)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_test_inter");
-	*flag = 0;	/* no intercommunicators */
+	*flag = rc_comm_is_inter(comm);
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Comm_test_inter)

@@ -20,9 +20,11 @@ struct rc_tp;
 struct rc_comm;
 struct rc_req;
 struct rc_p2p;
+struct rc_ctx_agree;
 
 #define RC_TP_MAX 4
-#define RC_CTX_MAX 8192		/* context ids (two per communicator) */
+/* context ids (a block of four per communicator: comm.h) */
+#define RC_CTX_MAX 16384
 #define RC_HOST_MAX 64
 
 /* A peer process, by world rank. */
@@ -73,7 +75,11 @@ struct rc_inst {
 	struct rc_hpool req_pool;
 
 	struct rc_comm *world, *self;
-	uint32_t ctx_used[RC_CTX_MAX / 32];
+	/* context-id blocks in use (bit b: ids 4b..4b+3), the agreements in
+	 * flight (by priority) and the regions they hold (comm.h) */
+	uint32_t ctx_used[RC_CTX_MAX / 4 / 32];
+	struct rc_ctx_agree *ctx_agree;
+	unsigned ctx_locked;
 
 	struct rc_progress_hook hooks[8];
 	int nhooks;

@@ -138,7 +138,34 @@ RC_PARAM_COLL_ALG(REDUCE_SCATTER, "reduce_scatter")
 RC_PARAM_COLL_ALG(REDUCE_SCATTER_BLOCK, "reduce_scatter_block")
 RC_PARAM_COLL_ALG(SCAN, "scan")
 RC_PARAM_COLL_ALG(EXSCAN, "exscan")
+RC_PARAM_COLL_ALG(ALLTOALLW, "alltoallw")
+RC_PARAM_COLL_ALG(NEIGHBOR_ALLGATHER, "neighbor_allgather")
+RC_PARAM_COLL_ALG(NEIGHBOR_ALLGATHERV, "neighbor_allgatherv")
+RC_PARAM_COLL_ALG(NEIGHBOR_ALLTOALL, "neighbor_alltoall")
+RC_PARAM_COLL_ALG(NEIGHBOR_ALLTOALLV, "neighbor_alltoallv")
+RC_PARAM_COLL_ALG(NEIGHBOR_ALLTOALLW, "neighbor_alltoallw")
 #undef RC_PARAM_COLL_ALG
+/* on intercommunicators (coll/alg_inter.c), the collectives defined there */
+#define RC_PARAM_COLL_INTER_ALG(NAME, coll)                               \
+	RC_PARAM(COLL_INTER_##NAME, STR, "auto", 0, 0, "coll",            \
+		 coll " on intercommunicators: force this algorithm "     \
+		      "(auto: choose by size and ranks)")
+RC_PARAM_COLL_INTER_ALG(BARRIER, "barrier")
+RC_PARAM_COLL_INTER_ALG(BCAST, "bcast")
+RC_PARAM_COLL_INTER_ALG(REDUCE, "reduce")
+RC_PARAM_COLL_INTER_ALG(ALLREDUCE, "allreduce")
+RC_PARAM_COLL_INTER_ALG(GATHER, "gather")
+RC_PARAM_COLL_INTER_ALG(GATHERV, "gatherv")
+RC_PARAM_COLL_INTER_ALG(SCATTER, "scatter")
+RC_PARAM_COLL_INTER_ALG(SCATTERV, "scatterv")
+RC_PARAM_COLL_INTER_ALG(ALLGATHER, "allgather")
+RC_PARAM_COLL_INTER_ALG(ALLGATHERV, "allgatherv")
+RC_PARAM_COLL_INTER_ALG(ALLTOALL, "alltoall")
+RC_PARAM_COLL_INTER_ALG(ALLTOALLV, "alltoallv")
+RC_PARAM_COLL_INTER_ALG(ALLTOALLW, "alltoallw")
+RC_PARAM_COLL_INTER_ALG(REDUCE_SCATTER, "reduce_scatter")
+RC_PARAM_COLL_INTER_ALG(REDUCE_SCATTER_BLOCK, "reduce_scatter_block")
+#undef RC_PARAM_COLL_INTER_ALG
 RC_PARAM(COLL_BCAST_SHORT, SIZE, "12288", 0, 1L << 40, "coll",
 	 "bcast: binomial below this many bytes")
 RC_PARAM(COLL_BCAST_MIN_PROCS, INT, "8", 1, 1L << 30, "coll",

@@ -26,6 +26,8 @@
 	  "operation not supported")                                         \
 	X(RC_ERR_NOCTX, MPI_ERR_OTHER,                                       \
 	  "no context id is free on every member (too many communicators)") \
+	X(RC_ERR_CALLBACK, MPI_ERR_OTHER,                                    \
+	  "an attribute copy callback failed")                               \
 	X(RC_ERR_INTERN, MPI_ERR_INTERN, "internal error")
 
 enum rc_status {

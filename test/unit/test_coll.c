@@ -301,6 +301,10 @@ static bool check_move(struct group *g, const struct mcase *c)
 	size_t tot[NMAX], k = c->count;
 	bool ok = true;
 	unsigned seed = c->seed;
+	/* alltoallw: alltoallv's layout, described in bytes and types */
+	int kc = c->coll == RC_COLL_ALLTOALLW ? RC_COLL_ALLTOALLV : c->coll;
+	int wsd[NMAX][NMAX], wrd[NMAX][NMAX];
+	struct rc_dtype *wst[NMAX], *wrt[NMAX];
 
 	memset(a, 0, sizeof(a));
 	memset(sb, 0, sizeof(sb));
@@ -314,7 +318,7 @@ static bool check_move(struct group *g, const struct mcase *c)
 		x->root = c->root;
 		x->scount = k;
 		x->rcount = k;
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_BCAST:
 			x->dt = c->sdt;
 			x->count = k;
@@ -328,16 +332,17 @@ static bool check_move(struct group *g, const struct mcase *c)
 		case RC_COLL_SCATTER:
 		case RC_COLL_ALLGATHER:
 		case RC_COLL_ALLTOALL:
-			ns = c->coll == RC_COLL_GATHER ||
-			     c->coll == RC_COLL_ALLGATHER ? k : k * (size_t)m;
-			nr = c->coll == RC_COLL_SCATTER ? k : k * (size_t)m;
+			ns = kc == RC_COLL_GATHER || kc == RC_COLL_ALLGATHER
+				     ? k
+				     : k * (size_t)m;
+			nr = kc == RC_COLL_SCATTER ? k : k * (size_t)m;
 			break;
 		case RC_COLL_GATHERV:
 		case RC_COLL_SCATTERV:
 		case RC_COLL_ALLGATHERV:
 		case RC_COLL_ALLTOALLV:
 			vlayout(c, m, cnt[i], dsp[i], &tot[i]);
-			if (c->coll == RC_COLL_ALLTOALLV) {
+			if (kc == RC_COLL_ALLTOALLV) {
 				/* rank i sends vcount(i + j) to j: symmetric,
 				 * as MPI_IN_PLACE needs */
 				int d = 0;
@@ -349,11 +354,11 @@ static bool check_move(struct group *g, const struct mcase *c)
 				}
 				tot[i] = (size_t)d;
 			}
-			ns = c->coll == RC_COLL_SCATTERV ||
-			     c->coll == RC_COLL_ALLTOALLV
-				     ? tot[i] : (size_t)vcount(c, i);
-			nr = c->coll == RC_COLL_SCATTERV
-				     ? (size_t)vcount(c, i) : tot[i];
+			ns = kc == RC_COLL_SCATTERV || kc == RC_COLL_ALLTOALLV
+				     ? tot[i]
+				     : (size_t)vcount(c, i);
+			nr = kc == RC_COLL_SCATTERV ? (size_t)vcount(c, i)
+						    : tot[i];
 			x->scount = (size_t)vcount(c, i);
 			x->rcount = (size_t)vcount(c, i);
 			x->scounts = x->rcounts = cnt[i];
@@ -370,12 +375,12 @@ static bool check_move(struct group *g, const struct mcase *c)
 	for (i = 0; i < m; i++) {
 		struct rc_cargs *x = &a[i];
 
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_GATHER:
 		case RC_COLL_ALLGATHER:
 			fill(sb[i], k, c->sdt, i, 0, seed);
-			if (c->inplace && (c->coll == RC_COLL_ALLGATHER ||
-					   i == c->root)) {
+			if (c->inplace &&
+			    (kc == RC_COLL_ALLGATHER || i == c->root)) {
 				fill(rc_off(rb[i], (size_t)i * k, c->rdt), k,
 				     c->rdt, i, 0, seed);
 				x->sbuf = MPI_IN_PLACE;
@@ -384,8 +389,8 @@ static bool check_move(struct group *g, const struct mcase *c)
 		case RC_COLL_GATHERV:
 		case RC_COLL_ALLGATHERV:
 			fill(sb[i], x->scount, c->sdt, i, 0, seed);
-			if (c->inplace && (c->coll == RC_COLL_ALLGATHERV ||
-					   i == c->root)) {
+			if (c->inplace &&
+			    (kc == RC_COLL_ALLGATHERV || i == c->root)) {
 				fill(rc_off(rb[i], (size_t)dsp[i][i], c->rdt),
 				     (size_t)cnt[i][i], c->rdt, i, 0, seed);
 				x->sbuf = MPI_IN_PLACE;
@@ -395,10 +400,9 @@ static bool check_move(struct group *g, const struct mcase *c)
 		case RC_COLL_ALLTOALL:
 			/* block j of rank i: stream position j * k */
 			fill(sb[i], k * (size_t)m, c->sdt, i, 0, seed);
-			if (c->inplace && c->coll == RC_COLL_SCATTER &&
-			    i == c->root)
+			if (c->inplace && kc == RC_COLL_SCATTER && i == c->root)
 				x->rbuf = MPI_IN_PLACE;
-			if (c->inplace && c->coll == RC_COLL_ALLTOALL) {
+			if (c->inplace && kc == RC_COLL_ALLTOALL) {
 				fill(rb[i], k * (size_t)m, c->rdt, i, 0, seed);
 				x->sbuf = MPI_IN_PLACE;
 			}
@@ -428,18 +432,33 @@ static bool check_move(struct group *g, const struct mcase *c)
 		}
 		if (x->sbuf == MPI_IN_PLACE)
 			x->sdt = NULL;
+		if (c->coll == RC_COLL_ALLTOALLW) {
+			for (j = 0; j < m; j++) {
+				wsd[i][j] =
+					dsp[i][j] * (int)rc_dt_extent(c->sdt);
+				wrd[i][j] =
+					dsp[i][j] * (int)rc_dt_extent(c->rdt);
+				wst[j] = c->sdt;
+				wrt[j] = c->rdt;
+			}
+			x->sdispls = wsd[i];
+			x->rdispls = wrd[i];
+			x->sdts = wst;
+			x->rdts = wrt;
+			x->sdt = x->rdt = NULL;
+		}
 	}
 	if (!run(g, c->coll, a))
 		ok = false;
 	for (i = 0; i < m && ok; i++) {
-		switch (c->coll) {
+		switch (kc) {
 		case RC_COLL_BCAST:
 			ok = holds(rb[i], k, c->sdt, c->root, 0, seed, "bcast",
 				   i);
 			break;
 		case RC_COLL_GATHER:
 		case RC_COLL_ALLGATHER:
-			if (c->coll == RC_COLL_GATHER && i != c->root)
+			if (kc == RC_COLL_GATHER && i != c->root)
 				break;
 			for (j = 0; j < m && ok; j++)
 				ok = holds(rc_off(rb[i], (size_t)j * k, c->rdt),
@@ -447,7 +466,7 @@ static bool check_move(struct group *g, const struct mcase *c)
 			break;
 		case RC_COLL_GATHERV:
 		case RC_COLL_ALLGATHERV:
-			if (c->coll == RC_COLL_GATHERV && i != c->root)
+			if (kc == RC_COLL_GATHERV && i != c->root)
 				break;
 			for (j = 0; j < m && ok; j++)
 				ok = holds(rc_off(rb[i], (size_t)dsp[i][j],
@@ -1248,19 +1267,16 @@ START_TEST(free_pending)
 					       &req[r]), RC_OK);
 		/* MPI_Comm_free right after starting */
 		rc_comm_release(d[r]);
-		ck_assert(tw->inst[r]->ctx_used[ctx / 32] &
-			  (1u << (ctx % 32)));
+		ck_assert(rc_ctx_used(tw->inst[r], ctx));
 	}
 	for (r = 0; r < n; r++) {
 		tw_wait(tw, req[r]);
 		ck_assert_int_eq(req[r]->err, RC_OK);
 		ck_assert_int_eq(y[r], 6);
-		ck_assert(tw->inst[r]->ctx_used[ctx / 32] &
-			  (1u << (ctx % 32)));
+		ck_assert(rc_ctx_used(tw->inst[r], ctx));
 		rc_req_free(req[r]);
 		/* the request held the last reference */
-		ck_assert(!(tw->inst[r]->ctx_used[ctx / 32] &
-			    (1u << (ctx % 32))));
+		ck_assert(!rc_ctx_used(tw->inst[r], ctx));
 	}
 	tw_free(tw);
 }
@@ -1311,21 +1327,21 @@ START_TEST(ctx_stress)
 			ck_assert_ptr_null(live[slot][3]);
 		/* no two live communicators of a rank share a context */
 		for (r = 0; r < n; r++) {
-			uint32_t seen[RC_CTX_MAX / 32] = { 0 };
+			bool seen[RC_CTX_MAX] = {false};
 
-			seen[0] = 0xf;	/* world, self */
+			seen[0] = seen[RC_CTX_BLOCK] = true; /* world, self */
 			for (i = 0; i < NLIVE; i++) {
 				struct rc_comm *c = live[i][r];
 
 				if (!c)
 					continue;
-				ck_assert_msg(!(seen[c->ctx / 32] &
-						(1u << (c->ctx % 32))),
+				ck_assert_msg(!seen[c->ctx],
 					      "round %d: context %u twice on "
-					      "rank %d", k, c->ctx, r);
-				seen[c->ctx / 32] |= 1u << (c->ctx % 32);
-				ck_assert(tw->inst[r]->ctx_used[c->ctx / 32] &
-					  (1u << (c->ctx % 32)));
+					      "rank %d",
+					      k, c->ctx, r);
+				ck_assert_int_eq(c->ctx % RC_CTX_BLOCK, 0);
+				seen[c->ctx] = true;
+				ck_assert(rc_ctx_used(tw->inst[r], c->ctx));
 			}
 		}
 	}
@@ -1362,12 +1378,12 @@ START_TEST(ctx_stress)
 				rc_comm_release(live[i][r]);
 	/* everything is free again but world and self */
 	for (r = 0; r < n; r++) {
-		ck_assert_uint_eq(tw->inst[r]->ctx_used[0], 0xf);
-		for (i = 1; i < RC_CTX_MAX / 32; i++)
+		ck_assert_uint_eq(tw->inst[r]->ctx_used[0], 0x3);
+		for (i = 1; i < RC_CTX_WORDS; i++)
 			ck_assert_uint_eq(tw->inst[r]->ctx_used[i], 0);
 	}
 	/* exhaustion: every pair taken on rank 2 only */
-	for (i = 0; i < RC_CTX_MAX / 32; i++)
+	for (i = 0; i < RC_CTX_WORDS; i++)
 		tw->inst[2]->ctx_used[i] = ~0u;
 	for (r = 0; r < n; r++)
 		ck_assert_int_eq(rc_comm_dup(tw->inst[r]->world,
@@ -1589,6 +1605,14 @@ START_TEST(param_per_collective)
 			      "RCMPI_%s is not in the "
 			      "parameter table",
 			      key);
+		if (!rc_coll_inter_nalgs(c))
+			continue;
+		snprintf(key, sizeof(key), "COLL_INTER_%s",
+			 rc_coll_inter_descs[c].name);
+		for (p = key; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		ck_assert_msg(rc_param_find(key) >= 0,
+			      "RCMPI_%s is not in the parameter table", key);
 	}
 }
 END_TEST
@@ -1604,19 +1628,19 @@ static Suite *coll_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("every_algorithm");
 	tcase_set_timeout(tc, TMO);
-	tcase_add_loop_test(tc, every_algorithm, 0, RC_COLL_N);
+	tcase_add_loop_test(tc, every_algorithm, 0, RC_COLL_NBR_ALLGATHER);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("large");
 	tcase_set_timeout(tc, TMO);
-	tcase_add_loop_test(tc, large, 0, RC_COLL_N);
+	tcase_add_loop_test(tc, large, 0, RC_COLL_NBR_ALLGATHER);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("null_zero");
 	tcase_set_timeout(tc, TMO);
-	tcase_add_loop_test(tc, null_zero, 0, RC_COLL_N);
+	tcase_add_loop_test(tc, null_zero, 0, RC_COLL_NBR_ALLGATHER);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("subcomm");
 	tcase_set_timeout(tc, TMO);
-	tcase_add_loop_test(tc, subcomm, 0, RC_COLL_N);
+	tcase_add_loop_test(tc, subcomm, 0, RC_COLL_NBR_ALLGATHER);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("misc");
 	tcase_set_timeout(tc, TMO);

@@ -175,7 +175,7 @@ SMALL="RCMPI_VERBS_RDMA_CHUNK=65536"
 J=$B/test/jobs
 # what a passing job prints: the suite's own programs, and the project's
 # integration jobs (test/jobs)
-OK_LINE='^vt: .*: ok|^(p2p|coll)_[a-z]+: [0-9]+ ranks OK$'
+OK_LINE='^vt: .*: ok|^(p2p|coll|comm)_[a-z]+: [0-9]+ ranks OK( \([0-9]+ communicators\))?$'
 
 # point to point: sizes 0 B - 4 MiB, wildcards, truncation, ssend, probe,
 # ordering; both wirings, every rendezvous mode, small pipeline chunks
@@ -210,6 +210,13 @@ job jobs_coll_all_4 4 ok "$SMALL" -- "$J/coll_all"
 job jobs_coll_comm_3 3 ok -- "$J/coll_comm"
 job jobs_coll_all_rdmacm_put_3 3 ok RCMPI_VERBS_CM=rdmacm \
 	RCMPI_RNDV_MODE=put -- "$J/coll_all"
+# intercommunicators (every collective and p2p across them, over every
+# shape of the support library), neighbourhood collectives on every
+# topology, and context ids under concurrent creation, over verbs
+job jobs_coll_inter_3 3 ok -- "$J/coll_inter" inter
+job jobs_coll_inter_4 4 ok RCMPI_RNDV_MODE=put -- "$J/coll_inter" inter
+job jobs_coll_nbr_4 4 ok "$SMALL" -- "$J/coll_nbr"
+job jobs_comm_ctx_3 3 ok -- "$J/comm_ctx"
 
 # floods both ways, rnr_retry 0: no RNR, ever
 job flood_modex_2 2 ok -- "$T/vt_flood"

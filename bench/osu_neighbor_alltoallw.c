@@ -1,0 +1,10 @@
+/*
+ * osu_neighbor_alltoallw.c - MPI_Neighbor_alltoallw latency
+ * in OSU's format, on the neighbourhood of -N (nbr_common.h).
+ */
+#include "nbr_common.h"
+
+int main(int argc, char **argv)
+{
+	return nbr_main(argc, argv, NBR_ALLTOALLW, 0);
+}
