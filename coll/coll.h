@@ -15,6 +15,8 @@ struct rc_comm;
 struct rc_req;
 struct rc_cargs;
 struct rc_group;
+struct rc_dtype;
+struct rc_op;
 
 enum rc_coll_id {
 	RC_COLL_BARRIER = 0,
@@ -34,6 +36,19 @@ enum rc_coll_id {
 	RC_COLL_SCAN,
 	RC_COLL_EXSCAN,
 	RC_COLL_N
+};
+
+/* The arguments of any collective (unused fields are zero). */
+struct rc_cargs {
+	const void *sbuf;	/* may be MPI_IN_PLACE */
+	void *rbuf;		/* may be MPI_IN_PLACE (scatter root) */
+	size_t scount, rcount;	/* per block */
+	struct rc_dtype *sdt, *rdt;
+	const int *scounts, *sdispls, *rcounts, *rdispls;
+	size_t count;		/* reductions, bcast */
+	struct rc_dtype *dt;
+	struct rc_op *op;
+	int root;
 };
 
 int rc_coll_open(struct rc_inst *inst);

@@ -222,4 +222,17 @@ int rc_dt_create_subarray(int ndims, const int *sizes, const int *subsizes,
 int rc_dt_create_dup(const struct rc_dtype *old, struct rc_dtype **newp);
 void rc_dt_commit(struct rc_dtype *dt);
 
+/* The predefined datatype of a basic kind (pair kinds included), or NULL. */
+struct rc_dtype *rc_dt_predefined(enum rc_basic b);
+/*
+ * A committed datatype from a flattened type map (`blocks`, as a datatype
+ * holds them) and its bounds, made of basic kind `basic` (RC_BASIC_NONE:
+ * bytes of mixed kinds): how one process describes its datatype to
+ * another (rma/). For pack, unpack and reductions only; its signature is
+ * one run of `basic`. RC_ERR_INVAL: a block not made of whole elements.
+ */
+int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_block *blocks,
+		      size_t nblocks, ptrdiff_t lb, ptrdiff_t extent,
+		      struct rc_dtype **newp);
+
 #endif

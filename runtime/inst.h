@@ -19,6 +19,7 @@ struct rc_tp;
 struct rc_comm;
 struct rc_req;
 struct rc_p2p;
+struct rc_rma;
 
 #define RC_TP_MAX 4
 #define RC_CTX_MAX 8192		/* context ids (two per communicator) */
@@ -67,6 +68,7 @@ struct rc_inst {
 
 	struct rc_p2p *p2p;	/* matching and protocol state (pt2pt) */
 	void *coll;		/* collective module state (coll) */
+	struct rc_rma *rma;	/* one-sided state (rma) */
 
 	/* request pool */
 	struct rc_req *req_free;

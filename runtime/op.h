@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <mpi.h>
+#include "dtype.h"
 
-struct rc_dtype;
 
 enum rc_op_kind {
 	RC_OP_USER = 0,
@@ -30,6 +30,8 @@ struct rc_op {
 	char name[32];
 };
 
+/* The predefined op of a kind (RC_OP_USER: NULL). */
+struct rc_op *rc_op_predefined(enum rc_op_kind k);
 /* Is op a live op object (predefined or from MPI_Op_create)? */
 bool rc_op_ok(const struct rc_op *op);
 /* Operations in flight hold a reference (no-ops on predefined ops). */
@@ -48,5 +50,10 @@ bool rc_op_valid_for(const struct rc_op *op, const struct rc_dtype *dt);
  * MPI_REPLACE copies in to inout, MPI_NO_OP leaves inout alone. */
 void rc_op_apply(const struct rc_op *op, const void *in, void *inout,
 		 size_t count, struct rc_dtype *dt);
+/* The same on packed streams: n elements of basic kind b in a row (pair
+ * kinds: value then int, no padding), any alignment, inout[i] = in[i] op
+ * inout[i]. Predefined ops (REPLACE and NO_OP included) defined on b. */
+void rc_op_apply_packed(const struct rc_op *op, enum rc_basic b,
+			const void *in, void *inout, size_t n);
 
 #endif

@@ -27,6 +27,7 @@ enum rc_req_kind {
 	RC_REQ_RECV,
 	RC_REQ_COLL,	/* a collective schedule */
 	RC_REQ_NULL,	/* completes at once (MPI_PROC_NULL peers) */
+	RC_REQ_RMA,	/* one-sided: an operation or a synchronisation (rma/) */
 };
 
 enum rc_req_state {
@@ -109,7 +110,7 @@ static inline bool rc_req_done(const struct rc_req *req)
 /* Does this look like a live request handle? */
 static inline bool rc_req_valid(const struct rc_req *req)
 {
-	return req->inst && req->kind >= RC_REQ_SEND && req->kind <= RC_REQ_NULL;
+	return req->inst && req->kind >= RC_REQ_SEND && req->kind <= RC_REQ_RMA;
 }
 
 /* Spin on progress until req is done (never returns early). */
