@@ -52,14 +52,15 @@ static void acc_apply(const struct rc_op *op, struct rc_dtype *dt,
 		      size_t count, char *tbuf, size_t off, const char *data,
 		      size_t n)
 {
-	const size_t esize = rc_basic_size(dt->basic);
+	const enum rc_basic b = rma_acc_basic(dt->basic);
+	const size_t esize = rc_basic_size(b);
 	const size_t step = RMA_CHUNK / esize * esize;
 	struct rma_scratch s;
 	size_t k, m;
 
 	if (rc_dt_is_contig(dt, count)) {
 		/* contiguous memory holds the packed layout */
-		rc_op_apply_packed(op, dt->basic, data,
+		rc_op_apply_packed(op, b, data,
 				   (char *)rc_dt_contig_ptr(dt, tbuf) + off,
 				   n / esize);
 		return;
@@ -67,7 +68,7 @@ static void acc_apply(const struct rc_op *op, struct rc_dtype *dt,
 	for (k = 0; k < n; k += m) {
 		m = n - k < step ? n - k : step;
 		rc_dt_pack(dt, count, tbuf, off + k, s.b, m);
-		rc_op_apply_packed(op, dt->basic, data + k, s.b, m / esize);
+		rc_op_apply_packed(op, b, data + k, s.b, m / esize);
 		rc_dt_unpack(dt, count, tbuf, off + k, s.b, m);
 	}
 }
@@ -272,7 +273,7 @@ static void in_setup(struct rma_in *in)
 	if (h->h.type == RMA_ACC || h->h.type == RMA_GACC) {
 		const struct rc_op *op = rc_op_predefined((enum rc_op_kind)h->op);
 
-		if (!op || !rc_op_valid_for(op, in->dt)) {
+		if (!op || !rma_acc_valid(op, in->dt)) {
 			in->err = RC_ERR_INVAL;
 			return;
 		}

@@ -400,7 +400,7 @@ static int accumulate(const void *obuf, int ocount, MPI_Datatype odt,
 		  "MPI_NO_OP is for MPI_Get_accumulate");
 	ARG_CHECK(win, tdt->basic == RC_BASIC_NONE, MPI_ERR_TYPE, fn,
 		  "target datatype mixes basic types");
-	ARG_CHECK(win, !rc_op_valid_for(op, tdt), MPI_ERR_OP, fn,
+	ARG_CHECK(win, !rma_acc_valid(op, tdt), MPI_ERR_OP, fn,
 		  "op not defined on the datatype");
 	if (op->kind != RC_OP_NO_OP) {
 		cls = buf_check(obuf, ocount, odt);

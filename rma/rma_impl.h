@@ -294,6 +294,30 @@ void rma_shm_unlock(struct rc_win *win);
 
 /* ---- operations (ops.c) --------------------------------------------------- */
 
+/*
+ * The basic kind an accumulate computes on. MPI_CHAR has no predefined op
+ * in MPI-3.1, but Open MPI and MPICH both accept it in one-sided
+ * accumulates (the OSU benchmarks rely on it): there it is the C char it
+ * is, signed or not as the compiler has it.
+ */
+static inline enum rc_basic rma_acc_basic(enum rc_basic b)
+{
+	if (b != RC_BASIC_CHAR)
+		return b;
+	return (char)-1 < 0 ? RC_BASIC_SIGNED_CHAR : RC_BASIC_UNSIGNED_CHAR;
+}
+
+/* Is op (predefined) defined for accumulates on dt's basic kind? */
+static inline bool rma_acc_valid(const struct rc_op *op,
+				 const struct rc_dtype *dt)
+{
+	if (dt->basic == RC_BASIC_NONE)
+		return false;
+	if (op->kind == RC_OP_REPLACE || op->kind == RC_OP_NO_OP)
+		return true;
+	return rc_op_valid_for(op, rc_dt_predefined(rma_acc_basic(dt->basic)));
+}
+
 /* An operation at the origin, while not complete. */
 struct rma_op {
 	struct rc_list link;	/* win->ops */
