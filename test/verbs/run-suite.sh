@@ -18,7 +18,7 @@
 # RCMPI_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 720 s).
 set -uo pipefail
-EXPECTED=37	# 1 on the host + 36 in the VM
+EXPECTED=44	# 1 on the host + 43 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
 if [[ ${1:-} == --native ]]; then
