@@ -99,6 +99,19 @@ static void cas_apply(struct rc_dtype *dt, char *p, const char *val,
 		rc_dt_unpack(dt, 1, p, 0, val, dt->size);
 }
 
+/* Payload room of one message to world rank w after a header of hlen:
+ * the peer's eager limit, but whole elements of every kind fit whatever
+ * RCMPI_EAGER_LIMIT says. */
+static size_t rma_room(struct rc_inst *inst, int w, size_t hlen)
+{
+	size_t room = rc_am_frag(inst, w);
+	size_t max = rc_am_max(inst, w) - hlen;
+
+	if (room < RMA_MIN_ROOM)
+		room = RMA_MIN_ROOM;
+	return room < max ? room : max;
+}
+
 /* ---- replies (target -> origin) ----------------------------------------------- */
 
 /* A result going back: from a buffer of old values, or read from the
@@ -126,12 +139,10 @@ static int rstream_push(struct rc_am_stream *st)
 {
 	struct rma_rstream *r = rc_container_of(st, struct rma_rstream, st);
 	struct rc_rma *rma = rma_of(r->inst);
-	size_t room = rc_am_frag(r->inst, st->wrank);
+	size_t room = rma_room(r->inst, st->wrank, sizeof(r->hdr));
 	const void *p;
 	int ret;
 
-	if (room > rc_am_max(r->inst, st->wrank) - sizeof(r->hdr))
-		room = rc_am_max(r->inst, st->wrank) - sizeof(r->hdr);
 	while (r->off < r->len) {
 		size_t n = r->len - r->off < room ? r->len - r->off : room;
 
@@ -171,7 +182,7 @@ static void reply_send(struct rc_inst *inst, int w, uint32_t win, uint64_t id,
 	struct rc_rma *rma = rma_of(inst);
 	struct rma_rstream *r;
 	struct rma_reply h;
-	size_t room = rc_am_frag(inst, w);
+	size_t room = rma_room(inst, w, sizeof(h));
 	const void *p = NULL;
 
 	memset(&h, 0, sizeof(h));
@@ -181,7 +192,7 @@ static void reply_send(struct rc_inst *inst, int w, uint32_t win, uint64_t id,
 	h.status = status;
 	if (status)
 		len = 0;
-	if (len <= room && sizeof(h) + len <= rc_am_max(inst, w)) {
+	if (len <= room) {
 		if (!len)
 			p = NULL;
 		else if (buf)
@@ -498,16 +509,9 @@ void rma_on_reply(struct rc_rma *rma, int wsrc, const void *msg, size_t len)
 	op_maybe_done(op);
 }
 
-/* Payload room of a message to op's target after a header of hlen. */
 static size_t op_room(struct rma_op *op, size_t hlen)
 {
-	size_t room = rc_am_frag(op->inst, op->st.wrank);
-	size_t max = rc_am_max(op->inst, op->st.wrank) - hlen;
-
-	/* whole elements of every kind fit, whatever the eager limit */
-	if (room < RMA_MIN_ROOM)
-		room = RMA_MIN_ROOM;
-	return room < max ? room : max;
+	return rma_room(op->inst, op->st.wrank, hlen);
 }
 
 /*

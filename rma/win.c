@@ -160,12 +160,12 @@ int rc_win_attach(struct rc_win *win, void *base, size_t size)
 	struct rma_region *r;
 	size_t i;
 
-	if (!size)
-		return RC_OK;
 	if (b + size < b)
 		return RC_ERR_INVAL;
+	/* (an empty region overlaps nothing and serves no access, but it
+	 * is attached: MPI_Win_detach must find it) */
 	for (i = 0; i < win->nreg; i++)
-		if (b < win->reg[i].base + win->reg[i].size &&
+		if (size && b < win->reg[i].base + win->reg[i].size &&
 		    win->reg[i].base < b + size)
 			return RC_ERR_INVAL;	/* overlaps */
 	if (win->nreg == win->capreg) {

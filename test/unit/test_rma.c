@@ -167,6 +167,18 @@ static void rw_close(struct rw *rw)
 	free(rw);
 }
 
+/* After a rank died: no collective free; tw_free drops the windows. */
+static void rw_abandon(struct rw *rw)
+{
+	int r;
+
+	tw_free(rw->tw);
+	rc_g.initialized = false;
+	for (r = 0; r < rw->n; r++)
+		free(rw->own[r]);
+	free(rw);
+}
+
 /* The target displacement of byte offset off of rank t's window. */
 static MPI_Aint rw_disp(struct rw *rw, int t, size_t off, int disp_unit)
 {
@@ -1200,6 +1212,10 @@ START_TEST(errors_args)
 		ck_assert_int_eq(MPI_Win_attach(w, buf, -1), MPI_ERR_SIZE);
 		ck_assert_int_eq(MPI_Win_attach(w, buf, 8), MPI_SUCCESS);
 		ck_assert_int_eq(MPI_Win_detach(w, buf), MPI_SUCCESS);
+		/* an empty region is attached too */
+		ck_assert_int_eq(MPI_Win_attach(w, buf, 0), MPI_SUCCESS);
+		ck_assert_int_eq(MPI_Win_detach(w, buf), MPI_SUCCESS);
+		ck_assert_int_eq(MPI_Win_detach(w, buf), MPI_ERR_RMA_ATTACH);
 	}
 	if (flavor != MPI_WIN_FLAVOR_SHARED) {
 		ck_assert_int_eq(MPI_Win_shared_query(w, 0, &size, &v, &p),
@@ -1312,13 +1328,7 @@ START_TEST(failure_lock_target)
 	wait_each(rw->tw, req, 2, errs);
 	ck_assert_int_ne(errs[0], RC_OK);
 	ck_assert_int_ne(errs[1], RC_OK);
-	/* (no collective free with a dead member: tw_free drops them) */
-	tw_free(rw->tw);
-	rc_g.initialized = false;
-	free(rw->own[0]);
-	free(rw->own[1]);
-	free(rw->own[2]);
-	free(rw);
+	rw_abandon(rw);
 }
 END_TEST
 
@@ -1364,12 +1374,7 @@ START_TEST(failure_lock_holder)
 	wait_each(rw->tw, req, 1, errs);
 	ck_assert_int_eq(errs[0], RC_ERR_PEER);
 out:
-	tw_free(rw->tw);
-	rc_g.initialized = false;
-	free(rw->own[0]);
-	free(rw->own[1]);
-	free(rw->own[2]);
-	free(rw);
+	rw_abandon(rw);
 }
 END_TEST
 
@@ -1397,12 +1402,44 @@ START_TEST(failure_pscw)
 	wait_each(rw->tw, req, 2, errs);
 	ck_assert_int_eq(errs[0], RC_ERR_PEER);
 	ck_assert_int_eq(errs[1], RC_OK);
-	tw_free(rw->tw);
-	rc_g.initialized = false;
-	free(rw->own[0]);
-	free(rw->own[1]);
-	free(rw->own[2]);
-	free(rw);
+	rw_abandon(rw);
+}
+END_TEST
+
+
+/* RCMPI_EAGER_LIMIT of one byte: messages still carry whole elements of
+ * every kind (a floor of their own), streams and replies alike. */
+START_TEST(tiny_eager_limit)
+{
+	struct rw *rw;
+	struct rc_dtype *pdt = &rc_mpi_long_double_int;
+	struct rc_pair_LONG_DOUBLE_INT src[300], res[300], *t;
+	int i;
+
+	setenv("RCMPI_EAGER_LIMIT", "1", 1);
+	rw = rw_open(2, _i, flavors[_i / 3], sizeof(src), 1);
+	t = (struct rc_pair_LONG_DOUBLE_INT *)rw->mem[1];
+	for (i = 0; i < 300; i++) {
+		src[i].v = i;
+		src[i].i = 1000 + i;
+		t[i].v = 150;
+		t[i].i = 7;
+	}
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Accumulate(src, 300, pdt, 1, rw_disp(rw, 1, 0, 1),
+					300, pdt, MPI_MAXLOC, rw->w[0]),
+			 MPI_SUCCESS);
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Get(res, 300, pdt, 1, rw_disp(rw, 1, 0, 1), 300,
+				 pdt, rw->w[0]), MPI_SUCCESS);
+	fence_all(rw, MPI_MODE_NOSUCCEED);
+	for (i = 0; i < 300; i++) {
+		ck_assert(res[i].v == (i > 150 ? i : 150));
+		/* a tie keeps the lower index */
+		ck_assert_int_eq(res[i].i, i > 150 ? 1000 + i : 7);
+	}
+	rw_close(rw);
+	unsetenv("RCMPI_EAGER_LIMIT");
 }
 END_TEST
 
@@ -1432,6 +1469,7 @@ static Suite *rma_suite(void)
 	CASE(request_ops, 3 * NFLAVORS);
 	CASE(shared_layout, 2);
 	CASE(zero_and_proc_null, 3 * NFLAVORS);
+	CASE(tiny_eager_limit, 3 * NFLAVORS);
 	CASE(errors_sync, NFLAVORS);
 	CASE(errors_args, NFLAVORS);
 	CASE(dynamic_range_errors, 3);
