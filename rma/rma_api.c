@@ -289,14 +289,23 @@ static int target_check(struct rc_win *win, int target, int tcount,
 	return MPI_SUCCESS;
 }
 
+/* Request-based calls (rq) must pass a request pointer. */
+#define REQ_CHECK(rq, request, fn)                                       \
+	do {                                                             \
+		if ((rq) && !(request))                                  \
+			return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,         \
+					  "request is NULL");            \
+	} while (0)
+
 static int put_get(bool get, const void *obuf, int ocount,
 		   MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
-		   MPI_Datatype tdt, MPI_Win win, MPI_Request *request,
-		   const char *fn)
+		   MPI_Datatype tdt, MPI_Win win, bool rq,
+		   MPI_Request *request, const char *fn)
 {
 	struct rc_rma_args a;
 	int cls;
 
+	REQ_CHECK(rq, request, fn);
 	WIN_ENTER(fn, win);
 	cls = buf_check(obuf, ocount, odt);
 	ARG_CHECK(win, cls, cls, fn, "origin buffer");
@@ -326,8 +335,8 @@ int PMPI_Put(const void *origin_addr, int origin_count,
 	return RC_CS_CALL(&rc_cs_big,
 			  put_get(false, origin_addr, origin_count,
 				  origin_datatype, target_rank, target_disp,
-				  target_count, target_datatype, win, NULL,
-				  "MPI_Put"));
+				  target_count, target_datatype, win, false,
+				  NULL, "MPI_Put"));
 }
 RC_WEAK(MPI_Put)
 
@@ -339,8 +348,8 @@ int PMPI_Get(void *origin_addr, int origin_count,
 	return RC_CS_CALL(&rc_cs_big,
 			  put_get(true, origin_addr, origin_count,
 				  origin_datatype, target_rank, target_disp,
-				  target_count, target_datatype, win, NULL,
-				  "MPI_Get"));
+				  target_count, target_datatype, win, false,
+				  NULL, "MPI_Get"));
 }
 RC_WEAK(MPI_Get)
 
@@ -350,15 +359,11 @@ int PMPI_Rput(const void *origin_addr, int origin_count,
 	      MPI_Datatype target_datatype, MPI_Win win,
 	      MPI_Request *request)
 {
-	if (!request)
-		return RC_CS_CALL(&rc_cs_big,
-				  RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Rput",
-					     "request is NULL"));
 	return RC_CS_CALL(&rc_cs_big,
 			  put_get(false, origin_addr, origin_count,
 				  origin_datatype, target_rank, target_disp,
-				  target_count, target_datatype, win, request,
-				  "MPI_Rput"));
+				  target_count, target_datatype, win, true,
+				  request, "MPI_Rput"));
 }
 RC_WEAK(MPI_Rput)
 
@@ -368,15 +373,11 @@ int PMPI_Rget(void *origin_addr, int origin_count,
 	      MPI_Datatype target_datatype, MPI_Win win,
 	      MPI_Request *request)
 {
-	if (!request)
-		return RC_CS_CALL(&rc_cs_big,
-				  RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Rget",
-					     "request is NULL"));
 	return RC_CS_CALL(&rc_cs_big,
 			  put_get(true, origin_addr, origin_count,
 				  origin_datatype, target_rank, target_disp,
-				  target_count, target_datatype, win, request,
-				  "MPI_Rget"));
+				  target_count, target_datatype, win, true,
+				  request, "MPI_Rget"));
 }
 RC_WEAK(MPI_Rget)
 
@@ -384,12 +385,13 @@ RC_WEAK(MPI_Rget)
 static int accumulate(const void *obuf, int ocount, MPI_Datatype odt,
 		      void *rbuf, int rcount, MPI_Datatype rdt, int target,
 		      MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Op op,
-		      MPI_Win win, MPI_Request *request, bool gacc,
+		      MPI_Win win, bool rq, MPI_Request *request, bool gacc,
 		      const char *fn)
 {
 	struct rc_rma_args a;
 	int cls;
 
+	REQ_CHECK(rq, request, fn);
 	WIN_ENTER(fn, win);
 	cls = target_check(win, target, tcount, tdt, fn);
 	if (cls)
@@ -443,8 +445,8 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count,
 			  accumulate(origin_addr, origin_count,
 				     origin_datatype, NULL, 0, NULL,
 				     target_rank, target_disp, target_count,
-				     target_datatype, op, win, NULL, false,
-				     "MPI_Accumulate"));
+				     target_datatype, op, win, false, NULL,
+				     false, "MPI_Accumulate"));
 }
 RC_WEAK(MPI_Accumulate)
 
@@ -454,17 +456,12 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count,
 		     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
 		     MPI_Request *request)
 {
-	if (!request)
-		return RC_CS_CALL(&rc_cs_big,
-				  RC_ERR_MSG(NULL, MPI_ERR_ARG,
-					     "MPI_Raccumulate",
-					     "request is NULL"));
 	return RC_CS_CALL(&rc_cs_big,
 			  accumulate(origin_addr, origin_count,
 				     origin_datatype, NULL, 0, NULL,
 				     target_rank, target_disp, target_count,
-				     target_datatype, op, win, request, false,
-				     "MPI_Raccumulate"));
+				     target_datatype, op, win, true, request,
+				     false, "MPI_Raccumulate"));
 }
 RC_WEAK(MPI_Raccumulate)
 
@@ -480,8 +477,8 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count,
 				     origin_datatype, result_addr,
 				     result_count, result_datatype,
 				     target_rank, target_disp, target_count,
-				     target_datatype, op, win, NULL, true,
-				     "MPI_Get_accumulate"));
+				     target_datatype, op, win, false, NULL,
+				     true, "MPI_Get_accumulate"));
 }
 RC_WEAK(MPI_Get_accumulate)
 
@@ -492,18 +489,13 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
 			 int target_count, MPI_Datatype target_datatype,
 			 MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-	if (!request)
-		return RC_CS_CALL(&rc_cs_big,
-				  RC_ERR_MSG(NULL, MPI_ERR_ARG,
-					     "MPI_Rget_accumulate",
-					     "request is NULL"));
 	return RC_CS_CALL(&rc_cs_big,
 			  accumulate(origin_addr, origin_count,
 				     origin_datatype, result_addr,
 				     result_count, result_datatype,
 				     target_rank, target_disp, target_count,
-				     target_datatype, op, win, request, true,
-				     "MPI_Rget_accumulate"));
+				     target_datatype, op, win, true, request,
+				     true, "MPI_Rget_accumulate"));
 }
 RC_WEAK(MPI_Rget_accumulate)
 
@@ -524,7 +516,8 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 	return RC_CS_CALL(&rc_cs_big,
 			  accumulate(origin_addr, 1, datatype, result_addr, 1,
 				     datatype, target_rank, target_disp, 1,
-				     datatype, op, win, NULL, true, fn));
+				     datatype, op, win, false, NULL, true,
+				     fn));
 }
 RC_WEAK(MPI_Fetch_and_op)
 

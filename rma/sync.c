@@ -510,41 +510,28 @@ static bool wait_ready(struct rc_win *win, int *err)
 	return true;
 }
 
+static bool wait_advance(struct rma_sync *s)
+{
+	return wait_ready(s->win, &s->err);
+}
+
+/* Each kind's step: true when the machine is done (s->err set). */
+static bool (*const sync_step[])(struct rma_sync *s) = {
+	[SY_CREATE] = rma_create_advance,
+	[SY_FREE] = rma_free_advance,
+	[SY_FENCE] = fence_advance,
+	[SY_LOCK] = lock_advance,
+	[SY_UNLOCK] = unlock_advance,
+	[SY_FLUSH] = flush_advance,
+	[SY_FLUSH_LOCAL] = flush_advance,
+	[SY_START] = start_advance,
+	[SY_COMPLETE] = complete_advance,
+	[SY_WAIT] = wait_advance,
+};
+
 bool rma_sync_advance(struct rma_sync *s)
 {
-	bool done = true;
-
-	switch (s->kind) {
-	case SY_CREATE:
-		done = rma_create_advance(s);
-		break;
-	case SY_FREE:
-		done = rma_free_advance(s);
-		break;
-	case SY_FENCE:
-		done = fence_advance(s);
-		break;
-	case SY_LOCK:
-		done = lock_advance(s);
-		break;
-	case SY_UNLOCK:
-		done = unlock_advance(s);
-		break;
-	case SY_FLUSH:
-	case SY_FLUSH_LOCAL:
-		done = flush_advance(s);
-		break;
-	case SY_START:
-		done = start_advance(s);
-		break;
-	case SY_COMPLETE:
-		done = complete_advance(s);
-		break;
-	case SY_WAIT:
-		done = wait_ready(s->win, &s->err);
-		break;
-	}
-	if (!done)
+	if (!sync_step[s->kind](s))
 		return false;
 	rc_list_del(&s->link);
 	if (s->win)
