@@ -280,3 +280,52 @@ void bench_rma_get_after(struct bench_rma *r, size_t size, int i)
 	/* the window's pattern runs across the operations' slots */
 	bench_check(&r->b, r->rbuf, size * (size_t)r->nops, 7, size);
 }
+
+/* ---- the atomics: a counter of one long long, sums of MPI_CHAR ---- */
+
+void bench_rma_ll_after(struct bench_rma *r, size_t size, int i)
+{
+	long long got = *(long long *)r->rbuf;
+
+	if (got != i)
+		bench_fail(&r->b, size, 0, (double)got, i);
+}
+
+void bench_rma_ll_final(struct bench_rma *r, size_t size, int n)
+{
+	long long v = *(long long *)r->base;
+
+	if (v != n)
+		bench_fail(&r->b, size, 0, (double)v, n);
+}
+
+void bench_rma_acc_fill(char *b, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		b[k] = (char)((k * 7 >> 2) & 1);
+}
+
+void bench_rma_acc_check(struct bench_rma *r, const char *p, size_t size,
+			 int n)
+{
+	size_t k;
+
+	for (k = 0; k < size; k++) {
+		unsigned char want = (unsigned char)(n * r->sbuf[k]);
+
+		/* sums of MPI_CHAR past 127 are the MPI's business */
+		if (n * r->sbuf[k] > 127)
+			continue;
+		if ((unsigned char)p[k] != want) {
+			bench_fail(&r->b, size, k, (unsigned char)p[k], want);
+			return;
+		}
+	}
+}
+
+void bench_rma_acc_final(struct bench_rma *r, size_t size, int n)
+{
+	bench_rma_acc_check(r, r->base, size, n);
+}

@@ -95,5 +95,16 @@ void bench_rma_get_winit(struct bench_rma *r, size_t bytes);
 void bench_rma_get_op(struct bench_rma *r, size_t size, size_t off, int i,
 		      int j);
 void bench_rma_get_after(struct bench_rma *r, size_t size, int i);
+/* fetch_and_op and compare_and_swap: the i-th fetches i (rbuf), the
+ * window holds n at the end. */
+void bench_rma_ll_after(struct bench_rma *r, size_t size, int i);
+void bench_rma_ll_final(struct bench_rma *r, size_t size, int n);
+/* Accumulates of MPI_SUM on MPI_CHAR: ones and zeros in a pattern, so
+ * sums stay exact for 127 operations (bytes past 127 are not checked:
+ * signed char overflow is each MPI's own); check: p holds n times it. */
+void bench_rma_acc_fill(char *b, size_t n);
+void bench_rma_acc_check(struct bench_rma *r, const char *p, size_t size,
+			 int n);
+void bench_rma_acc_final(struct bench_rma *r, size_t size, int n);
 
 #endif

@@ -41,7 +41,13 @@
 #                  else), Open MPI + UCX over rxe0 (notes/anchors.md's
 #                  settings) and perftest ib_send_lat / ib_write_bw as the
 #                  device's ceiling; issue 5's gate
-#   all            shm callgrind memory startup verbs (shm-rma included)
+#   verbs-rma      in ONE Soft-RoCE VM boot: the one-sided latencies (put,
+#                  get, accumulate, fetch_and_op, compare_and_swap at 8 B,
+#                  flush) and put/get bandwidth at 64 KiB under rcmpi
+#                  (RCMPI_TRANSPORTS=verbs) and Open MPI + UCX (osc/ucx);
+#                  no gate (issue 11's active-message figures, for issue 15)
+#   all            shm callgrind memory startup verbs verbs-rma (shm-rma
+#                  included)
 #
 # Environment: BUILD (rcmpi's configured build tree, default ./_build),
 # REPS (5), MPIS (default every one installed: "rcmpi ompi mpich"; rcmpi
@@ -151,7 +157,7 @@ cmp_exec() {	# mpi job
 	# BIN/rcmpi for rcmpi-verbs, BIN/ompi for ompi-ucx
 	# shellcheck disable=SC2046,SC2086 # command lines
 	timeout -k 10 "$TIMEOUT" $(launcher "$m" "${J_NP[$j]}" "${J_BIND[$j]}") \
-		$([[ $m == ompi ]] && echo "${J_OMPI[$j]:-}") \
+		$([[ $m == ompi* ]] && echo "${J_OMPI[$j]:-}") \
 		"$BIN/${m%%-*}/${J_PROG[$j]}" ${J_OPTS[$j]} |
 		awk -v c="${J_COL[$j]}" '/^#/ || NF < c { next }
 			$1 ~ /\./ { print 0, $(c - 1); next }	# no size column
@@ -557,6 +563,65 @@ mode_verbs() {
 	footer
 }
 
+mode_verbs_rma() {
+	local out=${OUT:-$BUILD/bench-compare/verbs-rma} rc
+	pgrep -f '^qemu-system' >/dev/null &&
+		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
+	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	header "Verbs, one-sided: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
+		"REPS=$REPS bench/compare.sh verbs-rma"
+	"$top/test/vm/rxe-vm" --quiet --timeout 3000 --workdir "$out" -- \
+		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out" \
+		>"$out/vm.log" 2>&1
+	rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "The VM run failed (status $rc); its last lines:"
+		echo '```'
+		tail -20 "$out/vm.log"
+		echo '```'
+		STATUS=1
+	fi
+	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
+	footer
+}
+
+guest_verbs_rma() {	# out
+	local out=$1 labels="rcmpi-verbs ompi-ucx" j
+	local lat="-m 8:8 -i 500 -x 50" bw="-m 65536:65536 -i 10 -x 2"
+	DEV=${RXE_VM_DEV:-rxe0}
+	job put osu_put_latency 2 core 2 lower "osu_put_latency, flush (µs)" "$lat"
+	job get osu_get_latency 2 core 2 lower "osu_get_latency, flush (µs)" "$lat"
+	job acc osu_acc_latency 2 core 2 lower "osu_acc_latency, flush (µs)" "$lat"
+	job fop osu_fop_latency 2 core 2 lower "osu_fop_latency, flush (µs)" \
+		"-i 500 -x 50"
+	job cas osu_cas_latency 2 core 2 lower "osu_cas_latency, flush (µs)" \
+		"-i 500 -x 50"
+	job putlock osu_put_latency 2 core 2 lower \
+		"osu_put_latency -s lock (µs)" "-s lock $lat"
+	job putbw osu_put_bw 2 core 2 higher "osu_put_bw, flush, window 32 (MB/s)" "$bw"
+	job getbw osu_get_bw 2 core 2 higher "osu_get_bw, flush, window 32 (MB/s)" "$bw"
+	for j in put get acc fop cas putlock putbw getbw; do
+		J_OMPI[$j]="--mca osc ucx"
+	done
+	cmp_collect "$out" "$REPS" "$labels" \
+		"put get acc fop cas putlock putbw getbw"
+	echo "=== report"
+	echo "Both ranks on one rxe device (its internal loopback), qemu TCG"
+	echo "emulation: absolute figures mean little, ratios within the boot do."
+	echo "rcmpi-verbs: \`mpirun -n 2 --bind-to core -x RCMPI_TRANSPORTS=verbs\`"
+	echo "(windows of MPI_Win_allocate; every operation an active message the"
+	echo "target's CPU applies: part 1); ompi-ucx: \`$(launcher ompi-ucx 2 core) --mca osc ucx\`."
+	echo
+	for j in put get acc fop cas putlock putbw getbw; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		cmp_table "$out" "$j" "$labels" "${J_BETTER[$j]}" "$REPS"
+	done
+	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
+}
+
 perftest_exec() {	# job: perftest pair on one node, per size of the job
 	local j=$1 tool field s v lo hi
 	if [[ $j == vlat ]]; then tool=ib_send_lat field=5; else tool=ib_write_bw field=4; fi
@@ -627,15 +692,19 @@ if [[ ${1:-} == --guest-verbs ]]; then
 	guest_verbs "$2"
 	exit 0
 fi
+if [[ ${1:-} == --guest-verbs-rma ]]; then
+	guest_verbs_rma "$2"
+	exit 0
+fi
 [[ $# -gt 0 ]] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 modes=()
 for a in "$@"; do
 	case $a in
 	shm) modes+=(shm-p2p shm-coll shm-over shm-rma) ;;
 	all) modes+=(shm-p2p shm-coll shm-over shm-rma callgrind memory startup
-		verbs) ;;
+		verbs verbs-rma) ;;
 	shm-p2p | shm-coll | shm-over | shm-rma | callgrind | memory | \
-		startup | verbs)
+		startup | verbs | verbs-rma)
 		modes+=("$a") ;;
 	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2
 	   exit 2 ;;
@@ -647,6 +716,7 @@ build_all
 for mode in "${modes[@]}"; do
 	case $mode in
 	verbs) MPIS="rcmpi ompi" mode_verbs ;;
+	verbs-rma) MPIS="rcmpi ompi" mode_verbs_rma ;;
 	*) "mode_${mode//-/_}" ;;
 	esac > >(tee "$BUILD/bench-compare/$mode.md")
 	wait $! 2>/dev/null

@@ -15,34 +15,6 @@ static void op(struct bench_rma *r, size_t size, size_t off, int i, int j)
 		       r->win);
 }
 
-static void final(struct bench_rma *r, size_t size, int n)
-{
-	size_t k;
-
-	for (k = 0; k < size; k++) {
-		unsigned char want = (unsigned char)(n * r->sbuf[k]);
-
-		/* sums of MPI_CHAR past 127 are the MPI's business */
-		if (n * r->sbuf[k] > 127)
-			continue;
-
-		if ((unsigned char)r->base[k] != want) {
-			bench_fail(&r->b, size, k, (unsigned char)r->base[k],
-				   want);
-			return;
-		}
-	}
-}
-
-/* ones and zeros in a pattern: sums stay exact for 127 operations */
-static void acc_fill(char *b, size_t n)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		b[k] = (char)((k * 7 >> 2) & 1);
-}
-
 int main(int argc, char **argv)
 {
 	struct bench_rma r;
@@ -50,10 +22,10 @@ int main(int argc, char **argv)
 	bench_rma_init(&r, &argc, &argv, "MPI_Accumulate latency", BENCH_LAT,
 		       BENCH_SYNC_FLUSH, BENCH_SYNCS_ALL);
 	bench_rma_buffers(&r, r.b.max);
-	acc_fill(r.sbuf, r.b.max);
+	bench_rma_acc_fill(r.sbuf, r.b.max);
 	r.lock_type = MPI_LOCK_EXCLUSIVE;
 	r.op = op;
-	r.final = final;
+	r.final = bench_rma_acc_final;
 	bench_rma_latency(&r, 0);
 	return bench_rma_finish(&r);
 }

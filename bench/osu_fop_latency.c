@@ -13,22 +13,6 @@ static void op(struct bench_rma *r, size_t size, size_t off, int i, int j)
 			 MPI_SUM, r->win);
 }
 
-static void after(struct bench_rma *r, size_t size, int i)
-{
-	long long got = *(long long *)r->rbuf;
-
-	if (got != i)
-		bench_fail(&r->b, size, 0, (double)got, i);
-}
-
-static void final(struct bench_rma *r, size_t size, int n)
-{
-	long long v = *(long long *)r->base;
-
-	if (v != n)
-		bench_fail(&r->b, size, 0, (double)v, n);
-}
-
 int main(int argc, char **argv)
 {
 	struct bench_rma r;
@@ -39,8 +23,8 @@ int main(int argc, char **argv)
 	*(long long *)r.sbuf = 1;
 	r.lock_type = MPI_LOCK_EXCLUSIVE;
 	r.op = op;
-	r.after = after;
-	r.final = final;
+	r.after = bench_rma_ll_after;
+	r.final = bench_rma_ll_final;
 	bench_rma_latency(&r, sizeof(long long));
 	return bench_rma_finish(&r);
 }

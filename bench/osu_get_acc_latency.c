@@ -16,41 +16,9 @@ static void op(struct bench_rma *r, size_t size, size_t off, int i, int j)
 			   MPI_SUM, r->win);
 }
 
-static void check(struct bench_rma *r, const char *p, size_t size, int n)
-{
-	size_t k;
-
-	for (k = 0; k < size; k++) {
-		unsigned char want = (unsigned char)(n * r->sbuf[k]);
-
-		/* sums of MPI_CHAR past 127 are the MPI's business */
-		if (n * r->sbuf[k] > 127)
-			continue;
-
-		if ((unsigned char)p[k] != want) {
-			bench_fail(&r->b, size, k, (unsigned char)p[k], want);
-			return;
-		}
-	}
-}
-
 static void after(struct bench_rma *r, size_t size, int i)
 {
-	check(r, r->rbuf, size, i);
-}
-
-static void final(struct bench_rma *r, size_t size, int n)
-{
-	check(r, r->base, size, n);
-}
-
-/* ones and zeros in a pattern: sums stay exact for 127 operations */
-static void acc_fill(char *b, size_t n)
-{
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		b[k] = (char)((k * 7 >> 2) & 1);
+	bench_rma_acc_check(r, r->rbuf, size, i);
 }
 
 int main(int argc, char **argv)
@@ -60,11 +28,11 @@ int main(int argc, char **argv)
 	bench_rma_init(&r, &argc, &argv, "MPI_Get_accumulate latency",
 		       BENCH_LAT, BENCH_SYNC_FLUSH, BENCH_SYNCS_ALL);
 	bench_rma_buffers(&r, r.b.max);
-	acc_fill(r.sbuf, r.b.max);
+	bench_rma_acc_fill(r.sbuf, r.b.max);
 	r.lock_type = MPI_LOCK_EXCLUSIVE;
 	r.op = op;
 	r.after = after;
-	r.final = final;
+	r.final = bench_rma_acc_final;
 	bench_rma_latency(&r, 0);
 	return bench_rma_finish(&r);
 }
