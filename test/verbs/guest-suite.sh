@@ -165,10 +165,9 @@ job jobs_coll_all_rdmacm_put_3 3 ok RCMPI_VERBS_CM=rdmacm \
 job jobs_rma_ops_2 2 ok -- "$J/rma_ops" 1048576
 job jobs_rma_ops_3 3 ok "$SMALL" RCMPI_VERBS_EAGER_LIMIT=1024 -- \
 	"$J/rma_ops" 200000
-job jobs_rma_counter_3 3 ok -- "$J/rma_counter" 300 allocate shared create \
-	dynamic
+job jobs_rma_counter_3 3 ok -- "$J/rma_counter" 150 allocate shared dynamic
 job jobs_rma_counter_rdmacm_2 2 ok RCMPI_VERBS_CM=rdmacm -- \
-	"$J/rma_counter" 1000 allocate
+	"$J/rma_counter" 300 create
 job jobs_rma_errors_2 2 ok -- "$J/rma_errors"
 
 # floods both ways, rnr_retry 0: no RNR, ever
