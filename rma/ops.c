@@ -459,6 +459,8 @@ static void op_maybe_done(struct rma_op *op)
 		return;
 	rc_list_del(&op->link);
 	tg->nout--;
+	if (op->want_reply)
+		rma_of(op->inst)->nreplies--;
 	if (op->req) {
 		op->req->err = op->err;
 		rc_req_complete(op->req);
@@ -484,6 +486,26 @@ void rma_ops_fail_target(struct rc_win *win, int t, int status)
 		if (op->sending)
 			continue;
 		op_maybe_done(op);
+	}
+}
+
+void rma_ops_probe(struct rc_rma *rma, double now)
+{
+	struct rc_list *w, *o;
+
+	if (now < rma->probe_at)
+		return;
+	rma->probe_at = now + 1.0;
+	rc_list_for_each(w, &rma->winlist) {
+		struct rc_win *win = rc_list_entry(w, struct rc_win, link);
+
+		rc_list_for_each(o, &win->ops) {
+			struct rma_op *op = rc_list_entry(o, struct rma_op,
+							  link);
+
+			if (op->want_reply && op->target != win->comm->rank)
+				rma_send(win, op->target, RMA_PING, 0, 0);
+		}
 	}
 }
 
@@ -708,6 +730,7 @@ static int am_op(struct rc_win *win, const struct rc_rma_args *a,
 			op->rdt = a->odt;
 		}
 		rc_dt_retain(op->rdt);
+		rma_of(inst)->nreplies++;
 	}
 	op->sending = true;
 	op->req = req;

@@ -37,6 +37,11 @@
  *                      and every reply the target sent before it)
  *   target -> origin   POST (MPI_Win_post), origin -> target COMPLETE
  *                      (MPI_Win_complete; with RMA_F_ACK -> ACK)
+ *   either way         PING, ignored: sent once a second to the peers a
+ *                      synchronisation has waited on for more than a
+ *                      second, so that a transport that learns of a dead
+ *                      peer only when a send to it fails (verbs RC: the
+ *                      retries run out) does learn of it
  */
 #ifndef RC_RMA_IMPL_H
 #define RC_RMA_IMPL_H
@@ -75,6 +80,7 @@ enum rma_msg {
 	RMA_ACK,
 	RMA_POST,
 	RMA_COMPLETE,
+	RMA_PING,	/* nothing: a probe of a peer that keeps us waiting */
 };
 
 #define RMA_F_ACK 0x1u		/* COMPLETE: answer with ACK */
@@ -219,6 +225,8 @@ struct rc_rma {
 	char *bounce;		/* one message's payload, packed */
 	size_t bounce_len;
 	unsigned long nshm;	/* shared segments created (names) */
+	unsigned nreplies;	/* operations awaiting a reply */
+	double probe_at;	/* when to PING the targets of those */
 };
 
 static inline struct rc_rma *rma_of(struct rc_inst *inst)
@@ -257,6 +265,7 @@ struct rma_sync {
 	int val;		/* the allreduce of SY_FREE */
 	struct rma_create *cr;	/* SY_CREATE */
 	int err;
+	double probe_at;	/* when to PING the peers it waits on */
 };
 
 /* A machine and its pooled request (*reqp), on the running list; its
@@ -265,6 +274,9 @@ struct rma_sync *rma_sync_new(struct rc_inst *inst, struct rc_win *win,
 			      int kind, struct rc_req **reqp);
 /* Advance s; true when it finished (its request completed, s freed). */
 bool rma_sync_advance(struct rma_sync *s);
+/* PING the peers s waits on, if it has waited past s->probe_at. */
+void rma_sync_probe(struct rma_sync *s, double now);
+double rma_now(void);
 /* A collective of a machine on comm (a NULL: no arguments, a barrier),
  * in s->creq; rma_coll_wait: false while it runs, then its status joins
  * s->err and the request is released. */
@@ -369,6 +381,9 @@ void rma_apply(int type, const struct rc_op *op, struct rc_dtype *dt,
 	       size_t n, char *old);
 void rma_on_op(struct rc_rma *rma, int wsrc, const void *msg, size_t len);
 void rma_on_reply(struct rc_rma *rma, int wsrc, const void *msg, size_t len);
+/* PING, once a second, the targets of operations awaiting a reply (see
+ * RMA_PING). */
+void rma_ops_probe(struct rc_rma *rma, double now);
 /* Fail every operation of win to target t (its process failed). */
 void rma_ops_fail_target(struct rc_win *win, int t, int status);
 void rma_in_reset(struct rma_in *in);

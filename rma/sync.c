@@ -40,6 +40,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "coll.h"
 #include "log.h"
 #include "rma_impl.h"
@@ -187,6 +188,8 @@ void rma_on_sync(struct rc_rma *rma, int wsrc, const struct rma_hdr *h)
 		if (h->flags & RMA_F_ACK)
 			rma_send(win, t, RMA_ACK, 0, 0);
 		break;
+	case RMA_PING:
+		break;
 	default:
 		rc_log_err("unknown one-sided message %u from rank %d",
 			   h->type, wsrc);
@@ -195,6 +198,16 @@ void rma_on_sync(struct rc_rma *rma, int wsrc, const struct rma_hdr *h)
 }
 
 /* ---- machines --------------------------------------------------------------------- */
+
+#define RMA_PROBE_S 1.0	/* first PING after, and between PINGs */
+
+double rma_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 struct rma_sync *rma_sync_new(struct rc_inst *inst, struct rc_win *win,
 			      int kind, struct rc_req **reqp)
@@ -218,6 +231,7 @@ struct rma_sync *rma_sync_new(struct rc_inst *inst, struct rc_win *win,
 	s->req = req;
 	s->win = win;
 	s->kind = kind;
+	s->probe_at = rma_now() + RMA_PROBE_S;
 	rc_list_add_tail(&rma_of(inst)->syncs, &s->link);
 	*reqp = req;
 	return s;
@@ -540,6 +554,40 @@ bool rma_sync_advance(struct rma_sync *s)
 	rc_req_complete(s->req);
 	free(s);
 	return true;
+}
+
+void rma_sync_probe(struct rma_sync *s, double now)
+{
+	struct rc_win *win = s->win;
+	const int *g = NULL;
+	int i, n = 0;
+
+	if (now < s->probe_at || !win)
+		return;
+	s->probe_at = now + RMA_PROBE_S;
+	switch (s->kind) {
+	case SY_START:
+	case SY_COMPLETE:
+		g = win->grp;
+		n = win->ngrp;
+		break;
+	case SY_WAIT:
+		g = win->pgrp;
+		n = win->npgrp;
+		break;
+	default:
+		/* (fence, free: every member; creation has no window yet) */
+		break;
+	}
+	if (g) {
+		for (i = 0; i < n; i++)
+			rma_send(win, g[i], RMA_PING, 0, 0);
+		return;
+	}
+	FOR_TARGETS(win, s->kind == SY_FENCE || s->kind == SY_FREE ? -1
+								    : s->target, i)
+		if (i != win->comm->rank)
+			rma_send(win, i, RMA_PING, 0, 0);
 }
 
 /* ---- starting them ----------------------------------------------------------------- */

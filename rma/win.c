@@ -751,9 +751,14 @@ static unsigned rma_progress(struct rc_inst *inst, void *arg)
 	struct rc_rma *rma = arg;
 	struct rc_list batch;
 	unsigned events = 0;
+	double now;
 
-	if (RC_LIKELY(rc_list_empty(&rma->syncs)))
+	if (RC_LIKELY(rc_list_empty(&rma->syncs) && !rma->nreplies))
 		return 0;
+	/* (a clock read per progress call, only while something waits) */
+	now = rma_now();
+	if (rma->nreplies)
+		rma_ops_probe(rma, now);
 	/* machines that finish leave the list; the others come back */
 	rc_list_splice_init(&rma->syncs, &batch);
 	while (!rc_list_empty(&batch)) {
@@ -764,6 +769,8 @@ static unsigned rma_progress(struct rc_inst *inst, void *arg)
 		rc_list_add_tail(&rma->syncs, &s->link);
 		if (rma_sync_advance(s))
 			events++;
+		else
+			rma_sync_probe(s, now);
 	}
 	return events;
 }
