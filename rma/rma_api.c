@@ -71,6 +71,9 @@ static int win_new(MPI_Comm comm, int flavor, void *base, MPI_Aint size,
 	if (disp_unit <= 0)
 		return RC_ERR_MSG(comm, MPI_ERR_DISP, fn,
 				  "disp_unit must be positive");
+	if (flavor == MPI_WIN_FLAVOR_CREATE && !base && size > 0)
+		return RC_ERR_MSG(comm, MPI_ERR_BASE, fn,
+				  "no memory at a NULL base");
 	memset(&a, 0, sizeof(a));
 	a.flavor = flavor;
 	a.base = base;
@@ -181,6 +184,9 @@ static int win_attach(MPI_Win win, void *base, MPI_Aint size, bool detach)
 			       "not a window of MPI_Win_create_dynamic");
 	if (size < 0)
 		return win_err(win, MPI_ERR_SIZE, fn, "negative size");
+	if (!detach && !base && size > 0)
+		return win_err(win, MPI_ERR_RMA_ATTACH, fn,
+			       "no memory at a NULL base");
 	ret = detach ? rc_win_detach(win, base)
 		     : rc_win_attach(win, base, (size_t)size);
 	if (ret == RC_ERR_INVAL)

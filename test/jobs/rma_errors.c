@@ -135,6 +135,8 @@ int main(int argc, char **argv)
 	EXPECT(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN);
 	EXPECT(MPI_Win_create(buf, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &dw),
 	       MPI_ERR_SIZE);
+	EXPECT(MPI_Win_create(NULL, 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &dw),
+	       MPI_ERR_BASE);
 	EXPECT(MPI_Win_allocate(8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &p, &dw),
 	       MPI_ERR_DISP);
 	EXPECT(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_NULL, &dw),
@@ -197,6 +199,7 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Win_attach(dw, buf, sizeof(buf)));
 	EXPECT(MPI_Win_attach(dw, buf + 8, 8), MPI_ERR_RMA_ATTACH);
 	EXPECT(MPI_Win_detach(dw, &v), MPI_ERR_RMA_ATTACH);
+	EXPECT(MPI_Win_attach(dw, NULL, 8), MPI_ERR_RMA_ATTACH);
 	{
 		MPI_Aint a, all[64];
 
