@@ -199,10 +199,10 @@ static double run(struct bench_rma *r, size_t size, int n, int bi)
 
 void bench_rma_latency(struct bench_rma *r, size_t fixed)
 {
+	size_t min = fixed ? fixed : r->b.min, max = fixed ? fixed : r->b.max;
 	size_t size;
 
-	for (size = fixed ? fixed : r->b.min; size <= (fixed ? fixed : r->b.max);
-	     size = bench_next(size)) {
+	for (size = min; size <= max; size = bench_next(size)) {
 		double t;
 
 		r->nops = 1;

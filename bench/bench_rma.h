@@ -53,11 +53,11 @@ typedef void (*bench_rma_final)(struct bench_rma *r, size_t size, int n);
 struct bench_rma {
 	struct bench b;
 	int peer;		/* the other rank */
-	int lock_type;		/* lock mode: MPI_LOCK_SHARED or EXCLUSIVE */
+	int lock_type;		/* -s lock: MPI_LOCK_SHARED or EXCL. */
 	MPI_Win win;
 	char *base;		/* this rank's window memory */
 	size_t wbytes;
-	MPI_Aint disp;		/* the peer's window starts at this disp */
+	MPI_Aint disp;		/* where the peer's window starts */
 	MPI_Group group;	/* the peer */
 	char *sbuf, *rbuf, *tbuf;	/* origin, result, compare buffers */
 	int nops;		/* operations per iteration (bandwidth: -W) */

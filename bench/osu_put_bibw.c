@@ -10,8 +10,8 @@ int main(int argc, char **argv)
 {
 	struct bench_rma r;
 
-	bench_rma_init(&r, &argc, &argv, "MPI_Put bi-directional bandwidth", BENCH_BW,
-		       BENCH_SYNC_PSCW, BENCH_SYNCS_ACTIVE);
+	bench_rma_init(&r, &argc, &argv, "MPI_Put bi-directional bandwidth",
+		       BENCH_BW, BENCH_SYNC_PSCW, BENCH_SYNCS_ACTIVE);
 	bench_rma_buffers(&r, r.b.max * (size_t)r.b.window);
 	r.op = bench_rma_put_op;
 	r.final = bench_rma_put_final;

@@ -102,7 +102,7 @@ struct rc_p2p {
 #define UMSG_SMALL 256
 #define UMSG_KEEP 1024
 
-/* ---- helpers -------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------- */
 
 static inline uint64_t req_id(struct rc_req *req)
 {
@@ -514,7 +514,7 @@ static unsigned pending_progress(struct rc_p2p *p2p)
 	return events;
 }
 
-/* ---- get/put pipelines ---------------------------------------------------- */
+/* ---- get/put pipelines --------------------------------------------------- */
 
 static void rdma_finish(struct rc_p2p *p2p, struct rc_req *req);
 
@@ -678,7 +678,7 @@ static void rdma_finish(struct rc_p2p *p2p, struct rc_req *req)
 	send_kick(p2p, req);
 }
 
-/* ---- receiving -------------------------------------------------------------- */
+/* ---- receiving ----------------------------------------------------------- */
 
 /* Matched an RTS: choose RGET, RPUT or FRAG and start it. */
 static void recv_rts(struct rc_p2p *p2p, struct rc_req *req, int wsrc,
@@ -996,7 +996,7 @@ static void p2p_recv(struct rc_inst *inst, int wsrc, const void *msg,
 	}
 }
 
-/* ---- the interface ---------------------------------------------------------- */
+/* ---- the interface ------------------------------------------------------- */
 
 void rc_p2p_req_setup(struct rc_req *req, struct rc_comm *comm, uint32_t ctx,
 		      void *buf, size_t count, struct rc_dtype *dt, int peer,
@@ -1404,7 +1404,7 @@ void rc_am_stream_start(struct rc_inst *inst, struct rc_am_stream *s)
 	out_enqueue(p2p, s->wrank, o);
 }
 
-/* ---- a peer failed ------------------------------------------------------------ */
+/* ---- a peer failed ------------------------------------------------------- */
 
 static bool comm_has(const struct rc_comm *comm, int wrank)
 {
@@ -1515,7 +1515,7 @@ static unsigned p2p_fail_peers(struct rc_p2p *p2p)
 	return events;
 }
 
-/* ---- progress, open, close -------------------------------------------------- */
+/* ---- progress, open, close ----------------------------------------------- */
 
 static unsigned p2p_progress(struct rc_inst *inst, void *arg)
 {

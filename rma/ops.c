@@ -42,7 +42,7 @@
 #define RMA_MIN_ROOM 256	/* payload of a message, at least */
 #define RMA_FRAG_MAX 65536	/* payload of a stream's message, at most */
 
-/* ---- applying data at the target ------------------------------------------------ */
+/* ---- applying data at the target ----------------------------------------- */
 
 /* One request-sized piece of scratch, aligned for every basic kind. */
 struct rma_scratch {
@@ -119,7 +119,7 @@ static size_t rma_room(struct rc_inst *inst, int w, size_t hlen, bool stream)
 	return room < max ? room : max;
 }
 
-/* ---- replies (target -> origin) ----------------------------------------------- */
+/* ---- replies (target -> origin) ------------------------------------------ */
 
 /* A result going back: from a buffer of old values, or read from the
  * window as it goes (get). */
@@ -233,7 +233,7 @@ static void reply_send(struct rc_inst *inst, int w, uint32_t win, uint64_t id,
 	rc_am_stream_start(inst, &r->st);
 }
 
-/* ---- the target: streams arriving ----------------------------------------------- */
+/* ---- the target: streams arriving ---------------------------------------- */
 
 void rma_in_reset(struct rma_in *in)
 {
@@ -259,8 +259,9 @@ static void in_setup(struct rma_in *in)
 		const struct rma_dt_desc *d = (const void *)in->desc;
 
 		if (h->desc < sizeof(*d) ||
-		    h->desc != sizeof(*d) + d->nblocks *
-						    sizeof(struct rc_dt_block)) {
+		    (h->desc - sizeof(*d)) / sizeof(struct rc_dt_block) !=
+			    d->nblocks ||
+		    (h->desc - sizeof(*d)) % sizeof(struct rc_dt_block)) {
 			in->err = RC_ERR_INVAL;
 			return;
 		}
@@ -289,7 +290,8 @@ static void in_setup(struct rma_in *in)
 		return;
 	}
 	if (h->h.type == RMA_ACC || h->h.type == RMA_GACC) {
-		const struct rc_op *op = rc_op_predefined((enum rc_op_kind)h->op);
+		const struct rc_op *op =
+			rc_op_predefined((enum rc_op_kind)h->op);
 
 		if (!op || !rma_acc_valid(op, in->dt)) {
 			in->err = RC_ERR_INVAL;
@@ -432,7 +434,7 @@ void rma_on_op(struct rc_rma *rma, int wsrc, const void *msg, size_t len)
 		in_finish(rma, wsrc, in);
 }
 
-/* ---- the origin ------------------------------------------------------------------- */
+/* ---- the origin ---------------------------------------------------------- */
 
 static struct rc_req *op_req_new(struct rc_win *win)
 {
@@ -472,7 +474,8 @@ static void op_maybe_done(struct rma_op *op)
 		op->req->err = op->err;
 		rc_req_complete(op->req);
 	} else if (op->err && !tg->err) {
-		tg->err = op->err;	/* raised by the next synchronisation */
+		/* raised by the next synchronisation */
+		tg->err = op->err;
 	}
 	op_free(op);
 }
@@ -774,7 +777,7 @@ static int am_op(struct rc_win *win, const struct rc_rma_args *a,
 	return RC_OK;
 }
 
-/* ---- the SHM path ----------------------------------------------------------------- */
+/* ---- the SHM path -------------------------------------------------------- */
 
 static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 {
@@ -841,7 +844,7 @@ static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 	return RC_OK;
 }
 
-/* ---- starting an operation --------------------------------------------------------- */
+/* ---- starting an operation ----------------------------------------------- */
 
 static int check_epoch(const struct rc_win *win, int t)
 {

@@ -49,7 +49,7 @@ struct rc_win_args {
 	int disp_unit;
 	unsigned info;		/* RC_WIN_* */
 	unsigned acc_order;	/* RC_ACC_* */
-	bool acc_same_op;	/* accumulate_ops=same_op (else same_op_no_op) */
+	bool acc_same_op;	/* accumulate_ops=same_op */
 };
 
 /*
@@ -87,7 +87,7 @@ struct rc_rma_args {
 	size_t rcount;
 	struct rc_dtype *rdt;
 	const void *cbuf;	/* cas: compare value (one element of odt) */
-	int target;		/* window (communicator) rank or MPI_PROC_NULL */
+	int target;		/* window rank or MPI_PROC_NULL */
 	MPI_Aint disp;
 	size_t tcount;
 	struct rc_dtype *tdt;

@@ -49,7 +49,7 @@ static int rma_wait(struct rc_req *req)
 	return err;
 }
 
-/* ---- windows ------------------------------------------------------------------ */
+/* ---- windows ------------------------------------------------------------- */
 
 static int win_new(MPI_Comm comm, int flavor, void *base, MPI_Aint size,
 		   int disp_unit, MPI_Info info, void *baseptr, MPI_Win *win,
@@ -237,7 +237,7 @@ int PMPI_Win_free(MPI_Win *win)
 }
 RC_WEAK(MPI_Win_free)
 
-/* ---- communication ------------------------------------------------------------ */
+/* ---- communication ------------------------------------------------------- */
 
 /* A buffer and its datatype: 0 or an error class. */
 static int buf_check(const void *buf, int count, struct rc_dtype *dt)
@@ -574,7 +574,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr,
 }
 RC_WEAK(MPI_Compare_and_swap)
 
-/* ---- synchronisation ------------------------------------------------------------ */
+/* ---- synchronisation ----------------------------------------------------- */
 
 /* Map a start/sync status to the window's handler. */
 static int sync_status(struct rc_win *win, int ret, const char *fn)
@@ -868,7 +868,7 @@ int PMPI_Win_sync(MPI_Win win)
 }
 RC_WEAK(MPI_Win_sync)
 
-/* ---- window services ------------------------------------------------------------- */
+/* ---- window services ----------------------------------------------------- */
 
 static int win_get_attr(MPI_Win win, int key, void *val, int *flag)
 {

@@ -62,7 +62,7 @@
 
 #define RC_WIN_MAGIC 0x77696e64u	/* "wind" while the handle is live */
 
-/* ---- wire format ---------------------------------------------------------- */
+/* ---- wire format --------------------------------------------------------- */
 
 enum rma_msg {
 	RMA_PUT = 1,
@@ -100,8 +100,8 @@ struct rma_op_hdr {
 				 * an absolute address */
 	uint64_t count;		/* target count */
 	uint64_t dlen;		/* data bytes after the description */
-	uint64_t desc;		/* description bytes (0: predefined type) */
-	uint8_t basic;		/* target type's basic kind (enum rc_basic) */
+	uint64_t desc;		/* description bytes (0: predefined) */
+	uint8_t basic;		/* target type's enum rc_basic */
 	uint8_t op;		/* accumulate op (enum rc_op_kind) */
 	uint8_t rsvd[6];
 };
@@ -116,11 +116,11 @@ struct rma_dt_desc {
 struct rma_reply {
 	struct rma_hdr h;	/* arg: the origin's op id */
 	uint64_t off;		/* of these bytes in the result stream */
-	int32_t status;		/* RC_OK, or why the op failed (no data) */
+	int32_t status;		/* RC_OK, or why it failed (no data) */
 	uint32_t rsvd;
 };
 
-/* ---- windows ---------------------------------------------------------------- */
+/* ---- windows ------------------------------------------------------------- */
 
 /* What this process knows of one member of the window (by window rank). */
 struct rma_target {
@@ -132,9 +132,9 @@ struct rma_target {
 	bool dead;		/* its process failed */
 	/* access side (this rank as origin) */
 	uint8_t lock;		/* MPI_LOCK_* held or asked for, 0: none */
-	bool nocheck;		/* locked with MPI_MODE_NOCHECK: no message */
+	bool nocheck;		/* locked with MPI_MODE_NOCHECK */
 	bool granted;
-	unsigned nout;		/* ops not complete here (streams, replies) */
+	unsigned nout;		/* ops not complete here */
 	unsigned nacks;		/* ACKs awaited */
 	unsigned long sent;	/* messages since its last ACK request */
 	unsigned long posts, posts_used;	/* POSTs received from it */
@@ -288,7 +288,7 @@ bool rma_coll_wait(struct rma_sync *s);
 bool rma_create_advance(struct rma_sync *s);
 bool rma_free_advance(struct rma_sync *s);
 
-/* ---- windows (win.c) --------------------------------------------------------- */
+/* ---- windows (win.c) ----------------------------------------------------- */
 struct rc_win *rma_win_lookup(struct rc_rma *rma, uint32_t id);
 /* Window rank of world rank w, or -1. */
 int rma_win_rank(const struct rc_win *win, int w);
@@ -304,7 +304,7 @@ int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,
 void rma_shm_lock(struct rc_win *win);
 void rma_shm_unlock(struct rc_win *win);
 
-/* ---- operations (ops.c) --------------------------------------------------- */
+/* ---- operations (ops.c) -------------------------------------------------- */
 
 /*
  * The basic kind an accumulate computes on. MPI_CHAR has no predefined op
@@ -391,7 +391,7 @@ void rma_in_reset(struct rma_in *in);
  * streaming out or awaiting a reply. */
 bool rma_local_done(const struct rc_win *win, int t);
 
-/* ---- synchronisation messages (sync.c) --------------------------------------- */
+/* ---- synchronisation messages (sync.c) ----------------------------------- */
 void rma_on_sync(struct rc_rma *rma, int wsrc, const struct rma_hdr *h);
 /* Target side: forget the locks and waits of a failed origin. */
 void rma_sync_target_failed(struct rc_win *win, int t);

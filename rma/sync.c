@@ -45,7 +45,7 @@
 #include "log.h"
 #include "rma_impl.h"
 
-/* ---- messages ------------------------------------------------------------------- */
+/* ---- messages ------------------------------------------------------------ */
 
 int rma_send(struct rc_win *win, int t, int type, unsigned flags,
 	     uint64_t arg)
@@ -63,7 +63,7 @@ int rma_send(struct rc_win *win, int t, int type, unsigned flags,
 			  sizeof(h), NULL, 0);
 }
 
-/* ---- the target's lock -------------------------------------------------------- */
+/* ---- the target's lock --------------------------------------------------- */
 
 static bool lock_free_for(const struct rc_win *win, uint8_t type)
 {
@@ -197,7 +197,7 @@ void rma_on_sync(struct rc_rma *rma, int wsrc, const struct rma_hdr *h)
 	}
 }
 
-/* ---- machines --------------------------------------------------------------------- */
+/* ---- machines ------------------------------------------------------------ */
 
 #define RMA_PROBE_S 1.0	/* first PING after, and between PINGs */
 
@@ -560,7 +560,7 @@ void rma_sync_probe(struct rma_sync *s, double now)
 {
 	struct rc_win *win = s->win;
 	const int *g = NULL;
-	int i, n = 0;
+	int i, n = 0, t;
 
 	if (now < s->probe_at || !win)
 		return;
@@ -584,13 +584,13 @@ void rma_sync_probe(struct rma_sync *s, double now)
 			rma_send(win, g[i], RMA_PING, 0, 0);
 		return;
 	}
-	FOR_TARGETS(win, s->kind == SY_FENCE || s->kind == SY_FREE ? -1
-								    : s->target, i)
+	t = s->kind == SY_FENCE || s->kind == SY_FREE ? -1 : s->target;
+	FOR_TARGETS(win, t, i)
 		if (i != win->comm->rank)
 			rma_send(win, i, RMA_PING, 0, 0);
 }
 
-/* ---- starting them ----------------------------------------------------------------- */
+/* ---- starting them ------------------------------------------------------- */
 
 /* No access epoch open, or a fence's that issued nothing yet. */
 static bool access_idle(const struct rc_win *win)

@@ -80,7 +80,7 @@ enum {
 	CR_BARRIER,
 };
 
-/* ---- lookups ------------------------------------------------------------------ */
+/* ---- lookups ------------------------------------------------------------- */
 
 struct rc_win *rma_win_lookup(struct rc_rma *rma, uint32_t id)
 {
@@ -102,7 +102,7 @@ int rma_win_rank(const struct rc_win *win, int w)
 	return w >= 0 && w < win->inst->size ? win->wmap[w] : -1;
 }
 
-/* ---- addresses ----------------------------------------------------------------- */
+/* ---- addresses ----------------------------------------------------------- */
 
 bool rma_span(size_t count, const struct rc_dtype *dt, ptrdiff_t *lo,
 	      ptrdiff_t *hi)
@@ -152,7 +152,7 @@ int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,
 	return RC_OK;
 }
 
-/* ---- dynamic regions ---------------------------------------------------------- */
+/* ---- dynamic regions ----------------------------------------------------- */
 
 int rc_win_attach(struct rc_win *win, void *base, size_t size)
 {
@@ -195,7 +195,7 @@ int rc_win_detach(struct rc_win *win, const void *base)
 	return RC_ERR_INVAL;
 }
 
-/* ---- shared segments ------------------------------------------------------------ */
+/* ---- shared segments ----------------------------------------------------- */
 
 void rma_shm_lock(struct rc_win *win)
 {
@@ -265,7 +265,7 @@ out:
 	return ret;
 }
 
-/* ---- window objects -------------------------------------------------------------- */
+/* ---- window objects ------------------------------------------------------ */
 
 static void win_destroy(struct rc_win *win)
 {
@@ -340,7 +340,7 @@ static struct rc_win *win_new(struct rma_create *cr)
 	return win;
 }
 
-/* ---- creation ------------------------------------------------------------------ */
+/* ---- creation ------------------------------------------------------------ */
 
 static int cr_coll(struct rma_sync *s, int coll, const void *sbuf,
 		   void *rbuf, size_t n, struct rc_op *op, int root)
@@ -534,8 +534,8 @@ bool rma_create_advance(struct rma_sync *s)
 			}
 			cr_local(cr);
 			s->stage = CR_INFO;
-			s->err = cr_coll(s, RC_COLL_ALLGATHER, &cr->mine, cr->all,
-					 sizeof(cr->mine), NULL, 0);
+			s->err = cr_coll(s, RC_COLL_ALLGATHER, &cr->mine,
+					 cr->all, sizeof(cr->mine), NULL, 0);
 			break;
 		case CR_INFO:
 			s->err = cr_learn(cr);
@@ -636,7 +636,7 @@ int rc_win_create_start(struct rc_comm *comm, const struct rc_win_args *a,
 	return RC_OK;
 }
 
-/* ---- free --------------------------------------------------------------------- */
+/* ---- free ---------------------------------------------------------------- */
 
 /* Is anything of win still open on this rank? */
 static bool win_busy(const struct rc_win *win)
@@ -690,7 +690,7 @@ int rc_win_free_start(struct rc_win *win, struct rc_req **reqp)
 	return RC_OK;
 }
 
-/* ---- active messages ---------------------------------------------------------- */
+/* ---- active messages ----------------------------------------------------- */
 
 static void rma_am_recv(struct rc_inst *inst, int wsrc, const void *msg,
 			size_t len)
@@ -744,7 +744,7 @@ static const struct rc_am_ops rma_am_ops = {
 	.failed = rma_am_failed,
 };
 
-/* ---- the module ------------------------------------------------------------------ */
+/* ---- the module ---------------------------------------------------------- */
 
 static unsigned rma_progress(struct rc_inst *inst, void *arg)
 {

@@ -71,7 +71,7 @@ stage_asan() {
 	 ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:verify_asan_link_order=0 \
 		make check TESTS="test/unit/test_p2p test/unit/test_dtype \
 			test/unit/test_op test/unit/test_thread test/unit/test_coll test/unit/test_comm \
-			test/unit/test_verbs" \
+			test/unit/test_verbs test/unit/test_rma" \
 		>leak.log 2>&1 || { tail -n 40 leak.log test/unit/*.log; exit 1; })
 }
 

@@ -53,7 +53,8 @@ static void killed(bool lock)
 	if (lock) {
 		if (rank == 0) {
 			CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w));
-			CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, 1, 0, 1, MPI_LONG, w));
+			CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, 1, 0, 1, MPI_LONG,
+					  w));
 			CHECK_MPI(MPI_Win_flush(1, w));
 		}
 		MPI_Barrier(MPI_COMM_WORLD);

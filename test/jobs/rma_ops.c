@@ -19,7 +19,7 @@ static size_t big = 1 << 20;
 /* Window memory layout (bytes): [0, 64) counters and single elements,
  * [64, 64 + size * REGION) one region per origin, then a strided area. */
 #define REGION 4096
-#define STRIDE_INTS 256		/* ints in the strided area, every other */
+#define STRIDE_INTS 256		/* ints in the strided area */
 
 struct win {
 	MPI_Win w;
@@ -118,7 +118,7 @@ static unsigned char pat(int o, int t, size_t i, int seed)
 	return (unsigned char)(o * 37 + t * 11 + i * 7 + (i >> 9) + seed);
 }
 
-/* ---- fence: puts, gets, accumulates, datatypes ------------------------------------ */
+/* ---- fence: puts, gets, accumulates, datatypes --------------------------- */
 static void t_fence(struct win *w, int seed)
 {
 	int n = w->size, me = w->rank, t, i;
@@ -212,7 +212,7 @@ static void t_fence(struct win *w, int seed)
 	MPI_Type_free(&blocks);
 }
 
-/* ---- post/start/complete/wait: a ring, and everyone to rank 0 ----------------------- */
+/* ---- post/start/complete/wait: a ring, and everyone to rank 0 ------------ */
 static void t_pscw(struct win *w, int seed)
 {
 	int n = w->size, me = w->rank, left = (me + n - 1) % n,
@@ -234,7 +234,8 @@ static void t_pscw(struct win *w, int seed)
 	all = wg;
 	if (me == 0) {
 		int others = n - 1;
-		int *ranks = malloc(sizeof(int) * (size_t)(others ? others : 1));
+		int *ranks = malloc(sizeof(int) *
+				    (size_t)(others ? others : 1));
 
 		for (i = 0; i < others; i++)
 			ranks[i] = i + 1;
@@ -264,7 +265,7 @@ static void t_pscw(struct win *w, int seed)
 	MPI_Barrier(w->comm);
 }
 
-/* ---- passive target --------------------------------------------------------------- */
+/* ---- passive target ------------------------------------------------------ */
 static void t_passive(struct win *w, int seed)
 {
 	int n = w->size, me = w->rank, t, i;
@@ -345,7 +346,7 @@ static void t_passive(struct win *w, int seed)
 	MPI_Barrier(w->comm);
 }
 
-/* ---- a shared window: load and store --------------------------------------------- */
+/* ---- a shared window: load and store ------------------------------------- */
 static void t_shared(struct win *w)
 {
 	int n = w->size, me = w->rank, t, du;

@@ -50,7 +50,7 @@ static const char *flavor_name(int f)
 	}
 }
 
-/* ---- a world of ranks and a window on each ----------------------------------- */
+/* ---- a world of ranks and a window on each ------------------------------- */
 
 struct rw {
 	struct tw *tw;
@@ -198,7 +198,7 @@ static void fence_all(struct rw *rw, int assert)
 	wait_each(rw->tw, req, rw->n, NULL);
 }
 
-/* ---- patterns ---------------------------------------------------------------- */
+/* ---- patterns ------------------------------------------------------------ */
 
 static unsigned char pat(int origin, int target, size_t i)
 {
@@ -226,7 +226,7 @@ static struct rc_dtype *vec_int(size_t count, size_t stride)
 	return dt;
 }
 
-/* ---- put and get under fences, every flavour ------------------------------------
+/* ---- put and get under fences, every flavour --------------------------------
  * Each origin owns a region of every target's window (REG bytes at
  * origin * REG): a contiguous put of it, large enough to stream; then a
  * strided put of ints into a vector layout (every third int) of a second
@@ -278,7 +278,8 @@ START_TEST(put_get_fence)
 					   REG, o, 0);
 			int i;
 
-			ck_assert_msg(bad < 0, "%s: target %d region %d byte %ld",
+			ck_assert_msg(bad < 0,
+				      "%s: target %d region %d byte %ld",
 				      flavor_name(flavor), t, o, bad);
 			for (i = 0; i < 3 * VEC; i++)
 				if (v[i] != (i % 3 ? 0 : o * 100000 + i / 3))
@@ -317,7 +318,7 @@ START_TEST(put_get_fence)
 END_TEST
 
 
-/* ---- accumulates: every predefined op on every type it allows ---------------------
+/* ---- accumulates: every predefined op on every type it allows ---------------
  * Small exact values, so any order of application gives the same result:
  * every rank accumulates K elements into rank 0 (MPI_REPLACE: rank 1
  * alone), and rank o get_accumulates into rank (o + 1) % n alone, whose
@@ -401,7 +402,8 @@ static bool acc_case(struct rw *rw, const struct rc_op *op, enum rc_basic b)
 	}
 	for (o = 0; o < n; o++)
 		for (i = 0; i < K; i++)
-			set_val(b, src[o] + i * ext, val_for(o, (int)i, op->kind),
+			set_val(b, src[o] + i * ext,
+				val_for(o, (int)i, op->kind),
 				(int)(i + (size_t)o));
 	for (o = 0; o < n; o++) {
 		bool all = op->kind != RC_OP_REPLACE;
@@ -432,7 +434,8 @@ static bool acc_case(struct rw *rw, const struct rc_op *op, enum rc_basic b)
 	fence_all(rw, 0);
 	for (t = 0; t < n; t++)
 		for (i = 0; i < K; i++)
-			if (!eq_val(b, rw->mem[t] + i * ext, want[t] + i * ext)) {
+			if (!eq_val(b, rw->mem[t] + i * ext,
+				    want[t] + i * ext)) {
 				ck_abort_msg("%s %s on %s: rank %d element %zu",
 					     op->name, rc_basic_name(b),
 					     flavor_name(rw->flavor), t, i);
@@ -507,8 +510,9 @@ START_TEST(acc_strided_and_no_op)
 				 MPI_SUCCESS);
 	fence_all(rw, 0);
 	for (i = 0; i < 2 * cnt; i++)
-		ck_assert(tgt[i] == (i % 2 ? -1.0
-					   : (double)i + n * (double)((i / 2) % 17)));
+		ck_assert(tgt[i] ==
+			  (i % 2 ? -1.0
+				 : (double)i + n * (double)((i / 2) % 17)));
 	/* NO_OP: the values, unchanged; origin arguments ignored */
 	ck_assert_int_eq(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, res,
 					    cnt, MPI_DOUBLE, 0,
@@ -527,7 +531,7 @@ START_TEST(acc_strided_and_no_op)
 }
 END_TEST
 
-/* ---- ordering: accumulates from one origin apply in issue order ------------------ */
+/* ---- ordering: accumulates from one origin apply in issue order ---------- */
 START_TEST(acc_ordering)
 {
 	int flavor = flavors[_i / 3], v, got = -1, big[4096], i;
@@ -568,7 +572,7 @@ START_TEST(acc_ordering)
 }
 END_TEST
 
-/* ---- contended counters ------------------------------------------------------------ */
+/* ---- contended counters -------------------------------------------------- */
 
 /* Every rank adds one, N times, to one 64-bit element of rank 0 with
  * MPI_Fetch_and_op under lock_all, flushing each time: the final value is
@@ -605,7 +609,8 @@ START_TEST(counter_fetch_and_op)
 	ck_assert_int_eq(*(long long *)(rw->mem[0] + 8), (long long)n * N);
 	for (k = 0; k < n * N; k++) {
 		ck_assert(got[k] >= 0 && got[k] < n * N);
-		ck_assert_msg(!seen[got[k]], "value %lld fetched twice", got[k]);
+		ck_assert_msg(!seen[got[k]], "value %lld fetched twice",
+			      got[k]);
 		seen[got[k]] = 1;
 	}
 	free(got);
@@ -718,7 +723,7 @@ START_TEST(cas_one_winner)
 }
 END_TEST
 
-/* ---- post/start/complete/wait -------------------------------------------------------
+/* ---- post/start/complete/wait -----------------------------------------------
  * A ring: rank r exposes its window to r - 1 and accesses r + 1; with and
  * without MPI_MODE_NOCHECK (posts all made before any start), waiting with
  * MPI_Win_wait or polling MPI_Win_test.
@@ -803,7 +808,7 @@ START_TEST(pscw_ring)
 }
 END_TEST
 
-/* ---- passive target: lock_all, flush_local, flush, gets under shared locks -------- */
+/* ---- passive target: lock_all, flushes, gets under shared locks ---- */
 START_TEST(passive_flushes)
 {
 	int flavor = flavors[_i / 3], n = 3, r, t, i;
@@ -822,8 +827,8 @@ START_TEST(passive_flushes)
 			out[r][i] = pat(r, 5, (size_t)i);
 		for (t = 0; t < n; t++)
 			ck_assert_int_eq(MPI_Put(out[r], 6000, MPI_BYTE, t,
-						 rw_disp(rw, t, (size_t)r * 6000,
-							 1),
+						 rw_disp(rw, t,
+							 (size_t)r * 6000, 1),
 						 6000, MPI_BYTE, rw->w[r]),
 					 MPI_SUCCESS);
 		/* local completion: the buffer may change */
@@ -897,7 +902,7 @@ START_TEST(lock_queue_fair)
 }
 END_TEST
 
-/* ---- request-based operations ------------------------------------------------------- */
+/* ---- request-based operations -------------------------------------------- */
 START_TEST(request_ops)
 {
 	int flavor = flavors[_i / 3];
@@ -953,7 +958,7 @@ START_TEST(request_ops)
 }
 END_TEST
 
-/* ---- shared windows: load/store, layout ------------------------------------------------ */
+/* ---- shared windows: load/store, layout ---------------------------------- */
 START_TEST(shared_layout)
 {
 	struct rw *rw;
@@ -1050,7 +1055,7 @@ START_TEST(zero_and_proc_null)
 END_TEST
 
 
-/* ---- wrong synchronisation -------------------------------------------------------- */
+/* ---- wrong synchronisation ----------------------------------------------- */
 START_TEST(errors_sync)
 {
 	int flavor = flavors[_i], n = 3, r, v = 1, errs[NMAX];
@@ -1137,7 +1142,7 @@ static void user_op(void *in, void *io, int *len, MPI_Datatype *dt)
 {
 }
 
-/* ---- bad arguments ------------------------------------------------------------------- */
+/* ---- bad arguments ------------------------------------------------------- */
 START_TEST(errors_args)
 {
 	int flavor = flavors[_i];
@@ -1239,7 +1244,7 @@ START_TEST(errors_args)
 }
 END_TEST
 
-/* ---- dynamic windows: the target finds accesses outside its regions ---------------- */
+/* ---- dynamic windows: the target finds accesses outside its regions ------ */
 START_TEST(dynamic_range_errors)
 {
 	struct rw *rw = rw_open(2, _i, MPI_WIN_FLAVOR_DYNAMIC, 64, 1);
@@ -1297,7 +1302,7 @@ START_TEST(dynamic_range_errors)
 }
 END_TEST
 
-/* ---- a peer dies ------------------------------------------------------------------------ */
+/* ---- a peer dies --------------------------------------------------------- */
 
 /* The target of a held lock dies: operations to it and the unlock fail,
  * nothing hangs; the survivors' windows still work between them. */
