@@ -10,12 +10,36 @@
 
 #define LARGE 8192
 
-static void usage(const char *prog)
+static void usage(const struct bench *b, const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-m [min:]max] [-i iters] [-x warmup] [-W window] "
-		"[-c] [-N cart:D:R|graph:FILE] [-t calls]\n",
-		prog);
+		"%s[-c] [-N cart:D:R|graph:FILE] [-t calls]\n", prog,
+		b->rma_syncs ? "[-w create|allocate|dynamic] [-s sync] " : "");
+}
+
+/* -w and -s of the one-sided benchmarks (OSU's names); false if unknown */
+static int rma_opt(struct bench *b, int opt, const char *arg)
+{
+	static const char *const wins[] = { "create", "allocate", "dynamic" };
+	static const char *const syncs[] = { "lock", "pscw", "fence", "flush",
+					     "flush_local", "lock_all" };
+	int i;
+
+	if (opt == 'w') {
+		for (i = 0; i < 3; i++)
+			if (!strcmp(arg, wins[i])) {
+				b->win_type = i;
+				return 1;
+			}
+		return 0;
+	}
+	for (i = 0; i < 6; i++)
+		if (!strcmp(arg, syncs[i]) && (b->rma_syncs & (1u << i))) {
+			b->sync = i;
+			return 1;
+		}
+	return 0;
 }
 
 /* MPI_Init, the options, then the title lines on rank 0 */
@@ -33,8 +57,21 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 	b->iters = -1;
 	b->warmup = -1;
 	b->window = 64;
-	while ((opt = getopt(*argc, *argv, "m:i:x:W:cN:t:h")) != -1) {
+	while ((opt = getopt(*argc, *argv, b->rma_syncs ? "m:i:x:W:w:s:cN:t:h"
+							 : "m:i:x:W:cN:t:h")) != -1) {
 		switch (opt) {
+		case 'w':
+		case 's':
+			if (rma_opt(b, opt, optarg))
+				break;
+			if (!b->rank)
+				fprintf(stderr, "%s: -%c %s: not one of OSU's "
+					"choices for this benchmark\n",
+					(*argv)[0], opt, optarg);
+			if (!b->rank)
+				usage(b, (*argv)[0]);
+			MPI_Finalize();
+			exit(2);
 		case 'm':
 			colon = strchr(optarg, ':');
 			if (colon) {
@@ -67,7 +104,7 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 			break;
 		default:
 			if (!b->rank)
-				usage((*argv)[0]);
+				usage(b, (*argv)[0]);
 			MPI_Finalize();
 			exit(opt == 'h' ? 0 : 2);
 		}
@@ -125,7 +162,14 @@ void bench_init_p2p(struct bench *b, int *argc, char ***argv,
 		    const char *name, enum bench_kind kind, int min_ranks,
 		    int exact, int even)
 {
+	unsigned syncs = b->rma_syncs;
+	int win = b->win_type, sync = b->sync;
+
+	/* (bench_rma_init sets the one-sided fields first) */
 	memset(b, 0, sizeof(*b));
+	b->rma_syncs = syncs;
+	b->win_type = win;
+	b->sync = sync;
 	b->kind = kind;
 	b->sized = 1;
 	b->min = kind == BENCH_RATE ? 1 : 0;
@@ -143,6 +187,21 @@ void bench_init_p2p(struct bench *b, int *argc, char ***argv,
 	}
 	if (b->rank)
 		return;
+	if (b->rma_syncs) {
+		static const char *const wnames[] = {
+			"MPI_Win_create", "MPI_Win_allocate",
+			"MPI_Win_create_dynamic"
+		};
+		static const char *const snames[] = {
+			"MPI_Win_lock/unlock",
+			"MPI_Win_post/start/complete/wait", "MPI_Win_fence",
+			"MPI_Win_flush", "MPI_Win_flush_local",
+			"MPI_Win_lock_all/unlock_all"
+		};
+
+		printf("# Window creation: %s\n", wnames[b->win_type]);
+		printf("# Synchronization: %s\n", snames[b->sync]);
+	}
 	if (kind == BENCH_LAT)
 		printf("%-10s%18s\n", "# Size", "Latency (us)");
 	else if (kind == BENCH_BW)

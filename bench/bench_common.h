@@ -15,6 +15,8 @@
  *                10/2, collectives 100/10)
  *   -W window    messages in flight per iteration (bandwidth, message
  *                rate; default 64)
+ *   -w, -s       one-sided benchmarks only (bench_rma.h): window creation
+ *                and synchronisation, as OSU's
  *   -c           validate received data (a fresh pattern every iteration;
  *                the checks run inside the timed loop of the point-to-point
  *                benchmarks: don't compare validated timings)
@@ -58,6 +60,9 @@ struct bench {
 	const char *nhbr; /* -N, or NULL */
 	int ntest;	  /* -t */
 	int rank, size;
+	/* one-sided (bench_rma.h): -w and -s, the sync modes allowed */
+	unsigned rma_syncs;
+	int win_type, sync;
 	int failed;		/* validation failures on this rank */
 	double *laps;		/* this size's timed iterations */
 	int nlaps;

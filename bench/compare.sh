@@ -18,7 +18,13 @@
 #                  2-core box, no binding (the MPIs' default there); MPICH
 #                  left out unless MPIS_OVER names it (it busy-polls: 28 ms
 #                  per 4-byte allreduce at 8 ranks here)
-#   shm            the three above
+#   shm-rma        the one-sided benchmarks at 2 ranks, bound: put, get,
+#                  accumulate, get_accumulate, fetch_and_op and
+#                  compare_and_swap latency (MPI_Win_allocate, MPI_Win_flush:
+#                  OSU's defaults; put also with lock, fence and pscw), put
+#                  and get bandwidth, put bi-bandwidth; no gate (issue 11
+#                  records them for issue 15)
+#   shm            the four above
 #   callgrind      instructions per iteration of the software path
 #                  (bench/cg_self: Isend+Recv+Wait and Irecv+Send+Wait of
 #                  8 B on MPI_COMM_SELF, the difference of 11000 and 1000
@@ -40,14 +46,21 @@
 #                  column) on the default neighbourhood (cart:1:1) and
 #                  osu_alltoallw: 2 ranks bound with issue 12's gate, 4
 #                  and 8 ranks oversubscribed (reported, no gate)
-#   all            shm callgrind memory startup verbs nbr
+#   verbs-rma      in ONE Soft-RoCE VM boot: the one-sided latencies (put,
+#                  get, accumulate, fetch_and_op, compare_and_swap at 8 B,
+#                  flush) and put/get bandwidth at 64 KiB under rcmpi
+#                  (RCMPI_TRANSPORTS=verbs) and Open MPI + UCX (osc/ucx);
+#                  no gate (issue 11's active-message figures, for issue 15)
+#   all            shm callgrind memory startup verbs verbs-rma nbr
+#                  (shm-rma included)
 #
 # Environment: BUILD (rcmpi's configured build tree, default ./_build),
 # REPS (5), MPIS (default every one installed: "rcmpi ompi mpich"; rcmpi
 # first), MPIS_OVER ("rcmpi ompi"), OUT (raw results, default
 # BUILD/bench-compare/MODE), COL (collectives: avg, OSU's mean per call,
 # the default; med: the median call), P2P_OPTS / COLL_OPTS / OVER_OPTS
-# (benchmark options, e.g. "-m 1:4096"), VERBS_LAT ("-m 8:8 -i 2000 -x
+# (benchmark options, e.g. "-m 1:4096"), RMA_OPTS (more options of the
+# one-sided jobs), VERBS_LAT ("-m 8:8 -i 2000 -x
 # 200"), VERBS_BW ("-m 1048576:1048576 -i 5 -x 1"), TIMEOUT (per run, s).
 # Exit status: 0, or 1 when a run or a gate failed (the report says which).
 set -uo pipefail
@@ -67,6 +80,8 @@ NBR="neighbor_allgather neighbor_allgatherv neighbor_alltoall
 	neighbor_alltoallv neighbor_alltoallw"
 INBR="ineighbor_allgather ineighbor_allgatherv ineighbor_alltoall
 	ineighbor_alltoallv ineighbor_alltoallw"
+RMA="put_latency get_latency put_bw get_bw put_bibw acc_latency
+	get_acc_latency fop_latency cas_latency"
 STATUS=0
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -105,6 +120,12 @@ build_all() {
 				"$top/bench/bench_common.c" $more >>"$log" 2>&1 ||
 				{ echo "compare.sh: $cc osu_$p.c failed ($log)" >&2; exit 1; }
 		done
+		for p in $RMA; do
+			$cc -O2 -o "$BIN/$m/osu_$p" "$top/bench/osu_$p.c" \
+				"$top/bench/bench_rma.c" \
+				"$top/bench/bench_common.c" >>"$log" 2>&1 ||
+				{ echo "compare.sh: $cc osu_$p.c failed ($log)" >&2; exit 1; }
+		done
 		$cc -O2 -o "$BIN/$m/cg_self" "$top/bench/cg_self.c" >>"$log" 2>&1 &&
 			$cc -O2 -o "$BIN/$m/hello" "$top/examples/hello.c" >>"$log" 2>&1 ||
 			{ echo "compare.sh: $cc failed ($log)" >&2; exit 1; }
@@ -134,7 +155,7 @@ launcher() {
 
 # jobs: J_PROG (benchmark), J_NP, J_BIND, J_COL (output column), J_OPTS,
 # J_BETTER (lower|higher), J_TITLE
-declare -A J_PROG J_NP J_BIND J_COL J_OPTS J_BETTER J_TITLE
+declare -A J_PROG J_NP J_BIND J_COL J_OPTS J_BETTER J_TITLE J_OMPI
 job() {	# name prog np bind col better title [opts]
 	J_PROG[$1]=$2 J_NP[$1]=$3 J_BIND[$1]=$4 J_COL[$1]=$5 J_BETTER[$1]=$6
 	J_TITLE[$1]=$7 J_OPTS[$1]=${8:-}
@@ -148,6 +169,7 @@ cmp_exec() {	# mpi job
 	# BIN/rcmpi for rcmpi-verbs, BIN/ompi for ompi-ucx
 	# shellcheck disable=SC2046,SC2086 # command lines
 	timeout -k 10 "$TIMEOUT" $(launcher "$m" "${J_NP[$j]}" "${J_BIND[$j]}") \
+		$([[ $m == ompi* ]] && echo "${J_OMPI[$j]:-}") \
 		"$BIN/${m%%-*}/${J_PROG[$j]}" ${J_OPTS[$j]} |
 		awk -v c="${J_COL[$j]}" '/^#/ || NF < c { next }
 			$1 ~ /\./ { print 0, $(c - 1); next }	# no size column
@@ -342,6 +364,57 @@ mode_nbr() {
 	footer
 	[[ -s $out/failures ]] && STATUS=1
 	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
+}
+
+mode_shm_rma() {
+	local out=${OUT:-$BUILD/bench-compare/shm-rma} j jobs
+	local o=${RMA_OPTS:-} lat="-m 1:65536 -i 2000 -x 200" bw="-m 1024:4194304"
+	rm -rf "$out"
+	job put osu_put_latency 2 core 2 lower "osu_put_latency, flush (µs)" \
+		"$lat $o"
+	job get osu_get_latency 2 core 2 lower "osu_get_latency, flush (µs)" \
+		"$lat $o"
+	job acc osu_acc_latency 2 core 2 lower "osu_acc_latency, flush (µs)" \
+		"$lat $o"
+	job gacc osu_get_acc_latency 2 core 2 lower \
+		"osu_get_acc_latency, flush (µs)" "$lat $o"
+	job fop osu_fop_latency 2 core 2 lower "osu_fop_latency, flush (µs)" \
+		"-i 2000 -x 200 $o"
+	job cas osu_cas_latency 2 core 2 lower "osu_cas_latency, flush (µs)" \
+		"-i 2000 -x 200 $o"
+	# Open MPI 4.1's default component for this one dies of SIGSEGV in
+	# btl/vader here; osc/sm does it
+	J_OMPI[cas]="--mca osc sm"
+	job putlock osu_put_latency 2 core 2 lower \
+		"osu_put_latency -s lock (µs)" "-s lock -m 8:8 -i 2000 -x 200 $o"
+	job putfence osu_put_latency 2 core 2 lower \
+		"osu_put_latency -s fence (µs)" "-s fence -m 8:8 -i 2000 -x 200 $o"
+	job putpscw osu_put_latency 2 core 2 lower \
+		"osu_put_latency -s pscw (µs)" "-s pscw -m 8:8 -i 2000 -x 200 $o"
+	job putbw osu_put_bw 2 core 2 higher "osu_put_bw, flush, window 32 (MB/s)" \
+		"$bw $o"
+	job getbw osu_get_bw 2 core 2 higher "osu_get_bw, flush, window 32 (MB/s)" \
+		"$bw $o"
+	job bibw osu_put_bibw 2 core 2 higher \
+		"osu_put_bibw, pscw, window 32 (MB/s)" "$bw $o"
+	jobs="put get acc gacc fop cas putlock putfence putpscw putbw getbw bibw"
+	header "Shared memory, one-sided, 2 ranks bound to cores 0 and 1" \
+		"REPS=$REPS bench/compare.sh shm-rma"
+	echo "Windows of MPI_Win_allocate (OSU's default); rcmpi moves every"
+	echo "operation through active messages applied by the target's CPU"
+	echo "(part 1 of one-sided; RDMA and CPU-direct paths are issue 15)."
+	echo "Open MPI runs with its own choice of component (osc/sm or osc/rdma"
+	echo "over btl/vader), except osu_cas_latency: \`--mca osc sm\` (its default"
+	echo "choice crashes there with SIGSEGV in btl/vader)."
+	echo
+	cmp_collect "$out" "$REPS" "$MPIS" "$jobs"
+	for j in $jobs; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		cmp_table "$out" "$j" "$MPIS" "${J_BETTER[$j]}" "$REPS"
+	done
+	footer
+	[[ -s $out/failures ]] && STATUS=1
 }
 
 # instructions of N iterations of cg_self under callgrind
@@ -553,6 +626,65 @@ mode_verbs() {
 	footer
 }
 
+mode_verbs_rma() {
+	local out=${OUT:-$BUILD/bench-compare/verbs-rma} rc
+	pgrep -f '^qemu-system' >/dev/null &&
+		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
+	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	header "Verbs, one-sided: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
+		"REPS=$REPS bench/compare.sh verbs-rma"
+	"$top/test/vm/rxe-vm" --quiet --timeout 3000 --workdir "$out" -- \
+		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out" \
+		>"$out/vm.log" 2>&1
+	rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "The VM run failed (status $rc); its last lines:"
+		echo '```'
+		tail -20 "$out/vm.log"
+		echo '```'
+		STATUS=1
+	fi
+	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
+	footer
+}
+
+guest_verbs_rma() {	# out
+	local out=$1 labels="rcmpi-verbs ompi-ucx" j
+	local lat="-m 8:8 -i 500 -x 50" bw="-m 65536:65536 -i 10 -x 2"
+	DEV=${RXE_VM_DEV:-rxe0}
+	job put osu_put_latency 2 core 2 lower "osu_put_latency, flush (µs)" "$lat"
+	job get osu_get_latency 2 core 2 lower "osu_get_latency, flush (µs)" "$lat"
+	job acc osu_acc_latency 2 core 2 lower "osu_acc_latency, flush (µs)" "$lat"
+	job fop osu_fop_latency 2 core 2 lower "osu_fop_latency, flush (µs)" \
+		"-i 500 -x 50"
+	job cas osu_cas_latency 2 core 2 lower "osu_cas_latency, flush (µs)" \
+		"-i 500 -x 50"
+	job putlock osu_put_latency 2 core 2 lower \
+		"osu_put_latency -s lock (µs)" "-s lock $lat"
+	job putbw osu_put_bw 2 core 2 higher "osu_put_bw, flush, window 32 (MB/s)" "$bw"
+	job getbw osu_get_bw 2 core 2 higher "osu_get_bw, flush, window 32 (MB/s)" "$bw"
+	for j in put get acc fop cas putlock putbw getbw; do
+		J_OMPI[$j]="--mca osc ucx"
+	done
+	cmp_collect "$out" "$REPS" "$labels" \
+		"put get acc fop cas putlock putbw getbw"
+	echo "=== report"
+	echo "Both ranks on one rxe device (its internal loopback), qemu TCG"
+	echo "emulation: absolute figures mean little, ratios within the boot do."
+	echo "rcmpi-verbs: \`mpirun -n 2 --bind-to core -x RCMPI_TRANSPORTS=verbs\`"
+	echo "(windows of MPI_Win_allocate; every operation an active message the"
+	echo "target's CPU applies: part 1); ompi-ucx: \`$(launcher ompi-ucx 2 core) --mca osc ucx\`."
+	echo
+	for j in put get acc fop cas putlock putbw getbw; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		cmp_table "$out" "$j" "$labels" "${J_BETTER[$j]}" "$REPS"
+	done
+	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
+}
+
 perftest_exec() {	# job: perftest pair on one node, per size of the job
 	local j=$1 tool field s v lo hi
 	if [[ $j == vlat ]]; then tool=ib_send_lat field=5; else tool=ib_write_bw field=4; fi
@@ -623,13 +755,19 @@ if [[ ${1:-} == --guest-verbs ]]; then
 	guest_verbs "$2"
 	exit 0
 fi
+if [[ ${1:-} == --guest-verbs-rma ]]; then
+	guest_verbs_rma "$2"
+	exit 0
+fi
 [[ $# -gt 0 ]] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 modes=()
 for a in "$@"; do
 	case $a in
-	shm) modes+=(shm-p2p shm-coll shm-over) ;;
-	all) modes+=(shm-p2p shm-coll shm-over callgrind memory startup verbs nbr) ;;
-	shm-p2p | shm-coll | shm-over | callgrind | memory | startup | verbs | nbr)
+	shm) modes+=(shm-p2p shm-coll shm-over shm-rma) ;;
+	all) modes+=(shm-p2p shm-coll shm-over shm-rma callgrind memory startup
+		verbs verbs-rma nbr) ;;
+	shm-p2p | shm-coll | shm-over | shm-rma | callgrind | memory | \
+		startup | verbs | verbs-rma | nbr)
 		modes+=("$a") ;;
 	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2
 	   exit 2 ;;
@@ -641,6 +779,7 @@ build_all
 for mode in "${modes[@]}"; do
 	case $mode in
 	verbs) MPIS="rcmpi ompi" mode_verbs ;;
+	verbs-rma) MPIS="rcmpi ompi" mode_verbs_rma ;;
 	*) "mode_${mode//-/_}" ;;
 	esac > >(tee "$BUILD/bench-compare/$mode.md")
 	wait $! 2>/dev/null

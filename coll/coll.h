@@ -9,12 +9,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <mpi.h>
 
 struct rc_inst;
 struct rc_comm;
 struct rc_req;
 struct rc_cargs;
 struct rc_group;
+struct rc_dtype;
+struct rc_op;
 
 enum rc_coll_id {
 	RC_COLL_BARRIER = 0,
@@ -41,6 +44,24 @@ enum rc_coll_id {
 	RC_COLL_NBR_ALLTOALLV,
 	RC_COLL_NBR_ALLTOALLW,
 	RC_COLL_N
+};
+
+/* The arguments of any collective (unused fields are zero). */
+struct rc_cargs {
+	const void *sbuf;	/* may be MPI_IN_PLACE */
+	void *rbuf;		/* may be MPI_IN_PLACE (scatter root) */
+	size_t scount, rcount;	/* per block */
+	struct rc_dtype *sdt, *rdt;
+	const int *scounts, *sdispls, *rcounts, *rdispls;
+	/* alltoallw, neighbor_alltoallw: a type per block; alltoallw's
+	 * displacements (above) are in bytes, neighbor_alltoallw's are
+	 * these */
+	struct rc_dtype *const *sdts, *const *rdts;
+	const MPI_Aint *sbdispls, *rbdispls;
+	size_t count;		/* reductions, bcast */
+	struct rc_dtype *dt;
+	struct rc_op *op;
+	int root;
 };
 
 int rc_coll_open(struct rc_inst *inst);

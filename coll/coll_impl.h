@@ -99,24 +99,6 @@ struct rc_sched {
 	unsigned nextra, extra_cap;
 };
 
-/* The arguments of any collective (unused fields are zero). */
-struct rc_cargs {
-	const void *sbuf;	/* may be MPI_IN_PLACE */
-	void *rbuf;		/* may be MPI_IN_PLACE (scatter root) */
-	size_t scount, rcount;	/* per block */
-	struct rc_dtype *sdt, *rdt;
-	const int *scounts, *sdispls, *rcounts, *rdispls;
-	/* alltoallw, neighbor_alltoallw: a type per block; alltoallw's
-	 * displacements (above) are in bytes, neighbor_alltoallw's are
-	 * these */
-	struct rc_dtype *const *sdts, *const *rdts;
-	const MPI_Aint *sbdispls, *rbdispls;
-	size_t count;		/* reductions, bcast */
-	struct rc_dtype *dt;
-	struct rc_op *op;
-	int root;
-};
-
 /* ---- schedules (sched.c) ---- */
 
 /* A schedule for one collective on comm (takes the next tag); NULL when

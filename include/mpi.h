@@ -1021,6 +1021,134 @@ RC_DECL(int, MPI_Dist_graph_neighbors,
 	(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
 	 int maxoutdegree, int destinations[], int destweights[]));
 
+/* ---- One-sided communication (MPI-3.1 chapter 11; rma/) ------------------
+ * Windows, their flavours and memory models, the asserts of the
+ * synchronisation calls, lock types and the predefined window attributes.
+ */
+typedef struct rc_win *MPI_Win;
+#define MPI_WIN_NULL ((MPI_Win)0)
+
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+
+/* MPI_Win_get_attr keys */
+#define MPI_WIN_BASE 10
+#define MPI_WIN_SIZE 11
+#define MPI_WIN_DISP_UNIT 12
+#define MPI_WIN_CREATE_FLAVOR 13
+#define MPI_WIN_MODEL 14
+
+RC_DECL(int, MPI_Win_create, (void *base, MPI_Aint size, int disp_unit,
+			      MPI_Info info, MPI_Comm comm, MPI_Win *win));
+RC_DECL(int, MPI_Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info,
+				MPI_Comm comm, void *baseptr, MPI_Win *win));
+RC_DECL(int, MPI_Win_allocate_shared, (MPI_Aint size, int disp_unit,
+				       MPI_Info info, MPI_Comm comm,
+				       void *baseptr, MPI_Win *win));
+RC_DECL(int, MPI_Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size,
+				    int *disp_unit, void *baseptr));
+RC_DECL(int, MPI_Win_create_dynamic, (MPI_Info info, MPI_Comm comm,
+				      MPI_Win *win));
+RC_DECL(int, MPI_Win_attach, (MPI_Win win, void *base, MPI_Aint size));
+RC_DECL(int, MPI_Win_detach, (MPI_Win win, const void *base));
+RC_DECL(int, MPI_Win_free, (MPI_Win *win));
+
+RC_DECL(int, MPI_Put, (const void *origin_addr, int origin_count,
+		       MPI_Datatype origin_datatype, int target_rank,
+		       MPI_Aint target_disp, int target_count,
+		       MPI_Datatype target_datatype, MPI_Win win));
+RC_DECL(int, MPI_Get, (void *origin_addr, int origin_count,
+		       MPI_Datatype origin_datatype, int target_rank,
+		       MPI_Aint target_disp, int target_count,
+		       MPI_Datatype target_datatype, MPI_Win win));
+RC_DECL(int, MPI_Accumulate, (const void *origin_addr, int origin_count,
+			      MPI_Datatype origin_datatype, int target_rank,
+			      MPI_Aint target_disp, int target_count,
+			      MPI_Datatype target_datatype, MPI_Op op,
+			      MPI_Win win));
+RC_DECL(int, MPI_Get_accumulate, (const void *origin_addr, int origin_count,
+				  MPI_Datatype origin_datatype,
+				  void *result_addr, int result_count,
+				  MPI_Datatype result_datatype,
+				  int target_rank, MPI_Aint target_disp,
+				  int target_count,
+				  MPI_Datatype target_datatype, MPI_Op op,
+				  MPI_Win win));
+RC_DECL(int, MPI_Fetch_and_op, (const void *origin_addr, void *result_addr,
+				MPI_Datatype datatype, int target_rank,
+				MPI_Aint target_disp, MPI_Op op, MPI_Win win));
+RC_DECL(int, MPI_Compare_and_swap, (const void *origin_addr,
+				    const void *compare_addr,
+				    void *result_addr, MPI_Datatype datatype,
+				    int target_rank, MPI_Aint target_disp,
+				    MPI_Win win));
+RC_DECL(int, MPI_Rput, (const void *origin_addr, int origin_count,
+			MPI_Datatype origin_datatype, int target_rank,
+			MPI_Aint target_disp, int target_count,
+			MPI_Datatype target_datatype, MPI_Win win,
+			MPI_Request *request));
+RC_DECL(int, MPI_Rget, (void *origin_addr, int origin_count,
+			MPI_Datatype origin_datatype, int target_rank,
+			MPI_Aint target_disp, int target_count,
+			MPI_Datatype target_datatype, MPI_Win win,
+			MPI_Request *request));
+RC_DECL(int, MPI_Raccumulate, (const void *origin_addr, int origin_count,
+			       MPI_Datatype origin_datatype, int target_rank,
+			       MPI_Aint target_disp, int target_count,
+			       MPI_Datatype target_datatype, MPI_Op op,
+			       MPI_Win win, MPI_Request *request));
+RC_DECL(int, MPI_Rget_accumulate, (const void *origin_addr,
+				   int origin_count,
+				   MPI_Datatype origin_datatype,
+				   void *result_addr, int result_count,
+				   MPI_Datatype result_datatype,
+				   int target_rank, MPI_Aint target_disp,
+				   int target_count,
+				   MPI_Datatype target_datatype, MPI_Op op,
+				   MPI_Win win, MPI_Request *request));
+
+RC_DECL(int, MPI_Win_fence, (int assert, MPI_Win win));
+RC_DECL(int, MPI_Win_post, (MPI_Group group, int assert, MPI_Win win));
+RC_DECL(int, MPI_Win_start, (MPI_Group group, int assert, MPI_Win win));
+RC_DECL(int, MPI_Win_complete, (MPI_Win win));
+RC_DECL(int, MPI_Win_wait, (MPI_Win win));
+RC_DECL(int, MPI_Win_test, (MPI_Win win, int *flag));
+RC_DECL(int, MPI_Win_lock, (int lock_type, int rank, int assert,
+			    MPI_Win win));
+RC_DECL(int, MPI_Win_lock_all, (int assert, MPI_Win win));
+RC_DECL(int, MPI_Win_unlock, (int rank, MPI_Win win));
+RC_DECL(int, MPI_Win_unlock_all, (MPI_Win win));
+RC_DECL(int, MPI_Win_flush, (int rank, MPI_Win win));
+RC_DECL(int, MPI_Win_flush_all, (MPI_Win win));
+RC_DECL(int, MPI_Win_flush_local, (int rank, MPI_Win win));
+RC_DECL(int, MPI_Win_flush_local_all, (MPI_Win win));
+RC_DECL(int, MPI_Win_sync, (MPI_Win win));
+
+RC_DECL(int, MPI_Win_get_attr, (MPI_Win win, int win_keyval,
+				void *attribute_val, int *flag));
+RC_DECL(int, MPI_Win_get_group, (MPI_Win win, MPI_Group *group));
+RC_DECL(int, MPI_Win_set_name, (MPI_Win win, const char *win_name));
+RC_DECL(int, MPI_Win_get_name, (MPI_Win win, char *win_name,
+				int *resultlen));
+RC_DECL(int, MPI_Win_set_errhandler, (MPI_Win win,
+				      MPI_Errhandler errhandler));
+RC_DECL(int, MPI_Win_get_errhandler, (MPI_Win win,
+				      MPI_Errhandler *errhandler));
+
 #ifdef __cplusplus
 }
 #endif

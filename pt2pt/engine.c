@@ -52,11 +52,15 @@ enum p2p_rndv_mode {
 	RNDV_FRAG,
 };
 
-/* A message waiting for its peer's transport: either a control message
- * (copied here) or a send request to resume. */
+/* A message waiting for its peer's transport: a control message (copied
+ * here), a send request to resume, an upper layer's active message (a
+ * copy, `am`) or its stream to resume. */
 struct p2p_out {
 	struct rc_list link;
 	struct rc_req *req;
+	struct rc_am_stream *stream;
+	void *am;		/* rc_p2p_am + header + payload */
+	size_t amlen;
 	uint16_t hlen;
 	uint8_t hdr[sizeof(struct rc_p2p_cts)];
 	struct p2p_out *next_free;
@@ -90,6 +94,7 @@ struct rc_p2p {
 	unsigned failures;	/* failed peers not yet cleaned up */
 	struct rc_umsg *umsg_free; /* small unexpected-message buffers */
 	unsigned numsg_free;
+	const struct rc_am_ops *am[RC_AM_NIDS]; /* upper layers' handlers */
 };
 
 /* Unexpected messages with up to this much payload reuse buffers; a flood
@@ -97,7 +102,7 @@ struct rc_p2p {
 #define UMSG_SMALL 256
 #define UMSG_KEEP 1024
 
-/* ---- helpers -------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------- */
 
 static inline uint64_t req_id(struct rc_req *req)
 {
@@ -164,12 +169,16 @@ static struct p2p_out *out_alloc(struct rc_p2p *p2p)
 				 "out of memory queueing a message");
 	}
 	o->req = NULL;
+	o->stream = NULL;
+	o->am = NULL;
 	o->hlen = 0;
 	return o;
 }
 
 static void out_free(struct rc_p2p *p2p, struct p2p_out *o)
 {
+	free(o->am);
+	o->am = NULL;
 	o->next_free = p2p->out_free;
 	p2p->out_free = o;
 }
@@ -482,6 +491,11 @@ static unsigned pending_progress(struct rc_p2p *p2p)
 
 			if (o->req)
 				ret = send_push(p2p, o->req);
+			else if (o->stream)
+				ret = o->stream->push(o->stream);
+			else if (o->am)
+				ret = proc->tp->ops->am_send(proc->tp, w, o->am,
+							     o->amlen, NULL, 0);
 			else
 				ret = proc->tp->ops->am_send(proc->tp, w, o->hdr,
 							     o->hlen, NULL, 0);
@@ -500,7 +514,7 @@ static unsigned pending_progress(struct rc_p2p *p2p)
 	return events;
 }
 
-/* ---- get/put pipelines ---------------------------------------------------- */
+/* ---- get/put pipelines --------------------------------------------------- */
 
 static void rdma_finish(struct rc_p2p *p2p, struct rc_req *req);
 
@@ -664,7 +678,7 @@ static void rdma_finish(struct rc_p2p *p2p, struct rc_req *req)
 	send_kick(p2p, req);
 }
 
-/* ---- receiving -------------------------------------------------------------- */
+/* ---- receiving ----------------------------------------------------------- */
 
 /* Matched an RTS: choose RGET, RPUT or FRAG and start it. */
 static void recv_rts(struct rc_p2p *p2p, struct rc_req *req, int wsrc,
@@ -936,6 +950,18 @@ static void on_ack(struct rc_p2p *p2p, const struct rc_p2p_ctl *c)
 	send_complete(p2p, req);
 }
 
+static void on_am(struct rc_p2p *p2p, int wsrc, const void *msg, size_t len)
+{
+	const struct rc_p2p_am *a = msg;
+
+	if (RC_UNLIKELY(a->id >= RC_AM_NIDS || !p2p->am[a->id])) {
+		rc_log_err("active message for handler %u from rank %d: none "
+			   "registered", a->id, wsrc);
+		rc_abort(p2p->inst, MPI_ERR_INTERN, "protocol error");
+	}
+	p2p->am[a->id]->recv(p2p->inst, wsrc, a + 1, len - sizeof(*a));
+}
+
 /* The transports' upcall: one message from world rank wsrc. */
 static void p2p_recv(struct rc_inst *inst, int wsrc, const void *msg,
 		     size_t len)
@@ -960,6 +986,9 @@ static void p2p_recv(struct rc_inst *inst, int wsrc, const void *msg,
 	case RC_P2P_ACK:
 		on_ack(p2p, msg);
 		break;
+	case RC_P2P_AM:
+		on_am(p2p, wsrc, msg, len);
+		break;
 	default:
 		rc_log_err("unknown message type %u from rank %d",
 			   *(const uint8_t *)msg, wsrc);
@@ -967,7 +996,7 @@ static void p2p_recv(struct rc_inst *inst, int wsrc, const void *msg,
 	}
 }
 
-/* ---- the interface ---------------------------------------------------------- */
+/* ---- the interface ------------------------------------------------------- */
 
 void rc_p2p_req_setup(struct rc_req *req, struct rc_comm *comm, uint32_t ctx,
 		      void *buf, size_t count, struct rc_dtype *dt, int peer,
@@ -1269,7 +1298,112 @@ void rc_p2p_cancel(struct rc_req *req)
 	rc_req_complete(req);
 }
 
-/* ---- a peer failed ------------------------------------------------------------ */
+/* ---- active messages of the layers above --------------------------------- */
+
+void rc_am_register(struct rc_inst *inst, unsigned id,
+		    const struct rc_am_ops *ops)
+{
+	assert(id < RC_AM_NIDS);
+	inst->p2p->am[id] = ops;
+}
+
+size_t rc_am_max(struct rc_inst *inst, int w)
+{
+	return peer_tp(inst, w)->max_am - sizeof(struct rc_p2p_am);
+}
+
+size_t rc_am_frag(struct rc_inst *inst, int w)
+{
+	size_t n = tp_eager(inst->p2p, peer_tp(inst, w));
+	size_t max = rc_am_max(inst, w);
+
+	return n < max ? n : max;
+}
+
+/* The transport's message: our prefix and the header in one buffer. */
+static int am_push(struct rc_inst *inst, int w, unsigned id, const void *hdr,
+		   size_t hlen, const void *payload, size_t len)
+{
+	struct rc_tp *tp = peer_tp(inst, w);
+	union {
+		struct rc_p2p_am a;
+		uint8_t b[sizeof(struct rc_p2p_am) + RC_AM_HDR_MAX];
+	} m;
+
+	assert(hlen <= RC_AM_HDR_MAX);
+	memset(&m.a, 0, sizeof(m.a));
+	m.a.type = RC_P2P_AM;
+	m.a.id = (uint8_t)id;
+	memcpy(m.b + sizeof(m.a), hdr, hlen);
+	return tp->ops->am_send(tp, w, &m, sizeof(m.a) + hlen, payload, len);
+}
+
+int rc_am_send_now(struct rc_inst *inst, int w, unsigned id, const void *hdr,
+		   size_t hlen, const void *payload, size_t len)
+{
+	return am_push(inst, w, id, hdr, hlen, payload, len);
+}
+
+int rc_am_send(struct rc_inst *inst, int w, unsigned id, const void *hdr,
+	       size_t hlen, const void *payload, size_t len)
+{
+	struct rc_p2p *p2p = inst->p2p;
+	struct rc_proc *proc = &inst->procs[w];
+	struct rc_p2p_am a = { .type = RC_P2P_AM, .id = (uint8_t)id };
+	struct p2p_out *o;
+	char *c;
+	int ret;
+
+	if (RC_UNLIKELY(proc->failed))
+		return proc->failed;
+	if (rc_list_empty(&proc->pending)) {
+		ret = am_push(inst, w, id, hdr, hlen, payload, len);
+		if (ret == RC_OK)
+			return RC_OK;
+		if (ret != RC_AGAIN) {
+			p2p_mark_failed(p2p, w, ret);
+			return ret;
+		}
+	}
+	c = malloc(sizeof(a) + hlen + len);
+	if (!c)
+		return RC_ERR_NOMEM;
+	memcpy(c, &a, sizeof(a));
+	memcpy(c + sizeof(a), hdr, hlen);
+	if (len)
+		memcpy(c + sizeof(a) + hlen, payload, len);
+	o = out_alloc(p2p);
+	o->am = c;
+	o->amlen = sizeof(a) + hlen + len;
+	out_enqueue(p2p, w, o);
+	return RC_OK;
+}
+
+void rc_am_stream_start(struct rc_inst *inst, struct rc_am_stream *s)
+{
+	struct rc_p2p *p2p = inst->p2p;
+	struct rc_proc *proc = &inst->procs[s->wrank];
+	struct p2p_out *o;
+	int ret;
+
+	if (RC_UNLIKELY(proc->failed_done)) {
+		s->drop(s, proc->failed);
+		return;
+	}
+	if (rc_list_empty(&proc->pending) && !proc->failed) {
+		ret = s->push(s);
+		if (ret == RC_OK)
+			return;
+		if (ret != RC_AGAIN)
+			p2p_mark_failed(p2p, s->wrank, ret);
+	}
+	/* queued: after a failure p2p_fail_peers() drops it */
+	o = out_alloc(p2p);
+	o->stream = s;
+	out_enqueue(p2p, s->wrank, o);
+}
+
+/* ---- a peer failed ------------------------------------------------------- */
 
 static bool comm_has(const struct rc_comm *comm, int wrank)
 {
@@ -1296,6 +1430,7 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 	int err = proc->failed;
 	unsigned events = 0;
 	uint32_t ctx;
+	unsigned id;
 
 	rc_log_debug("pt2pt: failing what waits on rank %d (%s)", w,
 		     rc_status_str(err));
@@ -1303,6 +1438,7 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 		struct p2p_out *o = rc_list_first(&proc->pending,
 						  struct p2p_out, link);
 		struct rc_req *req = o->req;
+		struct rc_am_stream *st = o->stream;
 
 		rc_list_del(&o->link);
 		p2p->nqueued--;
@@ -1311,6 +1447,8 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 			req->err = err;
 			send_complete(p2p, req);
 		}
+		if (st)
+			st->drop(st, err);
 		events++;
 	}
 	while (!rc_list_empty(&proc->waiting)) {
@@ -1352,6 +1490,9 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 			events++;
 		}
 	}
+	for (id = 0; id < RC_AM_NIDS; id++)
+		if (p2p->am[id] && p2p->am[id]->failed)
+			p2p->am[id]->failed(p2p->inst, w, err);
 	return events;
 }
 
@@ -1373,7 +1514,7 @@ static unsigned p2p_fail_peers(struct rc_p2p *p2p)
 	return events;
 }
 
-/* ---- progress, open, close -------------------------------------------------- */
+/* ---- progress, open, close ----------------------------------------------- */
 
 static unsigned p2p_progress(struct rc_inst *inst, void *arg)
 {
@@ -1550,8 +1691,13 @@ void rc_p2p_close(struct rc_inst *inst)
 	for (i = 0; inst->procs && i < inst->size; i++) {
 		struct rc_list *pos, *n;
 
-		rc_list_for_each_safe(pos, n, &inst->procs[i].pending)
-			free(rc_list_entry(pos, struct p2p_out, link));
+		rc_list_for_each_safe(pos, n, &inst->procs[i].pending) {
+			struct p2p_out *q = rc_list_entry(pos, struct p2p_out,
+							  link);
+
+			free(q->am);
+			free(q);
+		}
 		rc_list_init(&inst->procs[i].pending);
 	}
 	for (i = 0; i < RC_CTX_MAX; i++) {

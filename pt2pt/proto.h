@@ -17,6 +17,10 @@
  *                  two-copy fallback)
  * A receive buffer smaller than the message (truncation) asks for `want`
  * bytes only; the sender still completes normally.
+ *
+ *   active message S --AM(id, upper layer's bytes)--> R: R's engine calls
+ *                  the handler registered under id (pt2pt.h, rc_am_*); no
+ *                  matching, in order with everything else S sends to R
  */
 #ifndef RC_PROTO_H
 #define RC_PROTO_H
@@ -31,6 +35,7 @@ enum rc_p2p_msg {
 	RC_P2P_DATA,
 	RC_P2P_FIN,
 	RC_P2P_ACK,
+	RC_P2P_AM,
 };
 
 /* Match header: 16 bytes, so that the smallest messages fit in one cache
@@ -81,6 +86,15 @@ struct rc_p2p_cts {
 struct rc_p2p_data {
 	struct rc_p2p_ctl c;	/* id: receiver's request */
 	uint64_t off;
+};
+
+/* An upper layer's active message: 8 bytes, so that its own header that
+ * follows stays 8-byte aligned. */
+struct rc_p2p_am {
+	uint8_t type;
+	uint8_t id;		/* handler (enum rc_am_id) */
+	uint16_t rsvd;
+	uint32_t rsvd2;
 };
 
 #endif

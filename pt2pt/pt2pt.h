@@ -94,4 +94,74 @@ int rc_p2p_mrecv_start(struct rc_req *req, struct rc_umsg *msg);
 /* Cancel a receive still on the posted queue. */
 void rc_p2p_cancel(struct rc_req *req);
 
+/*
+ * ---- active messages for the layers above (rma/) ----
+ * An upper layer registers handlers under an id once per instance; a
+ * message it sends to a world rank is delivered there, during that rank's
+ * progress, to the handler of the same id with the bytes given (header then
+ * payload, contiguous, valid only during the call). Messages to one peer
+ * leave through the peer's one transport in the order they are handed over,
+ * behind everything the engine sent or queued for that peer before, so an
+ * upper layer's messages are ordered among themselves and with pt2pt's.
+ * Nothing is dropped: what the transport cannot take now waits in the
+ * peer's queue (a copy, or the stream object) and progress retries it.
+ */
+enum rc_am_id {
+	RC_AM_RMA = 0,		/* one-sided communication (rma/) */
+	RC_AM_NIDS
+};
+
+#define RC_AM_HDR_MAX 256	/* largest upper-layer header */
+
+struct rc_am_ops {
+	/* a message from world rank wsrc */
+	void (*recv)(struct rc_inst *inst, int wsrc, const void *msg,
+		     size_t len);
+	/* world rank w failed (status, e.g. RC_ERR_PEER): nothing more comes
+	 * from it, nothing queued for it will leave; called from progress
+	 * (optional) */
+	void (*failed)(struct rc_inst *inst, int w, int status);
+};
+
+void rc_am_register(struct rc_inst *inst, unsigned id,
+		    const struct rc_am_ops *ops);
+/* Largest header + payload of one message to world rank w, and the payload
+ * a streaming layer should put in one message (the transport's eager
+ * limit: what travels without rendezvous on every transport). */
+size_t rc_am_max(struct rc_inst *inst, int w);
+size_t rc_am_frag(struct rc_inst *inst, int w);
+/* Send one message (hlen <= RC_AM_HDR_MAX, hlen + len <= rc_am_max): now,
+ * or copied into the peer's queue. RC_OK: the buffers may be reused;
+ * RC_ERR_PEER: the peer has failed (nothing sent). */
+int rc_am_send(struct rc_inst *inst, int w, unsigned id, const void *hdr,
+	       size_t hlen, const void *payload, size_t len);
+
+/*
+ * A stream: a producer of several messages that must leave in order
+ * without being copied (large one-sided transfers). When its turn in the
+ * peer's queue comes (at once in rc_am_stream_start when nothing waits for
+ * the peer, else from progress) the engine calls push(), which hands
+ * messages to rc_am_send_now() until it is done (return RC_OK: the engine
+ * forgets the stream) or until the transport answers RC_AGAIN (return
+ * RC_AGAIN: push is called again later). Another status fails the peer.
+ * If the peer fails while the stream waits, drop() is called instead and
+ * the stream is forgotten.
+ */
+struct rc_am_stream {
+	int (*push)(struct rc_am_stream *s);
+	void (*drop)(struct rc_am_stream *s, int status);
+	int wrank;		/* the peer (world rank) */
+};
+
+void rc_am_stream_start(struct rc_inst *inst, struct rc_am_stream *s);
+/* Inside push() only: one message straight to the transport (RC_OK,
+ * RC_AGAIN, or the transport's error). */
+int rc_am_send_now(struct rc_inst *inst, int w, unsigned id, const void *hdr,
+		   size_t hlen, const void *payload, size_t len);
+
+/* The name of a node-wide shared-memory segment of this job:
+ * "/rcmpi.<nspace>.<what>", the prefix the launcher sweeps after a crash. */
+void rc_shm_seg_name(char *out, size_t len, const char *nspace,
+		     const char *what);
+
 #endif

@@ -46,6 +46,7 @@
 #include "inst.h"
 #include "log.h"
 #include "param.h"
+#include "pt2pt.h"
 #include "status.h"
 #include "tp.h"
 
@@ -127,7 +128,8 @@ static inline struct shm_ring_ctl *seg_ring(void *seg, uint32_t ring_bytes,
 					(sizeof(struct shm_ring_ctl) + ring_bytes));
 }
 
-static void seg_name(char *out, size_t len, const char *nspace, int rank)
+void rc_shm_seg_name(char *out, size_t len, const char *nspace,
+		     const char *what)
 {
 	char ns[200];
 	size_t i;
@@ -141,7 +143,15 @@ static void seg_name(char *out, size_t len, const char *nspace, int rank)
 			? c : '_';
 	}
 	ns[i] = 0;
-	snprintf(out, len, "/rcmpi.%s.%d", ns, rank);
+	snprintf(out, len, "/rcmpi.%s.%s", ns, what);
+}
+
+static void seg_name(char *out, size_t len, const char *nspace, int rank)
+{
+	char r[16];
+
+	snprintf(r, sizeof(r), "%d", rank);
+	rc_shm_seg_name(out, len, nspace, r);
 }
 
 static int shm_open_tp(struct rc_inst *inst, struct rc_tp **tpp)

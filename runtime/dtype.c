@@ -1361,3 +1361,72 @@ size_t rc_dt_unpack(const struct rc_dtype *dt, size_t count, void *buf,
 		dt_move(dt, (uintptr_t)buf, offset, (char *)in, len, true);
 	return len;
 }
+
+/* ---- datatypes that travel (one-sided communication) ------------------- */
+
+struct rc_dtype *rc_dt_of_basic(enum rc_basic b)
+{
+	static struct rc_dtype *const tab[RC_BASIC_NKINDS] = {
+#define RC_X_PD(sym, kind) [RC_BASIC_##kind] = &sym,
+		RC_DT_PREDEF_TABLE(RC_X_PD)
+#undef RC_X_PD
+#define RC_X_PP(pn, vtype, vb, itype, ib, str) [RC_BASIC_##pn] = &DT_PAIR_SYM_##pn,
+		RC_PAIR_TABLE(RC_X_PP)
+#undef RC_X_PP
+	};
+
+	return b > RC_BASIC_NONE && b < RC_BASIC_NKINDS ? tab[b] : NULL;
+}
+
+int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_block *blocks,
+		      size_t nblocks, ptrdiff_t lb, ptrdiff_t extent,
+		      struct rc_dtype **newp)
+{
+	size_t esize = basic ? rc_basic_size(basic) : 1, i, size = 0;
+	struct dt_flat f = { 0 };
+	struct rc_dtype *dt;
+	int ret;
+
+	if (basic < RC_BASIC_NONE || basic >= RC_BASIC_NKINDS || !esize)
+		return RC_ERR_INVAL;
+	dt = dt_alloc(MPI_COMBINER_HINDEXED);
+	if (!dt)
+		return RC_ERR_NOMEM;
+	dt->true_lb = nblocks ? blocks[0].disp : 0;
+	dt->true_ub = dt->true_lb;
+	for (i = 0; i < nblocks; i++) {
+		/* (a pair's value and int may lie in blocks of their own) */
+		if ((!rc_basic_is_pair(basic) && blocks[i].len % esize) ||
+		    blocks[i].len > SIZE_MAX / 2 - size) {
+			ret = RC_ERR_INVAL;
+			goto err_free;
+		}
+		size += blocks[i].len;
+		if (blocks[i].disp < dt->true_lb)
+			dt->true_lb = blocks[i].disp;
+		if (blocks[i].disp + (ptrdiff_t)blocks[i].len > dt->true_ub)
+			dt->true_ub = blocks[i].disp + (ptrdiff_t)blocks[i].len;
+		dt_flat_block(&f, blocks[i].disp, blocks[i].len);
+	}
+	dt_flat_sig(&f, basic ? basic : RC_BASIC_BYTE, size / esize);
+	dt->basic = basic;
+	dt->size = size;
+	dt->nbasic = size / esize;
+	dt->align = basic ? rc_basic_align(basic) : 1;
+	dt->lb = lb;
+	dt->ub = lb + extent;
+	dt->flags = RC_DT_COMMITTED | RC_DT_STICKY_LB | RC_DT_STICKY_UB;
+	ret = dt_finish(dt, &f);
+	if (ret) {
+		dt_destroy(dt);
+		return ret;
+	}
+	*newp = dt;
+	return RC_OK;
+
+err_free:
+	free(f.b);
+	free(f.s);
+	free(dt);
+	return ret;
+}

@@ -313,5 +313,17 @@ void rc_dt_f90_fini(void);
 struct rc_dt_contents *rc_dt_contents_new(int ni, int na, int nd);
 void rc_dt_set_contents(struct rc_dtype *dt, int combiner,
 			struct rc_dt_contents *c);
+/* The predefined datatype of a basic kind (pair kinds included), or NULL. */
+struct rc_dtype *rc_dt_of_basic(enum rc_basic b);
+/*
+ * A committed datatype from a flattened type map (`blocks`, as a datatype
+ * holds them) and its bounds, made of basic kind `basic` (RC_BASIC_NONE:
+ * bytes of mixed kinds): how one process describes its datatype to
+ * another (rma/). For pack, unpack and reductions only; its signature is
+ * one run of `basic`. RC_ERR_INVAL: a block not made of whole elements.
+ */
+int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_block *blocks,
+		      size_t nblocks, ptrdiff_t lb, ptrdiff_t extent,
+		      struct rc_dtype **newp);
 
 #endif

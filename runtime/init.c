@@ -10,7 +10,7 @@
  *        pt2pt that keeps progressing -> close transports -> PMIx_Finalize.
  *
  * This file is the one place where the runtime calls up into pt2pt (and
- * coll): it orchestrates the layers' start and end.
+ * coll and rma): it orchestrates the layers' start and end.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +28,7 @@
 #include "param.h"
 #include "pt2pt.h"
 #include "request.h"
+#include "rma.h"
 
 /* What every rank publishes about itself. */
 struct rc_proc_info {
@@ -208,7 +209,10 @@ int rc_inst_open(struct rc_inst *inst)
 	ret = rc_comm_init_world(inst, &rc_mpi_comm_world, &rc_mpi_comm_self);
 	if (ret)
 		return ret;
-	return rc_coll_open(inst);
+	ret = rc_coll_open(inst);
+	if (ret)
+		return ret;
+	return rc_rma_open(inst);
 }
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
@@ -294,6 +298,7 @@ RC_WEAK(MPI_Is_thread_main)
 void rc_inst_close(struct rc_inst *inst);
 void rc_inst_close(struct rc_inst *inst)
 {
+	rc_rma_close(inst);
 	rc_coll_close(inst);
 	rc_p2p_close(inst);
 	rc_comm_fini_world(inst);

@@ -21,6 +21,7 @@ struct rc_comm;
 struct rc_req;
 struct rc_p2p;
 struct rc_ctx_agree;
+struct rc_rma;
 
 #define RC_TP_MAX 4
 /* context ids (a block of four per communicator: comm.h) */
@@ -70,6 +71,7 @@ struct rc_inst {
 
 	struct rc_p2p *p2p;	/* matching and protocol state (pt2pt) */
 	void *coll;		/* collective module state (coll) */
+	struct rc_rma *rma;	/* one-sided state (rma) */
 
 	/* request pool (handle.h); rc_g's serves MPI_Request_f2c */
 	struct rc_hpool req_pool;

@@ -519,3 +519,55 @@ void rc_op_apply(const struct rc_op *op, const void *in, void *inout,
 	else
 		op_chunked(k, in, inout, count, dt, esize);
 }
+
+void rc_op_apply_packed(const struct rc_op *op, enum rc_basic b,
+			const void *in, void *inout, size_t n)
+{
+	_Alignas(64) unsigned char bi[OP_CHUNK], bo[OP_CHUNK];
+	const size_t esize = rc_basic_size(b);
+	size_t step, k;
+	op_kernel kern;
+
+	switch (op->kind) {
+	case RC_OP_NO_OP:
+		return;
+	case RC_OP_REPLACE:
+		memmove(inout, in, n * esize);
+		return;
+	default:
+		break;
+	}
+	assert(op->kind != RC_OP_USER && op_tab[op->kind][b]);
+	if (rc_basic_is_pair(b)) {
+		/* the packed-layout kernels read through memcpy */
+		op_ptab[op->kind == RC_OP_MINLOC][b](in, inout, n);
+		return;
+	}
+	kern = op_tab[op->kind][b];
+	if (op_aligned((uintptr_t)in, (uintptr_t)inout, rc_basic_align(b))) {
+		kern(in, inout, n);
+		return;
+	}
+	step = OP_CHUNK / esize;
+	for (k = 0; k < n; k += step) {
+		size_t m = n - k < step ? n - k : step;
+		const char *pi = (const char *)in + k * esize;
+		char *po = (char *)inout + k * esize;
+
+		memcpy(bi, pi, m * esize);
+		memcpy(bo, po, m * esize);
+		kern(bi, bo, m);
+		memcpy(po, bo, m * esize);
+	}
+}
+
+struct rc_op *rc_op_of_kind(enum rc_op_kind k)
+{
+	static struct rc_op *const tab[RC_OP_NO_OP + 1] = {
+#define RC_X_OP_PTR(sym, k, str, comm) [RC_OP_##k] = &sym,
+		RC_OP_PREDEF_TABLE(RC_X_OP_PTR)
+#undef RC_X_OP_PTR
+	};
+
+	return k > RC_OP_USER && k <= RC_OP_NO_OP ? tab[k] : NULL;
+}

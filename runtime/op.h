@@ -9,8 +9,7 @@
 #include <stddef.h>
 #include <mpi.h>
 #include "handle.h"
-
-struct rc_dtype;
+#include "dtype.h"
 
 enum rc_op_kind {
 	RC_OP_USER = 0,
@@ -29,6 +28,8 @@ struct rc_op {
 	char name[32];
 };
 
+/* The predefined op of a kind (RC_OP_USER: NULL). */
+struct rc_op *rc_op_of_kind(enum rc_op_kind k);
 /* Is op a live op object (predefined or from MPI_Op_create)? */
 static inline bool rc_op_ok(const struct rc_op *op)
 {
@@ -55,5 +56,10 @@ bool rc_op_valid_for(const struct rc_op *op, const struct rc_dtype *dt);
  * MPI_REPLACE copies in to inout, MPI_NO_OP leaves inout alone. */
 void rc_op_apply(const struct rc_op *op, const void *in, void *inout,
 		 size_t count, struct rc_dtype *dt);
+/* The same on packed streams: n elements of basic kind b in a row (pair
+ * kinds: value then int, no padding), any alignment, inout[i] = in[i] op
+ * inout[i]. Predefined ops (REPLACE and NO_OP included) defined on b. */
+void rc_op_apply_packed(const struct rc_op *op, enum rc_basic b,
+			const void *in, void *inout, size_t n);
 
 #endif

@@ -28,6 +28,7 @@ enum rc_req_kind {
 	RC_REQ_RECV,
 	RC_REQ_COLL,	/* a collective schedule */
 	RC_REQ_NULL,	/* completes at once (MPI_PROC_NULL peers) */
+	RC_REQ_RMA,	/* one-sided: an operation or a synchronisation (rma/) */
 };
 
 enum rc_req_state {

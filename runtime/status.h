@@ -28,6 +28,12 @@
 	  "no context id is free on every member (too many communicators)") \
 	X(RC_ERR_CALLBACK, MPI_ERR_OTHER,                                    \
 	  "an attribute copy callback failed")                               \
+	X(RC_ERR_RMA_SYNC, MPI_ERR_RMA_SYNC,                                 \
+	  "wrong synchronization of RMA calls")                             \
+	X(RC_ERR_RMA_RANGE, MPI_ERR_RMA_RANGE,                               \
+	  "target memory outside the window")                               \
+	X(RC_ERR_RMA_SHARED, MPI_ERR_RMA_SHARED,                             \
+	  "memory cannot be shared (ranks on different nodes)")             \
 	X(RC_ERR_INTERN, MPI_ERR_INTERN, "internal error")
 
 enum rc_status {

@@ -139,6 +139,18 @@ case_mpi_coll() {
 	done
 }
 
+# one-sided across the nodes: two ranks per node, so some origins share
+# the target's node (and its shared windows) and some reach it over verbs;
+# the contended counter and the lock-guarded counter must be exact (50
+# operations per rank: each VM has one vCPU for its two ranks)
+case_mpi_rma() {
+	mpi_case "$J/rma_counter" 50 allocate
+	[[ -n $WHY ]] && { WHY="rma_counter: $WHY"; return; }
+	NOTE="(counters $MS ms)"
+	mpi_case "$J/rma_ops" 65536
+	[[ -n $WHY ]] && WHY="rma_ops: $WHY"
+}
+
 case_rank_killed_on_node2() {
 	mr -H "$HOSTS" "$CLIENT" init @3:kill:9 sleep:60 fin
 	expect 137 '^mpirun: rank 3 \(pid [0-9]+\) on node2 killed by signal 9 \(Killed\); terminating the job$' || return
@@ -208,7 +220,7 @@ case_node2_powered_off() {
 }
 
 for c in hostname hostfile_tagged_wdir keys_fence stdin_to_node2 \
-	mpi_p2p_sizes mpi_p2p_match mpi_coll rank_killed_on_node2 \
+	mpi_p2p_sizes mpi_p2p_match mpi_coll mpi_rma rank_killed_on_node2 \
 	rank_exit_on_node2 abort_on_node2 daemon_killed_on_node2 \
 	unreachable_host node2_powered_off; do
 	run_case "$c"

@@ -10,9 +10,9 @@
 #
 # BUILD_DIR must be visible in the guest (not under /tmp). Environment:
 # RXE_VM (the harness, default test/vm/rxe-vm), MN_TIMEOUT (VM command
-# limit, default 300 s). About 2 minutes under TCG on 2 cores.
+# limit, default 600 s). About 3 minutes under TCG on 2 cores.
 set -uo pipefail
-EXPECTED=13
+EXPECTED=14
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/_build}" 2>/dev/null && pwd) || {
 	echo "run-suite.sh: no build directory ${1:-$top/_build}" >&2
@@ -28,7 +28,8 @@ case $build in
 esac
 [[ -x $rxe_vm ]] || { echo "run-suite.sh: no VM harness at $rxe_vm" >&2; exit 1; }
 progs="launcher/mpirun launcher/rcmpid test/integ/pmix_client
-test/jobs/p2p_sizes test/jobs/p2p_match"
+test/jobs/p2p_sizes test/jobs/p2p_match test/jobs/rma_ops
+test/jobs/rma_counter"
 # shellcheck disable=SC2086 # a list of targets
 make -C "$build" -j2 $progs >"$build/multinode-suite-make.log" 2>&1 || {
 	tail -30 "$build/multinode-suite-make.log"
@@ -39,7 +40,7 @@ make -C "$build" -j2 $progs >"$build/multinode-suite-make.log" 2>&1 || {
 make -C "$build" -j2 check TESTS= >>"$build/multinode-suite-make.log" 2>&1
 
 vmlog=$(mktemp)
-"$rxe_vm" --nodes 2 --quiet --timeout "${MN_TIMEOUT:-300}" -- \
+"$rxe_vm" --nodes 2 --quiet --timeout "${MN_TIMEOUT:-600}" -- \
 	"bash $top/test/multinode/guest-suite.sh $build $*" 2>&1 | tee "$vmlog"
 vmrc=${PIPESTATUS[0]}
 ran=$(grep -cE '^(ok|not ok) [0-9]+ ' "$vmlog")
@@ -48,7 +49,7 @@ rm -f "$vmlog"
 if [[ $vmrc -eq 125 ]]; then
 	echo "run-suite.sh: the VMs could not be set up (see above): FAILED" >&2
 elif [[ $vmrc -eq 124 ]]; then
-	echo "run-suite.sh: the VMs ran past ${MN_TIMEOUT:-300} s: FAILED" >&2
+	echo "run-suite.sh: the VMs ran past ${MN_TIMEOUT:-600} s: FAILED" >&2
 fi
 echo "run-suite.sh: $ran multinode tests ran, $ok passed ($((SECONDS - t0)) s)"
 [[ $vmrc -eq 0 && $ok -eq $ran ]] || exit 1

@@ -4,7 +4,8 @@
  * sizes around each threshold, contiguous and strided on either side, with
  * and without flow-control pressure; matching order, wildcards, truncation,
  * synchronous completion, probe, matched receive, cancel, persistent
- * requests and floods.
+ * requests and floods; the active messages of upper layers (order with
+ * pt2pt's own traffic, streams, a peer's failure).
  */
 #include <check.h>
 #include <stdint.h>
@@ -601,6 +602,184 @@ START_TEST(peer_failure_mid_rendezvous)
 }
 END_TEST
 
+
+/* ---- active messages of upper layers --------------------------------------------
+ * Rank 0 mixes single active messages, streams of several parts and eager
+ * point-to-point messages to rank 1; every one carries the next number of
+ * one sequence, and rank 1 logs the numbers in the order its handler and
+ * its receive callbacks see them: the log must be 0, 1, 2, ... whatever
+ * the fabric refuses along the way.
+ */
+#define AM_N 300
+static int am_log[4 * AM_N];
+static int am_nlog, am_failed_rank = -1, am_drops;
+
+static void am_recv(struct rc_inst *inst, int wsrc, const void *msg,
+		    size_t len)
+{
+	int v;
+
+	ck_assert_uint_ge(len, sizeof(v));
+	memcpy(&v, msg, sizeof(v));
+	am_log[am_nlog++] = v;
+	/* the payload follows the header unchanged */
+	if (len > sizeof(v))
+		ck_assert_int_eq(((const unsigned char *)msg)[len - 1],
+				 (unsigned char)v);
+}
+
+static void am_failed(struct rc_inst *inst, int w, int status)
+{
+	am_failed_rank = w;
+}
+
+static const struct rc_am_ops am_test_ops = {
+	.recv = am_recv,
+	.failed = am_failed,
+};
+
+struct am_stream {
+	struct rc_am_stream st;
+	struct rc_inst *inst;
+	int first, n, sent;	/* numbers first .. first + n - 1 */
+	bool done;
+};
+
+static int am_stream_push(struct rc_am_stream *st)
+{
+	struct am_stream *a = (struct am_stream *)st;
+	unsigned char pay[100];
+	int ret;
+
+	while (a->sent < a->n) {
+		int v = a->first + a->sent;
+
+		memset(pay, v, sizeof(pay));
+		ret = rc_am_send_now(a->inst, st->wrank, RC_AM_RMA, &v,
+				     sizeof(v), pay, sizeof(pay));
+		if (ret)
+			return ret;
+		a->sent++;
+	}
+	a->done = true;
+	return RC_OK;
+}
+
+static void am_stream_drop(struct rc_am_stream *st, int status)
+{
+	am_drops++;
+	((struct am_stream *)st)->done = true;
+}
+
+static void am_log_recv(struct rc_req *req)
+{
+	am_log[am_nlog++] = *(int *)req->buf;
+}
+
+START_TEST(am_order)
+{
+	struct tw *tw = world_for(_i, 2);
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	struct am_stream st[AM_N];
+	struct rc_req *rr[AM_N], *sr[AM_N];
+	int vals[AM_N], rv[AM_N];
+	int seq = 0, nst = 0, nr = 0, i, k;
+	unsigned char pay[3000];
+
+	am_nlog = 0;
+	rc_am_register(tw->inst[1], RC_AM_RMA, &am_test_ops);
+	ck_assert_uint_ge(rc_am_max(tw->inst[0], 1), 2048);
+	ck_assert_uint_ge(rc_am_max(tw->inst[0], 1), rc_am_frag(tw->inst[0], 1));
+	for (i = 0; seq < 2 * AM_N && nst < AM_N && nr < AM_N; i++) {
+		switch (i % 3) {
+		case 0:		/* one message, header and payload */
+			memset(pay, seq, sizeof(pay));
+			k = i % 2 ? 100 : 2000;
+			ck_assert_int_eq(rc_am_send(tw->inst[0], 1, RC_AM_RMA,
+						    &seq, sizeof(seq), pay, k),
+					 RC_OK);
+			seq++;
+			break;
+		case 1:		/* a stream of a few parts */
+			st[nst].st.push = am_stream_push;
+			st[nst].st.drop = am_stream_drop;
+			st[nst].st.wrank = 1;
+			st[nst].inst = tw->inst[0];
+			st[nst].first = seq;
+			st[nst].n = 1 + i % 4;
+			st[nst].sent = 0;
+			st[nst].done = false;
+			seq += st[nst].n;
+			rc_am_stream_start(tw->inst[0], &st[nst].st);
+			nst++;
+			break;
+		case 2:		/* a pt2pt message, logged on arrival */
+			rc_p2p_irecv(c1, c1->ctx, &rv[nr], 1, &rc_mpi_int, 0,
+				     7, &rr[nr]);
+			rr[nr]->cb = am_log_recv;
+			vals[nr] = seq++;
+			rc_p2p_isend(c0, c0->ctx, &vals[nr], 1, &rc_mpi_int, 1,
+				     7, RC_SEND_STD, &sr[nr]);
+			nr++;
+			break;
+		}
+		if (i % 5 == 0)
+			tw_progress(tw);
+	}
+	tw_wait_all(tw, sr, nr);
+	tw_wait_all(tw, rr, nr);
+	tw_quiesce(tw);
+	for (i = 0; i < nst; i++)
+		ck_assert(st[i].done);
+	ck_assert_int_eq(am_nlog, seq);
+	for (i = 0; i < seq; i++)
+		if (am_log[i] != i)
+			ck_abort_msg("message %d arrived %dth", am_log[i], i);
+	for (i = 0; i < nr; i++) {
+		rc_req_finish(&sr[i], MPI_STATUS_IGNORE);
+		rc_req_finish(&rr[i], MPI_STATUS_IGNORE);
+	}
+	tw_free(tw);
+}
+END_TEST
+
+/* A peer dies with streams queued for it: they are dropped, not pushed,
+ * the upper layer hears of the failure, and sends to it fail. */
+START_TEST(am_peer_failure)
+{
+	struct tw *tw = tw_new(3);
+	struct am_stream st[8];
+	int i, v = 1;
+
+	tw->fab->max_queued = 1;
+	tw_open(tw);
+	am_drops = 0;
+	am_failed_rank = -1;
+	rc_am_register(tw->inst[0], RC_AM_RMA, &am_test_ops);
+	for (i = 0; i < 8; i++) {
+		st[i].st.push = am_stream_push;
+		st[i].st.drop = am_stream_drop;
+		st[i].st.wrank = 2;
+		st[i].inst = tw->inst[0];
+		st[i].first = 10 * i;
+		st[i].n = 3;
+		st[i].sent = 0;
+		st[i].done = false;
+		rc_am_stream_start(tw->inst[0], &st[i].st);
+	}
+	ck_assert(!st[7].done);
+	tw_kill(tw, 2);
+	tw_quiesce(tw);
+	ck_assert_int_eq(am_failed_rank, 2);
+	ck_assert_int_gt(am_drops, 0);
+	for (i = 0; i < 8; i++)
+		ck_assert(st[i].done);
+	ck_assert_int_eq(rc_am_send(tw->inst[0], 2, RC_AM_RMA, &v, sizeof(v),
+				    NULL, 0), RC_ERR_PEER);
+	tw_free(tw);
+}
+END_TEST
+
 static Suite *p2p_suite(void)
 {
 	Suite *s = suite_create("pt2pt");
@@ -627,6 +806,8 @@ static Suite *p2p_suite(void)
 	CASE(user_freed_send, 9);
 	CASE(peer_failure, 9);
 	CASE(peer_failure_mid_rendezvous, 4);
+	CASE(am_order, 9);
+	CASE(am_peer_failure, 0);
 #undef CASE
 	return s;
 }

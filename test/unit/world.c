@@ -7,6 +7,7 @@
 #include "coll.h"
 #include "comm.h"
 #include "pt2pt.h"
+#include "rma.h"
 #include "status.h"
 #include "world.h"
 
@@ -50,6 +51,7 @@ void tw_open(struct tw *tw)
 		ck_assert_int_eq(rc_comm_init_world(tw->inst[r], NULL, NULL),
 				 RC_OK);
 		ck_assert_int_eq(rc_coll_open(tw->inst[r]), RC_OK);
+		ck_assert_int_eq(rc_rma_open(tw->inst[r]), RC_OK);
 	}
 }
 
@@ -60,6 +62,7 @@ void tw_free(struct tw *tw)
 	for (r = 0; r < tw->n; r++) {
 		struct rc_inst *inst = tw->inst[r];
 
+		rc_rma_close(inst);
 		rc_coll_close(inst);
 		rc_p2p_close(inst);
 		rc_comm_fini_world(inst);

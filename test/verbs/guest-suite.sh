@@ -175,7 +175,7 @@ SMALL="RCMPI_VERBS_RDMA_CHUNK=65536"
 J=$B/test/jobs
 # what a passing job prints: the suite's own programs, and the project's
 # integration jobs (test/jobs)
-OK_LINE='^vt: .*: ok|^(p2p|coll|comm)_[a-z]+: [0-9]+ ranks OK( \([0-9]+ communicators\))?$'
+OK_LINE='^vt: .*: ok|^(p2p|coll|comm|rma)_[a-z]+: [0-9]+ ranks OK( \([0-9]+ communicators\))?$'
 
 # point to point: sizes 0 B - 4 MiB, wildcards, truncation, ssend, probe,
 # ordering; both wirings, every rendezvous mode, small pipeline chunks
@@ -217,6 +217,19 @@ job jobs_coll_inter_3 3 ok -- "$J/coll_inter" inter
 job jobs_coll_inter_4 4 ok RCMPI_RNDV_MODE=put -- "$J/coll_inter" inter
 job jobs_coll_nbr_4 4 ok "$SMALL" -- "$J/coll_nbr"
 job jobs_comm_ctx_3 3 ok -- "$J/comm_ctx"
+
+# one-sided communication over verbs (test/jobs/rma_*): every window
+# flavour (allocate_shared: load/store between the VM's ranks, one kernel,
+# while messages go over verbs), operation and synchronisation mode; the
+# contended counters (fetch_and_op, an exclusive lock, accumulate,
+# compare_and_swap) exact; error classes
+job jobs_rma_ops_2 2 ok -- "$J/rma_ops" 1048576
+job jobs_rma_ops_3 3 ok "$SMALL" RCMPI_VERBS_EAGER_LIMIT=1024 -- \
+	"$J/rma_ops" 200000
+job jobs_rma_counter_3 3 ok -- "$J/rma_counter" 150 allocate shared dynamic
+job jobs_rma_counter_rdmacm_2 2 ok RCMPI_VERBS_CM=rdmacm -- \
+	"$J/rma_counter" 300 create
+job jobs_rma_errors_2 2 ok -- "$J/rma_errors"
 
 # floods both ways, rnr_retry 0: no RNR, ever
 job flood_modex_2 2 ok -- "$T/vt_flood"
@@ -261,6 +274,14 @@ job kill_mid_write 2 "end:connection to rank 1 on $HOST failed: RDMA WRITE compl
 # the same under MPI_ERRORS_RETURN: the survivor's send returns the error
 job kill_mid_write_return 2 "end:rank 0 got MPI_ERR_PROC_FAILED" \
 	RCMPI_RNDV_MODE=put -- bash -c "$T/vt_kill mid-return; sleep $CASE_TIMEOUT"
+
+# one-sided, a peer dies (hidden behind a shell, so that verbs must
+# notice): the target of a held exclusive lock, and a rank before a fence;
+# under MPI_ERRORS_RETURN the survivor gets MPI_ERR_PROC_FAILED, no hang
+job rma_kill_lock 2 "end:rank 0 got MPI_ERR_PROC_FAILED" \
+	-- bash -c "$J/rma_errors kill-lock; sleep $CASE_TIMEOUT"
+job rma_kill_fence 2 "end:rank 0 got MPI_ERR_PROC_FAILED" \
+	-- bash -c "$J/rma_errors kill-fence; sleep $CASE_TIMEOUT"
 
 if [[ -z $NATIVE ]]; then
 	# the port goes down: a named device is an error at MPI_Init

@@ -1,0 +1,21 @@
+/*
+ * osu_get_bw.c - MPI_Get bandwidth between two ranks, as OSU's: -W gets
+ * (default 32) of each size into consecutive slots of the window per
+ * synchronisation (-s, default flush, -w default allocate); rank 1 is only
+ * the target (bench_rma.h: loops, options, validation).
+ */
+#include "bench_rma.h"
+
+int main(int argc, char **argv)
+{
+	struct bench_rma r;
+
+	bench_rma_init(&r, &argc, &argv, "MPI_Get bandwidth", BENCH_BW,
+		       BENCH_SYNC_FLUSH, BENCH_SYNCS_ALL);
+	bench_rma_buffers(&r, r.b.max * (size_t)r.b.window);
+	r.winit = bench_rma_get_winit;
+	r.op = bench_rma_get_op;
+	r.after = bench_rma_get_after;
+	bench_rma_bandwidth(&r, 0);
+	return bench_rma_finish(&r);
+}

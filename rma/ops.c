@@ -1,0 +1,941 @@
+/*
+ * ops.c - the operations: put, get, accumulate, get_accumulate (and
+ * fetch_and_op), compare_and_swap, at the origin and at the target.
+ *
+ * Origin, AM path. An operation is one byte stream to the target: an
+ * rma_op_hdr, then the target datatype's description when it is derived
+ * (struct rma_dt_desc and its flattened blocks), then the origin's data
+ * packed in type-map order. When everything fits in one message (the
+ * peer's eager limit) it leaves at once, or as a copy queued behind the
+ * peer's earlier messages: the origin buffer is free on return and no
+ * state is kept (put, accumulate). Otherwise the operation becomes a
+ * stream (struct rma_op) that pt2pt pushes in order, packing each message
+ * from the origin buffer as its turn comes; accumulate messages carry
+ * whole elements only, so each element is applied in one piece. Results
+ * (get, get_accumulate, compare_and_swap) come back as REPLY messages,
+ * unpacked into the result buffer at their offset.
+ *
+ * Target. The stream from each origin is consumed as it arrives (one at a
+ * time per origin: its messages arrive in order): the description is
+ * collected and turned into a datatype (rc_dt_create_flat; predefined
+ * types are named by their basic kind), the range checked against the
+ * window (dynamic windows: against the attached regions), then data is
+ * applied chunk by chunk: put unpacks it, accumulate packs the target's
+ * current values, combines them with rc_op_apply_packed and unpacks them
+ * back. All of this runs in the target's progress, one message at a time,
+ * so the target's CPU is the one agent: an element is never half-updated
+ * when another origin's accumulate reads it. get_accumulate saves the old
+ * values before applying; get answers with a stream that reads the window
+ * as it goes out (the origin waits for it before it ends the epoch).
+ *
+ * SHM path (allocate_shared): the origin does all of this itself on the
+ * target's memory mapped here, accumulates under the window's lock word;
+ * nothing is sent.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include "log.h"
+#include "rma_impl.h"
+
+#define RMA_CHUNK 4096	/* scratch for packing */
+#define RMA_MIN_ROOM 256	/* payload of a message, at least */
+#define RMA_FRAG_MAX 65536	/* payload of a stream's message, at most */
+
+/* ---- applying data at the target ----------------------------------------- */
+
+/* One request-sized piece of scratch, aligned for every basic kind. */
+struct rma_scratch {
+	_Alignas(64) unsigned char b[RMA_CHUNK];
+};
+
+static void acc_apply(const struct rc_op *op, struct rc_dtype *dt,
+		      size_t count, char *tbuf, size_t off, const char *data,
+		      size_t n)
+{
+	const enum rc_basic b = rma_acc_basic(dt->basic);
+	const size_t esize = rc_basic_size(b);
+	const size_t step = RMA_CHUNK / esize * esize;
+	struct rma_scratch s;
+	size_t k, m;
+
+	if (rc_dt_is_contig(dt, count)) {
+		/* contiguous memory holds the packed layout */
+		rc_op_apply_packed(op, b, data,
+				   (char *)rc_dt_contig_ptr(dt, tbuf) + off,
+				   n / esize);
+		return;
+	}
+	for (k = 0; k < n; k += m) {
+		m = n - k < step ? n - k : step;
+		rc_dt_pack(dt, count, tbuf, off + k, s.b, m);
+		rc_op_apply_packed(op, b, data + k, s.b, m / esize);
+		rc_dt_unpack(dt, count, tbuf, off + k, s.b, m);
+	}
+}
+
+void rma_apply(int type, const struct rc_op *op, struct rc_dtype *dt,
+	       size_t count, char *tbuf, size_t off, const void *data,
+	       size_t n, char *old)
+{
+	if (!n)
+		return;
+	if (type == RMA_GACC && old)
+		rc_dt_pack(dt, count, tbuf, off, old + off, n);
+	if (type == RMA_PUT || op->kind == RC_OP_REPLACE) {
+		rc_dt_unpack(dt, count, tbuf, off, data, n);
+		return;
+	}
+	if (op->kind == RC_OP_NO_OP)
+		return;
+	acc_apply(op, dt, count, tbuf, off, data, n);
+}
+
+/* compare_and_swap on one element at p: val and cmp are packed. */
+static void cas_apply(struct rc_dtype *dt, char *p, const char *val,
+		      const char *cmp, char *old)
+{
+	rc_dt_pack(dt, 1, p, 0, old, dt->size);
+	if (!memcmp(old, cmp, dt->size))
+		rc_dt_unpack(dt, 1, p, 0, val, dt->size);
+}
+
+/*
+ * Payload room of one message to world rank w after a header of hlen.
+ * What goes as one message, copied into the peer's queue if need be: the
+ * peer's eager limit. A stream's messages: as large as the transport
+ * takes, up to RMA_FRAG_MAX (on shared memory a quarter ring: measured 3x
+ * the bandwidth of eager-sized fragments at 1 MiB, each fragment costing
+ * both sides a ring round). Whole elements of every kind fit whatever
+ * RCMPI_EAGER_LIMIT says.
+ */
+static size_t rma_room(struct rc_inst *inst, int w, size_t hlen, bool stream)
+{
+	size_t room = stream ? RMA_FRAG_MAX : rc_am_frag(inst, w);
+	size_t max = rc_am_max(inst, w) - hlen;
+
+	if (room < RMA_MIN_ROOM)
+		room = RMA_MIN_ROOM;
+	return room < max ? room : max;
+}
+
+/* ---- replies (target -> origin) ------------------------------------------ */
+
+/* A result going back: from a buffer of old values, or read from the
+ * window as it goes (get). */
+struct rma_rstream {
+	struct rc_am_stream st;
+	struct rc_inst *inst;
+	struct rma_reply hdr;
+	char *buf;		/* owned; NULL: read (tbuf, count, dt) */
+	char *tbuf;
+	size_t count;
+	struct rc_dtype *dt;	/* retained */
+	size_t len, off;
+};
+
+static void rstream_free(struct rma_rstream *r)
+{
+	free(r->buf);
+	if (r->dt)
+		rc_dt_release(r->dt);
+	free(r);
+}
+
+static int rstream_push(struct rc_am_stream *st)
+{
+	struct rma_rstream *r = rc_container_of(st, struct rma_rstream, st);
+	struct rc_rma *rma = rma_of(r->inst);
+	size_t room = rma_room(r->inst, st->wrank, sizeof(r->hdr), true);
+	const void *p;
+	int ret;
+
+	while (r->off < r->len) {
+		size_t n = r->len - r->off < room ? r->len - r->off : room;
+
+		if (r->buf) {
+			p = r->buf + r->off;
+		} else if (rc_dt_is_contig(r->dt, r->count)) {
+			p = (char *)rc_dt_contig_ptr(r->dt, r->tbuf) + r->off;
+		} else {
+			rc_dt_pack(r->dt, r->count, r->tbuf, r->off,
+				   rma->bounce, n);
+			p = rma->bounce;
+		}
+		r->hdr.off = r->off;
+		ret = rc_am_send_now(r->inst, st->wrank, RC_AM_RMA, &r->hdr,
+				     sizeof(r->hdr), p, n);
+		if (ret)
+			return ret;
+		r->off += n;
+	}
+	rstream_free(r);
+	return RC_OK;
+}
+
+static void rstream_drop(struct rc_am_stream *st, int status)
+{
+	rstream_free(rc_container_of(st, struct rma_rstream, st));
+}
+
+/*
+ * Send a result to world rank w for op id: len bytes from buf (owned,
+ * freed here) or from (tbuf, count, dt); status != RC_OK: no data.
+ */
+static void reply_send(struct rc_inst *inst, int w, uint32_t win, uint64_t id,
+		       int status, char *buf, char *tbuf, size_t count,
+		       struct rc_dtype *dt, size_t len)
+{
+	struct rc_rma *rma = rma_of(inst);
+	struct rma_rstream *r;
+	struct rma_reply h;
+	size_t room = rma_room(inst, w, sizeof(h), false);
+	const void *p = NULL;
+
+	memset(&h, 0, sizeof(h));
+	h.h.type = RMA_REPLY;
+	h.h.win = win;
+	h.h.arg = id;
+	h.status = status;
+	if (status)
+		len = 0;
+	if (len <= room) {
+		if (!len)
+			p = NULL;
+		else if (buf)
+			p = buf;
+		else if (rc_dt_is_contig(dt, count))
+			p = rc_dt_contig_ptr(dt, tbuf);
+		else
+			p = rma->bounce, rc_dt_pack(dt, count, tbuf, 0,
+						    rma->bounce, len);
+		/* a dead origin: nothing to answer */
+		rc_am_send(inst, w, RC_AM_RMA, &h, sizeof(h), p, len);
+		free(buf);
+		return;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		rc_abort(inst, MPI_ERR_NO_MEM, "out of memory for a reply");
+	r->st.push = rstream_push;
+	r->st.drop = rstream_drop;
+	r->st.wrank = w;
+	r->inst = inst;
+	r->hdr = h;
+	r->buf = buf;
+	r->tbuf = tbuf;
+	r->count = count;
+	r->len = len;
+	if (!buf) {
+		r->dt = dt;
+		rc_dt_retain(dt);
+	}
+	rc_am_stream_start(inst, &r->st);
+}
+
+/* ---- the target: streams arriving ---------------------------------------- */
+
+void rma_in_reset(struct rma_in *in)
+{
+	free(in->desc);
+	free(in->old);
+	if (in->dt)
+		rc_dt_release(in->dt);
+	memset(in, 0, sizeof(*in));
+}
+
+/* The description is complete: the datatype, the address, the range. */
+static void in_setup(struct rma_in *in)
+{
+	const struct rma_op_hdr *h = &in->h;
+	ptrdiff_t lo, hi;
+	int ret;
+
+	if (h->basic >= RC_BASIC_NKINDS) {
+		in->err = RC_ERR_INVAL;
+		return;
+	}
+	if (h->desc) {
+		const struct rma_dt_desc *d = (const void *)in->desc;
+
+		if (h->desc < sizeof(*d) ||
+		    (h->desc - sizeof(*d)) / sizeof(struct rc_dt_block) !=
+			    d->nblocks ||
+		    (h->desc - sizeof(*d)) % sizeof(struct rc_dt_block)) {
+			in->err = RC_ERR_INVAL;
+			return;
+		}
+		ret = rc_dt_create_flat((enum rc_basic)h->basic,
+					(const void *)(d + 1), d->nblocks,
+					d->lb, d->extent, &in->dt);
+		if (ret) {
+			in->err = ret;
+			return;
+		}
+	} else {
+		in->dt = rc_dt_of_basic((enum rc_basic)h->basic);
+		if (!in->dt) {
+			in->err = RC_ERR_INVAL;
+			return;
+		}
+		rc_dt_retain(in->dt);
+	}
+	if (!rma_span(h->count, in->dt, &lo, &hi)) {
+		in->err = RC_ERR_RMA_RANGE;
+		return;
+	}
+	ret = rma_target_addr(in->win, h->disp, lo, hi, &in->tbuf);
+	if (ret) {
+		in->err = ret;
+		return;
+	}
+	if (h->h.type == RMA_ACC || h->h.type == RMA_GACC) {
+		const struct rc_op *op =
+			rc_op_of_kind((enum rc_op_kind)h->op);
+
+		if (!op || !rma_acc_valid(op, in->dt)) {
+			in->err = RC_ERR_INVAL;
+			return;
+		}
+	}
+	if (h->h.type == RMA_GACC) {
+		in->oldlen = h->count * in->dt->size;
+		in->old = malloc(in->oldlen ? in->oldlen : 1);
+		if (!in->old) {
+			in->err = RC_ERR_NOMEM;
+			return;
+		}
+		/* MPI_NO_OP sends no data: the whole result now */
+		if (!h->dlen)
+			rc_dt_pack(in->dt, h->count, in->tbuf, 0, in->old,
+				   in->oldlen);
+	}
+}
+
+/* Every byte of the stream is in: answer, as the operation wants. */
+static void in_finish(struct rc_rma *rma, int wsrc, struct rma_in *in)
+{
+	const struct rma_op_hdr *h = &in->h;
+	uint32_t wid = h->h.win;
+	char *old;
+
+	switch (h->h.type) {
+	case RMA_PUT:
+	case RMA_ACC:
+		if (in->err && in->win) {
+			struct rma_hdr e = { .type = RMA_ERR, .win = wid,
+					     .arg = (uint64_t)in->err };
+
+			rc_am_send(rma->inst, wsrc, RC_AM_RMA, &e, sizeof(e),
+				   NULL, 0);
+		}
+		break;
+	case RMA_GET:
+		reply_send(rma->inst, wsrc, wid, h->h.arg,
+			   in->err ? in->err : (in->win ? RC_OK : RC_ERR_INVAL),
+			   NULL, in->tbuf, h->count, in->dt,
+			   in->dt ? h->count * in->dt->size : 0);
+		break;
+	case RMA_GACC:
+		old = in->old;
+		in->old = NULL;
+		reply_send(rma->inst, wsrc, wid, h->h.arg,
+			   in->err ? in->err : (in->win ? RC_OK : RC_ERR_INVAL),
+			   old, NULL, 0, NULL, in->oldlen);
+		break;
+	case RMA_CAS:
+		old = NULL;
+		if (!in->err && in->win) {
+			old = malloc(in->dt->size);
+			if (!old)
+				rc_abort(rma->inst, MPI_ERR_NO_MEM,
+					 "out of memory in compare_and_swap");
+			cas_apply(in->dt, in->tbuf, in->cas,
+				  in->cas + in->dt->size, old);
+		}
+		reply_send(rma->inst, wsrc, wid, h->h.arg,
+			   in->err ? in->err : (in->win ? RC_OK : RC_ERR_INVAL),
+			   old, NULL, 0, NULL, old ? in->dt->size : 0);
+		break;
+	}
+	rma_in_reset(in);
+}
+
+void rma_on_op(struct rc_rma *rma, int wsrc, const void *msg, size_t len)
+{
+	struct rma_in *in = &rma->in[wsrc];
+	const struct rma_hdr *h = msg;
+	const char *data;
+	size_t n, k;
+
+	if (h->type == RMA_DATA) {
+		if (!in->active) {
+			rc_log_err("one-sided data from rank %d without an "
+				   "operation", wsrc);
+			rc_abort(rma->inst, MPI_ERR_INTERN, "protocol error");
+		}
+		data = (const char *)(h + 1);
+		n = len - sizeof(*h);
+	} else {
+		if (in->active || len < sizeof(in->h)) {
+			rc_log_err("one-sided operation from rank %d out of "
+				   "sequence", wsrc);
+			rc_abort(rma->inst, MPI_ERR_INTERN, "protocol error");
+		}
+		rma_in_reset(in);
+		memcpy(&in->h, msg, sizeof(in->h));
+		in->active = true;
+		in->win = rma_win_lookup(rma, h->win);
+		if (!in->win) {
+			rc_log_debug("one-sided operation from rank %d for "
+				     "window %u, which is gone", wsrc, h->win);
+			in->err = RC_ERR_INVAL;
+		} else if (in->h.desc) {
+			in->desc = malloc(in->h.desc);
+			if (!in->desc)
+				rc_abort(rma->inst, MPI_ERR_NO_MEM,
+					 "out of memory for a datatype");
+		} else {
+			in_setup(in);
+		}
+		data = (const char *)msg + sizeof(in->h);
+		n = len - sizeof(in->h);
+	}
+	if (in->dgot < in->h.desc) {
+		k = in->h.desc - in->dgot < n ? in->h.desc - in->dgot : n;
+		if (in->desc)
+			memcpy(in->desc + in->dgot, data, k);
+		in->dgot += k;
+		data += k;
+		n -= k;
+		if (in->dgot == in->h.desc && in->win)
+			in_setup(in);
+	}
+	if (n > in->h.dlen - in->got) {
+		rc_log_err("one-sided operation from rank %d: %zu bytes too "
+			   "many", wsrc, n - (size_t)(in->h.dlen - in->got));
+		rc_abort(rma->inst, MPI_ERR_INTERN, "protocol error");
+	}
+	if (n && !in->err && in->win) {
+		if (in->h.h.type == RMA_CAS) {
+			if (in->got + n <= sizeof(in->cas))
+				memcpy(in->cas + in->got, data, n);
+			else
+				in->err = RC_ERR_INVAL;
+		} else {
+			rma_apply(in->h.h.type,
+				  rc_op_of_kind((enum rc_op_kind)in->h.op),
+				  in->dt, in->h.count, in->tbuf, in->got, data,
+				  n, in->old);
+		}
+	}
+	in->got += n;
+	if (in->dgot == in->h.desc && in->got == in->h.dlen)
+		in_finish(rma, wsrc, in);
+}
+
+/* ---- the origin ---------------------------------------------------------- */
+
+static struct rc_req *op_req_new(struct rc_win *win)
+{
+	struct rc_req *req = rc_req_alloc(win->inst, RC_REQ_RMA);
+
+	if (!req)
+		return NULL;
+	req->state = RC_REQ_ACTIVE;
+	rc_status_set_empty(&req->status);
+	req->comm = win->comm;
+	rc_comm_retain(win->comm);
+	return req;
+}
+
+static void op_free(struct rma_op *op)
+{
+	if (op->odt)
+		rc_dt_release(op->odt);
+	if (op->rdt)
+		rc_dt_release(op->rdt);
+	free(op->desc);
+	free(op);
+}
+
+/* Complete op if nothing of it is left: stream sent, result in. */
+static void op_maybe_done(struct rma_op *op)
+{
+	struct rma_target *tg = &op->win->tg[op->target];
+
+	if (op->sending || (op->want_reply && op->rgot < op->rlen))
+		return;
+	rc_list_del(&op->link);
+	tg->nout--;
+	if (op->want_reply)
+		rma_of(op->inst)->nreplies--;
+	if (op->req) {
+		op->req->err = op->err;
+		rc_req_complete(op->req);
+	} else if (op->err && !tg->err) {
+		/* raised by the next synchronisation */
+		tg->err = op->err;
+	}
+	op_free(op);
+}
+
+void rma_ops_fail_target(struct rc_win *win, int t, int status)
+{
+	struct rc_list *pos, *n;
+
+	/* queued streams were dropped by pt2pt already */
+	rc_list_for_each_safe(pos, n, &win->ops) {
+		struct rma_op *op = rc_list_entry(pos, struct rma_op, link);
+
+		if (op->target != t)
+			continue;
+		if (!op->err)
+			op->err = status;
+		op->rgot = op->rlen;
+		if (op->sending)
+			continue;
+		op_maybe_done(op);
+	}
+}
+
+void rma_ops_probe(struct rc_rma *rma, double now)
+{
+	struct rc_list *w, *o;
+
+	if (now < rma->probe_at)
+		return;
+	rma->probe_at = now + 1.0;
+	rc_list_for_each(w, &rma->winlist) {
+		struct rc_win *win = rc_list_entry(w, struct rc_win, link);
+
+		rc_list_for_each(o, &win->ops) {
+			struct rma_op *op = rc_list_entry(o, struct rma_op,
+							  link);
+
+			if (op->want_reply && op->target != win->comm->rank)
+				rma_send(win, op->target, RMA_PING, 0, 0);
+		}
+	}
+}
+
+void rma_on_reply(struct rc_rma *rma, int wsrc, const void *msg, size_t len)
+{
+	const struct rma_reply *r = msg;
+	struct rma_op *op = (struct rma_op *)(uintptr_t)r->h.arg;
+	size_t n = len - sizeof(*r);
+
+	if (r->status) {
+		if (!op->err)
+			op->err = r->status;
+		op->rgot = op->rlen;
+	} else {
+		if (n > op->rlen - op->rgot || r->off + n > op->rlen) {
+			rc_log_err("one-sided reply from rank %d: too long",
+				   wsrc);
+			rc_abort(rma->inst, MPI_ERR_INTERN, "protocol error");
+		}
+		rc_dt_unpack(op->rdt, op->rcount, op->rbuf, r->off, r + 1, n);
+		op->rgot += n;
+	}
+	op_maybe_done(op);
+}
+
+static size_t op_room(struct rma_op *op, size_t hlen, bool stream)
+{
+	return rma_room(op->inst, op->st.wrank, hlen, stream);
+}
+
+/*
+ * Next message of op's stream into (hdr, payload): the description's
+ * bytes first, then whole elements of data. Returns the payload length.
+ */
+static size_t op_next(struct rma_op *op, const void **payload, size_t room)
+{
+	struct rc_rma *rma = rma_of(op->inst);
+	size_t dlen = op->hdr.dlen, pos = op->pos, n = 0, m, dpos;
+	bool contig = rc_dt_is_contig(op->odt, op->ocount);
+
+	if (pos < op->desc_len) {
+		n = op->desc_len - pos < room ? op->desc_len - pos : room;
+		memcpy(rma->bounce, op->desc + pos, n);
+		*payload = rma->bounce;
+		pos += n;
+	}
+	if (pos < op->desc_len)
+		return n;
+	dpos = pos - op->desc_len;
+	m = dlen - dpos < room - n ? dlen - dpos : room - n;
+	m -= m % op->esize;
+	if (!m)
+		return n;
+	if (!n && contig) {
+		*payload = (const char *)rc_dt_contig_ptr(op->odt, op->obuf) +
+			   dpos;
+		return m;
+	}
+	if (contig)
+		memcpy(rma->bounce + n,
+		       (const char *)rc_dt_contig_ptr(op->odt, op->obuf) + dpos,
+		       m);
+	else
+		rc_dt_pack(op->odt, op->ocount, op->obuf, dpos,
+			   rma->bounce + n, m);
+	*payload = rma->bounce;
+	return n + m;
+}
+
+static int op_push(struct rc_am_stream *st)
+{
+	struct rma_op *op = rc_container_of(st, struct rma_op, st);
+	size_t total = op->desc_len + op->hdr.dlen, n;
+	struct rma_hdr d = { .type = RMA_DATA, .win = op->win->id };
+	const void *payload = NULL;
+	int ret;
+
+	while (!op->hdr_sent || op->pos < total) {
+		const void *h = op->hdr_sent ? (const void *)&d
+					     : (const void *)&op->hdr;
+		size_t hlen = op->hdr_sent ? sizeof(d) : sizeof(op->hdr);
+
+		n = op_next(op, &payload, op_room(op, hlen, true));
+		assert(n || !op->hdr_sent);
+		ret = rc_am_send_now(op->inst, st->wrank, RC_AM_RMA, h, hlen,
+				     payload, n);
+		if (ret)
+			return ret;
+		op->pos += n;
+		op->hdr_sent = true;
+	}
+	op->sending = false;
+	op_maybe_done(op);
+	return RC_OK;
+}
+
+static void op_drop(struct rc_am_stream *st, int status)
+{
+	struct rma_op *op = rc_container_of(st, struct rma_op, st);
+
+	if (!op->err)
+		op->err = status;
+	op->sending = false;
+	op->rgot = op->rlen;
+	op_maybe_done(op);
+}
+
+/* The target datatype's description (derived types), malloc'd. */
+static int desc_make(const struct rc_dtype *dt, char **out, size_t *len)
+{
+	struct rma_dt_desc d;
+	size_t n = sizeof(d) + dt->nblocks * sizeof(*dt->blocks);
+	char *p = malloc(n);
+
+	if (!p)
+		return RC_ERR_NOMEM;
+	d.lb = dt->lb;
+	d.extent = rc_dt_extent(dt);
+	d.nblocks = dt->nblocks;
+	memcpy(p, &d, sizeof(d));
+	memcpy(p + sizeof(d), dt->blocks, dt->nblocks * sizeof(*dt->blocks));
+	*out = p;
+	*len = n;
+	return RC_OK;
+}
+
+static const uint8_t op_msg_type[] = {
+	[RC_RMA_PUT] = RMA_PUT, [RC_RMA_GET] = RMA_GET,
+	[RC_RMA_ACC] = RMA_ACC, [RC_RMA_GACC] = RMA_GACC,
+	[RC_RMA_CAS] = RMA_CAS,
+};
+
+/* The AM path: returns RC_OK with the request completed or handed to an
+ * op, or an error. */
+static int am_op(struct rc_win *win, const struct rc_rma_args *a,
+		 struct rc_req *req)
+{
+	struct rma_target *tg = &win->tg[a->target];
+	struct rc_inst *inst = win->inst;
+	size_t dlen = 0, rlen = 0, frag;
+	bool reply = a->kind != RC_RMA_PUT && a->kind != RC_RMA_ACC;
+	char casbuf[2 * 32];
+	struct rma_op *op;
+	int ret;
+
+	switch (a->kind) {
+	case RC_RMA_PUT:
+	case RC_RMA_ACC:
+		dlen = a->ocount * a->odt->size;
+		break;
+	case RC_RMA_GET:
+		rlen = a->tcount * a->tdt->size;
+		break;
+	case RC_RMA_GACC:
+		dlen = a->op->kind == RC_OP_NO_OP ? 0
+						   : a->ocount * a->odt->size;
+		rlen = a->rcount * a->rdt->size;
+		break;
+	case RC_RMA_CAS:
+		dlen = 2 * a->odt->size;
+		rlen = a->odt->size;
+		break;
+	}
+	if (!dlen && !rlen) {
+		/* nothing moves */
+		if (req)
+			rc_req_complete(req);
+		return RC_OK;
+	}
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return RC_ERR_NOMEM;
+	op->inst = inst;
+	op->win = win;
+	op->target = a->target;
+	op->st.wrank = tg->wrank;
+	op->st.push = op_push;
+	op->st.drop = op_drop;
+	op->hdr.h.type = op_msg_type[a->kind];
+	op->hdr.h.win = win->id;
+	op->hdr.h.arg = (uint64_t)(uintptr_t)op;
+	op->hdr.disp = a->disp;
+	op->hdr.count = a->tcount;
+	op->hdr.dlen = dlen;
+	op->hdr.basic = (uint8_t)a->tdt->basic;
+	op->hdr.op = a->op ? (uint8_t)a->op->kind : 0;
+	if (!(a->tdt->flags & RC_DT_PREDEFINED)) {
+		ret = desc_make(a->tdt, &op->desc, &op->desc_len);
+		if (ret) {
+			free(op);
+			return ret;
+		}
+		op->hdr.desc = op->desc_len;
+	}
+	op->esize = a->kind == RC_RMA_PUT || !a->tdt->size
+			    ? 1
+			    : rc_basic_size(a->tdt->basic);
+	if (a->kind == RC_RMA_CAS) {
+		/* value then compare value, packed, from our stack: sent
+		 * before am_op returns or copied into the queue */
+		rc_dt_pack(a->odt, 1, a->obuf, 0, casbuf, a->odt->size);
+		rc_dt_pack(a->odt, 1, a->cbuf, 0, casbuf + a->odt->size,
+			   a->odt->size);
+		op->obuf = casbuf;
+		op->ocount = 2 * a->odt->size;
+		op->odt = &rc_mpi_byte;
+	} else {
+		op->obuf = a->obuf;
+		op->ocount = a->ocount;
+		op->odt = a->odt;
+	}
+	rc_dt_retain(op->odt);
+	if (reply) {
+		op->want_reply = true;
+		op->rlen = rlen;
+		op->rbuf = a->kind == RC_RMA_GET ? (void *)a->obuf : a->rbuf;
+		op->rcount = a->kind == RC_RMA_GET ? a->ocount : a->rcount;
+		op->rdt = a->kind == RC_RMA_GET ? a->odt : a->rdt;
+		if (a->kind == RC_RMA_CAS) {
+			op->rbuf = a->rbuf;
+			op->rcount = 1;
+			op->rdt = a->odt;
+		}
+		rc_dt_retain(op->rdt);
+		rma_of(inst)->nreplies++;
+	}
+	op->sending = true;
+	op->req = req;
+	rc_list_add_tail(&win->ops, &op->link);
+	tg->nout++;
+	tg->sent++;
+	frag = op_room(op, sizeof(op->hdr), false);
+	if (op->desc_len + dlen <= frag) {
+		/* one message: now, or a copy in the queue */
+		const void *payload = NULL;
+		size_t n = op_next(op, &payload, frag);
+
+		ret = rc_am_send(inst, tg->wrank, RC_AM_RMA, &op->hdr,
+				 sizeof(op->hdr), payload, n);
+		op->sending = false;
+		if (a->kind == RC_RMA_CAS)
+			op->obuf = NULL;
+		if (ret) {
+			op->err = ret;
+			op->rgot = op->rlen;
+			/* the request takes the error; without one, the
+			 * call returns it */
+			if (!req) {
+				op->err = RC_OK;
+				op_maybe_done(op);
+				return ret;
+			}
+		}
+		op_maybe_done(op);
+		return RC_OK;
+	}
+	assert(a->kind != RC_RMA_CAS);
+	rc_am_stream_start(inst, &op->st);
+	return RC_OK;
+}
+
+/* ---- the SHM path -------------------------------------------------------- */
+
+static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
+{
+	struct rma_scratch s, s2;
+	size_t len, off, n, esize;
+	struct rc_dtype *tdt = a->tdt;
+	char val[32], cmp[32], old[32];
+
+	switch (a->kind) {
+	case RC_RMA_GET:
+		len = a->tcount * tdt->size;
+		for (off = 0; off < len; off += n) {
+			n = rc_dt_pack(tdt, a->tcount, tbuf, off, s.b,
+				       sizeof(s.b));
+			rc_dt_unpack(a->odt, a->ocount, (void *)a->obuf, off,
+				     s.b, n);
+		}
+		return RC_OK;
+	case RC_RMA_CAS:
+		rc_dt_pack(a->odt, 1, a->obuf, 0, val, a->odt->size);
+		rc_dt_pack(a->odt, 1, a->cbuf, 0, cmp, a->odt->size);
+		rma_shm_lock(win);
+		cas_apply(tdt, tbuf, val, cmp, old);
+		rma_shm_unlock(win);
+		rc_dt_unpack(a->odt, 1, a->rbuf, 0, old, a->odt->size);
+		return RC_OK;
+	case RC_RMA_GACC:
+		/* chunk by chunk: the old values out, then the new in */
+		len = a->tcount * tdt->size;
+		esize = rc_basic_size(tdt->basic);
+		rma_shm_lock(win);
+		for (off = 0; off < len; off += n) {
+			n = len - off < sizeof(s.b) ? len - off : sizeof(s.b);
+			n -= n % esize;
+			rc_dt_pack(tdt, a->tcount, tbuf, off, s2.b, n);
+			if (a->op->kind != RC_OP_NO_OP) {
+				rc_dt_pack(a->odt, a->ocount, a->obuf, off,
+					   s.b, n);
+				rma_apply(RMA_ACC, a->op, tdt, a->tcount, tbuf,
+					  off, s.b, n, NULL);
+			}
+			rc_dt_unpack(a->rdt, a->rcount, a->rbuf, off, s2.b,
+				     n);
+		}
+		rma_shm_unlock(win);
+		return RC_OK;
+	default:
+		break;
+	}
+	/* put, accumulate */
+	len = a->ocount * a->odt->size;
+	if (a->kind == RC_RMA_ACC)
+		rma_shm_lock(win);
+	for (off = 0; off < len; off += n) {
+		n = len - off < sizeof(s.b) ? len - off : sizeof(s.b);
+		if (a->kind == RC_RMA_ACC)
+			n -= n % rc_basic_size(tdt->basic);
+		rc_dt_pack(a->odt, a->ocount, a->obuf, off, s.b, n);
+		rma_apply(a->kind == RC_RMA_PUT ? RMA_PUT : RMA_ACC, a->op, tdt,
+			  a->tcount, tbuf, off, s.b, n, NULL);
+	}
+	if (a->kind == RC_RMA_ACC)
+		rma_shm_unlock(win);
+	return RC_OK;
+}
+
+/* ---- starting an operation ----------------------------------------------- */
+
+static int check_epoch(const struct rc_win *win, int t)
+{
+	int i;
+
+	switch (win->epoch) {
+	case EP_FENCE:
+	case EP_LOCK_ALL:
+		return RC_OK;
+	case EP_LOCK:
+		return win->tg[t].lock ? RC_OK : RC_ERR_RMA_SYNC;
+	case EP_PSCW:
+		for (i = 0; i < win->ngrp; i++)
+			if (win->grp[i] == t)
+				return RC_OK;
+		return RC_ERR_RMA_SYNC;
+	default:
+		return RC_ERR_RMA_SYNC;
+	}
+}
+
+/* Origin-side range check where the origin knows the target's window. */
+static int check_range(const struct rc_win *win, const struct rc_rma_args *a,
+		       char **tbuf)
+{
+	const struct rma_target *tg = &win->tg[a->target];
+	ptrdiff_t lo, hi, off;
+
+	if (!rma_span(a->tcount, a->tdt, &lo, &hi))
+		return RC_ERR_RMA_RANGE;
+	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+		return RC_OK;	/* only the target knows its regions */
+	if (__builtin_mul_overflow((ptrdiff_t)a->disp,
+				   (ptrdiff_t)tg->disp_unit, &off))
+		return RC_ERR_RMA_RANGE;
+	if (hi > lo && (off + lo < 0 || off + hi > (ptrdiff_t)tg->size))
+		return RC_ERR_RMA_RANGE;
+	if (tg->local)
+		*tbuf = tg->local + off;
+	return RC_OK;
+}
+
+int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
+	      struct rc_req **reqp)
+{
+	struct rc_req *req = NULL;
+	char *tbuf = NULL;
+	int ret;
+
+	if (a->target == MPI_PROC_NULL) {
+		ret = RC_OK;
+		goto now;
+	}
+	ret = check_epoch(win, a->target);
+	if (!ret)
+		ret = check_range(win, a, &tbuf);
+	if (!ret && win->tg[a->target].dead)
+		ret = win->tg[a->target].err ? win->tg[a->target].err
+					     : RC_ERR_PEER;
+	if (ret)
+		return ret;
+	if (win->epoch == EP_FENCE)
+		win->fence_ops = true;
+	if (win->shm_path) {
+		ret = shm_op(win, a, tbuf);
+		goto now;
+	}
+	if (reqp) {
+		req = op_req_new(win);
+		if (!req)
+			return RC_ERR_NOMEM;
+	}
+	ret = am_op(win, a, req);
+	if (ret) {
+		if (req) {
+			req->state = RC_REQ_DONE;
+			rc_req_free(req);
+		}
+		return ret;
+	}
+	if (reqp)
+		*reqp = req;
+	return RC_OK;
+now:
+	/* done at once (or nothing to do): a completed request */
+	if (ret || !reqp)
+		return ret;
+	req = op_req_new(win);
+	if (!req)
+		return RC_ERR_NOMEM;
+	rc_req_complete(req);
+	*reqp = req;
+	return RC_OK;
+}

@@ -1,0 +1,402 @@
+/*
+ * rma_impl.h - inside the one-sided module: windows, the instance's RMA
+ * state, the wire format of the protocol over active messages, and the
+ * functions the module's files share.
+ *
+ * Paths. Each window chooses, per target, how data moves and who applies
+ * accumulates (the "agent": one per window, never two, so that
+ * accumulates stay atomic per element):
+ *   - AM (create, allocate, dynamic): every operation is an active message
+ *     stream to the target (pt2pt's rc_am_*), applied there by the
+ *     target's CPU inside its progress, so ops from one origin are applied
+ *     in the order they were issued (every accumulate_ordering holds) and
+ *     the target's CPU is the one agent. Results (get, get_accumulate,
+ *     fetch_and_op, compare_and_swap) come back as reply streams.
+ *   - SHM (allocate_shared): every target's memory is mapped here; put and
+ *     get are copies by the origin, accumulates are applied by the origin
+ *     under the window's lock word in the shared segment (the agent: any
+ *     local CPU holding that lock). No message moves data.
+ * Part 2 (RDMA and device atomics) adds paths per target (struct
+ * rma_target) and agents per window, chosen at creation; synchronisation
+ * messages stay as they are.
+ *
+ * Messages (struct rma_hdr first; `win` is the window's id, the context id
+ * of its private communicator, the same on every member):
+ *   origin -> target   PUT | ACC | GET | GACC | CAS (rma_op_hdr), then DATA
+ *                      messages: one byte stream [datatype description]
+ *                      [data], applied as it arrives (accumulate data cut
+ *                      at element boundaries); one stream per origin at a
+ *                      time, since a peer's messages arrive in order
+ *   target -> origin   REPLY(op id, offset, status) + result bytes
+ *                      ERR(status): a put/accumulate failed at the target
+ *                      (dynamic window: not attached); raised by the
+ *                      origin's next synchronisation of the window
+ *   origin -> target   LOCK(type) -> GRANT; UNLOCK -> ACK; FLUSH -> ACK
+ *                      (the ACK follows every earlier message of the
+ *                      origin, so it means all of them have been applied,
+ *                      and every reply the target sent before it)
+ *   target -> origin   POST (MPI_Win_post), origin -> target COMPLETE
+ *                      (MPI_Win_complete; with RMA_F_ACK -> ACK)
+ *   either way         PING, ignored: sent once a second to the peers a
+ *                      synchronisation has waited on for more than a
+ *                      second, so that a transport that learns of a dead
+ *                      peer only when a send to it fails (verbs RC: the
+ *                      retries run out) does learn of it
+ */
+#ifndef RC_RMA_IMPL_H
+#define RC_RMA_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "comm.h"
+#include "dtype.h"
+#include "errhandler.h"
+#include "inst.h"
+#include "list.h"
+#include "op.h"
+#include "pt2pt.h"
+#include "request.h"
+#include "rma.h"
+#include "status.h"
+
+#define RC_WIN_MAGIC 0x77696e64u	/* "wind" while the handle is live */
+
+/* ---- wire format --------------------------------------------------------- */
+
+enum rma_msg {
+	RMA_PUT = 1,
+	RMA_ACC,
+	RMA_GET,
+	RMA_GACC,
+	RMA_CAS,
+	RMA_DATA,
+	RMA_REPLY,
+	RMA_ERR,
+	RMA_LOCK,
+	RMA_GRANT,
+	RMA_UNLOCK,
+	RMA_FLUSH,
+	RMA_ACK,
+	RMA_POST,
+	RMA_COMPLETE,
+	RMA_PING,	/* nothing: a probe of a peer that keeps us waiting */
+};
+
+#define RMA_F_ACK 0x1u		/* COMPLETE: answer with ACK */
+
+struct rma_hdr {
+	uint8_t type;
+	uint8_t flags;
+	uint16_t rsvd;
+	uint32_t win;
+	uint64_t arg;		/* op id, lock type, status */
+};
+
+/* Start of an operation's stream. */
+struct rma_op_hdr {
+	struct rma_hdr h;	/* arg: the origin's op id (for replies) */
+	int64_t disp;		/* in the target's disp units; dynamic:
+				 * an absolute address */
+	uint64_t count;		/* target count */
+	uint64_t dlen;		/* data bytes after the description */
+	uint64_t desc;		/* description bytes (0: predefined) */
+	uint8_t basic;		/* target type's enum rc_basic */
+	uint8_t op;		/* accumulate op (enum rc_op_kind) */
+	uint8_t rsvd[6];
+};
+
+/* A derived target datatype travels flattened: this, then the blocks
+ * (struct rc_dt_block, in type-map order). */
+struct rma_dt_desc {
+	int64_t lb, extent;
+	uint64_t nblocks;
+};
+
+struct rma_reply {
+	struct rma_hdr h;	/* arg: the origin's op id */
+	uint64_t off;		/* of these bytes in the result stream */
+	int32_t status;		/* RC_OK, or why it failed (no data) */
+	uint32_t rsvd;
+};
+
+/* ---- windows ------------------------------------------------------------- */
+
+/* What this process knows of one member of the window (by window rank). */
+struct rma_target {
+	int wrank;		/* world rank */
+	uint64_t base;		/* its base address (in its process) */
+	uint64_t size;
+	int disp_unit;
+	char *local;		/* SHM path: its memory, mapped here */
+	bool dead;		/* its process failed */
+	/* access side (this rank as origin) */
+	uint8_t lock;		/* MPI_LOCK_* held or asked for, 0: none */
+	bool nocheck;		/* locked with MPI_MODE_NOCHECK */
+	bool granted;
+	unsigned nout;		/* ops not complete here */
+	unsigned nacks;		/* ACKs awaited */
+	unsigned long sent;	/* messages since its last ACK request */
+	unsigned long posts, posts_used;	/* POSTs received from it */
+	int err;		/* a failure it reported, not raised yet */
+	/* exposure side (this rank as target) */
+	uint8_t held;		/* lock it holds on my window */
+	unsigned long completes, completes_used; /* its COMPLETEs */
+};
+
+/* A memory region attached to a dynamic window. */
+struct rma_region {
+	uintptr_t base;
+	size_t size;
+};
+
+/* A waiter in the target's lock queue. */
+struct rma_waiter {
+	struct rc_list link;
+	int origin;		/* window rank */
+	uint8_t type;
+};
+
+/* The node-wide segment of an allocate_shared window. */
+struct rma_shm {
+	char name[200];
+	void *seg;
+	size_t len;
+	uint32_t *lock;		/* the accumulate lock word (in seg) */
+};
+
+enum rma_epoch {
+	EP_NONE = 0,
+	EP_FENCE,	/* after a fence without MPI_MODE_NOSUCCEED */
+	EP_PSCW,	/* between MPI_Win_start and MPI_Win_complete */
+	EP_LOCK,	/* some targets locked one by one */
+	EP_LOCK_ALL,
+};
+
+struct rc_win {
+	uint32_t magic;
+	struct rc_inst *inst;
+	struct rc_list link;	/* rma->winlist, once registered */
+	struct rc_comm *comm;	/* private duplicate; its ctx is the id */
+	uint32_t id;
+	int flavor, model;
+	void *base;
+	MPI_Aint size;
+	int disp_unit;
+	unsigned info;		/* RC_WIN_* */
+	unsigned acc_order;	/* RC_ACC_* */
+	bool acc_same_op;
+	bool shm_path;		/* every target reached by the SHM path */
+	struct rma_target *tg;
+	int *wmap;		/* world rank -> window rank, or -1 */
+	struct rc_errhandler *errh;
+	char name[MPI_MAX_OBJECT_NAME];
+	void *mem;		/* allocate: memory we own */
+	struct rma_shm *shm;	/* allocate_shared */
+	struct rma_region *reg;	/* dynamic: attached regions */
+	size_t nreg, capreg;
+
+	/* access epochs (this rank as origin) */
+	int epoch;		/* enum rma_epoch */
+	bool fence_ops;		/* ops issued since the last fence */
+	int nlocked;		/* EP_LOCK: targets locked */
+	int *grp;		/* EP_PSCW: the start group (window ranks) */
+	int ngrp;
+	/* exposure epochs (this rank as target) */
+	bool posted;
+	int *pgrp;		/* the post group */
+	int npgrp;
+	/* the target's lock */
+	int excl;		/* window rank holding it exclusively, or -1 */
+	int nshared;
+	struct rc_list lockq;	/* struct rma_waiter, first come first */
+
+	struct rc_list ops;	/* struct rma_op not complete */
+	unsigned nsyncs;	/* synchronisations running on it */
+};
+
+/* The instance's one-sided state (inst->rma). */
+struct rc_rma {
+	struct rc_inst *inst;
+	struct rc_win *wins[RC_CTX_MAX];	/* by id */
+	struct rc_list winlist;	/* every registered window */
+	struct rma_in *in;	/* by world rank: the stream arriving */
+	struct rc_list syncs;	/* struct rma_sync running */
+	char *bounce;		/* one message's payload, packed */
+	size_t bounce_len;
+	unsigned long nshm;	/* shared segments created (names) */
+	unsigned nreplies;	/* operations awaiting a reply */
+	double probe_at;	/* when to PING the targets of those */
+};
+
+static inline struct rc_rma *rma_of(struct rc_inst *inst)
+{
+	return inst->rma;
+}
+
+/* ---- synchronisation machines (sync.c) --------------------------------------
+ * Everything that waits for other processes is a machine advanced from
+ * progress until its request completes.
+ */
+enum rma_sync_kind {
+	SY_CREATE = 1,
+	SY_FREE,
+	SY_FENCE,
+	SY_LOCK,
+	SY_UNLOCK,
+	SY_FLUSH,
+	SY_FLUSH_LOCAL,
+	SY_START,
+	SY_COMPLETE,
+	SY_WAIT,
+};
+
+struct rma_create;
+
+struct rma_sync {
+	struct rc_list link;
+	struct rc_req *req;
+	struct rc_win *win;
+	int kind;
+	int stage;
+	int target;		/* window rank, or -1: all of them */
+	int assert;
+	struct rc_req *creq;	/* a collective in flight */
+	int val;		/* the allreduce of SY_FREE */
+	struct rma_create *cr;	/* SY_CREATE */
+	int err;
+	double probe_at;	/* when to PING the peers it waits on */
+};
+
+/* A machine and its pooled request (*reqp), on the running list; its
+ * starter advances it once. */
+struct rma_sync *rma_sync_new(struct rc_inst *inst, struct rc_win *win,
+			      int kind, struct rc_req **reqp);
+/* Advance s; true when it finished (its request completed, s freed). */
+bool rma_sync_advance(struct rma_sync *s);
+/* PING the peers s waits on, if it has waited past s->probe_at. */
+void rma_sync_probe(struct rma_sync *s, double now);
+double rma_now(void);
+/* A collective of a machine on comm (a NULL: no arguments, a barrier),
+ * in s->creq; rma_coll_wait: false while it runs, then its status joins
+ * s->err and the request is released. */
+struct rc_cargs;
+int rma_coll_start(struct rma_sync *s, struct rc_comm *comm, int coll,
+		   const struct rc_cargs *a);
+bool rma_coll_wait(struct rma_sync *s);
+/* Advance a creation (win.c): true when it finished (s->err set). */
+bool rma_create_advance(struct rma_sync *s);
+bool rma_free_advance(struct rma_sync *s);
+
+/* ---- windows (win.c) ----------------------------------------------------- */
+struct rc_win *rma_win_lookup(struct rc_rma *rma, uint32_t id);
+/* Window rank of world rank w, or -1. */
+int rma_win_rank(const struct rc_win *win, int w);
+/* The memory of a target operation: [lo, hi) relative to the target
+ * buffer; false when it overflows. */
+bool rma_span(size_t count, const struct rc_dtype *dt, ptrdiff_t *lo,
+	      ptrdiff_t *hi);
+/* Target side: the address of (disp) and whether [lo, hi) around it lies
+ * in the window (RC_OK) or not (RC_ERR_RMA_RANGE). */
+int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,
+		    ptrdiff_t hi, char **addr);
+/* Shared windows: the accumulate lock. */
+void rma_shm_lock(struct rc_win *win);
+void rma_shm_unlock(struct rc_win *win);
+
+/* ---- operations (ops.c) -------------------------------------------------- */
+
+/*
+ * The basic kind an accumulate computes on. MPI_CHAR has no predefined op
+ * in MPI-3.1, but Open MPI and MPICH both accept it in one-sided
+ * accumulates (the OSU benchmarks rely on it): there it is the C char it
+ * is, signed or not as the compiler has it.
+ */
+static inline enum rc_basic rma_acc_basic(enum rc_basic b)
+{
+	if (b != RC_BASIC_CHAR)
+		return b;
+	return (char)-1 < 0 ? RC_BASIC_SIGNED_CHAR : RC_BASIC_UNSIGNED_CHAR;
+}
+
+/* Is op (predefined) defined for accumulates on dt's basic kind? */
+static inline bool rma_acc_valid(const struct rc_op *op,
+				 const struct rc_dtype *dt)
+{
+	if (dt->basic == RC_BASIC_NONE)
+		return false;
+	if (op->kind == RC_OP_REPLACE || op->kind == RC_OP_NO_OP)
+		return true;
+	return rc_op_valid_for(op, rc_dt_of_basic(rma_acc_basic(dt->basic)));
+}
+
+/* An operation at the origin, while not complete. */
+struct rma_op {
+	struct rc_list link;	/* win->ops */
+	struct rc_am_stream st;	/* the outbound stream */
+	struct rc_inst *inst;
+	struct rc_win *win;
+	int target;		/* window rank */
+	struct rma_op_hdr hdr;
+	char *desc;		/* the target type's description */
+	size_t desc_len;
+	const void *obuf;	/* data sent */
+	size_t ocount;
+	struct rc_dtype *odt;	/* retained */
+	size_t esize;		/* data messages carry whole elements */
+	size_t pos;		/* bytes of description + data sent */
+	bool hdr_sent;		/* the first message has left */
+	bool sending;
+	void *rbuf;		/* where the result goes */
+	size_t rcount;
+	struct rc_dtype *rdt;	/* retained */
+	size_t rlen, rgot;
+	bool want_reply;
+	struct rc_req *req;	/* request-based operations */
+	int err;
+};
+
+/* Target side: the stream arriving from one origin. */
+struct rma_in {
+	bool active;
+	struct rma_op_hdr h;
+	struct rc_win *win;	/* NULL: window unknown, bytes skipped */
+	char *desc;
+	size_t dgot;
+	struct rc_dtype *dt;	/* the target datatype (retained) */
+	char *tbuf;		/* the target buffer (element 0) */
+	size_t got;		/* data bytes consumed */
+	int err;
+	char *old;		/* get_accumulate, cas: the old values */
+	size_t oldlen;
+	char cas[2 * 32];	/* cas: origin value and compare value */
+};
+
+/* Apply data bytes [off, off + n) of an operation's stream to the target
+ * buffer (tbuf, count, dt): put, accumulate (op), get_accumulate (old
+ * values saved into old + off first). The caller holds the window's agent
+ * (the target's progress, or the shared lock). */
+void rma_apply(int type, const struct rc_op *op, struct rc_dtype *dt,
+	       size_t count, char *tbuf, size_t off, const void *data,
+	       size_t n, char *old);
+void rma_on_op(struct rc_rma *rma, int wsrc, const void *msg, size_t len);
+void rma_on_reply(struct rc_rma *rma, int wsrc, const void *msg, size_t len);
+/* PING, once a second, the targets of operations awaiting a reply (see
+ * RMA_PING). */
+void rma_ops_probe(struct rc_rma *rma, double now);
+/* Fail every operation of win to target t (its process failed). */
+void rma_ops_fail_target(struct rc_win *win, int t, int status);
+void rma_in_reset(struct rma_in *in);
+/* Locally complete: nothing of win to t (or every target, t -1) still
+ * streaming out or awaiting a reply. */
+bool rma_local_done(const struct rc_win *win, int t);
+
+/* ---- synchronisation messages (sync.c) ----------------------------------- */
+void rma_on_sync(struct rc_rma *rma, int wsrc, const struct rma_hdr *h);
+/* Target side: forget the locks and waits of a failed origin. */
+void rma_sync_target_failed(struct rc_win *win, int t);
+/* Send a message of win to window rank t: RC_OK or why not. */
+int rma_send(struct rc_win *win, int t, int type, unsigned flags,
+	     uint64_t arg);
+
+#endif

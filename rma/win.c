@@ -1,0 +1,827 @@
+/*
+ * win.c - windows: the module's state, creation and freeing (collective
+ * machines), dynamic regions, target address checks, the shared segments
+ * of allocate_shared windows, and the active-message entry points.
+ *
+ * Creation (every flavour; one machine, advanced from progress):
+ *   1. MPI_Comm_dup of the user's communicator: the window's private
+ *      communicator, whose context id is the window's id on every member
+ *      (so an incoming message names its window without any table
+ *      exchange) and whose collective context carries the window's own
+ *      fences and frees;
+ *   2. allocate: this rank's memory; allgather of (base, size, disp_unit,
+ *      status) - every rank learns every target's window, or that some
+ *      rank failed (then every rank fails alike);
+ *   3. allocate_shared only: every member must share this kernel (same
+ *      boot id: the shm transport's locality, whatever RCMPI_TRANSPORTS
+ *      forces for messages), else RC_ERR_RMA_SHARED on all; rank 0 creates
+ *      one segment (a lock page, then every rank's memory: contiguous, or
+ *      page-aligned parts with alloc_shared_noncontig) and broadcasts its
+ *      name; the others map it; an allreduce agrees on success; rank 0
+ *      unlinks the name;
+ *   4. the window is registered under its id, then a barrier: no member
+ *      sends to a window another member has not registered yet.
+ * Free: an allreduce of "anything still open here" (an epoch, a lock, an
+ * exposure, operations not complete) - when any rank says so, every rank
+ * gets RC_ERR_RMA_SYNC and the window lives on (no rank is left waiting
+ * in a collective the others skipped); else every rank drops it. No
+ * message of the window is in flight then: every epoch was closed with
+ * acknowledgements.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "coll.h"
+#include "compiler.h"
+#include "log.h"
+#include "rma_impl.h"
+
+#define RMA_PAGE 4096
+
+/* What each rank tells the others at creation. */
+struct rma_wininfo {
+	uint64_t base;
+	uint64_t size;
+	int32_t disp_unit;
+	int32_t status;
+};
+
+/* Rank 0's word on the shared segment. */
+struct rma_shminfo {
+	char name[200];
+	uint64_t len;
+	int32_t status;
+	int32_t rsvd;
+};
+
+struct rma_create {
+	struct rc_comm *ucomm;	/* retained while creating */
+	struct rc_win_args a;
+	struct rc_win **winp;
+	struct rc_comm *wcomm;
+	struct rc_win *win;
+	struct rma_wininfo mine;
+	struct rma_wininfo *all;
+	struct rma_shminfo sh;
+	int st_in, st_out;	/* allreduce of the mapping status */
+};
+
+enum {
+	CR_DUP = 0,	/* duplicating the communicator */
+	CR_INFO,	/* allgather of rma_wininfo */
+	CR_SHM_NAME,	/* bcast of rank 0's segment */
+	CR_SHM_MAP,	/* allreduce of the mapping status */
+	CR_BARRIER,
+};
+
+/* ---- lookups ------------------------------------------------------------- */
+
+struct rc_win *rma_win_lookup(struct rc_rma *rma, uint32_t id)
+{
+	return id < RC_CTX_MAX ? rma->wins[id] : NULL;
+}
+
+bool rc_win_valid(const struct rc_win *win)
+{
+	return win && win->magic == RC_WIN_MAGIC;
+}
+
+void *rc_win_base(const struct rc_win *win)
+{
+	return win->base;
+}
+
+int rma_win_rank(const struct rc_win *win, int w)
+{
+	return w >= 0 && w < win->inst->size ? win->wmap[w] : -1;
+}
+
+/* ---- addresses ----------------------------------------------------------- */
+
+bool rma_span(size_t count, const struct rc_dtype *dt, ptrdiff_t *lo,
+	      ptrdiff_t *hi)
+{
+	ptrdiff_t ext = rc_dt_extent(dt), last;
+
+	if (!count || !dt->size) {
+		*lo = *hi = 0;
+		return true;
+	}
+	if (__builtin_mul_overflow((ptrdiff_t)(count - 1), ext, &last) ||
+	    count - 1 > (size_t)PTRDIFF_MAX)
+		return false;
+	*lo = dt->true_lb + (last < 0 ? last : 0);
+	*hi = dt->true_ub + (last > 0 ? last : 0);
+	return true;
+}
+
+int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,
+		    ptrdiff_t hi, char **addr)
+{
+	uintptr_t a, s, e;
+	ptrdiff_t off;
+	size_t i;
+
+	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+		a = (uintptr_t)disp;
+		*addr = (char *)a;
+		if (hi <= lo)
+			return RC_OK;
+		s = a + (uintptr_t)lo;
+		e = a + (uintptr_t)hi;
+		for (i = 0; i < win->nreg; i++)
+			if (s >= win->reg[i].base && e > s &&
+			    e <= win->reg[i].base + win->reg[i].size)
+				return RC_OK;
+		return RC_ERR_RMA_RANGE;
+	}
+	if (__builtin_mul_overflow((ptrdiff_t)disp, (ptrdiff_t)win->disp_unit,
+				   &off))
+		return RC_ERR_RMA_RANGE;
+	*addr = (char *)win->base + off;
+	if (hi <= lo)
+		return RC_OK;
+	if (off + lo < 0 || off + hi > (ptrdiff_t)win->size)
+		return RC_ERR_RMA_RANGE;
+	return RC_OK;
+}
+
+/* ---- dynamic regions ----------------------------------------------------- */
+
+int rc_win_attach(struct rc_win *win, void *base, size_t size)
+{
+	uintptr_t b = (uintptr_t)base;
+	struct rma_region *r;
+	size_t i;
+
+	if (b + size < b)
+		return RC_ERR_INVAL;
+	/* (an empty region overlaps nothing and serves no access, but it
+	 * is attached: MPI_Win_detach must find it) */
+	for (i = 0; i < win->nreg; i++)
+		if (size && b < win->reg[i].base + win->reg[i].size &&
+		    win->reg[i].base < b + size)
+			return RC_ERR_INVAL;	/* overlaps */
+	if (win->nreg == win->capreg) {
+		size_t cap = win->capreg ? 2 * win->capreg : 8;
+
+		r = realloc(win->reg, cap * sizeof(*r));
+		if (!r)
+			return RC_ERR_NOMEM;
+		win->reg = r;
+		win->capreg = cap;
+	}
+	win->reg[win->nreg].base = b;
+	win->reg[win->nreg].size = size;
+	win->nreg++;
+	return RC_OK;
+}
+
+int rc_win_detach(struct rc_win *win, const void *base)
+{
+	size_t i;
+
+	for (i = 0; i < win->nreg; i++)
+		if (win->reg[i].base == (uintptr_t)base) {
+			win->reg[i] = win->reg[--win->nreg];
+			return RC_OK;
+		}
+	return RC_ERR_INVAL;
+}
+
+/* ---- shared segments ----------------------------------------------------- */
+
+void rma_shm_lock(struct rc_win *win)
+{
+	uint32_t *l = win->shm->lock;
+
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+			if (win->inst->oversubscribed)
+				sched_yield();
+			else
+				__builtin_ia32_pause();
+		}
+	}
+}
+
+void rma_shm_unlock(struct rc_win *win)
+{
+	__atomic_store_n(win->shm->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Where rank t's memory starts in the segment, all parts laid out. */
+static size_t shm_layout(struct rc_win *win, bool noncontig, size_t *offs)
+{
+	size_t off = RMA_PAGE;	/* the lock page */
+	int t;
+
+	for (t = 0; t < win->comm->size; t++) {
+		offs[t] = off;
+		off += win->tg[t].size;
+		if (noncontig)
+			off = (off + RMA_PAGE - 1) & ~(size_t)(RMA_PAGE - 1);
+	}
+	return off;
+}
+
+static int shm_map(struct rma_shm *sh, bool create)
+{
+	int fd, ret = RC_OK;
+
+	fd = shm_open(sh->name, create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR,
+		      0600);
+	if (fd < 0) {
+		rc_log_err("shm_open(%s): %s", sh->name, strerror(errno));
+		return RC_ERR_IO;
+	}
+	if (create && (errno = posix_fallocate(fd, 0, (off_t)sh->len))) {
+		rc_log_err("cannot allocate %zu bytes in /dev/shm for a shared "
+			   "window (%s): %s", sh->len, sh->name,
+			   strerror(errno));
+		ret = RC_ERR_NOMEM;
+		goto out;
+	}
+	sh->seg = mmap(NULL, sh->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		       0);
+	if (sh->seg == MAP_FAILED) {
+		sh->seg = NULL;
+		rc_log_err("mmap(%s, %zu): %s", sh->name, sh->len,
+			   strerror(errno));
+		ret = RC_ERR_NOMEM;
+		goto out;
+	}
+	sh->lock = sh->seg;
+out:
+	close(fd);
+	if (ret && create)
+		shm_unlink(sh->name);
+	return ret;
+}
+
+/* ---- window objects ------------------------------------------------------ */
+
+static void win_destroy(struct rc_win *win)
+{
+	struct rc_rma *rma = rma_of(win->inst);
+
+	if (rma->wins[win->id] == win)
+		rma->wins[win->id] = NULL;
+	while (!rc_list_empty(&win->lockq)) {
+		struct rma_waiter *w = rc_list_first(&win->lockq,
+						     struct rma_waiter, link);
+
+		rc_list_del(&w->link);
+		free(w);
+	}
+	assert(rc_list_empty(&win->ops));
+	if (win->shm) {
+		if (win->shm->seg)
+			munmap(win->shm->seg, win->shm->len);
+		free(win->shm);
+	}
+	free(win->mem);
+	free(win->reg);
+	free(win->grp);
+	free(win->pgrp);
+	free(win->tg);
+	free(win->wmap);
+	rc_list_del(&win->link);
+	win->magic = 0;
+	if (win->comm)
+		rc_comm_release(win->comm);
+	free(win);
+}
+
+static struct rc_win *win_new(struct rma_create *cr)
+{
+	struct rc_win *win = calloc(1, sizeof(*win));
+	struct rc_inst *inst = cr->wcomm->inst;
+	int n = cr->wcomm->size, w, t;
+
+	if (!win)
+		return NULL;
+	win->tg = calloc((size_t)n, sizeof(*win->tg));
+	win->wmap = malloc((size_t)inst->size * sizeof(*win->wmap));
+	if (!win->tg || !win->wmap) {
+		free(win->tg);
+		free(win->wmap);
+		free(win);
+		return NULL;
+	}
+	for (w = 0; w < inst->size; w++)
+		win->wmap[w] = -1;
+	for (t = 0; t < n; t++)
+		win->wmap[rc_comm_wrank(cr->wcomm, t)] = t;
+	rc_list_init(&win->link);
+	win->magic = RC_WIN_MAGIC;
+	win->inst = cr->wcomm->inst;
+	win->comm = cr->wcomm;
+	cr->wcomm = NULL;
+	win->id = win->comm->ctx;
+	win->flavor = cr->a.flavor;
+	win->model = MPI_WIN_UNIFIED;
+	win->disp_unit = cr->a.disp_unit;
+	win->info = cr->a.info;
+	win->acc_order = cr->a.acc_order;
+	win->acc_same_op = cr->a.acc_same_op;
+	/* a window's own handler; requests raise through its comm */
+	win->errh = &rc_mpi_errors_are_fatal;
+	win->comm->errh = win->errh;
+	win->excl = -1;
+	rc_list_init(&win->lockq);
+	rc_list_init(&win->ops);
+	return win;
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static int cr_coll(struct rma_sync *s, int coll, const void *sbuf,
+		   void *rbuf, size_t n, struct rc_op *op, int root)
+{
+	struct rc_cargs a;
+
+	memset(&a, 0, sizeof(a));
+	switch (coll) {
+	case RC_COLL_ALLGATHER:
+		a.sbuf = sbuf;
+		a.rbuf = rbuf;
+		a.scount = a.rcount = n;
+		a.sdt = a.rdt = &rc_mpi_byte;
+		break;
+	case RC_COLL_BCAST:
+		a.rbuf = rbuf;
+		a.count = n;
+		a.dt = &rc_mpi_byte;
+		a.root = root;
+		break;
+	case RC_COLL_ALLREDUCE:
+		a.sbuf = sbuf;
+		a.rbuf = rbuf;
+		a.count = n;
+		a.dt = &rc_mpi_int;
+		a.op = op;
+		break;
+	default:
+		break;
+	}
+	return rma_coll_start(s, s->cr->win->comm, coll, &a);
+}
+
+/* Step 2 for this rank: its memory. */
+static void cr_local(struct rma_create *cr)
+{
+	struct rc_win *win = cr->win;
+	void *p;
+
+	cr->mine.disp_unit = cr->a.disp_unit;
+	cr->mine.size = cr->a.size;
+	switch (cr->a.flavor) {
+	case MPI_WIN_FLAVOR_CREATE:
+		win->base = cr->a.base;
+		win->size = (MPI_Aint)cr->a.size;
+		break;
+	case MPI_WIN_FLAVOR_ALLOCATE:
+		/* page aligned, like MPI_Alloc_mem: registration, CMA */
+		if (posix_memalign(&p, RMA_PAGE, cr->a.size ? cr->a.size : 1)) {
+			cr->mine.status = RC_ERR_NOMEM;
+			break;
+		}
+		win->mem = p;
+		win->base = p;
+		win->size = (MPI_Aint)cr->a.size;
+		break;
+	case MPI_WIN_FLAVOR_DYNAMIC:
+		win->base = MPI_BOTTOM;
+		win->size = 0;
+		cr->mine.size = 0;
+		break;
+	default:	/* shared: placed in step 3 */
+		win->size = (MPI_Aint)cr->a.size;
+		break;
+	}
+	cr->mine.base = (uint64_t)(uintptr_t)win->base;
+}
+
+/* After the allgather: every target's window; the first failure. */
+static int cr_learn(struct rma_create *cr)
+{
+	struct rc_win *win = cr->win;
+	int t, ret = RC_OK;
+
+	for (t = 0; t < win->comm->size; t++) {
+		struct rma_target *tg = &win->tg[t];
+
+		tg->wrank = rc_comm_wrank(win->comm, t);
+		tg->base = cr->all[t].base;
+		tg->size = cr->all[t].size;
+		tg->disp_unit = cr->all[t].disp_unit;
+		if (cr->all[t].status && !ret)
+			ret = cr->all[t].status;
+	}
+	return ret;
+}
+
+/* Step 3 at rank 0: the segment, named in cr->sh. */
+static void cr_shm_create(struct rma_create *cr, size_t *offs)
+{
+	struct rc_win *win = cr->win;
+	struct rc_rma *rma = rma_of(win->inst);
+	struct rma_shm *sh = win->shm;
+	char what[64];
+	int t;
+
+	for (t = 0; t < win->comm->size; t++)
+		if (!win->inst->procs[win->tg[t].wrank].local) {
+			cr->sh.status = RC_ERR_RMA_SHARED;
+			return;
+		}
+	/* unique on the node: the creating process and its count */
+	snprintf(what, sizeof(what), "w%d.%d.%lu", win->inst->rank,
+		 (int)getpid(), rma->nshm++);
+	rc_shm_seg_name(sh->name, sizeof(sh->name), win->inst->nspace, what);
+	sh->len = shm_layout(win, cr->a.info & RC_WIN_NONCONTIG, offs);
+	cr->sh.status = shm_map(sh, true);
+	snprintf(cr->sh.name, sizeof(cr->sh.name), "%s", sh->name);
+	cr->sh.len = sh->len;
+}
+
+/* Step 3 elsewhere: map rank 0's segment. */
+static int cr_shm_attach(struct rma_create *cr)
+{
+	struct rma_shm *sh = cr->win->shm;
+
+	if (cr->sh.status)
+		return cr->sh.status;
+	snprintf(sh->name, sizeof(sh->name), "%s", cr->sh.name);
+	sh->len = (size_t)cr->sh.len;
+	return shm_map(sh, false);
+}
+
+/* Step 3, the end: every target's memory here; our own is the base. */
+static int cr_shm_place(struct rma_create *cr)
+{
+	struct rc_win *win = cr->win;
+	size_t *offs = calloc((size_t)win->comm->size, sizeof(*offs));
+	int t;
+
+	if (!offs)
+		return RC_ERR_NOMEM;
+	shm_layout(win, cr->a.info & RC_WIN_NONCONTIG, offs);
+	for (t = 0; t < win->comm->size; t++)
+		win->tg[t].local = (char *)win->shm->seg + offs[t];
+	free(offs);
+	win->base = win->tg[win->comm->rank].local;
+	win->shm_path = true;
+	return RC_OK;
+}
+
+static void cr_register(struct rma_sync *s)
+{
+	struct rc_win *win = s->cr->win;
+
+	rma_of(win->inst)->wins[win->id] = win;
+	rc_list_add_tail(&rma_of(win->inst)->winlist, &win->link);
+	s->win = win;
+	win->nsyncs++;
+	s->stage = CR_BARRIER;
+	s->err = cr_coll(s, RC_COLL_BARRIER, NULL, NULL, 0, NULL, 0);
+}
+
+static void cr_free(struct rma_create *cr)
+{
+	if (cr->win)
+		win_destroy(cr->win);
+	if (cr->wcomm)
+		rc_comm_release(cr->wcomm);
+	rc_comm_release(cr->ucomm);
+	free(cr->all);
+	free(cr);
+}
+
+bool rma_create_advance(struct rma_sync *s)
+{
+	struct rma_create *cr = s->cr;
+	size_t *offs;
+	int st;
+
+	for (;;) {
+		if (s->err)
+			goto fail;
+		if (s->creq && !rma_coll_wait(s))
+			return false;
+		if (s->err)
+			goto fail;
+		switch (s->stage) {
+		case CR_DUP:
+			cr->win = win_new(cr);
+			cr->all = calloc((size_t)cr->win->comm->size,
+					 sizeof(*cr->all));
+			if (!cr->win || !cr->all) {
+				s->err = RC_ERR_NOMEM;
+				goto fail;
+			}
+			if (cr->a.flavor == MPI_WIN_FLAVOR_SHARED) {
+				cr->win->shm = calloc(1, sizeof(*cr->win->shm));
+				if (!cr->win->shm)
+					cr->mine.status = RC_ERR_NOMEM;
+			}
+			cr_local(cr);
+			s->stage = CR_INFO;
+			s->err = cr_coll(s, RC_COLL_ALLGATHER, &cr->mine,
+					 cr->all, sizeof(cr->mine), NULL, 0);
+			break;
+		case CR_INFO:
+			s->err = cr_learn(cr);
+			if (s->err)
+				goto fail;
+			if (cr->a.flavor != MPI_WIN_FLAVOR_SHARED) {
+				cr_register(s);
+				break;
+			}
+			if (cr->win->comm->rank == 0) {
+				offs = calloc((size_t)cr->win->comm->size,
+					      sizeof(*offs));
+				if (offs)
+					cr_shm_create(cr, offs);
+				else
+					cr->sh.status = RC_ERR_NOMEM;
+				free(offs);
+			}
+			s->stage = CR_SHM_NAME;
+			s->err = cr_coll(s, RC_COLL_BCAST, NULL, &cr->sh,
+					 sizeof(cr->sh), NULL, 0);
+			break;
+		case CR_SHM_NAME:
+			if (cr->sh.status) {
+				s->err = cr->sh.status;
+				goto fail;
+			}
+			cr->st_in = cr->win->comm->rank ? cr_shm_attach(cr)
+							: RC_OK;
+			s->stage = CR_SHM_MAP;
+			s->err = cr_coll(s, RC_COLL_ALLREDUCE, &cr->st_in,
+					 &cr->st_out, 1, &rc_mpi_max, 0);
+			break;
+		case CR_SHM_MAP:
+			/* everyone has mapped it (or given up): no name left */
+			if (cr->win->comm->rank == 0)
+				shm_unlink(cr->win->shm->name);
+			st = cr->st_out;
+			if (!st)
+				st = cr_shm_place(cr);
+			if (st) {
+				s->err = st;
+				goto fail;
+			}
+			cr_register(s);
+			break;
+		case CR_BARRIER:
+			*cr->winp = cr->win;
+			cr->win->nsyncs--;
+			cr->win = NULL;
+			s->win = NULL;
+			cr_free(cr);
+			s->cr = NULL;
+			return true;
+		}
+	}
+fail:
+	if (s->creq) {
+		/* a collective still runs: it must end before we go */
+		if (!rc_req_done(s->creq))
+			return false;
+		rc_req_free(s->creq);
+		s->creq = NULL;
+	}
+	if (cr->win && s->win == cr->win)
+		cr->win->nsyncs--;
+	s->win = NULL;
+	cr_free(cr);
+	s->cr = NULL;
+	return true;
+}
+
+int rc_win_create_start(struct rc_comm *comm, const struct rc_win_args *a,
+			struct rc_win **winp, struct rc_req **reqp)
+{
+	struct rma_create *cr = calloc(1, sizeof(*cr));
+	struct rma_sync *s;
+	int ret;
+
+	if (!cr)
+		return RC_ERR_NOMEM;
+	cr->a = *a;
+	cr->winp = winp;
+	cr->ucomm = comm;
+	rc_comm_retain(comm);
+	s = rma_sync_new(comm->inst, NULL, SY_CREATE, reqp);
+	if (!s) {
+		rc_comm_release(comm);
+		free(cr);
+		return RC_ERR_NOMEM;
+	}
+	s->cr = cr;
+	s->stage = CR_DUP;
+	ret = rc_comm_dup(comm, &cr->wcomm, &s->creq);
+	if (ret)
+		s->err = ret;
+	rma_sync_advance(s);
+	return RC_OK;
+}
+
+/* ---- free ---------------------------------------------------------------- */
+
+/* Is anything of win still open on this rank? */
+static bool win_busy(const struct rc_win *win)
+{
+	if (win->posted || win->nsyncs > 1)
+		return true;
+	if (win->epoch != EP_NONE && !(win->epoch == EP_FENCE &&
+					 !win->fence_ops))
+		return true;
+	return !rma_local_done(win, -1);
+}
+
+bool rma_free_advance(struct rma_sync *s)
+{
+	struct rc_win *win = s->win;
+
+	if (s->creq) {
+		if (!rma_coll_wait(s))
+			return false;
+		if (!s->err && s->val)
+			s->err = RC_ERR_RMA_SYNC;
+		if (s->err)
+			return true;
+		win->nsyncs--;
+		s->win = NULL;
+		win_destroy(win);
+		return true;
+	}
+	return true;
+}
+
+int rc_win_free_start(struct rc_win *win, struct rc_req **reqp)
+{
+	struct rma_sync *s = rma_sync_new(win->inst, win, SY_FREE, reqp);
+	struct rc_cargs a;
+	int ret;
+
+	if (!s)
+		return RC_ERR_NOMEM;
+	s->assert = win_busy(win) ? 1 : 0;
+	memset(&a, 0, sizeof(a));
+	a.sbuf = &s->assert;
+	a.rbuf = &s->val;
+	a.count = 1;
+	a.dt = &rc_mpi_int;
+	a.op = &rc_mpi_max;
+	ret = rma_coll_start(s, win->comm, RC_COLL_ALLREDUCE, &a);
+	if (ret)
+		s->err = ret;
+	rma_sync_advance(s);
+	return RC_OK;
+}
+
+/* ---- active messages ----------------------------------------------------- */
+
+static void rma_am_recv(struct rc_inst *inst, int wsrc, const void *msg,
+			size_t len)
+{
+	struct rc_rma *rma = rma_of(inst);
+	const struct rma_hdr *h = msg;
+
+	switch (h->type) {
+	case RMA_PUT:
+	case RMA_ACC:
+	case RMA_GET:
+	case RMA_GACC:
+	case RMA_CAS:
+	case RMA_DATA:
+		rma_on_op(rma, wsrc, msg, len);
+		break;
+	case RMA_REPLY:
+		rma_on_reply(rma, wsrc, msg, len);
+		break;
+	default:
+		rma_on_sync(rma, wsrc, h);
+		break;
+	}
+}
+
+/* A peer died: what waits on it in every window fails, what it held is
+ * released. */
+static void rma_am_failed(struct rc_inst *inst, int w, int status)
+{
+	struct rc_rma *rma = rma_of(inst);
+	struct rc_list *pos;
+
+	rc_list_for_each(pos, &rma->winlist) {
+		struct rc_win *win = rc_list_entry(pos, struct rc_win, link);
+		int t = rma_win_rank(win, w);
+
+		if (t < 0)
+			continue;
+		win->tg[t].dead = true;
+		if (!win->tg[t].err)
+			win->tg[t].err = status;
+		win->tg[t].nacks = 0;
+		rma_ops_fail_target(win, t, status);
+		rma_sync_target_failed(win, t);
+	}
+	rma_in_reset(&rma->in[w]);
+}
+
+static const struct rc_am_ops rma_am_ops = {
+	.recv = rma_am_recv,
+	.failed = rma_am_failed,
+};
+
+/* ---- the module ---------------------------------------------------------- */
+
+static unsigned rma_progress(struct rc_inst *inst, void *arg)
+{
+	struct rc_rma *rma = arg;
+	struct rc_list batch;
+	unsigned events = 0;
+	double now;
+
+	if (RC_LIKELY(rc_list_empty(&rma->syncs) && !rma->nreplies))
+		return 0;
+	/* (a clock read per progress call, only while something waits) */
+	now = rma_now();
+	if (rma->nreplies)
+		rma_ops_probe(rma, now);
+	/* machines that finish leave the list; the others come back */
+	rc_list_splice_init(&rma->syncs, &batch);
+	while (!rc_list_empty(&batch)) {
+		struct rma_sync *s = rc_list_first(&batch, struct rma_sync,
+						   link);
+
+		rc_list_del(&s->link);
+		rc_list_add_tail(&rma->syncs, &s->link);
+		if (rma_sync_advance(s))
+			events++;
+		else
+			rma_sync_probe(s, now);
+	}
+	return events;
+}
+
+int rc_rma_open(struct rc_inst *inst)
+{
+	struct rc_rma *rma = calloc(1, sizeof(*rma));
+	int i;
+
+	if (!rma)
+		return RC_ERR_NOMEM;
+	rma->inst = inst;
+	rc_list_init(&rma->syncs);
+	rc_list_init(&rma->winlist);
+	rma->in = calloc((size_t)inst->size, sizeof(*rma->in));
+	/* a message's payload, to any peer */
+	for (i = 0; i < inst->size; i++)
+		if (rc_am_max(inst, i) > rma->bounce_len)
+			rma->bounce_len = rc_am_max(inst, i);
+	rma->bounce = malloc(rma->bounce_len);
+	if (!rma->in || !rma->bounce) {
+		free(rma->in);
+		free(rma->bounce);
+		free(rma);
+		return RC_ERR_NOMEM;
+	}
+	inst->rma = rma;
+	rc_am_register(inst, RC_AM_RMA, &rma_am_ops);
+	return rc_progress_register(inst, rma_progress, rma);
+}
+
+void rc_rma_close(struct rc_inst *inst)
+{
+	struct rc_rma *rma = rma_of(inst);
+	int w;
+
+	if (!rma)
+		return;
+	/* windows the program never freed */
+	while (!rc_list_empty(&rma->winlist)) {
+		struct rc_win *win = rc_list_first(&rma->winlist,
+						   struct rc_win, link);
+
+		for (w = 0; w < win->comm->size; w++)
+			rma_ops_fail_target(win, w, RC_ERR_INTERN);
+		win_destroy(win);
+	}
+	for (w = 0; w < inst->size; w++)
+		rma_in_reset(&rma->in[w]);
+	free(rma->in);
+	free(rma->bounce);
+	free(rma);
+	inst->rma = NULL;
+}

@@ -1,0 +1,167 @@
+/*
+ * rma_counter.c - contended counters on one element of rank 0's window:
+ *   1. every rank adds one with MPI_Fetch_and_op (MPI_SUM, 64-bit), N
+ *      times, inside one MPI_Win_lock_all epoch, flushing each time; the
+ *      values fetched by each rank must rise, and the final value must be
+ *      exactly size * N;
+ *   2. a counter guarded by an exclusive lock: lock, get, flush, put the
+ *      value plus one, unlock, N times per rank; exactly size * N at the
+ *      end (two holders of the lock at once would lose increments);
+ *   3. the same fetch-and-add through MPI_Accumulate of MPI_SUM, then one
+ *      MPI_Compare_and_swap race per round with exactly one winner.
+ * Done on a window of MPI_Win_allocate and, when every rank shares this
+ * node, of MPI_Win_allocate_shared (there the origins apply accumulates
+ * themselves under the window's lock, while rank 0 reads it directly).
+ *
+ *   rma_counter [N] [create|allocate|shared|dynamic...]   (default 2000,
+ *   allocate and shared)
+ */
+#include "jobs.h"
+
+static int rank, size;
+
+static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
+		     const char *what)
+{
+	long long one = 1, old, prev = -1, v;
+	int i, round;
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	/* 1. fetch_and_op */
+	CHECK_MPI(MPI_Win_lock_all(0, w));
+	for (i = 0; i < n; i++) {
+		CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, base,
+					   MPI_SUM, w));
+		CHECK_MPI(MPI_Win_flush(0, w));
+		CHECK(old > prev && old < (long long)n * size,
+		      "%s: fetched %lld after %lld", what, old, prev);
+		prev = old;
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w));
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+		CHECK(mem[0] == (long long)n * size,
+		      "%s: fetch_and_op counter %lld, want %lld", what, mem[0],
+		      (long long)n * size);
+		CHECK_MPI(MPI_Win_unlock(0, w));
+	}
+	/* 2. exclusive lock */
+	for (i = 0; i < n; i++) {
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+		CHECK_MPI(MPI_Get(&v, 1, MPI_LONG_LONG, 0, base + 8, 1,
+				  MPI_LONG_LONG, w));
+		CHECK_MPI(MPI_Win_flush(0, w));
+		v++;
+		CHECK_MPI(MPI_Put(&v, 1, MPI_LONG_LONG, 0, base + 8, 1,
+				  MPI_LONG_LONG, w));
+		CHECK_MPI(MPI_Win_unlock(0, w));
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+		CHECK(mem[1] == (long long)n * size,
+		      "%s: lock-guarded counter %lld, want %lld", what, mem[1],
+		      (long long)n * size);
+		CHECK_MPI(MPI_Win_unlock(0, w));
+	}
+	/* 3. accumulate, and compare_and_swap races */
+	CHECK_MPI(MPI_Win_lock_all(0, w));
+	for (i = 0; i < n; i++)
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, base + 16,
+					 1, MPI_LONG_LONG, MPI_SUM, w));
+	CHECK_MPI(MPI_Win_unlock_all(w));
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (round = 0; round < 10; round++) {
+		long long cmp = round, mine = 1000 + round * size + rank, got;
+		int win, wins;
+
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+		CHECK_MPI(MPI_Compare_and_swap(&mine, &cmp, &got,
+					       MPI_LONG_LONG, 0, base + 24, w));
+		CHECK_MPI(MPI_Win_unlock(0, w));
+		win = got == round;
+		MPI_Allreduce(&win, &wins, 1, MPI_INT, MPI_SUM,
+			      MPI_COMM_WORLD);
+		CHECK(wins == 1, "%s: %d compare_and_swap winners", what, wins);
+		if (rank == 0) {
+			CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+			CHECK(mem[3] >= 1000 + round * size &&
+				      mem[3] < 1000 + (round + 1) * size,
+			      "%s: swapped in %lld", what, mem[3]);
+			mem[3] = round + 1;	/* next round's compare */
+			CHECK_MPI(MPI_Win_unlock(0, w));
+		}
+		MPI_Barrier(MPI_COMM_WORLD);
+	}
+	if (rank == 0) {
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+		CHECK(mem[2] == (long long)n * size,
+		      "%s: accumulate counter %lld", what, mem[2]);
+		CHECK_MPI(MPI_Win_unlock(0, w));
+	}
+}
+
+static void run(const char *flavor, int n)
+{
+	long long *mem = NULL;
+	MPI_Aint base = 0;
+	MPI_Win w;
+	MPI_Comm node;
+	int nsize;
+
+	if (!strcmp(flavor, "allocate")) {
+		CHECK_MPI(MPI_Win_allocate(64, 1, MPI_INFO_NULL,
+					   MPI_COMM_WORLD, &mem, &w));
+	} else if (!strcmp(flavor, "create")) {
+		CHECK_MPI(MPI_Alloc_mem(64, MPI_INFO_NULL, &mem));
+		CHECK_MPI(MPI_Win_create(mem, 64, 1, MPI_INFO_NULL,
+					 MPI_COMM_WORLD, &w));
+	} else if (!strcmp(flavor, "dynamic")) {
+		mem = malloc(64);
+		CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD,
+						 &w));
+		CHECK_MPI(MPI_Win_attach(w, mem, 64));
+		MPI_Get_address(mem, &base);
+		MPI_Bcast(&base, 1, MPI_AINT, 0, MPI_COMM_WORLD);
+	} else {
+		MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+				    MPI_INFO_NULL, &node);
+		MPI_Comm_size(node, &nsize);
+		MPI_Comm_free(&node);
+		if (nsize < size)
+			return;	/* not every rank on this node */
+		CHECK_MPI(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL,
+						  MPI_COMM_WORLD, &mem, &w));
+	}
+	memset(mem, 0, 64);
+	MPI_Barrier(MPI_COMM_WORLD);
+	counters(w, mem, base, n, flavor);
+	CHECK_MPI(MPI_Win_free(&w));
+	if (!strcmp(flavor, "create"))
+		MPI_Free_mem(mem);
+	if (!strcmp(flavor, "dynamic"))
+		free(mem);
+}
+
+int main(int argc, char **argv)
+{
+	int n = 2000, i;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (argc > 1)
+		n = atoi(argv[1]);
+	if (argc > 2) {
+		for (i = 2; i < argc; i++)
+			run(argv[i], n);
+	} else {
+		run("allocate", n);
+		run("shared", n);
+	}
+	MPI_Finalize();
+	if (rank == 0)
+		printf("rma_counter: %d ranks OK\n", size);
+	return 0;
+}

@@ -1,0 +1,1497 @@
+/*
+ * test_rma.c - one-sided communication over the in-process fabric: several
+ * ranks' engines in one process (world.h), every window flavour (create,
+ * allocate, dynamic, allocate_shared: the instances share one kernel, so
+ * shared windows really map one segment), every synchronisation started
+ * on each rank through the module's nonblocking entry points (rma.h) and
+ * progress driven for all ranks together; operations started through the
+ * MPI functions (which only start work), so their argument checks run too.
+ *
+ * Fabric pressure (loop index % 3): none; at most one message queued
+ * towards a rank (RC_AGAIN everywhere, every stream queued); every third
+ * send refused with a 2 KiB eager limit (many fragments). Data checks
+ * compare whole buffers against patterns computed here, gaps of strided
+ * layouts included; accumulates are checked against folds computed with
+ * rc_op_apply on small exact values.
+ */
+#include <check.h>
+#include <complex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "api.h"
+#include "dtype.h"
+#include "op.h"
+#include "request.h"
+#include "rma.h"
+#include "rma_impl.h"
+#include "status.h"
+#include "world.h"
+
+#define NMAX 8
+#define TMO 120
+
+static const int flavors[] = { MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE,
+			       MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_FLAVOR_SHARED };
+#define NFLAVORS 4
+
+static const char *flavor_name(int f)
+{
+	switch (f) {
+	case MPI_WIN_FLAVOR_CREATE:
+		return "create";
+	case MPI_WIN_FLAVOR_ALLOCATE:
+		return "allocate";
+	case MPI_WIN_FLAVOR_DYNAMIC:
+		return "dynamic";
+	default:
+		return "shared";
+	}
+}
+
+/* ---- a world of ranks and a window on each ------------------------------- */
+
+struct rw {
+	struct tw *tw;
+	int n;
+	int flavor;
+	size_t size;
+	struct rc_win *w[NMAX];
+	char *mem[NMAX];	/* each rank's window memory */
+	char *own[NMAX];	/* memory the test allocated */
+};
+
+static struct tw *rw_world(int n, int pressure)
+{
+	struct tw *tw = tw_new(n);
+	int r, w;
+
+	switch (pressure % 3) {
+	case 1:
+		tw->fab->max_queued = 1;
+		break;
+	case 2:
+		tw->fab->again_every = 3;
+		tw->fab->max_am = 3000;
+		tw->fab->eager_limit = 2048;
+		break;
+	}
+	tw_open(tw);
+	/* one process, one kernel: every rank is local to every other */
+	for (r = 0; r < n; r++)
+		for (w = 0; w < n; w++)
+			tw->inst[r]->procs[w].local = true;
+	rc_g.initialized = true;	/* the MPI functions' init check */
+	return tw;
+}
+
+/* Wait for one request per rank; each one's status into errs (NULL: all
+ * must succeed). */
+static void wait_each(struct tw *tw, struct rc_req **req, int n, int *errs)
+{
+	int r;
+
+	for (r = 0; r < n; r++) {
+		if (!req[r])
+			continue;
+		tw_wait(tw, req[r]);
+		if (errs)
+			errs[r] = req[r]->err;
+		else
+			ck_assert_msg(!req[r]->err, "rank %d: %s", r,
+				      rc_status_str(req[r]->err));
+		rc_req_free(req[r]);
+		req[r] = NULL;
+	}
+}
+
+static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
+			  int disp_unit)
+{
+	struct rw *rw = calloc(1, sizeof(*rw));
+	struct rc_req *req[NMAX];
+	struct rc_win_args a;
+	int r;
+
+	ck_assert_ptr_nonnull(rw);
+	rw->tw = rw_world(n, pressure);
+	rw->n = n;
+	rw->flavor = flavor;
+	rw->size = size;
+	for (r = 0; r < n; r++) {
+		memset(&a, 0, sizeof(a));
+		a.flavor = flavor;
+		a.size = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : size;
+		a.disp_unit = disp_unit;
+		a.acc_order = RC_ACC_ALL;
+		if (flavor == MPI_WIN_FLAVOR_CREATE ||
+		    flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+			rw->own[r] = calloc(1, size ? size : 1);
+			ck_assert_ptr_nonnull(rw->own[r]);
+			a.base = rw->own[r];
+		}
+		ck_assert_int_eq(rc_win_create_start(rw->tw->inst[r]->world,
+						     &a, &rw->w[r], &req[r]),
+				 RC_OK);
+	}
+	wait_each(rw->tw, req, n, NULL);
+	for (r = 0; r < n; r++) {
+		ck_assert(rc_win_valid(rw->w[r]));
+		rw->w[r]->errh = &rc_mpi_errors_return;
+		rw->w[r]->comm->errh = &rc_mpi_errors_return;
+		rw->mem[r] = flavor == MPI_WIN_FLAVOR_CREATE ||
+					     flavor == MPI_WIN_FLAVOR_DYNAMIC
+				     ? rw->own[r]
+				     : rc_win_base(rw->w[r]);
+		if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
+			ck_assert_int_eq(rc_win_attach(rw->w[r], rw->mem[r],
+						       size), RC_OK);
+		memset(rw->mem[r], 0, size);
+	}
+	return rw;
+}
+
+static void rw_close(struct rw *rw)
+{
+	struct rc_req *req[NMAX];
+	int r;
+
+	for (r = 0; r < rw->n; r++)
+		ck_assert_int_eq(rc_win_free_start(rw->w[r], &req[r]), RC_OK);
+	wait_each(rw->tw, req, rw->n, NULL);
+	for (r = 0; r < rw->n; r++)
+		free(rw->own[r]);
+	tw_free(rw->tw);
+	rc_g.initialized = false;
+	free(rw);
+}
+
+/* After a rank died: no collective free; tw_free drops the windows. */
+static void rw_abandon(struct rw *rw)
+{
+	int r;
+
+	tw_free(rw->tw);
+	rc_g.initialized = false;
+	for (r = 0; r < rw->n; r++)
+		free(rw->own[r]);
+	free(rw);
+}
+
+/* The target displacement of byte offset off of rank t's window. */
+static MPI_Aint rw_disp(struct rw *rw, int t, size_t off, int disp_unit)
+{
+	if (rw->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+		return (MPI_Aint)(uintptr_t)(rw->mem[t] + off);
+	return (MPI_Aint)(off / (size_t)disp_unit);
+}
+
+static void fence_all(struct rw *rw, int assert)
+{
+	struct rc_req *req[NMAX];
+	int r;
+
+	for (r = 0; r < rw->n; r++)
+		ck_assert_int_eq(rc_win_fence_start(rw->w[r], assert, &req[r]),
+				 RC_OK);
+	wait_each(rw->tw, req, rw->n, NULL);
+}
+
+/* ---- patterns ------------------------------------------------------------ */
+
+static unsigned char pat(int origin, int target, size_t i)
+{
+	return (unsigned char)(origin * 37 + target * 11 + i * 7 + (i >> 9));
+}
+
+/* First index where b[i] != pat(o, t, i), or -1. */
+static long bad_pat(const unsigned char *b, size_t n, int o, int t)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != pat(o, t, i))
+			return (long)i;
+	return -1;
+}
+
+static struct rc_dtype *vec_int(size_t count, size_t stride)
+{
+	struct rc_dtype *dt;
+
+	ck_assert_int_eq(rc_dt_create_vector(count, 1, (ptrdiff_t)stride,
+					     &rc_mpi_int, &dt), RC_OK);
+	rc_dt_commit(dt);
+	return dt;
+}
+
+/* ---- put and get under fences, every flavour --------------------------------
+ * Each origin owns a region of every target's window (REG bytes at
+ * origin * REG): a contiguous put of it, large enough to stream; then a
+ * strided put of ints into a vector layout (every third int) of a second
+ * area; after a fence the targets check both, gaps untouched; then every
+ * rank gets its neighbour's regions back into a strided buffer.
+ */
+#define REG 20000
+#define VEC 700		/* ints in the strided area */
+
+START_TEST(put_get_fence)
+{
+	int flavor = flavors[_i / 3], n = 3, o, t;
+	size_t size = (size_t)n * REG + (size_t)n * VEC * 3 * sizeof(int);
+	struct rw *rw = rw_open(n, _i, flavor, size, 1);
+	struct rc_dtype *tvec = vec_int(VEC, 3), *ovec = vec_int(REG / 4, 2);
+	unsigned char *src[NMAX];
+	int *isrc[NMAX], *got[NMAX];
+
+	fence_all(rw, MPI_MODE_NOPRECEDE);
+	for (o = 0; o < n; o++) {
+		src[o] = malloc(REG);
+		isrc[o] = malloc(VEC * sizeof(int));
+		for (t = 0; t < REG; t++)
+			src[o][t] = pat(o, 0, (size_t)t);
+		for (t = 0; t < VEC; t++)
+			isrc[o][t] = o * 100000 + t;
+		for (t = 0; t < n; t++) {
+			size_t voff = (size_t)n * REG +
+				      (size_t)o * VEC * 3 * sizeof(int);
+
+			ck_assert_int_eq(MPI_Put(src[o], REG, MPI_BYTE, t,
+						 rw_disp(rw, t, (size_t)o * REG,
+							 1),
+						 REG, MPI_BYTE, rw->w[o]),
+					 MPI_SUCCESS);
+			ck_assert_int_eq(MPI_Put(isrc[o], VEC, MPI_INT, t,
+						 rw_disp(rw, t, voff, 1), 1,
+						 tvec, rw->w[o]),
+					 MPI_SUCCESS);
+		}
+	}
+	fence_all(rw, 0);
+	for (t = 0; t < n; t++)
+		for (o = 0; o < n; o++) {
+			int *v = (int *)(rw->mem[t] + (size_t)n * REG +
+					 (size_t)o * VEC * 3 * sizeof(int));
+			long bad = bad_pat((unsigned char *)rw->mem[t] +
+						   (size_t)o * REG,
+					   REG, o, 0);
+			int i;
+
+			ck_assert_msg(bad < 0,
+				      "%s: target %d region %d byte %ld",
+				      flavor_name(flavor), t, o, bad);
+			for (i = 0; i < 3 * VEC; i++)
+				if (v[i] != (i % 3 ? 0 : o * 100000 + i / 3))
+					ck_abort_msg("%s: target %d vector of "
+						     "%d: int %d is %d",
+						     flavor_name(flavor), t, o,
+						     i, v[i]);
+		}
+	/* gets into every other byte-pair... into a strided int buffer */
+	for (o = 0; o < n; o++) {
+		got[o] = calloc(REG / 4 * 2, sizeof(int));
+		t = (o + 1) % n;
+		ck_assert_int_eq(MPI_Get(got[o], 1, ovec, t,
+					 rw_disp(rw, t, (size_t)o * REG, 1),
+					 REG, MPI_BYTE, rw->w[o]),
+				 MPI_SUCCESS);
+	}
+	fence_all(rw, MPI_MODE_NOSUCCEED);
+	for (o = 0; o < n; o++) {
+		unsigned char packed[REG];
+		int i;
+
+		rc_dt_pack(ovec, 1, got[o], 0, packed, REG);
+		ck_assert_msg(bad_pat(packed, REG, o, 0) < 0,
+			      "%s: get of rank %d", flavor_name(flavor), o);
+		for (i = 0; i < REG / 4; i++)
+			ck_assert_int_eq(got[o][2 * i + 1], 0);
+		free(got[o]);
+		free(src[o]);
+		free(isrc[o]);
+	}
+	rc_dt_release(tvec);
+	rc_dt_release(ovec);
+	rw_close(rw);
+}
+END_TEST
+
+
+/* ---- accumulates: every predefined op on every type it allows ---------------
+ * Small exact values, so any order of application gives the same result:
+ * every rank accumulates K elements into rank 0 (MPI_REPLACE: rank 1
+ * alone), and rank o get_accumulates into rank (o + 1) % n alone, whose
+ * result must be the values before and whose memory the fold.
+ */
+#define K 5
+
+static void set_val(enum rc_basic b, void *p, int v, int idx)
+{
+	switch (b) {
+#define X_SET(name, ctype, str)                 \
+	case RC_BASIC_##name:                   \
+		*(ctype *)p = (ctype)v;         \
+		break;
+		RC_BASIC_TABLE(X_SET)
+#undef X_SET
+#define X_PSET(pn, vtype, vb, itype, ib, str)                \
+	case RC_BASIC_##pn:                                  \
+		((struct rc_pair_##pn *)p)->v = (vtype)v;    \
+		((struct rc_pair_##pn *)p)->i = (itype)idx; \
+		break;
+		RC_PAIR_TABLE(X_PSET)
+#undef X_PSET
+	default:
+		break;
+	}
+	if (b == RC_BASIC_C_BOOL)
+		*(_Bool *)p = v & 1;
+}
+
+/* Equal values (long double padding and pair holes do not count). */
+static bool eq_val(enum rc_basic b, const void *p, const void *q)
+{
+	switch (b) {
+	case RC_BASIC_LONG_DOUBLE:
+		return *(const long double *)p == *(const long double *)q;
+	case RC_BASIC_C_LONG_DOUBLE_COMPLEX:
+		return *(const long double _Complex *)p ==
+		       *(const long double _Complex *)q;
+#define X_PEQ(pn, vtype, vb, itype, ib, str)                               \
+	case RC_BASIC_##pn:                                                \
+		return ((const struct rc_pair_##pn *)p)->v ==              \
+			       ((const struct rc_pair_##pn *)q)->v &&      \
+		       ((const struct rc_pair_##pn *)p)->i ==              \
+			       ((const struct rc_pair_##pn *)q)->i;
+		RC_PAIR_TABLE(X_PEQ)
+#undef X_PEQ
+	default:
+		return !memcmp(p, q, rc_basic_size(b));
+	}
+}
+
+/* A small value for (rank, element, op): PROD stays small, logical ops
+ * see zeros and ones. */
+static int val_for(int o, int i, enum rc_op_kind k)
+{
+	if (k == RC_OP_PROD)
+		return 1 + (o + i) % 2;
+	if (k == RC_OP_LAND || k == RC_OP_LOR || k == RC_OP_LXOR)
+		return (o + i) % 3 == 0;
+	return (o * 7 + i * 3) % 11 + 1;
+}
+
+static bool acc_case(struct rw *rw, const struct rc_op *op, enum rc_basic b)
+{
+	struct rc_dtype *dt = rc_dt_of_basic(b);
+	/* the folds: MPI_CHAR computes as the char it is */
+	struct rc_dtype *fdt = rc_dt_of_basic(rma_acc_basic(b));
+	size_t ext = (size_t)rc_dt_extent(dt), i;
+	char src[NMAX][K * 32], want[NMAX][K * 32], res[NMAX][K * 32];
+	char init[NMAX][K * 32];
+	int n = rw->n, o, t;
+
+	/* initial values everywhere, folds computed here */
+	for (t = 0; t < n; t++) {
+		for (i = 0; i < K; i++)
+			set_val(b, rw->mem[t] + i * ext,
+				val_for(t + 3, (int)i, op->kind), (int)i);
+		memcpy(init[t], rw->mem[t], K * ext);
+		memcpy(want[t], rw->mem[t], K * ext);
+	}
+	for (o = 0; o < n; o++)
+		for (i = 0; i < K; i++)
+			set_val(b, src[o] + i * ext,
+				val_for(o, (int)i, op->kind),
+				(int)(i + (size_t)o));
+	for (o = 0; o < n; o++) {
+		bool all = op->kind != RC_OP_REPLACE;
+
+		if (all || o == 1 % n)
+			rc_op_apply(op, src[o], want[0], K, fdt);
+		if ((o + 1) % n != 0)
+			rc_op_apply(op, src[o], want[(o + 1) % n], K, fdt);
+	}
+	if (n == 1)
+		rc_op_apply(op, src[0], want[0], K, fdt);	/* its gacc */
+	fence_all(rw, 0);
+	for (o = 0; o < n; o++) {
+		int to = (o + 1) % n;
+
+		if (op->kind != RC_OP_REPLACE || o == 1 % n)
+			if (MPI_Accumulate(src[o], K, dt, 0,
+					   rw_disp(rw, 0, 0, (int)ext), K, dt,
+					   (MPI_Op)op, rw->w[o]) != MPI_SUCCESS)
+				return false;
+		if (to == 0 && n > 1)
+			continue;	/* rank 0 has its accumulates */
+		if (MPI_Get_accumulate(src[o], K, dt, res[o], K, dt, to,
+				       rw_disp(rw, to, 0, (int)ext), K, dt,
+				       (MPI_Op)op, rw->w[o]) != MPI_SUCCESS)
+			return false;
+	}
+	fence_all(rw, 0);
+	for (t = 0; t < n; t++)
+		for (i = 0; i < K; i++)
+			if (!eq_val(b, rw->mem[t] + i * ext,
+				    want[t] + i * ext)) {
+				ck_abort_msg("%s %s on %s: rank %d element %zu",
+					     op->name, rc_basic_name(b),
+					     flavor_name(rw->flavor), t, i);
+				return false;
+			}
+	for (o = 0; o < n; o++) {
+		int to = (o + 1) % n;
+
+		if (to == 0 && n > 1)
+			continue;
+		for (i = 0; i < K; i++)
+			if (!eq_val(b, res[o] + i * ext, init[to] + i * ext)) {
+				ck_abort_msg("%s %s: get_accumulate result "
+					     "of rank %d element %zu",
+					     op->name, rc_basic_name(b), o, i);
+				return false;
+			}
+	}
+	return true;
+}
+
+START_TEST(acc_every_op)
+{
+	int flavor = flavors[_i / 3], k, b;
+	struct rw *rw = rw_open(3, _i, flavor, K * 32, 1);
+	int cases = 0;
+
+	for (k = RC_OP_MAX; k <= RC_OP_REPLACE; k++) {
+		const struct rc_op *op = rc_op_of_kind(k);
+
+		for (b = RC_BASIC_NONE + 1; b < RC_BASIC_NKINDS; b++) {
+			struct rc_dtype *dt = rc_dt_of_basic(b);
+
+			if (!dt || !rma_acc_valid(op, dt) ||
+			    ((b == RC_BASIC_PACKED || b == RC_BASIC_WCHAR) &&
+			     op->kind != RC_OP_REPLACE))
+				continue;
+			acc_case(rw, op, (enum rc_basic)b);
+			cases++;
+		}
+	}
+	/* every op of MPI-3.1 5.9.2 on its types, and REPLACE on all */
+	ck_assert_int_gt(cases, 200);
+	rw_close(rw);
+}
+END_TEST
+
+/* MPI_NO_OP fetches; accumulates on a strided target datatype, long
+ * enough to stream, chunked at the target. */
+START_TEST(acc_strided_and_no_op)
+{
+	int flavor = flavors[_i / 3], n = 3, o, i;
+	const int cnt = 3000;
+	struct rw *rw = rw_open(n, _i, flavor, 2 * cnt * sizeof(double), 1);
+	struct rc_dtype *tv;
+	double *src = malloc(cnt * sizeof(double));
+	double *res = malloc(cnt * sizeof(double));
+	double *tgt = (double *)rw->mem[0];
+
+	ck_assert_int_eq(rc_dt_create_vector(cnt, 1, 2, &rc_mpi_double, &tv),
+			 RC_OK);
+	rc_dt_commit(tv);
+	for (i = 0; i < 2 * cnt; i++)
+		tgt[i] = i % 2 ? -1.0 : (double)i;
+	for (i = 0; i < cnt; i++)
+		src[i] = (double)(i % 17);
+	fence_all(rw, 0);
+	for (o = 0; o < n; o++)
+		ck_assert_int_eq(MPI_Accumulate(src, cnt, MPI_DOUBLE, 0,
+						rw_disp(rw, 0, 0, 1), 1, tv,
+						MPI_SUM, rw->w[o]),
+				 MPI_SUCCESS);
+	fence_all(rw, 0);
+	for (i = 0; i < 2 * cnt; i++)
+		ck_assert(tgt[i] ==
+			  (i % 2 ? -1.0
+				 : (double)i + n * (double)((i / 2) % 17)));
+	/* NO_OP: the values, unchanged; origin arguments ignored */
+	ck_assert_int_eq(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, res,
+					    cnt, MPI_DOUBLE, 0,
+					    rw_disp(rw, 0, 0, 1), 1, tv,
+					    MPI_NO_OP, rw->w[2]),
+			 MPI_SUCCESS);
+	fence_all(rw, MPI_MODE_NOSUCCEED);
+	for (i = 0; i < cnt; i++)
+		ck_assert(res[i] == tgt[2 * i]);
+	for (i = 0; i < 2 * cnt; i += 2)
+		ck_assert(tgt[i + 1] == -1.0);
+	rc_dt_release(tv);
+	free(src);
+	free(res);
+	rw_close(rw);
+}
+END_TEST
+
+/* ---- ordering: accumulates from one origin apply in issue order ---------- */
+START_TEST(acc_ordering)
+{
+	int flavor = flavors[_i / 3], v, got = -1, big[4096], i;
+	struct rw *rw = rw_open(2, _i, flavor, sizeof(big) + 64, 1);
+	int *t = (int *)rw->mem[1];
+
+	fence_all(rw, 0);
+	for (v = 1; v <= 60; v++) {
+		/* a large one now and then: streams queue behind */
+		if (v % 20 == 0) {
+			for (i = 0; i < 4096; i++)
+				big[i] = v;
+			ck_assert_int_eq(MPI_Accumulate(big, 4096, MPI_INT, 1,
+							rw_disp(rw, 1, 64, 1),
+							4096, MPI_INT,
+							MPI_REPLACE, rw->w[0]),
+					 MPI_SUCCESS);
+		}
+		ck_assert_int_eq(MPI_Accumulate(&v, 1, MPI_INT, 1,
+						rw_disp(rw, 1, 0, 1), 1,
+						MPI_INT, MPI_REPLACE, rw->w[0]),
+				 MPI_SUCCESS);
+	}
+	ck_assert_int_eq(MPI_Fetch_and_op(NULL, &got, MPI_INT, 1,
+					  rw_disp(rw, 1, 0, 1), MPI_NO_OP,
+					  rw->w[0]),
+			 MPI_SUCCESS);
+	i = 0;
+	ck_assert_int_eq(MPI_Get_accumulate(NULL, 0, MPI_INT, &i, 1, MPI_INT,
+					    1, rw_disp(rw, 1, 64 + 4 * 4095, 1),
+					    1, MPI_INT, MPI_NO_OP, rw->w[0]),
+			 MPI_SUCCESS);
+	fence_all(rw, 0);
+	ck_assert_int_eq(got, 60);	/* after all 60 writes */
+	ck_assert_int_eq(i, 60);
+	ck_assert_int_eq(t[0], 60);
+	rw_close(rw);
+}
+END_TEST
+
+/* ---- contended counters -------------------------------------------------- */
+
+/* Every rank adds one, N times, to one 64-bit element of rank 0 with
+ * MPI_Fetch_and_op under lock_all, flushing each time: the final value is
+ * exact and the values fetched are all different. */
+START_TEST(counter_fetch_and_op)
+{
+	int flavor = flavors[_i / 3], n = 4, r, k;
+	const int N = 150;
+	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
+	struct rc_req *req[NMAX];
+	long long one = 1, *got = calloc((size_t)(n * N), sizeof(*got));
+	char *seen = calloc((size_t)(n * N), 1);
+
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_lock_start(rw->w[r], MPI_LOCK_SHARED,
+						   -1, 0, &req[r]), RC_OK);
+	wait_each(rw->tw, req, n, NULL);
+	for (k = 0; k < N; k++) {
+		for (r = 0; r < n; r++) {
+			ck_assert_int_eq(MPI_Fetch_and_op(&one, &got[r * N + k],
+							  MPI_LONG_LONG, 0,
+							  rw_disp(rw, 0, 8, 1),
+							  MPI_SUM, rw->w[r]),
+					 MPI_SUCCESS);
+			ck_assert_int_eq(rc_win_flush_start(rw->w[r], 0, false,
+							    &req[r]), RC_OK);
+		}
+		wait_each(rw->tw, req, n, NULL);
+	}
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_unlock_start(rw->w[r], -1, &req[r]),
+				 RC_OK);
+	wait_each(rw->tw, req, n, NULL);
+	ck_assert_int_eq(*(long long *)(rw->mem[0] + 8), (long long)n * N);
+	for (k = 0; k < n * N; k++) {
+		ck_assert(got[k] >= 0 && got[k] < n * N);
+		ck_assert_msg(!seen[got[k]], "value %lld fetched twice",
+			      got[k]);
+		seen[got[k]] = 1;
+	}
+	free(got);
+	free(seen);
+	rw_close(rw);
+}
+END_TEST
+
+/* A counter guarded by an exclusive lock: get, flush, put + 1, unlock,
+ * each rank a machine of its own, all of them racing for the lock. Two
+ * holders at once would lose updates. */
+START_TEST(counter_exclusive_lock)
+{
+	int flavor = flavors[_i / 3], n = 4, r, done = 0;
+	const int N = 40;
+	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
+	struct rc_req *req[NMAX] = { 0 };
+	int state[NMAX] = { 0 }, count[NMAX] = { 0 }, val[NMAX];
+	unsigned long spins = 0;
+
+	while (done < n) {
+		for (r = 0; r < n; r++) {
+			struct rc_win *w = rw->w[r];
+
+			if (count[r] == N)
+				continue;
+			if (req[r] && !rc_req_done(req[r]))
+				continue;
+			if (req[r]) {
+				ck_assert_int_eq(req[r]->err, RC_OK);
+				rc_req_free(req[r]);
+				req[r] = NULL;
+			}
+			switch (state[r]) {
+			case 0:
+				ck_assert_int_eq(rc_win_lock_start(
+						w, MPI_LOCK_EXCLUSIVE, 0, 0,
+						&req[r]), RC_OK);
+				/* only one holder at the target */
+				ck_assert(rw->w[0]->excl < 0 ||
+					  !rw->w[0]->nshared);
+				break;
+			case 1:
+				ck_assert_int_eq(MPI_Get(&val[r], 1, MPI_INT, 0,
+							 rw_disp(rw, 0, 0, 1),
+							 1, MPI_INT, w),
+						 MPI_SUCCESS);
+				ck_assert_int_eq(rc_win_flush_start(w, 0, false,
+								    &req[r]),
+						 RC_OK);
+				break;
+			case 2:
+				val[r]++;
+				ck_assert_int_eq(MPI_Put(&val[r], 1, MPI_INT, 0,
+							 rw_disp(rw, 0, 0, 1),
+							 1, MPI_INT, w),
+						 MPI_SUCCESS);
+				ck_assert_int_eq(rc_win_unlock_start(w, 0,
+								     &req[r]),
+						 RC_OK);
+				break;
+			case 3:
+				if (++count[r] == N)
+					done++;
+				break;
+			}
+			state[r] = (state[r] + 1) % 4;
+		}
+		tw_progress(rw->tw);
+		ck_assert(++spins < 10000000);
+	}
+	tw_quiesce(rw->tw);
+	ck_assert_int_eq(*(int *)rw->mem[0], n * N);
+	rw_close(rw);
+}
+END_TEST
+
+/* compare_and_swap: one winner per round */
+START_TEST(cas_one_winner)
+{
+	int flavor = flavors[_i / 3], n = 4, r, round, winners;
+	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
+	long cmp, val, res[NMAX];
+
+	fence_all(rw, 0);
+	for (round = 0; round < 5; round++) {
+		*(long *)rw->mem[2 % n] = round * 100;
+		fence_all(rw, 0);
+		for (r = 0; r < n; r++) {
+			cmp = round * 100;
+			val = round * 100 + r + 1;
+			ck_assert_int_eq(MPI_Compare_and_swap(
+					&val, &cmp, &res[r], MPI_LONG, 2 % n,
+					rw_disp(rw, 2 % n, 0, 1), rw->w[r]),
+					 MPI_SUCCESS);
+		}
+		fence_all(rw, 0);
+		for (r = 0, winners = 0; r < n; r++)
+			if (res[r] == round * 100) {
+				winners++;
+				ck_assert_int_eq(*(long *)rw->mem[2 % n],
+						 round * 100 + r + 1);
+			} else {
+				ck_assert_int_eq(res[r],
+						 *(long *)rw->mem[2 % n]);
+			}
+		ck_assert_int_eq(winners, 1);
+	}
+	rw_close(rw);
+}
+END_TEST
+
+/* ---- post/start/complete/wait -----------------------------------------------
+ * A ring: rank r exposes its window to r - 1 and accesses r + 1; with and
+ * without MPI_MODE_NOCHECK (posts all made before any start), waiting with
+ * MPI_Win_wait or polling MPI_Win_test.
+ */
+START_TEST(pscw_ring)
+{
+	int flavor = flavors[_i / 3], n = 4, r, iter;
+	struct rw *rw = rw_open(n, _i, flavor, 64 + 8000, 1);
+	struct rc_req *req[NMAX];
+	static char buf[NMAX][8000];	/* in use until complete */
+
+	for (iter = 0; iter < 6; iter++) {
+		int nocheck = iter % 2 ? MPI_MODE_NOCHECK : 0;
+
+		for (r = 0; r < n; r++) {
+			int from = (r + n - 1) % n;
+
+			ck_assert_int_eq(rc_win_post(rw->w[r], &from, 1,
+						     nocheck), RC_OK);
+		}
+		for (r = 0; r < n; r++) {
+			int to = (r + 1) % n;
+
+			ck_assert_int_eq(rc_win_start_start(rw->w[r], &to, 1,
+							    nocheck, &req[r]),
+					 RC_OK);
+		}
+		wait_each(rw->tw, req, n, NULL);
+		for (r = 0; r < n; r++) {
+			int to = (r + 1) % n, v = iter * 10 + r;
+
+			memset(buf[r], v, sizeof(buf[r]));
+			ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, to,
+						 rw_disp(rw, to, 0, 1), 1,
+						 MPI_INT, rw->w[r]),
+					 MPI_SUCCESS);
+			ck_assert_int_eq(MPI_Put(buf[r], sizeof(buf[r]),
+						 MPI_BYTE, to,
+						 rw_disp(rw, to, 64, 1),
+						 sizeof(buf[r]), MPI_BYTE,
+						 rw->w[r]),
+					 MPI_SUCCESS);
+			/* outside the start group */
+			if (n > 2)
+				ck_assert_int_eq(
+					MPI_Put(&v, 1, MPI_INT, (r + 2) % n,
+						rw_disp(rw, (r + 2) % n, 0, 1),
+						1, MPI_INT, rw->w[r]),
+					MPI_ERR_RMA_SYNC);
+			ck_assert_int_eq(rc_win_complete_start(rw->w[r],
+							       &req[r]),
+					 RC_OK);
+		}
+		wait_each(rw->tw, req, n, NULL);
+		for (r = 0; r < n; r++) {
+			if (iter % 3 == 2) {
+				int flag = 0, err;
+				unsigned long spins = 0;
+
+				while (!(flag = rc_win_test(rw->w[r], &err))) {
+					tw_progress(rw->tw);
+					ck_assert(++spins < 1000000);
+				}
+				ck_assert_int_eq(err, RC_OK);
+				req[r] = NULL;
+			} else {
+				ck_assert_int_eq(rc_win_wait_start(rw->w[r],
+								   &req[r]),
+						 RC_OK);
+			}
+		}
+		wait_each(rw->tw, req, n, NULL);
+		for (r = 0; r < n; r++) {
+			int from = (r + n - 1) % n;
+
+			ck_assert_int_eq(*(int *)rw->mem[r], iter * 10 + from);
+			ck_assert_int_eq((unsigned char)rw->mem[r][64 + 7999],
+					 (unsigned char)(iter * 10 + from));
+		}
+	}
+	rw_close(rw);
+}
+END_TEST
+
+/* ---- passive target: lock_all, flushes, gets under shared locks ---- */
+START_TEST(passive_flushes)
+{
+	int flavor = flavors[_i / 3], n = 3, r, t, i;
+	struct rw *rw = rw_open(n, _i, flavor, 3 * 6000, 1);
+	struct rc_req *req[NMAX];
+	unsigned char out[NMAX][6000], in[NMAX][6000];
+
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_lock_start(rw->w[r], MPI_LOCK_SHARED,
+						   -1, _i % 2 ? MPI_MODE_NOCHECK
+							      : 0, &req[r]),
+				 RC_OK);
+	wait_each(rw->tw, req, n, NULL);
+	for (r = 0; r < n; r++) {
+		for (i = 0; i < 6000; i++)
+			out[r][i] = pat(r, 5, (size_t)i);
+		for (t = 0; t < n; t++)
+			ck_assert_int_eq(MPI_Put(out[r], 6000, MPI_BYTE, t,
+						 rw_disp(rw, t,
+							 (size_t)r * 6000, 1),
+						 6000, MPI_BYTE, rw->w[r]),
+					 MPI_SUCCESS);
+		/* local completion: the buffer may change */
+		ck_assert_int_eq(rc_win_flush_start(rw->w[r], -1, true,
+						    &req[r]), RC_OK);
+	}
+	wait_each(rw->tw, req, n, NULL);
+	for (r = 0; r < n; r++) {
+		memset(out[r], 0xee, sizeof(out[r]));
+		ck_assert_int_eq(rc_win_flush_start(rw->w[r], -1, false,
+						    &req[r]), RC_OK);
+	}
+	wait_each(rw->tw, req, n, NULL);
+	/* remotely complete: everybody reads everybody's region */
+	for (r = 0; r < n; r++) {
+		t = (r + 1) % n;
+		ck_assert_int_eq(MPI_Get(in[r], 6000, MPI_BYTE, t,
+					 rw_disp(rw, t, (size_t)((r + 2) % n) *
+								6000, 1),
+					 6000, MPI_BYTE, rw->w[r]),
+				 MPI_SUCCESS);
+		ck_assert_int_eq(rc_win_flush_start(rw->w[r], t, true, &req[r]),
+				 RC_OK);
+	}
+	wait_each(rw->tw, req, n, NULL);
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(bad_pat(in[r], 6000, (r + 2) % n, 5), -1);
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_unlock_start(rw->w[r], -1, &req[r]),
+				 RC_OK);
+	wait_each(rw->tw, req, n, NULL);
+	rw_close(rw);
+}
+END_TEST
+
+/* The target's queue: a waiting exclusive request is not overtaken by
+ * shared ones that come after it; shared ones in a row go together. */
+START_TEST(lock_queue_fair)
+{
+	struct rw *rw = rw_open(4, _i, flavors[_i / 3], 64, 1);
+	struct rc_req *r1, *r2, *r3, *u;
+
+	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_SHARED, 0, 0,
+					   &r1), RC_OK);
+	tw_wait(rw->tw, r1);
+	ck_assert_int_eq(rc_win_lock_start(rw->w[2], MPI_LOCK_EXCLUSIVE, 0, 0,
+					   &r2), RC_OK);
+	tw_quiesce(rw->tw);
+	ck_assert_int_eq(rc_win_lock_start(rw->w[3], MPI_LOCK_SHARED, 0, 0,
+					   &r3), RC_OK);
+	tw_quiesce(rw->tw);
+	ck_assert(!rc_req_done(r2));
+	ck_assert(!rc_req_done(r3));	/* behind the exclusive waiter */
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[1], 0, &u), RC_OK);
+	tw_wait(rw->tw, u);
+	rc_req_free(u);
+	tw_wait(rw->tw, r2);
+	tw_quiesce(rw->tw);
+	ck_assert(!rc_req_done(r3));
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[2], 0, &u), RC_OK);
+	tw_wait(rw->tw, u);
+	tw_wait(rw->tw, r3);
+	rc_req_free(u);
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[3], 0, &u), RC_OK);
+	tw_wait(rw->tw, u);
+	rc_req_free(u);
+	rc_req_free(r1);
+	rc_req_free(r2);
+	rc_req_free(r3);
+	rw_close(rw);
+}
+END_TEST
+
+/* ---- request-based operations -------------------------------------------- */
+START_TEST(request_ops)
+{
+	int flavor = flavors[_i / 3];
+	struct rw *rw = rw_open(2, _i, flavor, 40000, 8);
+	struct rc_req *req[2];
+	MPI_Request rq[6];
+	long a[4000], b[4000], c[4000], one = 1, old = -1;
+	int i;
+
+	for (i = 0; i < 4000; i++)
+		a[i] = i;
+	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_EXCLUSIVE, 1, 0,
+					   &req[0]), RC_OK);
+	req[1] = NULL;
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(MPI_Rput(a, 4000, MPI_LONG, 1, rw_disp(rw, 1, 0, 8),
+				  4000, MPI_LONG, rw->w[0], &rq[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Raccumulate(a, 4000, MPI_LONG, 1,
+					 rw_disp(rw, 1, 0, 8), 4000, MPI_LONG,
+					 MPI_SUM, rw->w[0], &rq[1]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Rget(b, 4000, MPI_LONG, 1, rw_disp(rw, 1, 0, 8),
+				  4000, MPI_LONG, rw->w[0], &rq[2]),
+			 MPI_SUCCESS);
+	/* (not on what the get reads: a get and an accumulate on one
+	 * location in one epoch conflict) */
+	((long *)rw->mem[1])[4500] = 77;
+	ck_assert_int_eq(MPI_Rget_accumulate(&one, 1, MPI_LONG, &old, 1,
+					     MPI_LONG, 1,
+					     rw_disp(rw, 1, 8 * 4500, 8), 1,
+					     MPI_LONG, MPI_SUM, rw->w[0],
+					     &rq[3]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Rget(c, 4000, MPI_LONG, MPI_PROC_NULL, 0, 4000,
+				  MPI_LONG, rw->w[0], &rq[4]),
+			 MPI_SUCCESS);
+	ck_assert(rc_req_done(rq[4]));
+	for (i = 0; i < 4; i++)
+		tw_wait(rw->tw, rq[i]);
+	for (i = 0; i < 5; i++) {
+		ck_assert_int_eq(rq[i]->err, RC_OK);
+		rc_req_finish(&rq[i], MPI_STATUS_IGNORE);
+	}
+	/* results of ordered operations from one origin */
+	for (i = 0; i < 4000; i++)
+		ck_assert_int_eq(b[i], 2 * i);
+	ck_assert_int_eq(old, 77);
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 1, &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(((long *)rw->mem[1])[4500], 78);
+	rw_close(rw);
+}
+END_TEST
+
+/* ---- shared windows: load/store, layout ---------------------------------- */
+START_TEST(shared_layout)
+{
+	struct rw *rw;
+	struct rc_req *req[NMAX];
+	struct rc_win_args a;
+	struct rc_win *w[NMAX];
+	int n = 4, r;
+	size_t sizes[] = { 100, 0, 4097, 3 };
+	struct tw *tw = rw_world(n, 0);
+
+	for (r = 0; r < n; r++) {
+		memset(&a, 0, sizeof(a));
+		a.flavor = MPI_WIN_FLAVOR_SHARED;
+		a.size = sizes[r];
+		a.disp_unit = 1;
+		a.info = _i ? RC_WIN_NONCONTIG : 0;
+		ck_assert_int_eq(rc_win_create_start(tw->inst[r]->world, &a,
+						     &w[r], &req[r]), RC_OK);
+	}
+	wait_each(tw, req, n, NULL);
+	for (r = 0; r < n; r++) {
+		int t;
+
+		for (t = 0; t < n; t++) {
+			/* every rank maps every part at the same offsets */
+			ck_assert_int_eq(w[r]->tg[t].local - w[r]->tg[0].local,
+					 w[0]->tg[t].local - w[0]->tg[0].local);
+			ck_assert_uint_eq(w[r]->tg[t].size, sizes[t]);
+			if (t && !_i)	/* contiguous */
+				ck_assert_ptr_eq(w[r]->tg[t].local,
+						 w[r]->tg[t - 1].local +
+							 sizes[t - 1]);
+			if (_i)
+				ck_assert_int_eq((uintptr_t)w[r]->tg[t].local %
+							 4096, 0);
+		}
+		ck_assert_ptr_eq(rc_win_base(w[r]), w[r]->tg[r].local);
+	}
+	/* a store through one mapping is seen through another */
+	w[1]->tg[2].local[4096] = 42;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	ck_assert_int_eq(((char *)rc_win_base(w[2]))[4096], 42);
+	ck_assert_int_eq(w[3]->tg[2].local[4096], 42);
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_free_start(w[r], &req[r]), RC_OK);
+	wait_each(tw, req, n, NULL);
+	tw_free(tw);
+	rc_g.initialized = false;
+	(void)rw;
+}
+END_TEST
+
+/* Zero-size windows, MPI_PROC_NULL targets, disp_unit scaling. */
+START_TEST(zero_and_proc_null)
+{
+	int flavor = flavors[_i / 3];
+	struct rw *rw = rw_open(2, _i, flavor, 0, 4);
+	int v = 5, got = 7;
+	MPI_Request rq;
+
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT,
+				 rw->w[0]), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get(&got, 1, MPI_INT, MPI_PROC_NULL, 0, 1,
+				 MPI_INT, rw->w[0]), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Rput(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT,
+				  rw->w[0], &rq), MPI_SUCCESS);
+	ck_assert(rc_req_done(rq));
+	rc_req_finish(&rq, MPI_STATUS_IGNORE);
+	/* nothing to move: fine even at a zero-size window */
+	ck_assert_int_eq(MPI_Put(&v, 0, MPI_INT, 1, 0, 0, MPI_INT, rw->w[0]),
+			 MPI_SUCCESS);
+	if (flavor != MPI_WIN_FLAVOR_DYNAMIC)
+		ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT,
+					 rw->w[0]), MPI_ERR_RMA_RANGE);
+	fence_all(rw, 0);
+	ck_assert_int_eq(got, 7);
+	rw_close(rw);
+	/* disp_unit 4: displacement 3 is byte 12 */
+	if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
+		return;
+	rw = rw_open(2, _i, flavor, 16, 4);
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, 3, 1, MPI_INT, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, 4, 1, MPI_INT, rw->w[0]),
+			 MPI_ERR_RMA_RANGE);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, -1, 1, MPI_INT, rw->w[0]),
+			 MPI_ERR_RMA_RANGE);
+	fence_all(rw, 0);
+	ck_assert_int_eq(((int *)rw->mem[1])[3], 5);
+	rw_close(rw);
+}
+END_TEST
+
+
+/* ---- wrong synchronisation ----------------------------------------------- */
+START_TEST(errors_sync)
+{
+	int flavor = flavors[_i], n = 3, r, v = 1, errs[NMAX];
+	struct rw *rw = rw_open(n, 0, flavor, 64, 1);
+	struct rc_req *req[NMAX];
+	struct rc_win *w = rw->w[0];
+	MPI_Group g;
+
+	ck_assert_int_eq(MPI_Win_get_group(w, &g), MPI_SUCCESS);
+	/* no epoch at all */
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, w),
+			 MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_unlock(1, w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_unlock_all(w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_flush(1, w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_flush_local_all(w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_complete(w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_wait(w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_test(w, &v), MPI_ERR_RMA_SYNC);
+	/* a fence epoch with operations: no lock, no start */
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, rw_disp(rw, 1, 0, 1), 1,
+				 MPI_INT, w), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w),
+			 MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_lock_all(0, w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_start(g, 0, w), MPI_ERR_RMA_SYNC);
+	fence_all(rw, MPI_MODE_NOSUCCEED);
+	/* NOSUCCEED closed it */
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, rw_disp(rw, 1, 0, 1), 1,
+				 MPI_INT, w), MPI_ERR_RMA_SYNC);
+	/* a lock epoch: no fence, no second lock on the target, no
+	 * lock_all, no access to other targets */
+	ck_assert_int_eq(rc_win_lock_start(w, MPI_LOCK_SHARED, 1, 0, &req[0]),
+			 RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(MPI_Win_fence(0, w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w),
+			 MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_lock_all(0, w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 2, rw_disp(rw, 2, 0, 1), 1,
+				 MPI_INT, w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_flush(2, w), MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_unlock(2, w), MPI_ERR_RMA_SYNC);
+	/* freeing with the lock still held: every rank is told, nobody
+	 * hangs, the window lives on */
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_free_start(rw->w[r], &req[r]), RC_OK);
+	wait_each(rw->tw, req, n, errs);
+	for (r = 0; r < n; r++) {
+		ck_assert_int_eq(errs[r], RC_ERR_RMA_SYNC);
+		ck_assert(rc_win_valid(rw->w[r]));
+	}
+	ck_assert_int_eq(rc_win_unlock_start(w, 1, &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	/* exposure: posting twice, freeing while exposed */
+	ck_assert_int_eq(MPI_Win_post(g, 0, rw->w[1]), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Win_post(g, 0, rw->w[1]), MPI_ERR_RMA_SYNC);
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_free_start(rw->w[r], &req[r]), RC_OK);
+	wait_each(rw->tw, req, n, errs);
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(errs[r], RC_ERR_RMA_SYNC);
+	/* end that epoch: every member of the group starts and completes */
+	for (r = 0; r < n; r++) {
+		int one = 1;
+
+		ck_assert_int_eq(rc_win_start_start(rw->w[r], &one, 1, 0,
+						    &req[r]), RC_OK);
+	}
+	wait_each(rw->tw, req, n, NULL);
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_complete_start(rw->w[r], &req[r]),
+				 RC_OK);
+	wait_each(rw->tw, req, n, NULL);
+	ck_assert_int_eq(rc_win_wait_start(rw->w[1], &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	MPI_Group_free(&g);
+	rw_close(rw);
+}
+END_TEST
+
+static void user_op(void *in, void *io, int *len, MPI_Datatype *dt)
+{
+}
+
+/* ---- bad arguments ------------------------------------------------------- */
+START_TEST(errors_args)
+{
+	int flavor = flavors[_i];
+	struct rw *rw = rw_open(2, 0, flavor, 64, 1);
+	struct rc_win *w = rw->w[0];
+	struct rc_dtype *unc, *mixed, *vec;
+	struct rc_op *uop;
+	int v = 1, res, blen[2] = { 1, 1 };
+	MPI_Aint disp[2] = { 0, 8 }, size;
+	struct rc_dtype *types[2] = { &rc_mpi_int, &rc_mpi_double };
+	double d = 1.0;
+	void *p;
+	char buf[64];
+
+	ck_assert_int_eq(rc_dt_create_contig(2, &rc_mpi_int, &unc), RC_OK);
+	ck_assert_int_eq(rc_dt_create_struct(2, blen, disp, types, &mixed),
+			 RC_OK);
+	rc_dt_commit(mixed);
+	vec = vec_int(2, 2);
+	ck_assert_int_eq(rc_op_create(user_op, 1, &uop), RC_OK);
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 2, 0, 1, MPI_INT, w),
+			 MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, -5, 0, 1, MPI_INT, w),
+			 MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Put(&v, -1, MPI_INT, 1, 0, 1, MPI_INT, w),
+			 MPI_ERR_COUNT);
+	ck_assert_int_eq(MPI_Get(&v, 1, MPI_INT, 1, 0, -1, MPI_INT, w),
+			 MPI_ERR_COUNT);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, 0, 2, MPI_INT, w),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Put(&v, 1, unc, 1, 0, 1, unc, w), MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_DATATYPE_NULL, 1, 0, 1, MPI_INT, w),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Accumulate(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, uop,
+					w), MPI_ERR_OP);
+	ck_assert_int_eq(MPI_Accumulate(&v, 1, MPI_INT, 1, 0, 1, MPI_INT,
+					MPI_NO_OP, w), MPI_ERR_OP);
+	ck_assert_int_eq(MPI_Accumulate(&d, 1, MPI_DOUBLE, 1, 0, 1,
+					MPI_DOUBLE, MPI_BAND, w), MPI_ERR_OP);
+	ck_assert_int_eq(MPI_Accumulate(&v, 1, MPI_INT, 1, 0, 1, MPI_UNSIGNED,
+					MPI_SUM, w), MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Accumulate(buf, 1, mixed, 1, 0, 1, mixed,
+					MPI_REPLACE, w), MPI_ERR_TYPE);
+	/* (MPI_ERR_WIN goes to MPI_COMM_WORLD's handler: test/jobs) */
+	ck_assert_int_eq(MPI_Get_accumulate(&v, 1, MPI_INT, &res, 2, MPI_INT,
+					    1, 0, 1, MPI_INT, MPI_SUM, w),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Fetch_and_op(&v, &res, vec, 1, 0, MPI_SUM, w),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Compare_and_swap(&d, &d, &d, MPI_DOUBLE, 1, 0, w),
+			 MPI_ERR_TYPE);
+	ck_assert_int_eq(MPI_Compare_and_swap(&v, &v, &res, MPI_INT, 1,
+					      rw_disp(rw, 1, 0, 1), w),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Win_fence(MPI_MODE_NOCHECK, w), MPI_ERR_ASSERT);
+	ck_assert_int_eq(MPI_Win_lock(7, 1, 0, w), MPI_ERR_LOCKTYPE);
+	ck_assert_int_eq(MPI_Win_lock(MPI_LOCK_SHARED, 1, MPI_MODE_NOPUT, w),
+			 MPI_ERR_ASSERT);
+	ck_assert_int_eq(MPI_Win_lock(MPI_LOCK_SHARED, 9, 0, w), MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Win_start(MPI_GROUP_EMPTY, MPI_MODE_NOSTORE, w),
+			 MPI_ERR_ASSERT);
+	ck_assert_int_eq(MPI_Win_post(MPI_GROUP_NULL, 0, w), MPI_ERR_GROUP);
+	if (flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+		ck_assert_int_eq(MPI_Win_attach(w, buf, 8),
+				 MPI_ERR_RMA_FLAVOR);
+		ck_assert_int_eq(MPI_Win_detach(w, buf), MPI_ERR_RMA_FLAVOR);
+	} else {
+		ck_assert_int_eq(MPI_Win_attach(w, rw->mem[0] + 8, 8),
+				 MPI_ERR_RMA_ATTACH);
+		ck_assert_int_eq(MPI_Win_detach(w, buf), MPI_ERR_RMA_ATTACH);
+		ck_assert_int_eq(MPI_Win_attach(w, buf, -1), MPI_ERR_SIZE);
+		ck_assert_int_eq(MPI_Win_attach(w, buf, 8), MPI_SUCCESS);
+		ck_assert_int_eq(MPI_Win_detach(w, buf), MPI_SUCCESS);
+		/* an empty region is attached too */
+		ck_assert_int_eq(MPI_Win_attach(w, buf, 0), MPI_SUCCESS);
+		ck_assert_int_eq(MPI_Win_detach(w, buf), MPI_SUCCESS);
+		ck_assert_int_eq(MPI_Win_detach(w, buf), MPI_ERR_RMA_ATTACH);
+	}
+	if (flavor != MPI_WIN_FLAVOR_SHARED) {
+		ck_assert_int_eq(MPI_Win_shared_query(w, 0, &size, &v, &p),
+				 MPI_ERR_RMA_FLAVOR);
+	} else {
+		ck_assert_int_eq(MPI_Win_shared_query(w, 1, &size, &v, &p),
+				 MPI_SUCCESS);
+		/* (rank 0's mapping: contiguous after its own part) */
+		ck_assert_ptr_eq(p, rw->mem[0] + 64);
+		ck_assert_int_eq(size, 64);
+		ck_assert_int_eq(v, 1);
+		ck_assert_int_eq(MPI_Win_shared_query(w, 2, &size, &v, &p),
+				 MPI_ERR_RANK);
+	}
+	fence_all(rw, 0);
+	rc_dt_release(unc);
+	rc_dt_release(mixed);
+	rc_dt_release(vec);
+	rc_op_release(uop);
+	rw_close(rw);
+}
+END_TEST
+
+/* ---- dynamic windows: the target finds accesses outside its regions ------ */
+START_TEST(dynamic_range_errors)
+{
+	struct rw *rw = rw_open(2, _i, MPI_WIN_FLAVOR_DYNAMIC, 64, 1);
+	struct rc_req *req[NMAX];
+	int errs[NMAX], v = 3, big[3000];
+	MPI_Aint out = (MPI_Aint)(uintptr_t)(rw->mem[1] + 64);
+	MPI_Request rq;
+	int one = 1;
+
+	/* fence: the put fails at the target, the origin's fence says so */
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, out, 1, MPI_INT, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(rc_win_fence_start(rw->w[0], 0, &req[0]), RC_OK);
+	ck_assert_int_eq(rc_win_fence_start(rw->w[1], 0, &req[1]), RC_OK);
+	wait_each(rw->tw, req, 2, errs);
+	ck_assert_int_eq(errs[0], RC_ERR_RMA_RANGE);
+	ck_assert_int_eq(errs[1], RC_OK);
+	/* a request-based get: its request fails */
+	ck_assert_int_eq(MPI_Rget(big, 3000, MPI_INT, 1, out - 8, 3000,
+				  MPI_INT, rw->w[0], &rq), MPI_SUCCESS);
+	tw_wait(rw->tw, rq);
+	ck_assert_int_eq(rq->err, RC_ERR_RMA_RANGE);
+	rc_req_finish(&rq, MPI_STATUS_IGNORE);
+	fence_all(rw, MPI_MODE_NOSUCCEED);
+	/* a lock epoch: the unlock says so; a detached region is gone */
+	ck_assert_int_eq(MPI_Win_detach(rw->w[1], rw->mem[1]), MPI_SUCCESS);
+	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_EXCLUSIVE, 1, 0,
+					   &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(MPI_Accumulate(&one, 1, MPI_INT, 1,
+					(MPI_Aint)(uintptr_t)rw->mem[1], 1,
+					MPI_INT, MPI_SUM, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 1, &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, errs);
+	ck_assert_int_eq(errs[0], RC_ERR_RMA_RANGE);
+	/* PSCW: complete waits for the target's word on dynamic windows */
+	ck_assert_int_eq(MPI_Win_attach(rw->w[1], rw->mem[1], 64), MPI_SUCCESS);
+	ck_assert_int_eq(rc_win_post(rw->w[1], (int[]){ 0 }, 1, 0), RC_OK);
+	ck_assert_int_eq(rc_win_start_start(rw->w[0], (int[]){ 1 }, 1, 0,
+					    &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, out + 100, 1, MPI_INT,
+				 rw->w[0]), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, out - 64, 1, MPI_INT,
+				 rw->w[0]), MPI_SUCCESS);
+	ck_assert_int_eq(rc_win_complete_start(rw->w[0], &req[0]), RC_OK);
+	ck_assert_int_eq(rc_win_wait_start(rw->w[1], &req[1]), RC_OK);
+	wait_each(rw->tw, req, 2, errs);
+	ck_assert_int_eq(errs[0], RC_ERR_RMA_RANGE);
+	ck_assert_int_eq(errs[1], RC_OK);
+	ck_assert_int_eq(*(int *)rw->mem[1], 3);	/* the good one */
+	rw_close(rw);
+}
+END_TEST
+
+/* ---- a peer dies --------------------------------------------------------- */
+
+/* The target of a held lock dies: operations to it and the unlock fail,
+ * nothing hangs; the survivors' windows still work between them. */
+START_TEST(failure_lock_target)
+{
+	struct rw *rw = rw_open(3, _i, flavors[_i / 3], 64, 1);
+	struct rc_req *req[NMAX];
+	int errs[NMAX], v = 1;
+
+	if (rw->flavor == MPI_WIN_FLAVOR_SHARED) {
+		/* no messages carry data: nothing to fail but sync */
+	}
+	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_EXCLUSIVE, 2, 0,
+					   &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	tw_kill(rw->tw, 2);
+	tw_quiesce(rw->tw);
+	if (rw->flavor != MPI_WIN_FLAVOR_SHARED)
+		ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 2,
+					 rw_disp(rw, 2, 0, 1), 1, MPI_INT,
+					 rw->w[0]), MPI_ERR_PROC_FAILED);
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 2, &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, errs);
+	ck_assert_int_eq(errs[0], RC_ERR_PEER);
+	/* a fence with the dead rank fails on the survivors */
+	ck_assert_int_eq(rc_win_fence_start(rw->w[0], 0, &req[0]), RC_OK);
+	ck_assert_int_eq(rc_win_fence_start(rw->w[1], 0, &req[1]), RC_OK);
+	wait_each(rw->tw, req, 2, errs);
+	ck_assert_int_ne(errs[0], RC_OK);
+	ck_assert_int_ne(errs[1], RC_OK);
+	rw_abandon(rw);
+}
+END_TEST
+
+/* The holder of an exclusive lock dies: the target gives the lock to the
+ * next in its queue. An origin waiting for a reply from a target that
+ * dies gets the error, in its request and from the flush. */
+START_TEST(failure_lock_holder)
+{
+	struct rw *rw = rw_open(3, _i, flavors[_i / 3], 64000, 1);
+	struct rc_req *req[NMAX], *r1;
+	int errs[NMAX];
+	MPI_Request rq;
+	static char big[64000];
+
+	ck_assert_int_eq(rc_win_lock_start(rw->w[2], MPI_LOCK_EXCLUSIVE, 0, 0,
+					   &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_EXCLUSIVE, 0, 0,
+					   &r1), RC_OK);
+	tw_quiesce(rw->tw);
+	ck_assert(!rc_req_done(r1));
+	tw_kill(rw->tw, 2);
+	tw_wait(rw->tw, r1);
+	ck_assert_int_eq(r1->err, RC_OK);
+	rc_req_free(r1);
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[1], 0, &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	if (rw->flavor == MPI_WIN_FLAVOR_SHARED)
+		goto out;
+	/* a large get from rank 0, which dies before it answers */
+	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_SHARED, 0, 0,
+					   &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(MPI_Rget(big, 64000, MPI_BYTE, 0, rw_disp(rw, 0, 0, 1),
+				  64000, MPI_BYTE, rw->w[1], &rq),
+			 MPI_SUCCESS);
+	tw_kill(rw->tw, 0);
+	tw_wait(rw->tw, rq);
+	ck_assert_int_eq(rq->err, RC_ERR_PEER);
+	rc_req_finish(&rq, MPI_STATUS_IGNORE);
+	ck_assert_int_eq(rc_win_flush_start(rw->w[1], 0, false, &req[0]),
+			 RC_OK);
+	wait_each(rw->tw, req, 1, errs);
+	ck_assert_int_eq(errs[0], RC_ERR_PEER);
+out:
+	rw_abandon(rw);
+}
+END_TEST
+
+/* PSCW with a dead peer: start waiting for its post, wait waiting for
+ * its complete, both end with the error. */
+START_TEST(failure_pscw)
+{
+	struct rw *rw = rw_open(3, _i, flavors[_i / 3], 64, 1);
+	struct rc_req *req[NMAX];
+	int errs[NMAX], g[2] = { 1, 2 };
+
+	ck_assert_int_eq(rc_win_start_start(rw->w[0], &g[1], 1, 0, &req[0]),
+			 RC_OK);
+	ck_assert_int_eq(rc_win_post(rw->w[0], g, 2, 0), RC_OK);
+	ck_assert_int_eq(rc_win_start_start(rw->w[1], (int[]){ 0 }, 1, 0,
+					    &req[1]), RC_OK);
+	tw_quiesce(rw->tw);
+	ck_assert(!rc_req_done(req[0]));
+	tw_kill(rw->tw, 2);
+	wait_each(rw->tw, req, 2, errs);
+	ck_assert_int_eq(errs[0], RC_ERR_PEER);
+	ck_assert_int_eq(errs[1], RC_OK);
+	ck_assert_int_eq(rc_win_complete_start(rw->w[1], &req[1]), RC_OK);
+	ck_assert_int_eq(rc_win_wait_start(rw->w[0], &req[0]), RC_OK);
+	wait_each(rw->tw, req, 2, errs);
+	ck_assert_int_eq(errs[0], RC_ERR_PEER);
+	ck_assert_int_eq(errs[1], RC_OK);
+	rw_abandon(rw);
+}
+END_TEST
+
+
+/* RCMPI_EAGER_LIMIT of one byte: messages still carry whole elements of
+ * every kind (a floor of their own), streams and replies alike. */
+START_TEST(tiny_eager_limit)
+{
+	struct rw *rw;
+	struct rc_dtype *pdt = &rc_mpi_long_double_int;
+	struct rc_pair_LONG_DOUBLE_INT src[300], res[300], *t;
+	int i;
+
+	setenv("RCMPI_EAGER_LIMIT", "1", 1);
+	rw = rw_open(2, _i, flavors[_i / 3], sizeof(src), 1);
+	t = (struct rc_pair_LONG_DOUBLE_INT *)rw->mem[1];
+	for (i = 0; i < 300; i++) {
+		src[i].v = i;
+		src[i].i = 1000 + i;
+		t[i].v = 150;
+		t[i].i = 7;
+	}
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Accumulate(src, 300, pdt, 1, rw_disp(rw, 1, 0, 1),
+					300, pdt, MPI_MAXLOC, rw->w[0]),
+			 MPI_SUCCESS);
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Get(res, 300, pdt, 1, rw_disp(rw, 1, 0, 1), 300,
+				 pdt, rw->w[0]), MPI_SUCCESS);
+	fence_all(rw, MPI_MODE_NOSUCCEED);
+	for (i = 0; i < 300; i++) {
+		ck_assert(res[i].v == (i > 150 ? i : 150));
+		/* a tie keeps the lower index */
+		ck_assert_int_eq(res[i].i, i > 150 ? 1000 + i : 7);
+	}
+	rw_close(rw);
+	unsetenv("RCMPI_EAGER_LIMIT");
+}
+END_TEST
+
+static Suite *rma_suite(void)
+{
+	Suite *s = suite_create("rma");
+#define CASE(fn, loops)                                            \
+	do {                                                       \
+		TCase *tc = tcase_create(#fn);                     \
+		tcase_set_timeout(tc, TMO);                        \
+		if (loops)                                         \
+			tcase_add_loop_test(tc, fn, 0, loops);     \
+		else                                               \
+			tcase_add_test(tc, fn);                    \
+		suite_add_tcase(s, tc);                            \
+	} while (0)
+	CASE(put_get_fence, 3 * NFLAVORS);
+	CASE(acc_every_op, 3 * NFLAVORS);
+	CASE(acc_strided_and_no_op, 3 * NFLAVORS);
+	CASE(acc_ordering, 3 * NFLAVORS);
+	CASE(counter_fetch_and_op, 3 * NFLAVORS);
+	CASE(counter_exclusive_lock, 3 * NFLAVORS);
+	CASE(cas_one_winner, 3 * NFLAVORS);
+	CASE(pscw_ring, 3 * NFLAVORS);
+	CASE(passive_flushes, 3 * NFLAVORS);
+	CASE(lock_queue_fair, 3 * NFLAVORS);
+	CASE(request_ops, 3 * NFLAVORS);
+	CASE(shared_layout, 2);
+	CASE(zero_and_proc_null, 3 * NFLAVORS);
+	CASE(tiny_eager_limit, 3 * NFLAVORS);
+	CASE(errors_sync, NFLAVORS);
+	CASE(errors_args, NFLAVORS);
+	CASE(dynamic_range_errors, 3);
+	CASE(failure_lock_target, 3 * NFLAVORS);
+	CASE(failure_lock_holder, 3 * NFLAVORS);
+	CASE(failure_pscw, 3 * NFLAVORS);
+#undef CASE
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rma_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
