@@ -385,6 +385,7 @@ int rc_psrv_init(const char *tmpdir, const char *host)
 	char sns[RC_NSLEN];
 	pmix_status_t rc;
 	size_t n = 0;
+	bool pci_off;
 
 	if (pipe2(psrv.wake, O_CLOEXEC | O_NONBLOCK)) {
 		rc_lerr("pipe: %s", strerror(errno));
@@ -397,7 +398,19 @@ int rc_psrv_init(const char *tmpdir, const char *host)
 	PMIX_INFO_LOAD(&info[n++], PMIX_HOSTNAME, host, PMIX_STRING);
 	PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_NSPACE, sns, PMIX_STRING);
 	PMIX_INFO_LOAD(&info[n++], PMIX_SERVER_RANK, &srank, PMIX_PROC_RANK);
+	/*
+	 * PMIx_server_init loads this node's hwloc topology. hwloc's PCI
+	 * discovery (libpciaccess reading pci.ids, a realloc per line) costs
+	 * a second, and tens of seconds under AddressSanitizer, for objects
+	 * nothing here uses. Unless the user chose hwloc components, leave
+	 * PCI out for this one call (the ranks' environments are built
+	 * already and never see it).
+	 */
+	pci_off = !getenv("HWLOC_COMPONENTS") &&
+		  !setenv("HWLOC_COMPONENTS", "-pci", 0);
 	rc = PMIx_server_init(&psrv_module, info, n);
+	if (pci_off)
+		unsetenv("HWLOC_COMPONENTS");
 	PMIX_INFO_FREE(info, 5);
 	if (rc != PMIX_SUCCESS) {
 		rc_lerr("PMIx_server_init: %s", PMIx_Error_string(rc));
