@@ -8,6 +8,10 @@
  *   alias  every collective that takes two buffers, with one pointer for
  *          both and zero counts (what language bindings pass for empty
  *          arrays): no bytes are touched, so nothing aliases.
+ *   nbr    MPI_Alltoallw and every neighbourhood collective (blocking
+ *          and nonblocking) on a periodic ring and on a distributed graph
+ *          with a repeated edge, with zero counts, NULL buffers and one
+ *          pointer for both buffers.
  *   p2p    Send/Recv, Isend/Irecv, Sendrecv, Sendrecv_replace and
  *          Reduce_local with NULL, and with one pointer for both
  *          buffers, and count 0.
@@ -178,6 +182,80 @@ static void one_comm(MPI_Comm comm, MPI_Datatype dt, int *step)
 	free(z);
 }
 
+/* Alltoallw and the neighbourhood collectives on comm (a topology
+ * communicator) with buffers sb, rb and zero counts. */
+static void zero_nbr_colls(MPI_Comm comm, void *sb, void *rb,
+			   const int *z, const MPI_Aint *za,
+			   const MPI_Datatype *ts)
+{
+	MPI_Request rq;
+
+	CALL(MPI_Neighbor_allgather(sb, 0, MPI_INT, rb, 0, MPI_INT, comm));
+	CALL(MPI_Neighbor_allgatherv(sb, 0, MPI_INT, rb, z, z, MPI_INT, comm));
+	CALL(MPI_Neighbor_alltoall(sb, 0, MPI_INT, rb, 0, MPI_INT, comm));
+	CALL(MPI_Neighbor_alltoallv(sb, z, z, MPI_INT, rb, z, z, MPI_INT,
+				    comm));
+	CALL(MPI_Neighbor_alltoallw(sb, z, za, ts, rb, z, za, ts, comm));
+	CALL(MPI_Ineighbor_allgather(sb, 0, MPI_INT, rb, 0, MPI_INT, comm,
+				     &rq));
+	CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	CALL(MPI_Ineighbor_allgatherv(sb, 0, MPI_INT, rb, z, z, MPI_INT, comm,
+				      &rq));
+	CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	CALL(MPI_Ineighbor_alltoall(sb, 0, MPI_INT, rb, 0, MPI_INT, comm,
+				    &rq));
+	CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	CALL(MPI_Ineighbor_alltoallv(sb, z, z, MPI_INT, rb, z, z, MPI_INT,
+				     comm, &rq));
+	CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	CALL(MPI_Ineighbor_alltoallw(sb, z, za, ts, rb, z, za, ts, comm, &rq));
+	CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+	CALL(MPI_Alltoallw(sb, z, z, ts, rb, z, z, ts, comm));
+	CALL(MPI_Ialltoallw(sb, z, z, ts, rb, z, z, ts, comm, &rq));
+	CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+}
+
+static void nbr(int *step)
+{
+	static int shared[4];
+	MPI_Comm ring, graph;
+	MPI_Datatype *ts;
+	MPI_Aint *za;
+	int n, i, *z, dims[1], periods[1] = { 1 }, src[3], dst[3];
+
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	z = calloc((size_t)n + 3, sizeof(*z));
+	za = calloc((size_t)n + 3, sizeof(*za));
+	ts = malloc(((size_t)n + 3) * sizeof(*ts));
+	CHECK(z && za && ts, "calloc");
+	for (i = 0; i < n + 3; i++)
+		ts[i] = MPI_INT;
+	dims[0] = n;
+	CALL(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+	CALL(MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN));
+	/* in from the left twice and from myself, out to the right twice
+	 * and to myself: a repeated edge and a self-loop */
+	src[0] = src[1] = (rank + n - 1) % n;
+	src[2] = rank;
+	dst[0] = dst[1] = (rank + 1) % n;
+	dst[2] = rank;
+	CALL(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 3, src,
+					    MPI_UNWEIGHTED, 3, dst,
+					    MPI_UNWEIGHTED, MPI_INFO_NULL, 0,
+					    &graph));
+	CALL(MPI_Comm_set_errhandler(graph, MPI_ERRORS_RETURN));
+	zero_nbr_colls(ring, NULL, NULL, z, za, ts);
+	zero_nbr_colls(ring, shared, shared, z, za, ts);
+	zero_nbr_colls(graph, NULL, NULL, z, za, ts);
+	zero_nbr_colls(graph, shared, shared, z, za, ts);
+	in_step(MPI_COMM_WORLD, ++*step);
+	CALL(MPI_Comm_free(&ring));
+	CALL(MPI_Comm_free(&graph));
+	free(z);
+	free(za);
+	free(ts);
+}
+
 static void p2p(int *step)
 {
 	static int shared[4];
@@ -265,6 +343,7 @@ int main(int argc, char **argv)
 		one_comm(MPI_COMM_WORLD, i ? vec : MPI_INT, &step);
 		one_comm(rev, i ? vec : MPI_INT, &step);
 	}
+	nbr(&step);
 	p2p(&step);
 	still_caught(&step);
 
