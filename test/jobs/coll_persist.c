@@ -8,7 +8,8 @@
  * its definition. Then the errors: a start of an active request
  * (MPI_ERR_REQUEST), a bad info (MPI_ERR_INFO), a NULL request
  * (MPI_ERR_ARG), MPI_Scan_init on an intercommunicator (MPI_ERR_COMM);
- * and a persistent allreduce on an intercommunicator (2+ ranks).
+ * and on an intercommunicator (2+ ranks) a persistent allreduce, and a
+ * bcast (MPI_ROOT) and barrier started in opposite orders by the groups.
  * Prints "coll_persist: N ranks OK".
  */
 #include "jobs.h"
@@ -338,6 +339,32 @@ static void errors_and_inter(void)
 		      want_sum);
 	}
 	CHECK_MPI(MPI_Request_free(&q));
+	/* bcast from the even group's first rank, then a barrier, started
+	 * together */
+	{
+		MPI_Request b[2];
+		int lrank, v, broot;
+
+		MPI_Comm_rank(inter, &lrank);
+		broot = wrank % 2 ? 0 : lrank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+		CHECK_MPI(MPI_Bcast_init(&v, 1, MPI_INT, broot, inter,
+					 MPI_INFO_NULL, &b[0]));
+		CHECK_MPI(MPI_Barrier_init(inter, MPI_INFO_NULL, &b[1]));
+		for (i = 0; i < 5; i++) {
+			v = broot == MPI_ROOT ? 100 + i : -1;
+			if (wrank % 2)
+				CHECK_MPI(MPI_Startall(2, b));
+			else {
+				CHECK_MPI(MPI_Start(&b[1]));
+				CHECK_MPI(MPI_Start(&b[0]));
+			}
+			CHECK_MPI(MPI_Waitall(2, b, MPI_STATUSES_IGNORE));
+			if (wrank % 2)
+				CHECK(v == 100 + i, "intercomm bcast %d", v);
+		}
+		CHECK_MPI(MPI_Request_free(&b[0]));
+		CHECK_MPI(MPI_Request_free(&b[1]));
+	}
 	CHECK_MPI(MPI_Comm_free(&inter));
 	CHECK_MPI(MPI_Comm_free(&half));
 }
