@@ -263,11 +263,13 @@ static int coll_build(struct rc_comm *comm, const struct rc_coll_alg *alg,
 	return RC_OK;
 }
 
-int rc_coll_start(struct rc_comm *comm, int coll, const struct rc_cargs *a,
-		  struct rc_req **reqp)
+/* A pooled RC_REQ_COLL request on comm (holding a reference on it) and
+ * the built schedule of coll for it, not started. */
+static int coll_req_build(struct rc_comm *comm, int coll,
+			  const struct rc_cargs *a, struct rc_req **reqp,
+			  struct rc_sched **sp)
 {
 	struct rc_req *req;
-	struct rc_sched *s;
 	int ret;
 
 	if (!rc_coll_state(comm->inst))
@@ -278,13 +280,74 @@ int rc_coll_start(struct rc_comm *comm, int coll, const struct rc_cargs *a,
 	/* a pooled request holds a reference on its communicator */
 	rc_comm_retain(comm);
 	req->comm = comm;
-	ret = coll_build(comm, coll_pick(comm, coll, a), a, &s);
-	if (!ret)
-		ret = rc_sched_start(s, req);
+	ret = coll_build(comm, coll_pick(comm, coll, a), a, sp);
 	if (ret) {
 		rc_req_free(req);
 		return ret;
 	}
+	*reqp = req;
+	return RC_OK;
+}
+
+int rc_coll_start(struct rc_comm *comm, int coll, const struct rc_cargs *a,
+		  struct rc_req **reqp)
+{
+	struct rc_req *req;
+	struct rc_sched *s;
+	int ret;
+
+	ret = coll_req_build(comm, coll, a, &req, &s);
+	if (ret)
+		return ret;
+	ret = rc_sched_start(s, req);
+	if (ret) {
+		rc_req_free(req);
+		return ret;
+	}
+	*reqp = req;
+	return RC_OK;
+}
+
+/* ---- persistent collectives (MPI-4 *_init) ----
+ *
+ * The schedule is built once, at init, with the tag the collective takes
+ * then (every rank inits its collectives in one order, so the tags agree
+ * whatever order the requests are later started in), and kept by the
+ * request: each MPI_Start runs it again from its first operation. */
+
+static int coll_pstart(struct rc_req *req)
+{
+	return rc_sched_start(req->coll, req);
+}
+
+static void coll_prelease(struct rc_req *req)
+{
+	struct rc_sched *s = req->coll;
+
+	req->coll = NULL;
+	if (s)
+		rc_sched_discard(s);
+}
+
+static const struct rc_req_pers coll_pers = {
+	.start = coll_pstart,
+	.release = coll_prelease,
+};
+
+int rc_coll_init(struct rc_comm *comm, int coll, const struct rc_cargs *a,
+		 struct rc_req **reqp)
+{
+	struct rc_req *req;
+	struct rc_sched *s;
+	int ret;
+
+	ret = coll_req_build(comm, coll, a, &req, &s);
+	if (ret)
+		return ret;
+	rc_sched_keep(s);
+	req->coll = s;
+	req->pers = &coll_pers;
+	req->flags |= RC_REQ_PERSISTENT;
 	*reqp = req;
 	return RC_OK;
 }

@@ -79,6 +79,18 @@ int rc_coll_start(struct rc_comm *comm, int coll, const struct rc_cargs *a,
 		  struct rc_req **reqp);
 /* The same, blocking: returns when this rank's part is done. */
 int rc_coll_run(struct rc_comm *comm, int coll, const struct rc_cargs *a);
+/*
+ * A persistent collective (MPI-4 MPI_Bcast_init, ...): the algorithm is
+ * chosen, the schedule built and the tag taken now (so every rank inits
+ * the same collectives in the same order, and may start them in any
+ * order); *reqp a pooled, inactive RC_REQ_PERSISTENT request whose
+ * req->pers starts it (rc_req_start) any number of times and releases
+ * the schedule with the request (rc_req_free, when not active). Counts,
+ * displacements and types are read now; the buffers' contents at each
+ * start.
+ */
+int rc_coll_init(struct rc_comm *comm, int coll, const struct rc_cargs *a,
+		 struct rc_req **reqp);
 
 /* Algorithms: names, and forcing one (what RCMPI_COLL_<NAME> does).
  * name NULL or "auto" restores the default choice. */

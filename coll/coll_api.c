@@ -11,7 +11,9 @@
  * type), MPI_ERR_BUFFER (MPI_IN_PLACE where not allowed, a NULL buffer
  * with data, one pointer for send and receive buffers whose touched bytes
  * overlap: see aliased() below), MPI_ERR_ARG (a NULL request or count
- * array). Intercommunicators: below.
+ * array). Intercommunicators: below. The persistent calls of MPI-4
+ * (MPI_Bcast_init, ...) check and build like the nonblocking ones and
+ * make a persistent request (rc_coll_init) that MPI_Start runs.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "api.h"
 #include "coll_impl.h"
 #include "dtype.h"
+#include "info.h"
 #include "op.h"
 #include "thread.h"
 #include "topo.h"
@@ -251,6 +254,13 @@ static MPI_Request rc_blocking_slot;
 	CHK(comm, ((root) < 0 || (root) >= (comm)->size) ? MPI_ERR_ROOT : 0, \
 	    fn, "root out of range")
 
+/* Persistent calls (*_init) pass their request pointer with its low bit
+ * set (a pointer to an MPI_Request is aligned): the checks and argument
+ * building below are the nonblocking call's, coll_go makes the request. */
+#define RC_PERSIST(req) ((MPI_Request *)((uintptr_t)(req) | 1u))
+#define RC_IS_PERSIST(req) (((uintptr_t)(req)&1u) != 0)
+#define RC_UNPERSIST(req) ((MPI_Request *)((uintptr_t)(req) & ~(uintptr_t)1u))
+
 static int coll_go(MPI_Comm comm, int coll, struct rc_cargs *a,
 		   MPI_Request *req, const char *fn)
 {
@@ -258,6 +268,8 @@ static int coll_go(MPI_Comm comm, int coll, struct rc_cargs *a,
 
 	if (req == RC_BLOCKING)
 		ret = rc_coll_run(comm, coll, a);
+	else if (RC_UNLIKELY(RC_IS_PERSIST(req)))
+		ret = rc_coll_init(comm, coll, a, RC_UNPERSIST(req));
 	else
 		ret = rc_coll_start(comm, coll, a, req);
 	return rc_api_status(comm, ret, fn);
@@ -1354,3 +1366,218 @@ int PMPI_Ineighbor_alltoallw(const void *sbuf, const int scounts[],
 					       "MPI_Ineighbor_alltoallw"));
 }
 RC_WEAK(MPI_Ineighbor_alltoallw)
+
+/* ---- persistent collectives (MPI-4) -----------------------------------------
+ *
+ * The nonblocking call's checks and arguments, then a persistent request
+ * (RC_PERSIST): the algorithm, its schedule and the collective's tag are
+ * fixed here, so every rank must init its collectives in one order and
+ * may then start them in any order, any number of times. The info
+ * argument is checked and otherwise ignored (no hint is defined).
+ */
+
+static int pinit_check(MPI_Comm comm, MPI_Info info, MPI_Request *request,
+		       const char *fn)
+{
+	RC_API_CHECK_INIT(fn);
+	if (RC_UNLIKELY(!rc_comm_valid(comm)))
+		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
+	if (RC_UNLIKELY(!request))
+		return RC_ERR_MSG(comm, MPI_ERR_ARG, fn, "request is NULL");
+	if (RC_UNLIKELY(info != MPI_INFO_NULL && !rc_info_valid(info)))
+		return rc_err_handle(comm, RC_HK_INFO, info, fn);
+	return MPI_SUCCESS;
+}
+
+/* Check, then `call` (which passes RC_PERSIST(request)), in the big
+ * critical section. */
+#define PINIT(comm, info, request, fn, call)                    \
+	RC_CS_CALL(&rc_cs_big, ({                               \
+		int pi_ = pinit_check(comm, info, request, fn); \
+		pi_ ? pi_ : (call);                             \
+	}))
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Barrier_init",
+		     barrier(comm, RC_PERSIST(request), "MPI_Barrier_init"));
+}
+RC_WEAK(MPI_Barrier_init)
+
+int PMPI_Bcast_init(void *buf, int count, MPI_Datatype dt, int root,
+		    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Bcast_init",
+		     bcast(buf, count, dt, root, comm, RC_PERSIST(request),
+			   "MPI_Bcast_init"));
+}
+RC_WEAK(MPI_Bcast_init)
+
+int PMPI_Reduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		     MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+		     MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Reduce_init",
+		     reduce(sbuf, rbuf, count, dt, op, root, comm,
+			    RC_PERSIST(request), "MPI_Reduce_init"));
+}
+RC_WEAK(MPI_Reduce_init)
+
+int PMPI_Allreduce_init(const void *sbuf, void *rbuf, int count,
+			MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+			MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Allreduce_init",
+		     allred(sbuf, rbuf, count, dt, op, comm,
+			    RC_PERSIST(request), RC_COLL_ALLREDUCE,
+			    "MPI_Allreduce_init"));
+}
+RC_WEAK(MPI_Allreduce_init)
+
+int PMPI_Scan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		   MPI_Op op, MPI_Comm comm, MPI_Info info,
+		   MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Scan_init",
+		     allred(sbuf, rbuf, count, dt, op, comm,
+			    RC_PERSIST(request), RC_COLL_SCAN,
+			    "MPI_Scan_init"));
+}
+RC_WEAK(MPI_Scan_init)
+
+int PMPI_Exscan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+		     MPI_Op op, MPI_Comm comm, MPI_Info info,
+		     MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Exscan_init",
+		     allred(sbuf, rbuf, count, dt, op, comm,
+			    RC_PERSIST(request), RC_COLL_EXSCAN,
+			    "MPI_Exscan_init"));
+}
+RC_WEAK(MPI_Exscan_init)
+
+int PMPI_Reduce_scatter_block_init(const void *sbuf, void *rbuf, int rcount,
+				   MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+				   MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Reduce_scatter_block_init",
+		     redscat_block(sbuf, rbuf, rcount, dt, op, comm,
+				   RC_PERSIST(request),
+				   "MPI_Reduce_scatter_block_init"));
+}
+RC_WEAK(MPI_Reduce_scatter_block_init)
+
+int PMPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[],
+			     MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+			     MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Reduce_scatter_init",
+		     redscat(sbuf, rbuf, rcounts, dt, op, comm,
+			     RC_PERSIST(request), "MPI_Reduce_scatter_init"));
+}
+RC_WEAK(MPI_Reduce_scatter_init)
+
+int PMPI_Gather_init(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+		     int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+		     MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Gather_init",
+		     gather(sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL,
+			    root, comm, RC_PERSIST(request), false,
+			    "MPI_Gather_init"));
+}
+RC_WEAK(MPI_Gather_init)
+
+int PMPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype sdt,
+		      void *rbuf, const int rcounts[], const int displs[],
+		      MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Info info,
+		      MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Gatherv_init",
+		     gather(sbuf, scount, sdt, rbuf, 0, rdt, rcounts, displs,
+			    root, comm, RC_PERSIST(request), true,
+			    "MPI_Gatherv_init"));
+}
+RC_WEAK(MPI_Gatherv_init)
+
+int PMPI_Scatter_init(const void *sbuf, int scount, MPI_Datatype sdt,
+		      void *rbuf, int rcount, MPI_Datatype rdt, int root,
+		      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Scatter_init",
+		     scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt,
+			     root, comm, RC_PERSIST(request), false,
+			     "MPI_Scatter_init"));
+}
+RC_WEAK(MPI_Scatter_init)
+
+int PMPI_Scatterv_init(const void *sbuf, const int scounts[],
+		       const int displs[], MPI_Datatype sdt, void *rbuf,
+		       int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+		       MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Scatterv_init",
+		     scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt,
+			     root, comm, RC_PERSIST(request), true,
+			     "MPI_Scatterv_init"));
+}
+RC_WEAK(MPI_Scatterv_init)
+
+int PMPI_Allgather_init(const void *sbuf, int scount, MPI_Datatype sdt,
+			void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
+			MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Allgather_init",
+		     allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
+			       comm, RC_PERSIST(request), false,
+			       "MPI_Allgather_init"));
+}
+RC_WEAK(MPI_Allgather_init)
+
+int PMPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype sdt,
+			 void *rbuf, const int rcounts[], const int displs[],
+			 MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+			 MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Allgatherv_init",
+		     allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
+			       comm, RC_PERSIST(request), true,
+			       "MPI_Allgatherv_init"));
+}
+RC_WEAK(MPI_Allgatherv_init)
+
+int PMPI_Alltoall_init(const void *sbuf, int scount, MPI_Datatype sdt,
+		       void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
+		       MPI_Info info, MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Alltoall_init",
+		     alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm,
+			      RC_PERSIST(request), "MPI_Alltoall_init"));
+}
+RC_WEAK(MPI_Alltoall_init)
+
+int PMPI_Alltoallv_init(const void *sbuf, const int scounts[],
+			const int sdispls[], MPI_Datatype sdt, void *rbuf,
+			const int rcounts[], const int rdispls[],
+			MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+			MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Alltoallv_init",
+		     alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+			       rdispls, rdt, comm, RC_PERSIST(request),
+			       "MPI_Alltoallv_init"));
+}
+RC_WEAK(MPI_Alltoallv_init)
+
+int PMPI_Alltoallw_init(const void *sbuf, const int scounts[],
+			const int sdispls[], const MPI_Datatype sdts[],
+			void *rbuf, const int rcounts[], const int rdispls[],
+			const MPI_Datatype rdts[], MPI_Comm comm, MPI_Info info,
+			MPI_Request *request)
+{
+	return PINIT(comm, info, request, "MPI_Alltoallw_init",
+		     alltoallw(sbuf, scounts, sdispls, sdts, rbuf, rcounts,
+			       rdispls, rdts, comm, RC_PERSIST(request),
+			       "MPI_Alltoallw_init"));
+}
+RC_WEAK(MPI_Alltoallw_init)

@@ -91,6 +91,8 @@ struct rc_sched {
 	int berr;		/* failure while building */
 	unsigned nops, cap, cur, pending;
 	bool advancing;
+	bool keep; /* a persistent collective's: not given back
+		    * when it completes (rc_sched_keep) */
 	struct rc_sop *ops;
 	/* scratch: a cached arena, and blocks that did not fit in it */
 	char *tmp;
@@ -151,6 +153,10 @@ void *rc_sched_tmp_dt(struct rc_sched *s, size_t count,
 /* Start a built schedule as req (RC_REQ_COLL, INACTIVE, req->comm set).
  * The request may be complete on return. */
 int rc_sched_start(struct rc_sched *s, struct rc_req *req);
+/* Keep s when it completes (a persistent collective's, built of fixed
+ * operations only: no CALL steps): rc_sched_start runs it again from its
+ * first operation, rc_sched_discard gives it back. */
+void rc_sched_keep(struct rc_sched *s);
 
 /* Copy packed bytes of (src, scount, sdt) into (dst, dcount, ddt). */
 void rc_coll_copy(const void *src, size_t scount, struct rc_dtype *sdt,

@@ -16,6 +16,12 @@
  *             walk is already on the stack (a guard flag; the walk then
  *             sees pending == 0 itself).
  *
+ * A kept schedule (rc_sched_keep: a persistent collective's) stays with
+ * its request when it completes, and rc_sched_start runs it again from
+ * its first operation: every operation is a fixed send, receive, reduce
+ * or copy between fixed buffers (the collectives' algorithms append no
+ * CALL steps), so a run leaves nothing the next one must undo.
+ *
  * Schedules come from a per-instance cache that keeps their operation
  * arrays and scratch arenas, so a warm collective never calls malloc on
  * the small paths; scratch that does not fit the arena is allocated for
@@ -133,6 +139,7 @@ static struct rc_sched *sched_get(struct rc_comm *comm, uint32_t ctx, int tag)
 	s->cur = 0;
 	s->pending = 0;
 	s->advancing = false;
+	s->keep = false;
 	s->tmp_used = 0;
 	s->tmp_want = 0;
 	s->nextra = 0;
@@ -202,6 +209,7 @@ static void sched_put(struct rc_sched *s)
 	s->comm = NULL;
 	s->comm0 = NULL;
 	s->comm1 = NULL;
+	s->keep = false;
 	if (cs->ncached >= SCHED_CACHE_MAX) {
 		sched_free(s);
 		return;
@@ -483,8 +491,11 @@ static void sched_complete(struct rc_sched *s)
 	req->status.MPI_ERROR = rc_status_to_mpi(s->err);
 	req->status.rc_count = 0;
 	req->status.rc_cancelled = 0;
-	req->coll = NULL;
-	sched_put(s);
+	/* a persistent collective's schedule stays with its request */
+	if (!s->keep) {
+		req->coll = NULL;
+		sched_put(s);
+	}
 	rc_req_complete(req);
 }
 
@@ -513,6 +524,7 @@ static void sched_advance(struct rc_sched *s)
 				     o->dt2);
 			break;
 		case RC_SOP_CALL:
+			assert(!s->keep);
 			o->fn(s, o->dst);
 			break;
 		}
@@ -536,6 +548,15 @@ int rc_sched_start(struct rc_sched *s, struct rc_req *req)
 	req->coll = s;
 	req->state = RC_REQ_ACTIVE;
 	req->err = RC_OK;
+	/* from the first operation (a kept schedule runs again) */
+	s->cur = 0;
+	s->pending = 0;
+	s->err = RC_OK;
 	sched_advance(s);
 	return RC_OK;
+}
+
+void rc_sched_keep(struct rc_sched *s)
+{
+	s->keep = true;
 }

@@ -1149,6 +1149,81 @@ RC_DECL(int, MPI_Win_set_errhandler, (MPI_Win win,
 RC_DECL(int, MPI_Win_get_errhandler, (MPI_Win win,
 				      MPI_Errhandler *errhandler));
 
+/* ---- Persistent collectives (MPI-4 chapter 6.12; coll/) -------------------
+ * Each returns an inactive persistent request: MPI_Start / MPI_Startall
+ * start it any number of times, every MPI_Wait / MPI_Test completes it,
+ * MPI_Request_free frees it. Every rank inits its persistent collectives
+ * in the same order as its other collectives on the communicator; it may
+ * start them in any order. MPI_VERSION stays 3.
+ */
+RC_DECL(int, MPI_Barrier_init,
+	(MPI_Comm comm, MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Bcast_init,
+	(void *buffer, int count, MPI_Datatype datatype, int root,
+	 MPI_Comm comm, MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Reduce_init,
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+	 MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Allreduce_init,
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+	 MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Reduce_scatter_block_init,
+	(const void *sendbuf, void *recvbuf, int recvcount,
+	 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Reduce_scatter_init,
+	(const void *sendbuf, void *recvbuf, const int recvcounts[],
+	 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Scan_init,
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+	 MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Exscan_init,
+	(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+	 MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Gather_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+	 MPI_Comm comm, MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Gatherv_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, const int recvcounts[], const int displs[],
+	 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Scatter_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+	 MPI_Comm comm, MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Scatterv_init,
+	(const void *sendbuf, const int sendcounts[], const int displs[],
+	 MPI_Datatype sendtype, void *recvbuf, int recvcount,
+	 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Allgather_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Allgatherv_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, const int recvcounts[], const int displs[],
+	 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Alltoall_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Alltoallv_init,
+	(const void *sendbuf, const int sendcounts[], const int sdispls[],
+	 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+	 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Alltoallw_init,
+	(const void *sendbuf, const int sendcounts[], const int sdispls[],
+	 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+	 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+	 MPI_Info info, MPI_Request *request));
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #include "info.h"
 #include "pt2pt.h"
 #include "request.h"
+#include "thread.h"
 
 #define RC_TAG_UB 0x7fffffff
 
@@ -297,22 +298,31 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag,
 }
 RC_WEAK(MPI_Recv_init)
 
-/* An inactive persistent pt2pt request, else raise MPI_ERR_REQUEST. */
-static int p2p_persistent_check(struct rc_req *req, const char *fn)
+/* An inactive persistent request, else raise MPI_ERR_REQUEST: pt2pt's
+ * own, or one a module above owns (req->pers: persistent collectives,
+ * which must be completed by a wait or test before they start again). */
+static int persistent_check(struct rc_req *req, const char *fn)
 {
 	if (!rc_req_valid(req))
 		return rc_err_handle(NULL, RC_HK_REQ, req, fn);
 	if (!(req->flags & RC_REQ_PERSISTENT) ||
-	    (req->kind != RC_REQ_SEND && req->kind != RC_REQ_RECV))
+	    (!req->pers && req->kind != RC_REQ_SEND &&
+	     req->kind != RC_REQ_RECV))
 		return RC_ERR_MSG(NULL, MPI_ERR_REQUEST, fn,
-				  "not a persistent point-to-point request");
-	if (req->state == RC_REQ_ACTIVE)
+				  "not a persistent request");
+	if (req->state == RC_REQ_ACTIVE ||
+	    (req->pers && req->state != RC_REQ_INACTIVE))
 		return RC_ERR_MSG(NULL, MPI_ERR_REQUEST, fn,
 				  "request is active already");
 	return MPI_SUCCESS;
 }
 
-int PMPI_Start(MPI_Request *request)
+static int persistent_start(struct rc_req *req)
+{
+	return req->pers ? rc_req_start(req) : rc_p2p_start(req);
+}
+
+static int start(MPI_Request *request)
 {
 	struct rc_req *req;
 	int ret;
@@ -321,16 +331,21 @@ int PMPI_Start(MPI_Request *request)
 	if (!request)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Start",
 				  "request is NULL");
-	ret = p2p_persistent_check(*request, "MPI_Start");
+	ret = persistent_check(*request, "MPI_Start");
 	if (ret)
 		return ret;
 	req = *request;
-	ret = rc_p2p_start(req);
+	ret = persistent_start(req);
 	return rc_api_status(req->comm, ret, "MPI_Start");
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big, start(request));
 }
 RC_WEAK(MPI_Start)
 
-int PMPI_Startall(int count, MPI_Request requests[])
+static int startall(int count, MPI_Request requests[])
 {
 	int i, ret;
 
@@ -340,17 +355,22 @@ int PMPI_Startall(int count, MPI_Request requests[])
 	if (count && !requests)
 		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Startall");
 	for (i = 0; i < count; i++) {
-		ret = p2p_persistent_check(requests[i], "MPI_Startall");
+		ret = persistent_check(requests[i], "MPI_Startall");
 		if (ret)
 			return ret;
 	}
 	for (i = 0; i < count; i++) {
-		ret = rc_p2p_start(requests[i]);
+		ret = persistent_start(requests[i]);
 		if (ret)
 			return rc_api_status(requests[i]->comm, ret,
 					     "MPI_Startall");
 	}
 	return MPI_SUCCESS;
+}
+
+int PMPI_Startall(int count, MPI_Request requests[])
+{
+	return RC_CS_CALL(&rc_cs_big, startall(count, requests));
 }
 RC_WEAK(MPI_Startall)
 

@@ -61,6 +61,12 @@ void rc_req_init_stack(struct rc_req *req, struct rc_inst *inst,
 void rc_req_free(struct rc_req *req)
 {
 	assert(req->state != RC_REQ_ACTIVE);
+	if (req->pers) {
+		const struct rc_req_pers *pers = req->pers;
+
+		req->pers = NULL;
+		pers->release(req);
+	}
 	if (req->dt)
 		rc_dt_release(req->dt);
 	req->dt = NULL;
@@ -73,6 +79,13 @@ void rc_req_free(struct rc_req *req)
 	req->comm = NULL;
 	req->state = RC_REQ_INACTIVE;
 	rc_hpool_put(&req->inst->req_pool, req);
+}
+
+int rc_req_start(struct rc_req *req)
+{
+	if (!req->pers || req->state != RC_REQ_INACTIVE)
+		return RC_ERR_INVAL;
+	return req->pers->start(req);
 }
 
 void rc_req_complete(struct rc_req *req)

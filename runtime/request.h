@@ -43,7 +43,7 @@ enum rc_send_mode {
 	RC_SEND_READY,
 };
 
-#define RC_REQ_PERSISTENT 0x1u	/* MPI_Send_init / MPI_Recv_init */
+#define RC_REQ_PERSISTENT 0x1u /* MPI_Send_init, MPI_Bcast_init, ... */
 #define RC_REQ_USER_FREED 0x2u	/* MPI_Request_free while active */
 #define RC_REQ_POOLED 0x4u	/* from the pool (not on a caller's stack) */
 #define RC_REQ_CANCELLED 0x8u
@@ -63,6 +63,17 @@ struct rc_p2p_state {
 	void *mreg;		/* transport memory registration */
 	uint8_t proto;		/* chosen protocol (pt2pt/engine.c) */
 	struct rc_list plink;	/* on the peer's waiting list */
+};
+
+/*
+ * A persistent request that a module above pt2pt owns (coll/: the
+ * persistent collectives of MPI-4): MPI_Start runs start (on an inactive
+ * request), rc_req_free calls release before the request goes back to the
+ * pool. pt2pt's persistent requests have none.
+ */
+struct rc_req_pers {
+	int (*start)(struct rc_req *req);
+	void (*release)(struct rc_req *req);
 };
 
 struct rc_req {
@@ -91,6 +102,7 @@ struct rc_req {
 
 	struct rc_p2p_state p2p;
 	void *coll; /* collective schedule (coll/) */
+	const struct rc_req_pers *pers; /* owner of a persistent request */
 };
 
 /* Allocate from the instance's pool; fields zeroed, state INACTIVE. */
@@ -99,6 +111,9 @@ struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind);
 void rc_req_init_stack(struct rc_req *req, struct rc_inst *inst,
 		       enum rc_req_kind kind);
 void rc_req_free(struct rc_req *req);
+/* Start an inactive persistent request that has an owner (req->pers);
+ * RC_ERR_INVAL when it has none or is not inactive. */
+int rc_req_start(struct rc_req *req);
 
 /* Mark the request done and run its completion callback. */
 void rc_req_complete(struct rc_req *req);
