@@ -810,6 +810,19 @@ RC_DECL(int, MPI_Type_struct,
 	 const MPI_Aint array_of_displacements[],
 	 const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
 #endif
+/* ---- MPI-1 error handler names that MPI-3 removed (issue 13) ------------
+ * Same rule as above (RCMPI_NO_MPI1_COMPAT hides them): thin aliases of
+ * MPI_Comm_create_errhandler, _set_errhandler and _get_errhandler (which
+ * returns a new reference, to free with MPI_Errhandler_free, as MPI-1's
+ * did); MPI_Handler_function is the communicator handler's type.
+ */
+#ifndef RCMPI_NO_MPI1_COMPAT
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+RC_DECL(int, MPI_Errhandler_create,
+	(MPI_Handler_function *function, MPI_Errhandler *errhandler));
+RC_DECL(int, MPI_Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));
+RC_DECL(int, MPI_Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler));
+#endif
 /* ---- Communicator services (issue 12): handles, info, attributes,
  * error handlers. -------------------------------------------------------
  * Handle conversion: the MPI_Fint of a handle is its index in its kind's
