@@ -430,12 +430,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
 	*flag = rc_req_done(request);
 	if (*flag && request->kind == RC_REQ_GREQ) {
 		/* query_fn runs on every call that sees it done */
-		MPI_Status tmp;
+		MPI_Status tmp = {.MPI_ERROR = MPI_SUCCESS};
 		int code;
 
 		if (status == MPI_STATUS_IGNORE)
 			status = &tmp;
-		status->MPI_ERROR = MPI_SUCCESS;
 		code = rc_greq_query(request, status);
 		if (code)
 			return RC_ERR(NULL, code, "MPI_Request_get_status");

@@ -209,6 +209,21 @@ START_TEST(waitall_testall)
 }
 END_TEST
 
+/* Waitany (pass 0) or Testany (pass 1), which must find one done. */
+static int any_done(int pass, MPI_Request r[N_MIX], MPI_Status *st)
+{
+	int idx = -1, flag = 0;
+
+	if (pass == 0) {
+		ck_assert_int_eq(MPI_Waitany(N_MIX, r, &idx, st), MPI_SUCCESS);
+	} else {
+		ck_assert_int_eq(MPI_Testany(N_MIX, r, &idx, &flag, st),
+				 MPI_SUCCESS);
+		ck_assert_int_eq(flag, 1);
+	}
+	return idx;
+}
+
 START_TEST(waitany_testany)
 {
 	MPI_Request r[N_MIX];
@@ -219,15 +234,7 @@ START_TEST(waitany_testany)
 	for (pass = 0; pass < 2; pass++) {
 		mix(g, r, &buf);
 		/* the ordinary request is done first */
-		if (pass == 0) {
-			ck_assert_int_eq(MPI_Waitany(N_MIX, r, &idx, &st),
-					 MPI_SUCCESS);
-		} else {
-			ck_assert_int_eq(
-				MPI_Testany(N_MIX, r, &idx, &flag, &st),
-				MPI_SUCCESS);
-			ck_assert_int_eq(flag, 1);
-		}
+		idx = any_done(pass, r, &st);
 		ck_assert_int_eq(idx, 1);
 		check_procnull(&st);
 		/* nothing done among the rest */
@@ -236,15 +243,7 @@ START_TEST(waitany_testany)
 		ck_assert_int_eq(flag, 0);
 		ck_assert_int_eq(g[0].queries + g[1].queries, 0);
 		ck_assert_int_eq(MPI_Grequest_complete(r[3]), MPI_SUCCESS);
-		if (pass == 0) {
-			ck_assert_int_eq(MPI_Waitany(N_MIX, r, &idx, &st),
-					 MPI_SUCCESS);
-		} else {
-			ck_assert_int_eq(
-				MPI_Testany(N_MIX, r, &idx, &flag, &st),
-				MPI_SUCCESS);
-			ck_assert_int_eq(flag, 1);
-		}
+		idx = any_done(pass, r, &st);
 		ck_assert_int_eq(idx, 3);
 		check_done(&g[1], &st);
 		ck_assert_int_eq(g[0].queries, 0);
