@@ -757,6 +757,26 @@ RC_DECL(int, MPI_Type_get_contents,
 	 int max_datatypes, int array_of_integers[],
 	 MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]));
 
+/* ---- Generalized requests (issue 13; MPI-3.1 section 12.2) --------------
+ * A request whose operation the program carries out itself: it completes
+ * when the program calls MPI_Grequest_complete, and then every Wait/Test
+ * call, MPI_Request_free and MPI_Request_get_status take it like any
+ * other request. query_fn fills the status when a call completes it (or
+ * MPI_Request_get_status looks at it), free_fn runs once when it is freed,
+ * cancel_fn on MPI_Cancel (complete: whether MPI_Grequest_complete was
+ * already called). An error code a callback returns is the code of the MPI
+ * call that ran it.
+ */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+RC_DECL(int, MPI_Grequest_start,
+	(MPI_Grequest_query_function *query_fn,
+	 MPI_Grequest_free_function *free_fn,
+	 MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Grequest_complete, (MPI_Request request));
+
 /* ---- MPI-1 datatype names that MPI-3 removed (issue 13) -----------------
  * Declared by default, as MPICH does, so that old programs build
  * unmodified (include/README.md says why); define RCMPI_NO_MPI1_COMPAT
@@ -789,6 +809,19 @@ RC_DECL(int, MPI_Type_struct,
 	(int count, const int array_of_blocklengths[],
 	 const MPI_Aint array_of_displacements[],
 	 const MPI_Datatype array_of_types[], MPI_Datatype *newtype));
+#endif
+/* ---- MPI-1 error handler names that MPI-3 removed (issue 13) ------------
+ * Same rule as above (RCMPI_NO_MPI1_COMPAT hides them): thin aliases of
+ * MPI_Comm_create_errhandler, _set_errhandler and _get_errhandler (which
+ * returns a new reference, to free with MPI_Errhandler_free, as MPI-1's
+ * did); MPI_Handler_function is the communicator handler's type.
+ */
+#ifndef RCMPI_NO_MPI1_COMPAT
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+RC_DECL(int, MPI_Errhandler_create,
+	(MPI_Handler_function *function, MPI_Errhandler *errhandler));
+RC_DECL(int, MPI_Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler));
+RC_DECL(int, MPI_Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler));
 #endif
 /* ---- Communicator services (issue 12): handles, info, attributes,
  * error handlers. -------------------------------------------------------

@@ -566,6 +566,14 @@ int PMPI_Cancel(MPI_Request *request)
 				  "request is NULL");
 	if (!rc_req_valid(*request))
 		return rc_err_handle(NULL, RC_HK_REQ, *request, "MPI_Cancel");
+	if ((*request)->kind == RC_REQ_GREQ) {
+		/* the program's cancel_fn decides (MPI-3.1 section 12.2) */
+		int code = rc_greq_cancel(*request);
+
+		if (code)
+			return RC_ERR(NULL, code, "MPI_Cancel");
+		return MPI_SUCCESS;
+	}
 	/* Receives still waiting for a match are cancelled; a send or a
 	 * matched receive completes normally (MPI_Test_cancelled says 0). */
 	rc_p2p_cancel(*request);

@@ -407,9 +407,8 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 RC_WEAK(MPI_Add_error_string)
 
 static int comm_create_errhandler(MPI_Comm_errhandler_function *function,
-				  MPI_Errhandler *errhandler)
+				  MPI_Errhandler *errhandler, const char *fn)
 {
-	static const char fn[] = "MPI_Comm_create_errhandler";
 	struct rc_errhandler *eh;
 
 	RC_API_CHECK_INIT(fn);
@@ -427,14 +426,13 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
 				MPI_Errhandler *errhandler)
 {
 	return RC_CS_CALL(&rc_cs_big,
-			  comm_create_errhandler(function, errhandler));
+			  comm_create_errhandler(function, errhandler,
+						 "MPI_Comm_create_errhandler"));
 }
 RC_WEAK(MPI_Comm_create_errhandler)
 
-static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
+static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh, const char *fn)
 {
-	static const char fn[] = "MPI_Comm_set_errhandler";
-
 	RC_API_CHECK_INIT(fn);
 	if (!rc_comm_valid(comm))
 		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
@@ -451,14 +449,15 @@ static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
 {
-	return RC_CS_CALL(&rc_cs_big, comm_set_errhandler(comm, eh));
+	return RC_CS_CALL(
+		&rc_cs_big,
+		comm_set_errhandler(comm, eh, "MPI_Comm_set_errhandler"));
 }
 RC_WEAK(MPI_Comm_set_errhandler)
 
-static int comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
+static int comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh,
+			       const char *fn)
 {
-	static const char fn[] = "MPI_Comm_get_errhandler";
-
 	RC_API_CHECK_INIT(fn);
 	if (!rc_comm_valid(comm))
 		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
@@ -472,9 +471,39 @@ static int comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
 {
-	return RC_CS_CALL(&rc_cs_big, comm_get_errhandler(comm, eh));
+	return RC_CS_CALL(
+		&rc_cs_big,
+		comm_get_errhandler(comm, eh, "MPI_Comm_get_errhandler"));
 }
 RC_WEAK(MPI_Comm_get_errhandler)
+
+/* ---- MPI-1 names that MPI-3 removed (include/README.md): the MPI_Comm_
+ * calls under their old names, errors reported under the old names ---- */
+
+int PMPI_Errhandler_create(MPI_Handler_function *function,
+			   MPI_Errhandler *errhandler)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  comm_create_errhandler(function, errhandler,
+						 "MPI_Errhandler_create"));
+}
+RC_WEAK(MPI_Errhandler_create)
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+	return RC_CS_CALL(
+		&rc_cs_big,
+		comm_set_errhandler(comm, errhandler, "MPI_Errhandler_set"));
+}
+RC_WEAK(MPI_Errhandler_set)
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	return RC_CS_CALL(
+		&rc_cs_big,
+		comm_get_errhandler(comm, errhandler, "MPI_Errhandler_get"));
+}
+RC_WEAK(MPI_Errhandler_get)
 
 static int comm_call_errhandler(MPI_Comm comm, int errorcode)
 {

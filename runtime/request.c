@@ -137,3 +137,31 @@ void rc_status_set_empty(MPI_Status *st)
 	st->rc_count = 0;
 	st->rc_cancelled = 0;
 }
+
+/* ---- generalized requests ------------------------------------------------ */
+
+int rc_greq_query(struct rc_req *req, MPI_Status *st)
+{
+	assert(req->kind == RC_REQ_GREQ && req->state == RC_REQ_DONE);
+	/* what the status says if query_fn leaves a field alone */
+	st->MPI_SOURCE = MPI_UNDEFINED;
+	st->MPI_TAG = MPI_UNDEFINED;
+	st->rc_count = 0;
+	st->rc_cancelled = 0;
+	return req->greq.query(req->greq.extra, st);
+}
+
+int rc_greq_release(struct rc_req *req)
+{
+	assert(req->kind == RC_REQ_GREQ);
+	if (req->greq.freed)
+		return MPI_SUCCESS;
+	req->greq.freed = true;
+	return req->greq.free(req->greq.extra);
+}
+
+int rc_greq_cancel(struct rc_req *req)
+{
+	assert(req->kind == RC_REQ_GREQ);
+	return req->greq.cancel(req->greq.extra, rc_req_done(req));
+}

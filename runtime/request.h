@@ -29,6 +29,7 @@ enum rc_req_kind {
 	RC_REQ_COLL,	/* a collective schedule */
 	RC_REQ_NULL,	/* completes at once (MPI_PROC_NULL peers) */
 	RC_REQ_RMA,	/* one-sided: an operation or a synchronisation (rma/) */
+	RC_REQ_GREQ,	/* generalized request (MPI_Grequest_start) */
 };
 
 enum rc_req_state {
@@ -76,6 +77,15 @@ struct rc_req_pers {
 	void (*release)(struct rc_req *req);
 };
 
+/* A generalized request's callbacks (MPI-3.1 section 12.2). */
+struct rc_greq_state {
+	MPI_Grequest_query_function *query;
+	MPI_Grequest_free_function *free;
+	MPI_Grequest_cancel_function *cancel;
+	void *extra;
+	bool freed;		/* free has run */
+};
+
 struct rc_req {
 	struct rc_hobj h; /* handle.h; live on the stack too */
 	struct rc_inst *inst;
@@ -103,6 +113,7 @@ struct rc_req {
 	struct rc_p2p_state p2p;
 	void *coll; /* collective schedule (coll/) */
 	const struct rc_req_pers *pers; /* owner of a persistent request */
+	struct rc_greq_state greq;
 };
 
 /* Allocate from the instance's pool; fields zeroed, state INACTIVE. */
@@ -135,6 +146,16 @@ void rc_req_wait_done(struct rc_req *req);
 /* After DONE: copy status out, release or re-arm per the rules above.
  * Returns the request's internal status. */
 int rc_req_finish(struct rc_req **reqp, MPI_Status *status);
+
+/*
+ * Generalized requests. Each returns the error code of the callback it
+ * ran (MPI_SUCCESS when there is none to run). rc_greq_query fills *st
+ * through query_fn (req must be done); rc_greq_release runs free_fn, once
+ * in the request's life; rc_greq_cancel runs cancel_fn.
+ */
+int rc_greq_query(struct rc_req *req, MPI_Status *st);
+int rc_greq_release(struct rc_req *req);
+int rc_greq_cancel(struct rc_req *req);
 
 void rc_req_pool_init(struct rc_inst *inst);
 void rc_req_pool_fini(struct rc_inst *inst);

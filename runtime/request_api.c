@@ -1,15 +1,19 @@
 /*
  * request_api.c - MPI_Wait / MPI_Test and their families, MPI_Request_free,
- * MPI_Test_cancelled. They work on any request kind (pt2pt or collective):
- * each spins on the one progress engine until the requests it needs are done.
+ * MPI_Test_cancelled, and generalized requests (MPI_Grequest_start and
+ * _complete). They work on any request kind (pt2pt, collective, one-sided,
+ * generalized): each spins on the one progress engine until the requests
+ * it needs are done.
  *
  * Errors: single-completion calls return the request's error class through
  * its communicator's handler; multiple-completion calls set MPI_ERROR in
- * every status and return MPI_ERR_IN_STATUS.
+ * every status and return MPI_ERR_IN_STATUS. A generalized request's error
+ * is the code its query_fn or free_fn returned, raised on MPI_COMM_WORLD.
  */
 #include <stdlib.h>
 #include "api.h"
 #include "request.h"
+#include "thread.h"
 
 /* The status of a null or inactive request. */
 static void status_empty(MPI_Status *st)
@@ -40,6 +44,20 @@ static int reqs_bad(int count, MPI_Request reqs[])
 }
 
 /*
+ * Finish a done generalized request: query_fn fills its status, free_fn
+ * runs, the request goes. The first error code of the two (a generalized
+ * request has no communicator: it is raised on MPI_COMM_WORLD).
+ */
+static int greq_finish(MPI_Request *r, MPI_Status *st)
+{
+	int code = rc_greq_query(*r, &(*r)->status);
+	int fcode = rc_greq_release(*r);
+
+	rc_req_finish(r, st);
+	return code ? code : fcode;
+}
+
+/*
  * Finish a done request into status; its MPI error class. On an error,
  * *commp (if still NULL) gets the request's communicator with a reference
  * of its own: finishing drops the request's reference, and the user may
@@ -48,7 +66,11 @@ static int reqs_bad(int count, MPI_Request reqs[])
 static int finish(MPI_Request *r, MPI_Status *st, struct rc_comm **commp)
 {
 	struct rc_comm *comm = (*r)->comm;
-	int cls = rc_status_to_mpi((*r)->err);
+	int cls;
+
+	if ((*r)->kind == RC_REQ_GREQ)
+		return greq_finish(r, st);
+	cls = rc_status_to_mpi((*r)->err);
 
 	if (cls && comm && !*commp) {
 		rc_comm_retain(comm);
@@ -367,14 +389,23 @@ int PMPI_Request_free(MPI_Request *request)
 		return rc_err_handle(NULL, RC_HK_REQ, *request,
 				     "MPI_Request_free");
 	req = *request;
+	*request = MPI_REQUEST_NULL;
 	if (req->state == RC_REQ_ACTIVE) {
-		/* released by rc_req_complete */
+		/* released by rc_req_complete (a generalized request's free_fn
+		 * runs in MPI_Grequest_complete) */
 		req->flags |= RC_REQ_USER_FREED;
 		req->flags &= ~RC_REQ_PERSISTENT;
-	} else {
-		rc_req_free(req);
+		return MPI_SUCCESS;
 	}
-	*request = MPI_REQUEST_NULL;
+	if (req->kind == RC_REQ_GREQ) {
+		int code = rc_greq_release(req);
+
+		rc_req_free(req);
+		if (code)
+			return RC_ERR(NULL, code, "MPI_Request_free");
+		return MPI_SUCCESS;
+	}
+	rc_req_free(req);
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Request_free)
@@ -397,6 +428,18 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
 	if (!rc_req_done(request))
 		rc_progress(request->inst);
 	*flag = rc_req_done(request);
+	if (*flag && request->kind == RC_REQ_GREQ) {
+		/* query_fn runs on every call that sees it done */
+		MPI_Status tmp = {.MPI_ERROR = MPI_SUCCESS};
+		int code;
+
+		if (status == MPI_STATUS_IGNORE)
+			status = &tmp;
+		code = rc_greq_query(request, status);
+		if (code)
+			return RC_ERR(NULL, code, "MPI_Request_get_status");
+		return MPI_SUCCESS;
+	}
 	if (*flag && status != MPI_STATUS_IGNORE) {
 		int keep = status->MPI_ERROR;
 
@@ -416,3 +459,74 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Test_cancelled)
+
+/* ---- generalized requests (MPI-3.1 section 12.2) ----------------------- */
+
+static int grequest_start(MPI_Grequest_query_function *query_fn,
+			  MPI_Grequest_free_function *free_fn,
+			  MPI_Grequest_cancel_function *cancel_fn,
+			  void *extra_state, MPI_Request *request)
+{
+	struct rc_req *req;
+
+	RC_API_CHECK_INIT("MPI_Grequest_start");
+	if (!request)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Grequest_start",
+				  "request is NULL");
+	if (!query_fn || !free_fn || !cancel_fn)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Grequest_start",
+				  "a callback is NULL");
+	req = rc_req_alloc(&rc_g, RC_REQ_GREQ);
+	if (!req)
+		return RC_ERR(NULL, MPI_ERR_NO_MEM, "MPI_Grequest_start");
+	req->greq.query = query_fn;
+	req->greq.free = free_fn;
+	req->greq.cancel = cancel_fn;
+	req->greq.extra = extra_state;
+	req->state = RC_REQ_ACTIVE;
+	*request = req;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
+			MPI_Grequest_free_function *free_fn,
+			MPI_Grequest_cancel_function *cancel_fn,
+			void *extra_state, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  grequest_start(query_fn, free_fn, cancel_fn,
+					 extra_state, request));
+}
+RC_WEAK(MPI_Grequest_start)
+
+static int grequest_complete(MPI_Request request)
+{
+	int code = MPI_SUCCESS;
+
+	RC_API_CHECK_INIT("MPI_Grequest_complete");
+	if (!rc_req_valid(request))
+		return rc_err_handle(NULL, RC_HK_REQ, request,
+				     "MPI_Grequest_complete");
+	if (request->kind != RC_REQ_GREQ)
+		return RC_ERR_MSG(NULL, MPI_ERR_REQUEST,
+				  "MPI_Grequest_complete",
+				  "not a generalized request");
+	if (request->state != RC_REQ_ACTIVE)
+		return RC_ERR_MSG(NULL, MPI_ERR_REQUEST,
+				  "MPI_Grequest_complete",
+				  "the request is already complete");
+	/* freed by MPI_Request_free already: rc_req_complete releases it,
+	 * and free_fn runs now, the later of the two calls */
+	if (request->flags & RC_REQ_USER_FREED)
+		code = rc_greq_release(request);
+	rc_req_complete(request);
+	if (code)
+		return RC_ERR(NULL, code, "MPI_Grequest_complete");
+	return MPI_SUCCESS;
+}
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+	return RC_CS_CALL(&rc_cs_big, grequest_complete(request));
+}
+RC_WEAK(MPI_Grequest_complete)

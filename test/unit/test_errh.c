@@ -6,7 +6,8 @@
  * their reference counts (a freed handler keeps working where attached,
  * dups inherit it, it goes with the last communicator), classes and codes
  * added by the program with their strings and MPI_LASTUSEDCODE, a fatal
- * error with an added code, MPI_Pcontrol, and bad input.
+ * error with an added code, MPI_Pcontrol, MPI-1's MPI_Errhandler_create/
+ * set/get, and bad input.
  */
 #include <check.h>
 #include <stdarg.h>
@@ -86,6 +87,47 @@ START_TEST(user_handler)
 	ck_assert_int_eq(MPI_Comm_call_errhandler(MPI_COMM_SELF, MPI_ERR_ARG),
 			 MPI_SUCCESS);
 	ck_assert_int_eq(calls, 2);
+}
+END_TEST
+
+/* MPI-1's names (mpi.h's compatibility section): the same handlers, the
+ * same references, errors reported under the old names. */
+START_TEST(mpi1_names)
+{
+	MPI_Handler_function *fn = handler;
+	MPI_Errhandler eh, got;
+	MPI_Comm d;
+	int v = 0;
+
+	ck_assert_int_eq(MPI_Errhandler_create(fn, &eh), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Comm_dup(MPI_COMM_SELF, &d), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Errhandler_set(d, eh), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Send(&v, 1, MPI_INT, 3, 0, d), MPI_ERR_RANK);
+	ck_assert_int_eq(calls, 1);
+	ck_assert_ptr_eq(seen_comm, d);
+	ck_assert_int_eq(seen_code, MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Errhandler_get(d, &got), MPI_SUCCESS);
+	ck_assert_ptr_eq(got, eh);
+	ck_assert_int_eq(MPI_Errhandler_free(&got), MPI_SUCCESS);
+	/* MPI_Comm_get_errhandler sees what MPI_Errhandler_set attached */
+	ck_assert_int_eq(MPI_Comm_get_errhandler(d, &got), MPI_SUCCESS);
+	ck_assert_ptr_eq(got, eh);
+	ck_assert_int_eq(MPI_Errhandler_free(&got), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Errhandler_free(&eh), MPI_SUCCESS);
+	/* bad input, through d's handler (still the program's) */
+	ck_assert_int_eq(MPI_Errhandler_get(d, NULL), MPI_ERR_ARG);
+	ck_assert_int_eq(calls, 2);
+	ck_assert_str_eq(seen_where, "MPI_Errhandler_get");
+	ck_assert_int_eq(MPI_Errhandler_set(d, MPI_ERRHANDLER_NULL),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(calls, 3);
+	ck_assert_str_eq(seen_where, "MPI_Errhandler_set");
+	ck_assert_int_eq(MPI_Comm_free(&d), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Errhandler_create(NULL, &eh), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Errhandler_create(handler, NULL), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Errhandler_set(MPI_COMM_NULL, MPI_ERRORS_RETURN),
+			 MPI_ERR_COMM);
+	ck_assert_int_eq(calls, 3);
 }
 END_TEST
 
@@ -250,6 +292,7 @@ static Suite *errh_suite(void)
 	TCase *tc = fake_mpi_tcase("errh", TMO, setup, teardown);
 
 	tcase_add_test(tc, user_handler);
+	tcase_add_test(tc, mpi1_names);
 	tcase_add_test(tc, refcounts);
 	tcase_add_test(tc, bad_handlers);
 	tcase_add_test(tc, classes_and_codes);
