@@ -15,21 +15,6 @@
 
 static int rank, size;
 
-static int cls_of(int ret)
-{
-	int cls;
-
-	MPI_Error_class(ret, &cls);
-	return cls;
-}
-
-#define EXPECT(call, want)                                                   \
-	do {                                                                 \
-		int c_ = cls_of(call);                                       \
-		CHECK(c_ == (want), "%s: class %d, want %s (%d)", #call, c_, \
-		      #want, want);                                          \
-	} while (0)
-
 /* ---- attributes ---------------------------------------------------------- */
 
 static int extra_state = 42;
@@ -100,22 +85,25 @@ static void attributes(void)
 	CHECK(flag && *pv == MPI_WIN_UNIFIED, "model %d", *pv);
 
 	/* bad keyvals: MPI_ERR_KEYVAL on the window's handler */
-	EXPECT(MPI_Win_set_attr(w, MPI_WIN_BASE, NULL), MPI_ERR_KEYVAL);
-	EXPECT(MPI_Win_delete_attr(w, MPI_WIN_SIZE), MPI_ERR_KEYVAL);
-	EXPECT(MPI_Win_set_attr(w, MPI_KEYVAL_INVALID, NULL), MPI_ERR_KEYVAL);
-	EXPECT(MPI_Win_get_attr(w, MPI_TAG_UB, &p, &flag), MPI_ERR_KEYVAL);
-	EXPECT(MPI_Win_get_attr(w, 1 << 20, &p, &flag), MPI_ERR_KEYVAL);
-	EXPECT(MPI_Win_get_attr(w, k1, NULL, &flag), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Win_set_attr(w, MPI_WIN_BASE, NULL), MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Win_delete_attr(w, MPI_WIN_SIZE), MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Win_set_attr(w, MPI_KEYVAL_INVALID, NULL),
+		     MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Win_get_attr(w, MPI_TAG_UB, &p, &flag),
+		     MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Win_get_attr(w, 1 << 20, &p, &flag), MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Win_get_attr(w, k1, NULL, &flag), MPI_ERR_ARG);
 	CHECK_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN,
 					 MPI_COMM_NULL_DELETE_FN, &ck, NULL));
-	EXPECT(MPI_Win_set_attr(w, ck, NULL), MPI_ERR_KEYVAL);
-	EXPECT(MPI_Comm_set_attr(MPI_COMM_WORLD, k1, NULL), MPI_ERR_KEYVAL);
-	EXPECT(MPI_Win_free_keyval(&ck), MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Win_set_attr(w, ck, NULL), MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Comm_set_attr(MPI_COMM_WORLD, k1, NULL),
+		     MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Win_free_keyval(&ck), MPI_ERR_KEYVAL);
 	CHECK_MPI(MPI_Comm_free_keyval(&ck));
 	{
 		int pre = MPI_WIN_MODEL;
 
-		EXPECT(MPI_Win_free_keyval(&pre), MPI_ERR_KEYVAL);
+		EXPECT_CLASS(MPI_Win_free_keyval(&pre), MPI_ERR_KEYVAL);
 	}
 
 	/* the predefined callbacks (windows are never copied: called here) */
@@ -134,15 +122,16 @@ static void attributes(void)
 		CHECK_MPI(MPI_Win_set_attr(w, k2, (void *)5));
 		CHECK_MPI(MPI_Win_free_keyval(&k2));
 		CHECK(k2 == MPI_KEYVAL_INVALID, "free_keyval left the keyval");
-		EXPECT(MPI_Win_get_attr(w, dead, &p, &flag), MPI_ERR_KEYVAL);
-		EXPECT(MPI_Win_set_attr(w, dead, NULL), MPI_ERR_KEYVAL);
+		EXPECT_CLASS(MPI_Win_get_attr(w, dead, &p, &flag),
+			     MPI_ERR_KEYVAL);
+		EXPECT_CLASS(MPI_Win_set_attr(w, dead, NULL), MPI_ERR_KEYVAL);
 	}
 
 	/* a failing delete callback fails MPI_Win_free (on every rank
 	 * alike), and the window lives on */
 	del_fail = 1;
 	ndel = 0;
-	EXPECT(MPI_Win_free(&w), MPI_ERR_OTHER);
+	EXPECT_CLASS(MPI_Win_free(&w), MPI_ERR_OTHER);
 	CHECK(w != MPI_WIN_NULL, "the handle went with a failed free");
 	CHECK_MPI(MPI_Win_fence(0, w));
 	CHECK_MPI(MPI_Put(&rank, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT,
@@ -192,13 +181,15 @@ static void handles(void)
 	CHECK(w == MPI_WIN_NULL, "MPI_Win_free left the handle");
 	CHECK(MPI_Win_f2c(f) == MPI_WIN_NULL, "f2c of a freed window");
 	/* a freed handle: MPI_ERR_WIN on MPI_COMM_WORLD, no crash */
-	EXPECT(MPI_Win_fence(0, stale), MPI_ERR_WIN);
-	EXPECT(MPI_Win_set_attr(stale, MPI_WIN_BASE, NULL), MPI_ERR_WIN);
-	EXPECT(MPI_Win_get_info(stale, &(MPI_Info){0}), MPI_ERR_WIN);
-	EXPECT(MPI_Win_call_errhandler(stale, MPI_ERR_OTHER), MPI_ERR_WIN);
-	EXPECT(MPI_Win_free(&stale), MPI_ERR_WIN);
+	EXPECT_CLASS(MPI_Win_fence(0, stale), MPI_ERR_WIN);
+	EXPECT_CLASS(MPI_Win_set_attr(stale, MPI_WIN_BASE, NULL), MPI_ERR_WIN);
+	EXPECT_CLASS(MPI_Win_get_info(stale, &(MPI_Info){0}), MPI_ERR_WIN);
+	EXPECT_CLASS(MPI_Win_call_errhandler(stale, MPI_ERR_OTHER),
+		     MPI_ERR_WIN);
+	EXPECT_CLASS(MPI_Win_free(&stale), MPI_ERR_WIN);
 	/* a communicator is not a window */
-	EXPECT(MPI_Win_fence(0, (MPI_Win)(void *)MPI_COMM_WORLD), MPI_ERR_WIN);
+	EXPECT_CLASS(MPI_Win_fence(0, (MPI_Win)(void *)MPI_COMM_WORLD),
+		     MPI_ERR_WIN);
 }
 
 /* ---- error handlers ------------------------------------------------------ */
@@ -233,13 +224,14 @@ static void errhandlers(void)
 	CHECK_MPI(MPI_Errhandler_free(&got));
 	CHECK_MPI(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
 
-	EXPECT(MPI_Win_create_errhandler(NULL, &eh), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Win_create_errhandler(NULL, &eh), MPI_ERR_ARG);
 	CHECK_MPI(MPI_Win_create_errhandler(win_handler, &eh));
 	CHECK_MPI(MPI_Comm_create_errhandler(comm_handler, &ceh));
 	/* a handler of the wrong kind, or no handler */
-	EXPECT(MPI_Win_set_errhandler(w, ceh), MPI_ERR_ARG);
-	EXPECT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh), MPI_ERR_ARG);
-	EXPECT(MPI_Win_set_errhandler(w, MPI_ERRHANDLER_NULL), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Win_set_errhandler(w, ceh), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Win_set_errhandler(w, MPI_ERRHANDLER_NULL),
+		     MPI_ERR_ARG);
 	CHECK_MPI(MPI_Errhandler_free(&ceh));
 
 	CHECK_MPI(MPI_Win_set_errhandler(w, eh));
@@ -253,19 +245,20 @@ static void errhandlers(void)
 	/* errors of the one-sided calls reach it with the window and code */
 	CHECK_MPI(MPI_Win_fence(0, w));
 	eh_calls = 0;
-	EXPECT(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, w), MPI_ERR_RANK);
-	CHECK(eh_calls == 1 && cls_of(eh_code) == MPI_ERR_RANK,
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, w),
+		     MPI_ERR_RANK);
+	CHECK(eh_calls == 1 && job_class(eh_code) == MPI_ERR_RANK,
 	      "MPI_Put: %d calls, code %d", eh_calls, eh_code);
-	EXPECT(MPI_Put(&v, 1, MPI_INT, 0, 100, 1, MPI_INT, w),
-	       MPI_ERR_RMA_RANGE);
-	CHECK(eh_calls == 2 && cls_of(eh_code) == MPI_ERR_RMA_RANGE,
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, 0, 100, 1, MPI_INT, w),
+		     MPI_ERR_RMA_RANGE);
+	CHECK(eh_calls == 2 && job_class(eh_code) == MPI_ERR_RMA_RANGE,
 	      "range: %d calls, code %d", eh_calls, eh_code);
-	EXPECT(MPI_Win_unlock(0, w), MPI_ERR_RMA_SYNC);
-	CHECK(eh_calls == 3 && cls_of(eh_code) == MPI_ERR_RMA_SYNC,
+	EXPECT_CLASS(MPI_Win_unlock(0, w), MPI_ERR_RMA_SYNC);
+	CHECK(eh_calls == 3 && job_class(eh_code) == MPI_ERR_RMA_SYNC,
 	      "unlock: %d calls, code %d", eh_calls, eh_code);
-	EXPECT(MPI_Win_lock(99, 0, 0, w), MPI_ERR_LOCKTYPE);
-	EXPECT(MPI_Win_get_attr(w, MPI_TAG_UB, &mem, &v), MPI_ERR_KEYVAL);
-	EXPECT(MPI_Win_get_info(w, NULL), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Win_lock(99, 0, 0, w), MPI_ERR_LOCKTYPE);
+	EXPECT_CLASS(MPI_Win_get_attr(w, MPI_TAG_UB, &mem, &v), MPI_ERR_KEYVAL);
+	EXPECT_CLASS(MPI_Win_get_info(w, NULL), MPI_ERR_ARG);
 	CHECK(eh_calls == 6, "%d handler calls, want 6", eh_calls);
 	CHECK_MPI(MPI_Win_fence(0, w));
 
@@ -278,13 +271,15 @@ static void errhandlers(void)
 
 	/* back to MPI_ERRORS_RETURN: the user handler is released */
 	CHECK_MPI(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
-	EXPECT(MPI_Win_call_errhandler(w, MPI_ERR_OTHER), MPI_SUCCESS);
-	EXPECT(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, w), MPI_ERR_RANK);
+	EXPECT_CLASS(MPI_Win_call_errhandler(w, MPI_ERR_OTHER), MPI_SUCCESS);
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, w),
+		     MPI_ERR_RANK);
 	CHECK(eh_calls == 7, "the old handler ran");
 	/* the reference of MPI_Win_get_errhandler still works */
 	CHECK_MPI(MPI_Win_set_errhandler(w, got));
 	CHECK_MPI(MPI_Errhandler_free(&got));
-	EXPECT(MPI_Put(&v, 1, MPI_INT, -5, 0, 1, MPI_INT, w), MPI_ERR_RANK);
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, -5, 0, 1, MPI_INT, w),
+		     MPI_ERR_RANK);
 	CHECK(eh_calls == 8, "handler after its handles were freed");
 	CHECK_MPI(MPI_Win_free(&w));
 }
@@ -381,15 +376,16 @@ static void hints(void)
 	/* a bad info handle */
 	CHECK_MPI(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
 	bad = MPI_INFO_NULL;
-	EXPECT(MPI_Win_set_info(w, bad), MPI_ERR_INFO);
+	EXPECT_CLASS(MPI_Win_set_info(w, bad), MPI_ERR_INFO);
 	CHECK_MPI(MPI_Info_create(&bad));
 	{
 		MPI_Info dead = bad;
 
 		CHECK_MPI(MPI_Info_free(&bad));
-		EXPECT(MPI_Win_set_info(w, dead), MPI_ERR_INFO);
-		EXPECT(MPI_Win_create(mem, 4, 1, dead, MPI_COMM_WORLD, &w),
-		       MPI_ERR_INFO);
+		EXPECT_CLASS(MPI_Win_set_info(w, dead), MPI_ERR_INFO);
+		EXPECT_CLASS(
+			MPI_Win_create(mem, 4, 1, dead, MPI_COMM_WORLD, &w),
+			MPI_ERR_INFO);
 	}
 	CHECK_MPI(MPI_Win_free(&w));
 
