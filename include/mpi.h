@@ -1078,12 +1078,13 @@ typedef struct rc_win *MPI_Win;
 #define MPI_LOCK_EXCLUSIVE 234
 #define MPI_LOCK_SHARED 235
 
-/* MPI_Win_get_attr keys */
-#define MPI_WIN_BASE 10
-#define MPI_WIN_SIZE 11
-#define MPI_WIN_DISP_UNIT 12
-#define MPI_WIN_CREATE_FLAVOR 13
-#define MPI_WIN_MODEL 14
+/* MPI_Win_get_attr keys: predefined window keyvals, after the
+ * communicator ones (MPI_TAG_UB ... MPI_LASTUSEDCODE) */
+#define MPI_WIN_BASE 8
+#define MPI_WIN_SIZE 9
+#define MPI_WIN_DISP_UNIT 10
+#define MPI_WIN_CREATE_FLAVOR 11
+#define MPI_WIN_MODEL 12
 
 RC_DECL(int, MPI_Win_create, (void *base, MPI_Aint size, int disp_unit,
 			      MPI_Info info, MPI_Comm comm, MPI_Win *win));
@@ -1256,6 +1257,43 @@ RC_DECL(int, MPI_Alltoallw_init,
 	 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
 	 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
 	 MPI_Info info, MPI_Request *request));
+/* Window services (issue 11 on the machinery of issue 12): handles,
+ * attributes on keyvals, the program's own error handlers, hints. A
+ * window's user error handler gets the window and the code of every error
+ * raised on it (requests of MPI_Rput & co. included). Hints honoured or
+ * accepted: no_locks, accumulate_ordering, accumulate_ops, same_size,
+ * same_disp_unit, alloc_shared_noncontig; MPI_Win_get_info returns those
+ * in effect. */
+RC_DECL(MPI_Fint, MPI_Win_c2f, (MPI_Win win));
+RC_DECL(MPI_Win, MPI_Win_f2c, (MPI_Fint win));
+typedef void MPI_Win_errhandler_function(MPI_Win *, int *, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+RC_DECL(int, MPI_Win_create_errhandler,
+	(MPI_Win_errhandler_function * win_errhandler_fn,
+	 MPI_Errhandler *errhandler));
+RC_DECL(int, MPI_Win_call_errhandler, (MPI_Win win, int errorcode));
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval,
+				       void *extra_state,
+				       void *attribute_val_in,
+				       void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval,
+					 void *attribute_val,
+					 void *extra_state);
+MPI_Win_copy_attr_function rc_mpi_win_null_copy_fn, rc_mpi_win_dup_fn;
+MPI_Win_delete_attr_function rc_mpi_win_null_delete_fn;
+#define MPI_WIN_NULL_COPY_FN rc_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN rc_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN rc_mpi_win_null_delete_fn
+RC_DECL(int, MPI_Win_create_keyval,
+	(MPI_Win_copy_attr_function * win_copy_attr_fn,
+	 MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+	 void *extra_state));
+RC_DECL(int, MPI_Win_free_keyval, (int *win_keyval));
+RC_DECL(int, MPI_Win_set_attr,
+	(MPI_Win win, int win_keyval, void *attribute_val));
+RC_DECL(int, MPI_Win_delete_attr, (MPI_Win win, int win_keyval));
+RC_DECL(int, MPI_Win_set_info, (MPI_Win win, MPI_Info info));
+RC_DECL(int, MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used));
 
 #ifdef __cplusplus
 }

@@ -6,15 +6,19 @@
  *
  * Errors: creation errors are raised on the communicator, everything else
  * on the window (its handler is MPI_ERRORS_ARE_FATAL until the program
- * sets another; the window's private communicator carries the same
- * handler, so that a request of MPI_Rput & co. raises its error there
- * from MPI_Wait). An invalid window handle raises MPI_ERR_WIN on
- * MPI_COMM_WORLD. Every body runs inside the critical section.
+ * sets another). The handler lives on the window's private communicator,
+ * which names the window (comm->eh_handle), so that everything raised
+ * there -- by these functions, by MPI_Wait on a request of MPI_Rput & co.
+ * -- reaches the window's handler, and a user handler gets the window.
+ * An invalid window handle raises MPI_ERR_WIN on MPI_COMM_WORLD, saying
+ * what is wrong with it (handle.h: "window handle 0x... was freed").
+ * Every body runs inside the critical section.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "api.h"
+#include "info.h"
 #include "rma_impl.h"
 #include "thread.h"
 
@@ -23,12 +27,11 @@
 	 MPI_MODE_NOSUCCEED)
 #define ASSERT_POST (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT)
 
-#define WIN_ENTER(fn, win)                                               \
-	do {                                                             \
-		RC_API_CHECK_INIT(fn);                                   \
-		if (RC_UNLIKELY(!rc_win_valid(win)))                     \
-			return RC_ERR_MSG(NULL, MPI_ERR_WIN, fn,         \
-					  (win) ? NULL : "MPI_WIN_NULL"); \
+#define WIN_ENTER(fn, win)                                                \
+	do {                                                              \
+		RC_API_CHECK_INIT(fn);                                    \
+		if (RC_UNLIKELY(!rc_win_valid(win)))                      \
+			return rc_err_handle(NULL, RC_HK_WIN, (win), fn); \
 	} while (0)
 
 /* Raise cls on win from fn. */
@@ -47,6 +50,144 @@ static int rma_wait(struct rc_req *req)
 	err = req->err;
 	rc_req_free(req);
 	return err;
+}
+
+/* ---- hints --------------------------------------------------------------- */
+
+/* An info value that is "true" or "false": 1, 0, or -1 for anything else
+ * (ignored, as a hint may be). */
+static int hint_bool(const char *v)
+{
+	if (!v)
+		return -1;
+	if (!strcmp(v, "true"))
+		return 1;
+	return strcmp(v, "false") ? -1 : 0;
+}
+
+/* accumulate_ordering: "none" or a comma-separated list of rar, raw, war,
+ * waw (blanks allowed); false when it is neither. */
+static bool hint_acc_order(const char *v, unsigned *bits)
+{
+	static const char *const name[] = {"rar", "raw", "war", "waw"};
+	static const unsigned bit[] = {RC_ACC_RAR, RC_ACC_RAW, RC_ACC_WAR,
+				       RC_ACC_WAW};
+	unsigned b = 0;
+	size_t n, i;
+
+	while (*v == ' ')
+		v++;
+	if (!strcmp(v, "none")) {
+		*bits = 0;
+		return true;
+	}
+	for (;;) {
+		while (*v == ' ')
+			v++;
+		n = strcspn(v, ", ");
+		for (i = 0; i < 4; i++)
+			if (n == 3 && !strncmp(v, name[i], 3))
+				break;
+		if (i == 4)
+			return false;
+		b |= bit[i];
+		v += n;
+		while (*v == ' ')
+			v++;
+		if (!*v)
+			break;
+		if (*v++ != ',')
+			return false;
+	}
+	*bits = b;
+	return true;
+}
+
+/*
+ * The window hints of info (MPI_INFO_NULL: none) over *flags, *order and
+ * *same_op; a value that does not parse leaves its hint as it was. At
+ * creation every hint counts; later (MPI_Win_set_info) those fixed by the
+ * creation (same_size, same_disp_unit, alloc_shared_noncontig) do not.
+ */
+static void hints_read(const struct rc_info *info, bool create, unsigned *flags,
+		       unsigned *order, bool *same_op)
+{
+	static const struct {
+		const char *key;
+		unsigned bit;
+		bool create_only;
+	} bools[] = {
+		{"no_locks", RC_WIN_NO_LOCKS, false},
+		{"same_size", RC_WIN_SAME_SIZE, true},
+		{"same_disp_unit", RC_WIN_SAME_DISP, true},
+		{"alloc_shared_noncontig", RC_WIN_NONCONTIG, true},
+	};
+	const char *v;
+	size_t i;
+	int b;
+
+	if (info == MPI_INFO_NULL)
+		return;
+	for (i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
+		if (bools[i].create_only && !create)
+			continue;
+		b = hint_bool(rc_info_get(info, bools[i].key));
+		if (b == 1)
+			*flags |= bools[i].bit;
+		else if (b == 0)
+			*flags &= ~bools[i].bit;
+	}
+	v = rc_info_get(info, "accumulate_ordering");
+	if (v)
+		hint_acc_order(v, order);
+	v = rc_info_get(info, "accumulate_ops");
+	if (v && !strcmp(v, "same_op"))
+		*same_op = true;
+	else if (v && !strcmp(v, "same_op_no_op"))
+		*same_op = false;
+}
+
+/* The hints in effect on win, as a new info object. */
+static int hints_write(const struct rc_win *win, struct rc_info **out)
+{
+	static const char *const name[] = {"rar", "raw", "war", "waw"};
+	struct rc_info *i;
+	char order[32] = "";
+	size_t k;
+	int err;
+
+	err = rc_info_new(&i);
+	if (err)
+		return err;
+	for (k = 0; k < 4; k++)
+		if (win->acc_order & (1u << k))
+			snprintf(order + strlen(order),
+				 sizeof(order) - strlen(order), "%s%s",
+				 *order ? "," : "", name[k]);
+#define BOOLSTR(bit) ((win->info & (bit)) ? "true" : "false")
+	err = rc_info_set(i, "no_locks", BOOLSTR(RC_WIN_NO_LOCKS));
+	if (!err)
+		err = rc_info_set(i, "accumulate_ordering",
+				  *order ? order : "none");
+	if (!err)
+		err = rc_info_set(i, "accumulate_ops",
+				  win->acc_same_op ? "same_op"
+						   : "same_op_no_op");
+	if (!err)
+		err = rc_info_set(i, "same_size", BOOLSTR(RC_WIN_SAME_SIZE));
+	if (!err)
+		err = rc_info_set(i, "same_disp_unit",
+				  BOOLSTR(RC_WIN_SAME_DISP));
+	if (!err && win->flavor == MPI_WIN_FLAVOR_SHARED)
+		err = rc_info_set(i, "alloc_shared_noncontig",
+				  BOOLSTR(RC_WIN_NONCONTIG));
+#undef BOOLSTR
+	if (err) {
+		rc_info_free(i);
+		return err;
+	}
+	*out = i;
+	return RC_OK;
 }
 
 /* ---- windows ------------------------------------------------------------- */
@@ -80,7 +221,9 @@ static int win_new(MPI_Comm comm, int flavor, void *base, MPI_Aint size,
 	a.size = (size_t)size;
 	a.disp_unit = disp_unit;
 	a.acc_order = RC_ACC_ALL;
-	(void)info;	/* MPI_INFO_NULL: the defaults */
+	if (info != MPI_INFO_NULL && !rc_info_valid(info))
+		return rc_err_handle(comm, RC_HK_INFO, info, fn);
+	hints_read(info, true, &a.info, &a.acc_order, &a.acc_same_op);
 	ret = rc_win_create_start(comm, &a, &w, &req);
 	if (!ret)
 		ret = rma_wait(req);
@@ -215,9 +358,16 @@ static int win_free(MPI_Win *win)
 	int ret;
 
 	RC_API_CHECK_INIT(fn);
-	if (!win || !rc_win_valid(*win))
-		return RC_ERR_MSG(NULL, MPI_ERR_WIN, fn,
-				  win && *win ? NULL : "MPI_WIN_NULL");
+	if (!win)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "win is NULL");
+	if (!rc_win_valid(*win))
+		return rc_err_handle(NULL, RC_HK_WIN, *win, fn);
+	/* the delete callbacks first, while the window is whole (as Open
+	 * MPI and MPICH do); one that fails keeps the window */
+	ret = rc_attr_delete_all(RC_AK_WIN, *win, &(*win)->attrs);
+	if (ret)
+		return win_err(*win, ret, fn,
+			       "an attribute delete callback failed");
 	ret = rc_win_free_start(*win, &req);
 	if (!ret)
 		ret = rma_wait(req);
@@ -870,36 +1020,51 @@ RC_WEAK(MPI_Win_sync)
 
 /* ---- window services ----------------------------------------------------- */
 
+/* A predefined window attribute's value: a pointer to it (MPI_WIN_BASE:
+ * the base itself). */
+static void *win_predef(void *handle, int key)
+{
+	struct rc_win *win = handle;
+
+	switch (key) {
+	case MPI_WIN_BASE:
+		return win->base;
+	case MPI_WIN_SIZE:
+		return &win->size;
+	case MPI_WIN_DISP_UNIT:
+		return &win->disp_unit;
+	case MPI_WIN_CREATE_FLAVOR:
+		return &win->flavor;
+	case MPI_WIN_MODEL:
+		return &win->model;
+	default:
+		return NULL;
+	}
+}
+
+static int win_obj(MPI_Win win, struct rc_attr_obj *o, const char *fn)
+{
+	WIN_ENTER(fn, win);
+	*o = (struct rc_attr_obj){RC_AK_WIN, win, &win->attrs, win->comm,
+				  win_predef};
+	return MPI_SUCCESS;
+}
+
 static int win_get_attr(MPI_Win win, int key, void *val, int *flag)
 {
 	static const char fn[] = "MPI_Win_get_attr";
-	void *p;
+	struct rc_attr_obj o;
+	int err = win_obj(win, &o, fn);
 
-	WIN_ENTER(fn, win);
-	ARG_CHECK(win, !val || !flag, MPI_ERR_ARG, fn, "NULL out-argument");
-	switch (key) {
-	case MPI_WIN_BASE:
-		p = win->base;
-		break;
-	case MPI_WIN_SIZE:
-		p = &win->size;
-		break;
-	case MPI_WIN_DISP_UNIT:
-		p = &win->disp_unit;
-		break;
-	case MPI_WIN_CREATE_FLAVOR:
-		p = &win->flavor;
-		break;
-	case MPI_WIN_MODEL:
-		p = &win->model;
-		break;
-	default:
-		return win_err(win, MPI_ERR_KEYVAL, fn,
-			       "not a predefined window attribute");
+	if (err)
+		return err;
+	err = rc_attr_api_get(&o, key, val, flag, fn);
+	/* MPI_WIN_BASE of a window without memory is NULL, and set */
+	if (!err && key == MPI_WIN_BASE) {
+		memcpy(val, &win->base, sizeof(win->base));
+		*flag = 1;
 	}
-	memcpy(val, &p, sizeof(p));
-	*flag = 1;
-	return MPI_SUCCESS;
+	return err;
 }
 
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
@@ -909,6 +1074,37 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
 			  win_get_attr(win, win_keyval, attribute_val, flag));
 }
 RC_WEAK(MPI_Win_get_attr)
+
+static int win_set_attr(MPI_Win win, int key, void *val)
+{
+	static const char fn[] = "MPI_Win_set_attr";
+	struct rc_attr_obj o;
+	int err = win_obj(win, &o, fn);
+
+	return err ? err : rc_attr_api_set(&o, key, val, fn);
+}
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  win_set_attr(win, win_keyval, attribute_val));
+}
+RC_WEAK(MPI_Win_set_attr)
+
+static int win_delete_attr(MPI_Win win, int key)
+{
+	static const char fn[] = "MPI_Win_delete_attr";
+	struct rc_attr_obj o;
+	int err = win_obj(win, &o, fn);
+
+	return err ? err : rc_attr_api_delete(&o, key, fn);
+}
+
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+	return RC_CS_CALL(&rc_cs_big, win_delete_attr(win, win_keyval));
+}
+RC_WEAK(MPI_Win_delete_attr)
 
 static int win_get_group(MPI_Win win, MPI_Group *group)
 {
@@ -962,9 +1158,12 @@ static int win_set_errhandler(MPI_Win win, MPI_Errhandler eh)
 	static const char fn[] = "MPI_Win_set_errhandler";
 
 	WIN_ENTER(fn, win);
-	ARG_CHECK(win, eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_RETURN,
-		  MPI_ERR_ARG, fn, "not an error handler for windows");
-	win->errh = eh;
+	if (!rc_hobj_is(eh, RC_HK_ERRH))
+		return rc_err_handle(win->comm, RC_HK_ERRH, eh, fn);
+	ARG_CHECK(win, !rc_errh_serves(eh, RC_EHO_WIN), MPI_ERR_ARG, fn,
+		  "the error handler is not a window's");
+	rc_errh_retain(eh);
+	rc_errh_release(win->comm->errh);
 	win->comm->errh = eh;
 	return MPI_SUCCESS;
 }
@@ -980,7 +1179,9 @@ static int win_get_errhandler(MPI_Win win, MPI_Errhandler *eh)
 	WIN_ENTER("MPI_Win_get_errhandler", win);
 	ARG_CHECK(win, !eh, MPI_ERR_ARG, "MPI_Win_get_errhandler",
 		  "errhandler is NULL");
-	*eh = win->errh;
+	/* a new reference: the program frees it */
+	rc_errh_retain(win->comm->errh);
+	*eh = win->comm->errh;
 	return MPI_SUCCESS;
 }
 
@@ -989,3 +1190,54 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 	return RC_CS_CALL(&rc_cs_big, win_get_errhandler(win, errhandler));
 }
 RC_WEAK(MPI_Win_get_errhandler)
+
+static int win_call_errhandler(MPI_Win win, int code)
+{
+	WIN_ENTER("MPI_Win_call_errhandler", win);
+	/* the handler ran (and returned): success, whatever the code */
+	win_err(win, code, "MPI_Win_call_errhandler", NULL);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+	return RC_CS_CALL(&rc_cs_big, win_call_errhandler(win, errorcode));
+}
+RC_WEAK(MPI_Win_call_errhandler)
+
+static int win_set_info(MPI_Win win, MPI_Info info)
+{
+	static const char fn[] = "MPI_Win_set_info";
+
+	WIN_ENTER(fn, win);
+	if (!rc_info_valid(info))
+		return rc_err_handle(win->comm, RC_HK_INFO, info, fn);
+	/* hints not named keep their values */
+	hints_read(info, false, &win->info, &win->acc_order, &win->acc_same_op);
+	return MPI_SUCCESS;
+}
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+	return RC_CS_CALL(&rc_cs_big, win_set_info(win, info));
+}
+RC_WEAK(MPI_Win_set_info)
+
+static int win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+	static const char fn[] = "MPI_Win_get_info";
+	struct rc_info *i;
+
+	WIN_ENTER(fn, win);
+	ARG_CHECK(win, !info_used, MPI_ERR_ARG, fn, "info_used is NULL");
+	if (hints_write(win, &i))
+		return win_err(win, MPI_ERR_NO_MEM, fn, NULL);
+	*info_used = i;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+	return RC_CS_CALL(&rc_cs_big, win_get_info(win, info_used));
+}
+RC_WEAK(MPI_Win_get_info)

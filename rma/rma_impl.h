@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "attr.h"
 #include "comm.h"
 #include "dtype.h"
 #include "errhandler.h"
@@ -59,8 +60,6 @@
 #include "request.h"
 #include "rma.h"
 #include "status.h"
-
-#define RC_WIN_MAGIC 0x77696e64u	/* "wind" while the handle is live */
 
 /* ---- wire format --------------------------------------------------------- */
 
@@ -174,7 +173,7 @@ enum rma_epoch {
 };
 
 struct rc_win {
-	uint32_t magic;
+	struct rc_hobj h; /* handle.h: the MPI_Win lives in the table */
 	struct rc_inst *inst;
 	struct rc_list link;	/* rma->winlist, once registered */
 	struct rc_comm *comm;	/* private duplicate; its ctx is the id */
@@ -189,7 +188,8 @@ struct rc_win {
 	bool shm_path;		/* every target reached by the SHM path */
 	struct rma_target *tg;
 	int *wmap;		/* world rank -> window rank, or -1 */
-	struct rc_errhandler *errh;
+	/* the handler is comm->errh (comm->eh_handle names the window) */
+	struct rc_attr *attrs; /* cached attributes (attr.h) */
 	char name[MPI_MAX_OBJECT_NAME];
 	void *mem;		/* allocate: memory we own */
 	struct rma_shm *shm;	/* allocate_shared */

@@ -89,7 +89,7 @@ struct rc_win *rma_win_lookup(struct rc_rma *rma, uint32_t id)
 
 bool rc_win_valid(const struct rc_win *win)
 {
-	return win && win->magic == RC_WIN_MAGIC;
+	return rc_hobj_is(win, RC_HK_WIN);
 }
 
 void *rc_win_base(const struct rc_win *win)
@@ -293,15 +293,17 @@ static void win_destroy(struct rc_win *win)
 	free(win->tg);
 	free(win->wmap);
 	rc_list_del(&win->link);
-	win->magic = 0;
+	/* MPI_Win_free ran the delete callbacks; what is left dies with
+	 * the instance */
+	rc_attr_discard(&win->attrs);
 	if (win->comm)
 		rc_comm_release(win->comm);
-	free(win);
+	rc_hobj_free(RC_HK_WIN, win);
 }
 
 static struct rc_win *win_new(struct rma_create *cr)
 {
-	struct rc_win *win = calloc(1, sizeof(*win));
+	struct rc_win *win = rc_hobj_new(RC_HK_WIN, sizeof(*win));
 	struct rc_inst *inst = cr->wcomm->inst;
 	int n = cr->wcomm->size, w, t;
 
@@ -312,7 +314,7 @@ static struct rc_win *win_new(struct rma_create *cr)
 	if (!win->tg || !win->wmap) {
 		free(win->tg);
 		free(win->wmap);
-		free(win);
+		rc_hobj_free(RC_HK_WIN, win);
 		return NULL;
 	}
 	for (w = 0; w < inst->size; w++)
@@ -320,7 +322,6 @@ static struct rc_win *win_new(struct rma_create *cr)
 	for (t = 0; t < n; t++)
 		win->wmap[rc_comm_wrank(cr->wcomm, t)] = t;
 	rc_list_init(&win->link);
-	win->magic = RC_WIN_MAGIC;
 	win->inst = cr->wcomm->inst;
 	win->comm = cr->wcomm;
 	cr->wcomm = NULL;
@@ -331,9 +332,12 @@ static struct rc_win *win_new(struct rma_create *cr)
 	win->info = cr->a.info;
 	win->acc_order = cr->a.acc_order;
 	win->acc_same_op = cr->a.acc_same_op;
-	/* a window's own handler; requests raise through its comm */
-	win->errh = &rc_mpi_errors_are_fatal;
-	win->comm->errh = win->errh;
+	/* the window's handler: its private communicator's, which names
+	 * the window (errors of its requests raise there too) */
+	rc_errh_release(win->comm->errh);
+	win->comm->errh = &rc_mpi_errors_are_fatal;
+	win->comm->eh_handle = win;
+	win->comm->eh_obj = RC_EHO_WIN;
 	win->excl = -1;
 	rc_list_init(&win->lockq);
 	rc_list_init(&win->ops);

@@ -3,9 +3,9 @@
  * callbacks, kind-generic.
  *
  * A kind plugs in with one entry in ak_ops (how to call its callbacks with
- * its handle type): communicators and datatypes are here; windows add
- * theirs next to them with the one-sided work, and their MPI_Win_*
- * keyval functions are then those of attr_api.c with RC_AK_WIN.
+ * its handle type): communicators, datatypes and windows. The window
+ * keyval functions are attr_api.c's with RC_AK_WIN; the window attribute
+ * functions are rma's, on attr_api.c's generic bodies (attr.h).
  *
  * Callbacks may call MPI (they run inside the critical section, which
  * nests). A callback that changes the attributes of the very object it
@@ -46,40 +46,60 @@ static int type_del(void (*fn)(void), void *obj, int keyval, void *val,
 	return ((MPI_Type_delete_attr_function *)fn)(obj, keyval, val, extra);
 }
 
+static int win_copy(void (*fn)(void), void *obj, int keyval, void *extra,
+		    void *in, void *out, int *flag)
+{
+	return ((MPI_Win_copy_attr_function *)fn)(obj, keyval, extra, in, out,
+						  flag);
+}
+
+static int win_del(void (*fn)(void), void *obj, int keyval, void *val,
+		   void *extra)
+{
+	return ((MPI_Win_delete_attr_function *)fn)(obj, keyval, val, extra);
+}
+
 static const struct rc_attr_ops comm_ops = {"communicator", comm_copy,
 					    comm_del};
 static const struct rc_attr_ops type_ops = {"datatype", type_copy, type_del};
+static const struct rc_attr_ops win_ops = {"window", win_copy, win_del};
 
 static const struct rc_attr_ops *const ak_ops[RC_AK_NKINDS] = {
-	[RC_AK_COMM] = &comm_ops, [RC_AK_TYPE] = &type_ops,
-	/* [RC_AK_WIN]: with the windows */
+	[RC_AK_COMM] = &comm_ops,
+	[RC_AK_TYPE] = &type_ops,
+	[RC_AK_WIN] = &win_ops,
 };
 
 static const char *ak_name(unsigned kind)
 {
-	return kind < RC_AK_NKINDS && ak_ops[kind] ? ak_ops[kind]->name
-						   : "window";
+	return ak_ops[kind]->name;
 }
 
-/* The predefined keys: communicator keyvals at the indices mpi.h gives. */
-#define RC_X_KV(name)                                                         \
+/* The predefined keys: keyvals at the indices mpi.h gives (communicator
+ * ones, then window ones), in that order. */
+#define RC_X_KV(name, akind)                                                  \
 	static struct rc_keyval kv_##name = {.h = RC_HOBJ_INIT(RC_HK_KEYVAL), \
 					     .predefined = true,              \
-					     .kind = RC_AK_COMM,              \
+					     .kind = (akind),                 \
 					     .refcount = 1};
-#define RC_KEYVAL_PREDEF_TABLE(X) \
-	X(TAG_UB)                 \
-	X(HOST)                   \
-	X(IO)                     \
-	X(WTIME_IS_GLOBAL)        \
-	X(UNIVERSE_SIZE)          \
-	X(APPNUM)                 \
-	X(LASTUSEDCODE)
+#define RC_KEYVAL_PREDEF_TABLE(X)       \
+	X(TAG_UB, RC_AK_COMM)           \
+	X(HOST, RC_AK_COMM)             \
+	X(IO, RC_AK_COMM)               \
+	X(WTIME_IS_GLOBAL, RC_AK_COMM)  \
+	X(UNIVERSE_SIZE, RC_AK_COMM)    \
+	X(APPNUM, RC_AK_COMM)           \
+	X(LASTUSEDCODE, RC_AK_COMM)     \
+	X(WIN_BASE, RC_AK_WIN)          \
+	X(WIN_SIZE, RC_AK_WIN)          \
+	X(WIN_DISP_UNIT, RC_AK_WIN)     \
+	X(WIN_CREATE_FLAVOR, RC_AK_WIN) \
+	X(WIN_MODEL, RC_AK_WIN)
 RC_KEYVAL_PREDEF_TABLE(RC_X_KV)
 #undef RC_X_KV
 
 struct rc_keyval *const rc_keyval_predefined[] = {
-#define RC_X_KVL(name) &kv_##name,
+#define RC_X_KVL(name, kind) &kv_##name,
 	RC_KEYVAL_PREDEF_TABLE(RC_X_KVL)
 #undef RC_X_KVL
 };

@@ -1,7 +1,7 @@
 /*
  * attr.h - attribute caching (MPI-3.1 6.7): keyvals and the attributes
- * they index, for every object kind that carries them (communicators and
- * datatypes now; windows plug in with an ops entry, see attr.c).
+ * they index, for every object kind that carries them (communicators,
+ * datatypes and windows, each with an ops entry in attr.c).
  *
  * A keyval is a handle-table object (kind RC_HK_KEYVAL): its int handle
  * is its index. It is reference counted: one reference for the handle and
@@ -96,5 +96,27 @@ int rc_attr_copy_all(enum rc_akind kind, void *old, const struct rc_attr *list,
 /* Drop every attribute without callbacks (an object that dies where no
  * callback may run: teardown after MPI_Finalize's deletes). */
 void rc_attr_discard(struct rc_attr **list);
+
+/*
+ * The MPI functions' bodies (attr_api.c), for every kind: an object with
+ * attributes as they see it. Errors are raised on ecomm's handler (NULL:
+ * MPI_COMM_WORLD's; a window's private communicator: the window's).
+ * predef gives the value of a predefined keyval on the object (NULL: not
+ * set); NULL for kinds without predefined attributes.
+ */
+struct rc_comm;
+struct rc_attr_obj {
+	enum rc_akind kind;
+	void *handle;
+	struct rc_attr **list;
+	struct rc_comm *ecomm;
+	void *(*predef)(void *handle, int keyval);
+};
+
+int rc_attr_api_set(const struct rc_attr_obj *o, int keyval, void *val,
+		    const char *fn);
+int rc_attr_api_get(const struct rc_attr_obj *o, int keyval, void *val,
+		    int *flag, const char *fn);
+int rc_attr_api_delete(const struct rc_attr_obj *o, int keyval, const char *fn);
 
 #endif

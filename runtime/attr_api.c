@@ -10,7 +10,10 @@
  * foreign keyval, or a predefined one where it may not be set, deleted
  * or freed: MPI_ERR_KEYVAL; NULL out-parameters: MPI_ERR_ARG; a callback's
  * failure: its own code. Communicator functions raise on the
- * communicator's handler, the others on MPI_COMM_WORLD's.
+ * communicator's handler, the others on MPI_COMM_WORLD's. Window keyvals
+ * (MPI_Win_create_keyval / _free_keyval, MPI_WIN_NULL_COPY_FN, ...) are
+ * here too; the window attribute calls are rma's (rma_api.c) on the
+ * generic bodies rc_attr_api_*.
  */
 #include <string.h>
 #include "api.h"
@@ -20,7 +23,7 @@
 
 typedef void (*rc_fn)(void);
 
-/* ---- predefined callbacks ---------------------------------------------- */
+/* ---- predefined callbacks ------------------------------------------------ */
 
 int rc_mpi_comm_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra,
 			     void *in, void *out, int *flag)
@@ -70,6 +73,29 @@ int rc_mpi_type_null_delete_fn(MPI_Datatype type, int keyval, void *val,
 	return MPI_SUCCESS;
 }
 
+int rc_mpi_win_null_copy_fn(MPI_Win oldwin, int keyval, void *extra, void *in,
+			    void *out, int *flag)
+{
+	(void)oldwin, (void)keyval, (void)extra, (void)in, (void)out;
+	*flag = 0;
+	return MPI_SUCCESS;
+}
+
+int rc_mpi_win_dup_fn(MPI_Win oldwin, int keyval, void *extra, void *in,
+		      void *out, int *flag)
+{
+	(void)oldwin, (void)keyval, (void)extra;
+	memcpy(out, &in, sizeof(in));
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+int rc_mpi_win_null_delete_fn(MPI_Win win, int keyval, void *val, void *extra)
+{
+	(void)win, (void)keyval, (void)val, (void)extra;
+	return MPI_SUCCESS;
+}
+
 /* ---- shared bodies --------------------------------------------------------
  */
 
@@ -114,19 +140,7 @@ static int keyval_free(enum rc_akind kind, int *keyval, const char *fn)
 	return MPI_SUCCESS;
 }
 
-/*
- * An object with attributes, as the generic bodies see it: its kind, its
- * handle (what callbacks get), its list, and the communicator whose
- * handler gets errors (NULL: MPI_COMM_WORLD's). Windows add their own.
- */
-struct attr_obj {
-	enum rc_akind kind;
-	void *handle;
-	struct rc_attr **list;
-	struct rc_comm *ecomm;
-};
-
-static int attr_set(const struct attr_obj *o, int keyval, void *val,
+int rc_attr_api_set(const struct rc_attr_obj *o, int keyval, void *val,
 		    const char *fn)
 {
 	struct rc_keyval *kv;
@@ -142,8 +156,8 @@ static int attr_set(const struct attr_obj *o, int keyval, void *val,
 	return err ? RC_ERR(o->ecomm, err, fn) : MPI_SUCCESS;
 }
 
-static int attr_get(const struct attr_obj *o, int keyval, void *val, int *flag,
-		    const char *fn)
+int rc_attr_api_get(const struct rc_attr_obj *o, int keyval, void *val,
+		    int *flag, const char *fn)
 {
 	struct rc_keyval *kv;
 	void *v = NULL;
@@ -156,8 +170,8 @@ static int attr_get(const struct attr_obj *o, int keyval, void *val, int *flag,
 	err = kv_get(o->ecomm, o->kind, keyval, &kv, fn);
 	if (err)
 		return err;
-	if (kv->predefined && o->kind == RC_AK_COMM) {
-		v = rc_comm_predef_attr(o->handle, keyval);
+	if (kv->predefined && o->predef) {
+		v = o->predef(o->handle, keyval);
 		*flag = v != NULL;
 	} else {
 		*flag = rc_attr_get(*o->list, kv, &v);
@@ -167,7 +181,7 @@ static int attr_get(const struct attr_obj *o, int keyval, void *val, int *flag,
 	return MPI_SUCCESS;
 }
 
-static int attr_delete(const struct attr_obj *o, int keyval, const char *fn)
+int rc_attr_api_delete(const struct rc_attr_obj *o, int keyval, const char *fn)
 {
 	struct rc_keyval *kv;
 	int err;
@@ -182,40 +196,46 @@ static int attr_delete(const struct attr_obj *o, int keyval, const char *fn)
 	return err ? RC_ERR(o->ecomm, err, fn) : MPI_SUCCESS;
 }
 
-/* ---- communicators ------------------------------------------------------ */
+/* ---- communicators ------------------------------------------------------- */
 
-static int comm_obj(MPI_Comm comm, struct attr_obj *o, const char *fn)
+static void *comm_predef(void *handle, int keyval)
+{
+	return rc_comm_predef_attr(handle, keyval);
+}
+
+static int comm_obj(MPI_Comm comm, struct rc_attr_obj *o, const char *fn)
 {
 	RC_API_CHECK_INIT(fn);
 	if (!rc_comm_valid(comm))
 		return rc_err_handle(NULL, RC_HK_COMM, comm, fn);
-	*o = (struct attr_obj){RC_AK_COMM, comm, &comm->attrs, comm};
+	*o = (struct rc_attr_obj){RC_AK_COMM, comm, &comm->attrs, comm,
+				  comm_predef};
 	return MPI_SUCCESS;
 }
 
 static int comm_set_attr(MPI_Comm comm, int keyval, void *val, const char *fn)
 {
-	struct attr_obj o;
+	struct rc_attr_obj o;
 	int err = comm_obj(comm, &o, fn);
 
-	return err ? err : attr_set(&o, keyval, val, fn);
+	return err ? err : rc_attr_api_set(&o, keyval, val, fn);
 }
 
 static int comm_get_attr(MPI_Comm comm, int keyval, void *val, int *flag,
 			 const char *fn)
 {
-	struct attr_obj o;
+	struct rc_attr_obj o;
 	int err = comm_obj(comm, &o, fn);
 
-	return err ? err : attr_get(&o, keyval, val, flag, fn);
+	return err ? err : rc_attr_api_get(&o, keyval, val, flag, fn);
 }
 
 static int comm_delete_attr(MPI_Comm comm, int keyval, const char *fn)
 {
-	struct attr_obj o;
+	struct rc_attr_obj o;
 	int err = comm_obj(comm, &o, fn);
 
-	return err ? err : attr_delete(&o, keyval, fn);
+	return err ? err : rc_attr_api_delete(&o, keyval, fn);
 }
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
@@ -300,40 +320,40 @@ RC_WEAK(MPI_Attr_delete)
 
 /* ---- datatypes ----------------------------------------------------------- */
 
-static int type_obj(MPI_Datatype dt, struct attr_obj *o, const char *fn)
+static int type_obj(MPI_Datatype dt, struct rc_attr_obj *o, const char *fn)
 {
 	RC_API_CHECK_INIT(fn);
 	if (!rc_dt_ok(dt))
 		return rc_err_handle(NULL, RC_HK_DTYPE, dt, fn);
-	*o = (struct attr_obj){RC_AK_TYPE, dt, &dt->attrs, NULL};
+	*o = (struct rc_attr_obj){RC_AK_TYPE, dt, &dt->attrs, NULL, NULL};
 	return MPI_SUCCESS;
 }
 
 static int type_set_attr(MPI_Datatype dt, int keyval, void *val)
 {
 	static const char fn[] = "MPI_Type_set_attr";
-	struct attr_obj o;
+	struct rc_attr_obj o;
 	int err = type_obj(dt, &o, fn);
 
-	return err ? err : attr_set(&o, keyval, val, fn);
+	return err ? err : rc_attr_api_set(&o, keyval, val, fn);
 }
 
 static int type_get_attr(MPI_Datatype dt, int keyval, void *val, int *flag)
 {
 	static const char fn[] = "MPI_Type_get_attr";
-	struct attr_obj o;
+	struct rc_attr_obj o;
 	int err = type_obj(dt, &o, fn);
 
-	return err ? err : attr_get(&o, keyval, val, flag, fn);
+	return err ? err : rc_attr_api_get(&o, keyval, val, flag, fn);
 }
 
 static int type_delete_attr(MPI_Datatype dt, int keyval)
 {
 	static const char fn[] = "MPI_Type_delete_attr";
-	struct attr_obj o;
+	struct rc_attr_obj o;
 	int err = type_obj(dt, &o, fn);
 
-	return err ? err : attr_delete(&o, keyval, fn);
+	return err ? err : rc_attr_api_delete(&o, keyval, fn);
 }
 
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *copy_fn,
@@ -373,3 +393,23 @@ int PMPI_Type_delete_attr(MPI_Datatype dt, int keyval)
 	return RC_CS_CALL(&rc_cs_big, type_delete_attr(dt, keyval));
 }
 RC_WEAK(MPI_Type_delete_attr)
+
+/* ---- windows: the keyvals (the attributes are rma's, rma_api.c) ---------- */
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
+			   MPI_Win_delete_attr_function *delete_fn, int *keyval,
+			   void *extra_state)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  keyval_create(RC_AK_WIN, (rc_fn)copy_fn,
+					(rc_fn)delete_fn, keyval, extra_state,
+					"MPI_Win_create_keyval"));
+}
+RC_WEAK(MPI_Win_create_keyval)
+
+int PMPI_Win_free_keyval(int *keyval)
+{
+	return RC_CS_CALL(&rc_cs_big, keyval_free(RC_AK_WIN, keyval,
+						  "MPI_Win_free_keyval"));
+}
+RC_WEAK(MPI_Win_free_keyval)

@@ -65,6 +65,11 @@ struct rc_comm {
 	struct rc_group *rgroup;
 	struct rc_comm *local;
 	struct rc_errhandler *errh;
+	/* a private communicator of another object (a window's): errors
+	 * raised on it go to errh as that object's, with its handle
+	 * (eh_obj: enum rc_eh_obj; NULL eh_handle: the communicator's own) */
+	void *eh_handle;
+	int eh_obj;
 	uint32_t coll_seq;	/* collective sequence number (tags) */
 	struct rc_topo *topo;	/* Cartesian topology, if any (topo.h) */
 	struct rc_info *info;	/* hints (MPI_Comm_set_info), or NULL */

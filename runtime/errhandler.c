@@ -9,9 +9,11 @@
  * is called with the object and the code, and the code is returned.
  *
  * A kind of object plugs in with one entry in eh_ops (how to call a user
- * handler with its handle type): communicators are here, windows and
- * files add theirs, and MPI_Win_create_errhandler etc. are then those of
- * this file with RC_EHO_WIN.
+ * handler with its handle type): communicators and windows (files add
+ * theirs). A window raises its errors on its private communicator, which
+ * holds the window's handler and names the window (comm->eh_handle), so
+ * that a user handler gets the window; MPI_Win_create_errhandler is here,
+ * MPI_Win_set/get/call_errhandler are rma's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +34,18 @@ static void comm_call(void (*fn)(void), void *handle, int *code,
 	((MPI_Comm_errhandler_function *)fn)(handle, code, where);
 }
 
+static void win_call(void (*fn)(void), void *handle, int *code,
+		     const char *where)
+{
+	((MPI_Win_errhandler_function *)fn)(handle, code, where);
+}
+
 static const struct rc_eh_ops comm_eh_ops = {"communicator", comm_call};
+static const struct rc_eh_ops win_eh_ops = {"window", win_call};
 
 static const struct rc_eh_ops *const eh_ops[RC_EHO_NKINDS] = {
-	[RC_EHO_COMM] = &comm_eh_ops,
-	/* [RC_EHO_WIN], [RC_EHO_FILE]: with the windows and files */
+	[RC_EHO_COMM] = &comm_eh_ops, [RC_EHO_WIN] = &win_eh_ops,
+	/* [RC_EHO_FILE]: with the files */
 };
 
 #define RC_ERR_CLASS_TABLE(X)                                            \
@@ -268,6 +277,12 @@ int rc_err_raise(struct rc_comm *comm, int code, const char *fn,
 	if (!comm && rc_g.initialized && !rc_g.finalized)
 		comm = rc_g.world;
 	eh = comm && comm->errh ? comm->errh : &rc_mpi_errors_are_fatal;
+	if (comm && comm->eh_handle) {
+		void *oh = comm->eh_handle;
+
+		return rc_err_invoke(eh, comm->eh_obj, &oh, inst, code, fn,
+				     detail);
+	}
 	h = comm;
 	return rc_err_invoke(eh, RC_EHO_COMM, &h, inst, code, fn, detail);
 }
@@ -406,8 +421,9 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 }
 RC_WEAK(MPI_Add_error_string)
 
-static int comm_create_errhandler(MPI_Comm_errhandler_function *function,
-				  MPI_Errhandler *errhandler, const char *fn)
+/* MPI_<Kind>_create_errhandler: a user handler serving obj. */
+static int create_errhandler(enum rc_eh_obj obj, void (*function)(void),
+			     MPI_Errhandler *errhandler, const char *fn)
 {
 	struct rc_errhandler *eh;
 
@@ -416,7 +432,7 @@ static int comm_create_errhandler(MPI_Comm_errhandler_function *function,
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "function is NULL");
 	if (!errhandler)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "errhandler is NULL");
-	if (rc_errh_create(RC_EHO_COMM, (void (*)(void))function, &eh))
+	if (rc_errh_create(obj, function, &eh))
 		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
 	*errhandler = eh;
 	return MPI_SUCCESS;
@@ -425,13 +441,25 @@ static int comm_create_errhandler(MPI_Comm_errhandler_function *function,
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
 				MPI_Errhandler *errhandler)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  comm_create_errhandler(function, errhandler,
-						 "MPI_Comm_create_errhandler"));
+	return RC_CS_CALL(
+		&rc_cs_big,
+		create_errhandler(RC_EHO_COMM, (void (*)(void))function,
+				  errhandler, "MPI_Comm_create_errhandler"));
 }
 RC_WEAK(MPI_Comm_create_errhandler)
 
-static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh, const char *fn)
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *function,
+			       MPI_Errhandler *errhandler)
+{
+	return RC_CS_CALL(
+		&rc_cs_big,
+		create_errhandler(RC_EHO_WIN, (void (*)(void))function,
+				  errhandler, "MPI_Win_create_errhandler"));
+}
+RC_WEAK(MPI_Win_create_errhandler)
+
+static int comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh,
+			       const char *fn)
 {
 	RC_API_CHECK_INIT(fn);
 	if (!rc_comm_valid(comm))
@@ -484,8 +512,8 @@ int PMPI_Errhandler_create(MPI_Handler_function *function,
 			   MPI_Errhandler *errhandler)
 {
 	return RC_CS_CALL(&rc_cs_big,
-			  comm_create_errhandler(function, errhandler,
-						 "MPI_Errhandler_create"));
+			  create_errhandler(RC_EHO_COMM, (void (*)(void))function,
+					    errhandler, "MPI_Errhandler_create"));
 }
 RC_WEAK(MPI_Errhandler_create)
 

@@ -2,7 +2,7 @@
  * errhandler.h - MPI error handlers, error classes and codes, and the
  * API-boundary error path.
  *
- * An error handler serves one kind of object (communicators; windows and
+ * An error handler serves one kind of object (communicators, windows;
  * files plug in with an entry of their own in errhandler.c's ops table);
  * the predefined MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN serve every
  * kind. A user handler is reference counted: the handle holds one, each
@@ -72,7 +72,8 @@ int rc_err_invoke(struct rc_errhandler *eh, enum rc_eh_obj obj, void *handle,
 
 /*
  * Raise MPI error `code` (a class or a code added by the program) from
- * function `fn` on `comm` (NULL: MPI_COMM_WORLD) through its handler.
+ * function `fn` on `comm` (NULL: MPI_COMM_WORLD) through its handler
+ * (a window's private communicator: the window's, with the window).
  */
 int rc_err_raise(struct rc_comm *comm, int code, const char *fn,
 		 const char *detail);

@@ -17,8 +17,7 @@
 #include "request.h"
 #include "thread.h"
 
-/* Kind, mpi.h handle type, table kind, pool of f2c. Windows join with
- * X(Win, MPI_Win, WIN, &rc_hpools[RC_HK_WIN]) once MPI_Win exists. */
+/* Kind, mpi.h handle type, table kind, pool of f2c. */
 #define RC_HCONV_TABLE(X)                                           \
 	X(Comm, MPI_Comm, COMM, &rc_hpools[RC_HK_COMM])             \
 	X(Group, MPI_Group, GROUP, &rc_hpools[RC_HK_GROUP])         \
@@ -26,6 +25,7 @@
 	X(Op, MPI_Op, OP, &rc_hpools[RC_HK_OP])                     \
 	X(Errhandler, MPI_Errhandler, ERRH, &rc_hpools[RC_HK_ERRH]) \
 	X(Message, MPI_Message, MSG, &rc_hpools[RC_HK_MSG])         \
+	X(Win, MPI_Win, WIN, &rc_hpools[RC_HK_WIN])                 \
 	X(Request, MPI_Request, REQ, &rc_g.req_pool)
 
 #define RC_X_HCONV(name, type, kind, pool)                                     \

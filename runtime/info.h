@@ -1,6 +1,7 @@
 /*
  * info.h - info objects: ordered (key, value) string pairs (MPI-3.1
- * chapter 9), the hints of communicators (and, later, windows and files),
+ * chapter 9), the hints of communicators (and files, later; windows read
+ * theirs into bits, rma_api.c),
  * and MPI_INFO_ENV.
  *
  * Keys keep the order in which they were first set (MPI_Info_get_nthkey

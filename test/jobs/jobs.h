@@ -27,6 +27,23 @@
 
 #define CHECK_MPI(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
 
+/* The error class of a return code, and a call that must fail with
+ * class `want` (under MPI_ERRORS_RETURN or a handler that returns). */
+static inline int job_class(int ret)
+{
+	int cls;
+
+	MPI_Error_class(ret, &cls);
+	return cls;
+}
+
+#define EXPECT_CLASS(call, want)                                             \
+	do {                                                                 \
+		int c_ = job_class(call);                                    \
+		CHECK(c_ == (want), "%s: class %d, want %s (%d)", #call, c_, \
+		      #want, want);                                          \
+	} while (0)
+
 /* The non-fatal kind, for jobs that run everything and report at the end:
  * counts a mismatch in the job's own `errors` and prints the first ten,
  * naming the job's `rank`, the file and the line. */

@@ -24,21 +24,6 @@
 
 static int rank, size;
 
-static int cls_of(int ret)
-{
-	int cls;
-
-	MPI_Error_class(ret, &cls);
-	return cls;
-}
-
-#define EXPECT(call, want)                                                  \
-	do {                                                                \
-		int c_ = cls_of(call);                                      \
-		CHECK(c_ == (want), "%s: class %d, want %s (%d)", #call,    \
-		      c_, #want, want);                                     \
-	} while (0)
-
 static void killed(bool lock)
 {
 	long *mem;
@@ -70,7 +55,7 @@ static void killed(bool lock)
 			if (ret == MPI_SUCCESS)
 				ret = MPI_Win_unlock(1, w);
 			printf("rma_errors: rank 0 got %s\n",
-			       cls_of(ret) == MPI_ERR_PROC_FAILED
+			       job_class(ret) == MPI_ERR_PROC_FAILED
 				       ? "MPI_ERR_PROC_FAILED"
 				       : "another class");
 			fflush(stdout);
@@ -89,9 +74,10 @@ static void killed(bool lock)
 		ret = MPI_Win_fence(0, w);
 		if (rank == 0) {
 			printf("rma_errors: rank 0 got %s\n",
-			       cls_of(ret) == MPI_ERR_PROC_FAILED
+			       job_class(ret) == MPI_ERR_PROC_FAILED
 				       ? "MPI_ERR_PROC_FAILED"
-				       : ret ? "another class" : "no error");
+			       : ret ? "another class"
+				     : "no error");
 			fflush(stdout);
 			MPI_Abort(MPI_COMM_WORLD, 3);
 		}
@@ -131,76 +117,85 @@ int main(int argc, char **argv)
 	MPI_Win_get_group(w, &g);
 
 	/* handles and creation arguments */
-	EXPECT(MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, MPI_WIN_NULL),
-	       MPI_ERR_WIN);
-	EXPECT(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN);
-	EXPECT(MPI_Win_create(buf, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &dw),
-	       MPI_ERR_SIZE);
-	EXPECT(MPI_Win_create(NULL, 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &dw),
-	       MPI_ERR_BASE);
-	EXPECT(MPI_Win_allocate(8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &p, &dw),
-	       MPI_ERR_DISP);
-	EXPECT(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_NULL, &dw),
-	       MPI_ERR_COMM);
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, MPI_WIN_NULL),
+		     MPI_ERR_WIN);
+	EXPECT_CLASS(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN);
+	EXPECT_CLASS(
+		MPI_Win_create(buf, -1, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &dw),
+		MPI_ERR_SIZE);
+	EXPECT_CLASS(
+		MPI_Win_create(NULL, 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &dw),
+		MPI_ERR_BASE);
+	EXPECT_CLASS(
+		MPI_Win_allocate(8, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &p, &dw),
+		MPI_ERR_DISP);
+	EXPECT_CLASS(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_NULL, &dw),
+		     MPI_ERR_COMM);
 
 	/* outside any epoch */
-	EXPECT(MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, w), MPI_ERR_RMA_SYNC);
-	EXPECT(MPI_Win_unlock(1, w), MPI_ERR_RMA_SYNC);
-	EXPECT(MPI_Win_unlock_all(w), MPI_ERR_RMA_SYNC);
-	EXPECT(MPI_Win_flush(1, w), MPI_ERR_RMA_SYNC);
-	EXPECT(MPI_Win_complete(w), MPI_ERR_RMA_SYNC);
-	EXPECT(MPI_Win_wait(w), MPI_ERR_RMA_SYNC);
-	EXPECT(MPI_Win_test(w, &flag), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, w),
+		     MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_unlock(1, w), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_unlock_all(w), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_flush(1, w), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_complete(w), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_wait(w), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_test(w, &flag), MPI_ERR_RMA_SYNC);
 
 	/* arguments */
 	CHECK_MPI(MPI_Win_fence(0, w));
-	EXPECT(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, w), MPI_ERR_RANK);
-	EXPECT(MPI_Put(&v, 1, MPI_INT, 1, 0, 2, MPI_INT, w), MPI_ERR_TYPE);
-	EXPECT(MPI_Put(&v, 1, MPI_INT, 1, 16, 1, MPI_INT, w),
-	       MPI_ERR_RMA_RANGE);
-	EXPECT(MPI_Get(&v, 2, MPI_INT, 1, 15, 2, MPI_INT, w),
-	       MPI_ERR_RMA_RANGE);
-	EXPECT(MPI_Accumulate(&d, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, MPI_BOR,
-			      w), MPI_ERR_OP);
-	EXPECT(MPI_Accumulate(&v, 1, MPI_INT, 1, 0, 1, MPI_FLOAT, MPI_SUM, w),
-	       MPI_ERR_TYPE);
-	EXPECT(MPI_Compare_and_swap(&d, &d, &d, MPI_DOUBLE, 1, 0, w),
-	       MPI_ERR_TYPE);
-	EXPECT(MPI_Win_fence(MPI_MODE_NOCHECK, w), MPI_ERR_ASSERT);
-	EXPECT(MPI_Win_attach(w, buf, 8), MPI_ERR_RMA_FLAVOR);
-	EXPECT(MPI_Win_shared_query(w, 0, &sz, &v, &p), MPI_ERR_RMA_FLAVOR);
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, w),
+		     MPI_ERR_RANK);
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, 1, 0, 2, MPI_INT, w),
+		     MPI_ERR_TYPE);
+	EXPECT_CLASS(MPI_Put(&v, 1, MPI_INT, 1, 16, 1, MPI_INT, w),
+		     MPI_ERR_RMA_RANGE);
+	EXPECT_CLASS(MPI_Get(&v, 2, MPI_INT, 1, 15, 2, MPI_INT, w),
+		     MPI_ERR_RMA_RANGE);
+	EXPECT_CLASS(MPI_Accumulate(&d, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE,
+				    MPI_BOR, w),
+		     MPI_ERR_OP);
+	EXPECT_CLASS(
+		MPI_Accumulate(&v, 1, MPI_INT, 1, 0, 1, MPI_FLOAT, MPI_SUM, w),
+		MPI_ERR_TYPE);
+	EXPECT_CLASS(MPI_Compare_and_swap(&d, &d, &d, MPI_DOUBLE, 1, 0, w),
+		     MPI_ERR_TYPE);
+	EXPECT_CLASS(MPI_Win_fence(MPI_MODE_NOCHECK, w), MPI_ERR_ASSERT);
+	EXPECT_CLASS(MPI_Win_attach(w, buf, 8), MPI_ERR_RMA_FLAVOR);
+	EXPECT_CLASS(MPI_Win_shared_query(w, 0, &sz, &v, &p),
+		     MPI_ERR_RMA_FLAVOR);
 	/* mixing: a lock inside a fence epoch with operations */
 	CHECK_MPI(MPI_Put(&rank, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT,
 			  w));
-	EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w), MPI_ERR_RMA_SYNC);
-	EXPECT(MPI_Win_start(g, 0, w), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_start(g, 0, w), MPI_ERR_RMA_SYNC);
 	CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, w));
 	CHECK(mem[0] == (rank + size - 1) % size, "fence put %d", mem[0]);
-	EXPECT(MPI_Win_lock(99, 0, 0, w), MPI_ERR_LOCKTYPE);
-	EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOSUCCEED, w),
-	       MPI_ERR_ASSERT);
+	EXPECT_CLASS(MPI_Win_lock(99, 0, 0, w), MPI_ERR_LOCKTYPE);
+	EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOSUCCEED, w),
+		     MPI_ERR_ASSERT);
 
 	/* a fence inside a lock epoch; freeing with the lock held: every
 	 * rank gets the error, nobody hangs, the window lives on */
 	CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, (rank + 1) % size, 0, w));
-	EXPECT(MPI_Win_fence(0, w), MPI_ERR_RMA_SYNC);
-	EXPECT(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, (rank + 1) % size, 0, w),
-	       MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_fence(0, w), MPI_ERR_RMA_SYNC);
+	EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, (rank + 1) % size, 0, w),
+		     MPI_ERR_RMA_SYNC);
 	if (rank == 0) {
-		EXPECT(MPI_Win_free(&w), MPI_ERR_RMA_SYNC);
+		EXPECT_CLASS(MPI_Win_free(&w), MPI_ERR_RMA_SYNC);
 		CHECK(w != MPI_WIN_NULL, "handle gone after a failed free");
 	}
 	CHECK_MPI(MPI_Win_unlock((rank + 1) % size, w));
 	if (rank != 0)
-		EXPECT(MPI_Win_free(&w), MPI_ERR_RMA_SYNC);
+		EXPECT_CLASS(MPI_Win_free(&w), MPI_ERR_RMA_SYNC);
 
 	/* dynamic: only the target knows its regions; the unlock says so */
 	CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dw));
 	CHECK_MPI(MPI_Win_set_errhandler(dw, MPI_ERRORS_RETURN));
 	CHECK_MPI(MPI_Win_attach(dw, buf, sizeof(buf)));
-	EXPECT(MPI_Win_attach(dw, buf + 8, 8), MPI_ERR_RMA_ATTACH);
-	EXPECT(MPI_Win_detach(dw, &v), MPI_ERR_RMA_ATTACH);
-	EXPECT(MPI_Win_attach(dw, NULL, 8), MPI_ERR_RMA_ATTACH);
+	EXPECT_CLASS(MPI_Win_attach(dw, buf + 8, 8), MPI_ERR_RMA_ATTACH);
+	EXPECT_CLASS(MPI_Win_detach(dw, &v), MPI_ERR_RMA_ATTACH);
+	EXPECT_CLASS(MPI_Win_attach(dw, NULL, 8), MPI_ERR_RMA_ATTACH);
 	{
 		MPI_Aint a, all[64];
 
@@ -211,7 +206,7 @@ int main(int argc, char **argv)
 		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r, 0, dw));
 		CHECK_MPI(MPI_Put(&v, 1, MPI_INT, r, all[r] + 64, 1, MPI_INT,
 				  dw));
-		EXPECT(MPI_Win_unlock(r, dw), MPI_ERR_RMA_RANGE);
+		EXPECT_CLASS(MPI_Win_unlock(r, dw), MPI_ERR_RMA_RANGE);
 		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r, 0, dw));
 		CHECK_MPI(MPI_Put(&v, 1, MPI_INT, r, all[r] + 8, 1, MPI_INT,
 				  dw));

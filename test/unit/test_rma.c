@@ -138,7 +138,6 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 	wait_each(rw->tw, req, n, NULL);
 	for (r = 0; r < n; r++) {
 		ck_assert(rc_win_valid(rw->w[r]));
-		rw->w[r]->errh = &rc_mpi_errors_return;
 		rw->w[r]->comm->errh = &rc_mpi_errors_return;
 		rw->mem[r] = flavor == MPI_WIN_FLAVOR_CREATE ||
 					     flavor == MPI_WIN_FLAVOR_DYNAMIC
@@ -808,7 +807,7 @@ START_TEST(pscw_ring)
 }
 END_TEST
 
-/* ---- passive target: lock_all, flushes, gets under shared locks ---- */
+/* ---- passive target: lock_all, flushes, gets under shared locks ---------- */
 START_TEST(passive_flushes)
 {
 	int flavor = flavors[_i / 3], n = 3, r, t, i;
@@ -1448,6 +1447,70 @@ START_TEST(tiny_eager_limit)
 }
 END_TEST
 
+/* ---- window services ----------------------------------------------------- */
+
+static MPI_Win svc_win;
+static int svc_calls, svc_code;
+
+static void svc_handler(MPI_Win *win, int *code, ...)
+{
+	ck_assert_ptr_eq(*win, svc_win);
+	svc_calls++;
+	svc_code = *code;
+}
+
+/*
+ * Windows are handle-table objects: an index for Fortran, a tombstone
+ * once freed ("window handle 0x... was freed"); a user handler set on a
+ * window gets the window and the code of errors raised on it, requests'
+ * included (they raise on its private communicator).
+ */
+START_TEST(handles_and_handlers)
+{
+	int flavor = flavors[_i];
+	struct rw *rw = rw_open(2, 0, flavor, 16, 4);
+	struct rc_win *w0 = rw->w[0];
+	MPI_Errhandler eh;
+	MPI_Fint f;
+	char why[160];
+	int v = 1;
+
+	f = rc_handle_c2f(RC_HK_WIN, w0);
+	ck_assert_int_gt(f, 0);
+	ck_assert_ptr_eq(rc_handle_f2c(&rc_hpools[RC_HK_WIN], f), w0);
+	ck_assert_int_ne(f, rc_handle_c2f(RC_HK_WIN, rw->w[1]));
+
+	ck_assert_int_eq(MPI_Win_create_errhandler(svc_handler, &eh),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Win_set_errhandler(w0, eh), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Errhandler_free(&eh), MPI_SUCCESS);
+	svc_win = w0;
+	svc_calls = 0;
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 7, 0, 1, MPI_INT, w0),
+			 MPI_ERR_RANK);
+	ck_assert_int_eq(svc_calls, 1);
+	ck_assert_int_eq(svc_code, MPI_ERR_RANK);
+	/* raised on the private communicator: the window's handler */
+	ck_assert_int_eq(rc_err_raise(w0->comm, MPI_ERR_RMA_SYNC, "test", NULL),
+			 MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(svc_calls, 2);
+	ck_assert_int_eq(svc_code, MPI_ERR_RMA_SYNC);
+	ck_assert_int_eq(MPI_Win_call_errhandler(w0, MPI_ERR_OTHER),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(svc_calls, 3);
+	ck_assert_int_eq(svc_code, MPI_ERR_OTHER);
+	fence_all(rw, 0);
+	rw_close(rw);
+
+	ck_assert(!rc_win_valid(w0));
+	ck_assert_ptr_null(rc_handle_f2c(&rc_hpools[RC_HK_WIN], f));
+	rc_handle_explain(RC_HK_WIN, w0, why, sizeof(why));
+	ck_assert_msg(strstr(why, "window handle") && strstr(why, "was freed"),
+		      "%s", why);
+}
+END_TEST
+
 static Suite *rma_suite(void)
 {
 	Suite *s = suite_create("rma");
@@ -1481,6 +1544,7 @@ static Suite *rma_suite(void)
 	CASE(failure_lock_target, 3 * NFLAVORS);
 	CASE(failure_lock_holder, 3 * NFLAVORS);
 	CASE(failure_pscw, 3 * NFLAVORS);
+	CASE(handles_and_handlers, NFLAVORS);
 #undef CASE
 	return s;
 }
