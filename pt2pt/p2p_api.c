@@ -2,6 +2,8 @@
  * p2p_api.c - the MPI point-to-point functions: argument checks and the
  * mapping onto the engine (engine.c). Blocking calls keep their request on
  * the stack; MPI_Send of a small contiguous message needs none at all.
+ * Buffered mode runs in bsend.c; MPI_Isendrecv(_replace) returns a request
+ * over two pooled halves that report to it from their completion callbacks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -574,12 +576,240 @@ int PMPI_Cancel(MPI_Request *request)
 			return RC_ERR(NULL, code, "MPI_Cancel");
 		return MPI_SUCCESS;
 	}
-	/* Receives still waiting for a match are cancelled; a send or a
-	 * matched receive completes normally (MPI_Test_cancelled says 0). */
+	/* Receives still waiting for a match are cancelled; a send as the
+	 * engine can (rc_p2p_cancel: at once, or by asking the receiver);
+	 * anything else completes normally (MPI_Test_cancelled says 0). */
 	rc_p2p_cancel(*request);
 	return MPI_SUCCESS;
 }
 RC_WEAK(MPI_Cancel)
+
+/* ---- buffered mode (bsend.c) ---------------------------------------------- */
+
+static int buffer_attach(void *buffer, int size)
+{
+	static const char fn[] = "MPI_Buffer_attach";
+	int ret;
+
+	RC_API_CHECK_INIT(fn);
+	if (size < 0)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "size is negative");
+	if (!buffer && size)
+		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn, "buffer is NULL");
+	ret = rc_bsend_attach(&rc_g, buffer, (size_t)size);
+	if (ret == RC_ERR_BUFFER)
+		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn,
+				  "a buffer is attached already");
+	return rc_api_status(NULL, ret, fn);
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	return RC_CS_CALL(&rc_cs_big, buffer_attach(buffer, size));
+}
+RC_WEAK(MPI_Buffer_attach)
+
+static int buffer_detach(void *buffer_addr, int *size)
+{
+	static const char fn[] = "MPI_Buffer_detach";
+	size_t len;
+	void *buf;
+
+	RC_API_CHECK_INIT(fn);
+	if (!buffer_addr || !size)
+		return RC_ERR(NULL, MPI_ERR_ARG, fn);
+	rc_bsend_detach(&rc_g, &buf, &len);
+	/* buffer_addr is really a void ** (MPI-3.1 section 3.6.1) */
+	memcpy(buffer_addr, &buf, sizeof(buf));
+	*size = (int)len;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	return RC_CS_CALL(&rc_cs_big, buffer_detach(buffer_addr, size));
+}
+RC_WEAK(MPI_Buffer_detach)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					    RC_SEND_BUFFERED, "MPI_Bsend"));
+}
+RC_WEAK(MPI_Bsend)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_isend(buf, count, dt, dest, tag, comm, request,
+				    RC_SEND_BUFFERED, "MPI_Ibsend"));
+}
+RC_WEAK(MPI_Ibsend)
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest,
+		    int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_init((void *)buf, count, dt, dest, tag, comm,
+				   request, RC_REQ_SEND, RC_SEND_BUFFERED,
+				   "MPI_Bsend_init"));
+}
+RC_WEAK(MPI_Bsend_init)
+
+/* ---- MPI_Isendrecv(_replace) -------------------------------------------------
+ * The request (RC_REQ_PAIR) counts its halves in p2p.inflight. Each half is
+ * a pooled pt2pt request that frees itself when it completes, after its
+ * callback passed its outcome on: the receive its status, either its
+ * error. The last half completes the pair and frees the packed copy of a
+ * replace (p2p.tmp: the send half's data; the receive lands in place).
+ */
+static void pair_settle(struct rc_req *pair, int err)
+{
+	if (err && !pair->err)
+		pair->err = err;
+	if (--pair->p2p.inflight)
+		return;
+	free(pair->p2p.tmp);
+	pair->p2p.tmp = NULL;
+	rc_req_complete(pair);
+}
+
+static void pair_half_done(struct rc_req *half)
+{
+	struct rc_req *pair = half->cb_data;
+
+	if (half->kind == RC_REQ_RECV)
+		pair->status = half->status;
+	pair_settle(pair, half->err);
+}
+
+static struct rc_req *pair_half(struct rc_comm *comm, enum rc_req_kind kind,
+				struct rc_req *pair)
+{
+	struct rc_req *half = rc_req_alloc(comm->inst, kind);
+
+	if (!half)
+		return NULL;
+	half->cb = pair_half_done;
+	half->cb_data = pair;
+	half->flags |= RC_REQ_USER_FREED;
+	return half;
+}
+
+static int isendrecv(const void *sbuf, size_t scount, struct rc_dtype *sdt,
+		     int dest, int stag, void *rbuf, size_t rcount,
+		     struct rc_dtype *rdt, int source, int rtag, MPI_Comm comm,
+		     void *tmp, MPI_Request *request)
+{
+	struct rc_req *pair, *s, *r;
+	int ret;
+
+	pair = rc_req_alloc(comm->inst, RC_REQ_PAIR);
+	if (!pair)
+		goto err_tmp;
+	s = pair_half(comm, RC_REQ_SEND, pair);
+	if (!s)
+		goto err_pair;
+	r = pair_half(comm, RC_REQ_RECV, pair);
+	if (!r)
+		goto err_send;
+	rc_comm_retain(comm);	/* a pooled request's reference */
+	pair->comm = comm;
+	pair->p2p.tmp = tmp;
+	pair->p2p.inflight = 2;
+	pair->state = RC_REQ_ACTIVE;
+	rc_p2p_req_setup(r, comm, comm->ctx, rbuf, rcount, rdt, source, rtag,
+			 RC_SEND_STD);
+	rc_p2p_req_setup(s, comm, comm->ctx, (void *)sbuf, scount, sdt, dest,
+			 stag, RC_SEND_STD);
+	rc_p2p_start(r);
+	ret = rc_p2p_start(s);
+	if (ret) {
+		/* the receive is posted: the pair completes with it */
+		rc_req_free(s);
+		pair_settle(pair, ret);
+	}
+	*request = pair;
+	return MPI_SUCCESS;
+
+err_send:
+	rc_req_free(s);
+err_pair:
+	rc_req_free(pair);
+err_tmp:
+	free(tmp);
+	return RC_ERR_NOMEM;
+}
+
+static int isendrecv_api(const void *sendbuf, int sendcount,
+			 MPI_Datatype sendtype, int dest, int sendtag,
+			 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			 int source, int recvtag, MPI_Comm comm,
+			 MPI_Request *request)
+{
+	static const char fn[] = "MPI_Isendrecv";
+	int ret;
+
+	P2P_CHECK(fn, comm, sendbuf, sendcount, sendtype, dest, sendtag,
+		  false);
+	P2P_CHECK(fn, comm, recvbuf, recvcount, recvtype, source, recvtag,
+		  true);
+	if (RC_UNLIKELY(!request))
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	ret = isendrecv(sendbuf, (size_t)sendcount, sendtype, dest, sendtag,
+			recvbuf, (size_t)recvcount, recvtype, source, recvtag,
+			comm, NULL, request);
+	return rc_api_status(comm, ret, fn);
+}
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		   int dest, int sendtag, void *recvbuf, int recvcount,
+		   MPI_Datatype recvtype, int source, int recvtag,
+		   MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  isendrecv_api(sendbuf, sendcount, sendtype, dest,
+					sendtag, recvbuf, recvcount, recvtype,
+					source, recvtag, comm, request));
+}
+RC_WEAK(MPI_Isendrecv)
+
+static int isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+			     int sendtag, int source, int recvtag,
+			     MPI_Comm comm, MPI_Request *request)
+{
+	static const char fn[] = "MPI_Isendrecv_replace";
+	size_t len;
+	void *tmp;
+	int ret;
+
+	P2P_CHECK(fn, comm, buf, count, dt, dest, sendtag, false);
+	P2P_CHECK(fn, comm, buf, count, dt, source, recvtag, true);
+	if (RC_UNLIKELY(!request))
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	/* send a packed copy, receive in place */
+	len = (size_t)count * dt->size;
+	tmp = malloc(len ? len : 1);
+	if (!tmp)
+		return RC_ERR(comm, MPI_ERR_NO_MEM, fn);
+	rc_dt_pack(dt, (size_t)count, buf, 0, tmp, len);
+	ret = isendrecv(tmp, len, &rc_mpi_byte, dest, sendtag, buf,
+			(size_t)count, dt, source, recvtag, comm, tmp, request);
+	return rc_api_status(comm, ret, fn);
+}
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+			   int sendtag, int source, int recvtag, MPI_Comm comm,
+			   MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  isendrecv_replace(buf, count, dt, dest, sendtag,
+					    source, recvtag, comm, request));
+}
+RC_WEAK(MPI_Isendrecv_replace)
 
 /* ---- memory ------------------------------------------------------------------ */
 
