@@ -1303,7 +1303,7 @@ RC_DECL(int, MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used));
  * until the buffered messages have left. An MPI_Ibsend request is complete
  * on return (the copy is made): MPI_Cancel leaves it alone.
  * MPI_Isendrecv(_replace) completes when both halves have; its status is
- * the receive's.
+ * the receive's; MPI_Cancel leaves it alone (both halves complete).
  */
 #define MPI_BSEND_OVERHEAD 96
 RC_DECL(int, MPI_Buffer_attach, (void *buffer, int size));

@@ -37,21 +37,22 @@
 #define BSEND_ALIGN 16u
 
 struct bsend_blk {
-	struct rc_list link;	/* the pool's blocks, by address */
-	size_t size;		/* bytes of the block, header included */
-	size_t len;		/* packed bytes after the header */
+	struct rc_list link; /* the pool's blocks, by address */
+	size_t size;	     /* bytes of the block, header included */
+	size_t len;	     /* packed bytes after the header */
 };
 
-#define BLK_HDR                                                        \
-	((sizeof(struct bsend_blk) + BSEND_ALIGN - 1) & ~(size_t)(BSEND_ALIGN - 1))
+#define BLK_HDR                                         \
+	((sizeof(struct bsend_blk) + BSEND_ALIGN - 1) & \
+	 ~(size_t)(BSEND_ALIGN - 1))
 
 _Static_assert(BLK_HDR + 2 * (BSEND_ALIGN - 1) <= MPI_BSEND_OVERHEAD,
 	       "MPI_BSEND_OVERHEAD must cover a block header and alignment");
 
 struct rc_bsend {
-	void *ubuf;		/* as attached */
+	void *ubuf; /* as attached */
 	size_t usize;
-	char *base;		/* aligned start of the usable space */
+	char *base; /* aligned start of the usable space */
 	char *end;
 	struct rc_list blocks;
 	unsigned nblocks;

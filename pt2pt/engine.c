@@ -55,8 +55,8 @@ enum p2p_state {
 
 enum p2p_cancel {
 	CANCEL_NONE = 0,
-	CANCEL_WAIT,	/* CANCEL sent, no answer yet */
-	CANCEL_DEFER,	/* transfer done, completion waits for the answer */
+	CANCEL_WAIT,  /* CANCEL sent, no answer yet */
+	CANCEL_DEFER, /* transfer done, completion waits for the answer */
 };
 
 enum p2p_rndv_mode {
@@ -975,14 +975,14 @@ static void on_ack(struct rc_p2p *p2p, const struct rc_p2p_ctl *c)
 static void on_cancel(struct rc_p2p *p2p, int wsrc,
 		      const struct rc_p2p_cancel *cm)
 {
-	struct rc_p2p_ctl ack = { .type = RC_P2P_CANCEL_ACK, .id = cm->c.id };
+	struct rc_p2p_ctl ack = {.type = RC_P2P_CANCEL_ACK, .id = cm->c.id};
 	struct p2p_match *m = cm->ctx < RC_CTX_MAX ? p2p->match[cm->ctx] : NULL;
 	struct rc_list *pos;
 
 	if (m) {
 		rc_list_for_each(pos, &m->unexp) {
-			struct rc_umsg *u = rc_list_entry(pos, struct rc_umsg,
-							  link);
+			struct rc_umsg *u =
+				rc_list_entry(pos, struct rc_umsg, link);
 
 			if (u->wsrc != wsrc || u->sreq != cm->c.id ||
 			    (u->type != RC_P2P_RTS &&
@@ -1404,7 +1404,7 @@ static void send_cancel(struct rc_p2p *p2p, struct rc_req *req)
 	struct rc_p2p_cancel cm;
 
 	if (req->p2p.cancel != CANCEL_NONE)
-		return;		/* asked already */
+		return; /* asked already */
 	switch (req->p2p.proto) {
 	case SP_EAGER:
 	case SP_SYNC:
@@ -1416,7 +1416,7 @@ static void send_cancel(struct rc_p2p *p2p, struct rc_req *req)
 	case SP_WAIT:
 	case SP_WAIT_ACK:
 		if (p2p->inst->procs[req->p2p.wpeer].failed)
-			return;		/* fail_peer() completes it */
+			return; /* fail_peer() completes it */
 		memset(&cm, 0, sizeof(cm));
 		cm.c.type = RC_P2P_CANCEL;
 		cm.c.id = req_id(req);
@@ -1425,7 +1425,7 @@ static void send_cancel(struct rc_p2p *p2p, struct rc_req *req)
 		ctl_send(p2p, req->p2p.wpeer, &cm, sizeof(cm));
 		return;
 	default:
-		return;		/* matched: the data is on its way */
+		return; /* matched: the data is on its way */
 	}
 }
 
@@ -1434,8 +1434,7 @@ void rc_p2p_cancel(struct rc_req *req)
 	if (req->state != RC_REQ_ACTIVE)
 		return;
 	if (req->kind == RC_REQ_SEND) {
-		if (req->peer != MPI_PROC_NULL &&
-		    req->mode != RC_SEND_BUFFERED)
+		if (req->peer != MPI_PROC_NULL && req->mode != RC_SEND_BUFFERED)
 			send_cancel(req->inst->p2p, req);
 		return;
 	}
@@ -1618,9 +1617,9 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 			/* no answer to a CANCEL will come */
 			req->p2p.cancel = CANCEL_NONE;
 			send_complete(p2p, req);
-		}
-		else
+		} else {
 			recv_complete(p2p, req);
+		}
 	}
 	for (ctx = 0; ctx < RC_CTX_MAX; ctx++) {
 		struct p2p_match *m = p2p->match[ctx];

@@ -584,7 +584,7 @@ int PMPI_Cancel(MPI_Request *request)
 }
 RC_WEAK(MPI_Cancel)
 
-/* ---- buffered mode (bsend.c) ---------------------------------------------- */
+/* ---- buffered mode (bsend.c) ---------------------------------------- */
 
 static int buffer_attach(void *buffer, int size)
 {
@@ -659,12 +659,14 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest,
 }
 RC_WEAK(MPI_Bsend_init)
 
-/* ---- MPI_Isendrecv(_replace) -------------------------------------------------
+/*
+ * ---- MPI_Isendrecv(_replace) ----
  * The request (RC_REQ_PAIR) counts its halves in p2p.inflight. Each half is
  * a pooled pt2pt request that frees itself when it completes, after its
  * callback passed its outcome on: the receive its status, either its
  * error. The last half completes the pair and frees the packed copy of a
  * replace (p2p.tmp: the send half's data; the receive lands in place).
+ * MPI_Cancel leaves the pair alone: its halves complete normally.
  */
 static void pair_settle(struct rc_req *pair, int err)
 {
@@ -716,7 +718,7 @@ static int isendrecv(const void *sbuf, size_t scount, struct rc_dtype *sdt,
 	r = pair_half(comm, RC_REQ_RECV, pair);
 	if (!r)
 		goto err_send;
-	rc_comm_retain(comm);	/* a pooled request's reference */
+	rc_comm_retain(comm); /* a pooled request's reference */
 	pair->comm = comm;
 	pair->p2p.tmp = tmp;
 	pair->p2p.inflight = 2;
@@ -753,8 +755,7 @@ static int isendrecv_api(const void *sendbuf, int sendcount,
 	static const char fn[] = "MPI_Isendrecv";
 	int ret;
 
-	P2P_CHECK(fn, comm, sendbuf, sendcount, sendtype, dest, sendtag,
-		  false);
+	P2P_CHECK(fn, comm, sendbuf, sendcount, sendtype, dest, sendtag, false);
 	P2P_CHECK(fn, comm, recvbuf, recvcount, recvtype, source, recvtag,
 		  true);
 	if (RC_UNLIKELY(!request))

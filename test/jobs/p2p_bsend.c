@@ -73,8 +73,8 @@ static void buffered(int big)
 	CHECK_MPI(MPI_Ibsend(m1, big, MPI_INT, right, 2, MPI_COMM_WORLD, &r1));
 	fill(m1, big, -2);
 	CHECK_MPI(MPI_Wait(&r1, MPI_STATUS_IGNORE));
-	CHECK_MPI(MPI_Bsend_init(m2, big, MPI_INT, right, 3, MPI_COMM_WORLD,
-				 &p));
+	CHECK_MPI(
+		MPI_Bsend_init(m2, big, MPI_INT, right, 3, MPI_COMM_WORLD, &p));
 	fill(m2, big, 3);
 	CHECK_MPI(MPI_Start(&p));
 	fill(m2, big, 4);
@@ -156,7 +156,8 @@ static void sendrecv(int big)
 
 	v = 3;
 	CHECK_MPI(MPI_Isendrecv_replace(&v, 1, MPI_INT, MPI_PROC_NULL, 1,
-					MPI_PROC_NULL, 1, MPI_COMM_WORLD, &req));
+					MPI_PROC_NULL, 1, MPI_COMM_WORLD,
+					&req));
 	CHECK_MPI(MPI_Wait(&req, &st));
 	CHECK(st.MPI_SOURCE == MPI_PROC_NULL && v == 3, "proc_null: %d %d",
 	      st.MPI_SOURCE, v);
@@ -191,8 +192,8 @@ static void cancel(int big)
 	CHECK_MPI(MPI_Isend(m, big, MPI_INT, right, 20, MPI_COMM_WORLD, &req));
 	CHECK(cancel_send(&req) == 1, "unmatched rendezvous not cancelled");
 	fill(small, 4, 21);
-	CHECK_MPI(MPI_Issend(small, 4, MPI_INT, right, 21, MPI_COMM_WORLD,
-			     &req));
+	CHECK_MPI(
+		MPI_Issend(small, 4, MPI_INT, right, 21, MPI_COMM_WORLD, &req));
 	CHECK(cancel_send(&req) == 1, "unmatched ssend not cancelled");
 	MPI_Barrier(MPI_COMM_WORLD);
 	CHECK_MPI(MPI_Iprobe(left, 20, MPI_COMM_WORLD, &flag, &st));
@@ -213,8 +214,8 @@ static void cancel(int big)
 
 	/* eager and out: not cancelled */
 	fill(small, 4, 23);
-	CHECK_MPI(MPI_Isend(small, 4, MPI_INT, right, 23, MPI_COMM_WORLD,
-			    &req));
+	CHECK_MPI(
+		MPI_Isend(small, 4, MPI_INT, right, 23, MPI_COMM_WORLD, &req));
 	CHECK(cancel_send(&req) == 0, "eager send cancelled");
 	recv_expect(4, 23, 23);
 

@@ -19,7 +19,7 @@
 #include "status.h"
 #include "world.h"
 
-static const char *const rndv_modes[] = { "get", "put", "frag" };
+static const char *const rndv_modes[] = {"get", "put", "frag"};
 
 static struct tw *world_mode(int idx, int n, unsigned max_queued)
 {
@@ -60,7 +60,8 @@ static void recv_check(struct tw *tw, int n, int src, int tag, int seed)
 	struct rc_req *r;
 
 	ck_assert_int_eq(rc_p2p_irecv(c1, c1->ctx, got, (size_t)n + 1,
-				      &rc_mpi_int, src, tag, &r), RC_OK);
+				      &rc_mpi_int, src, tag, &r),
+			 RC_OK);
 	tw_wait(tw, r);
 	ck_assert_int_eq(r->err, RC_OK);
 	ck_assert_int_eq(r->status.rc_count, (MPI_Count)n * (int)sizeof(int));
@@ -69,7 +70,8 @@ static void recv_check(struct tw *tw, int n, int src, int tag, int seed)
 	free(got);
 }
 
-/* ---- buffered mode --------------------------------------------------------- */
+/* ---- buffered mode ---------------------------------------------------------
+ */
 
 START_TEST(bsend_exhaustion)
 {
@@ -84,25 +86,27 @@ START_TEST(bsend_exhaustion)
 
 	/* no buffer attached */
 	fill(msg, BIG, 1);
-	ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1,
-				       1), RC_ERR_BUFFER);
+	ck_assert_int_eq(
+		rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1, 1),
+		RC_ERR_BUFFER);
 	ck_assert_int_eq(rc_bsend_attach(i0, pool, 2 * one), RC_OK);
-	ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1,
-				       1), RC_OK);
-	fill(msg, BIG, 2);	/* the first message was copied */
-	ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1,
-				       2), RC_OK);
+	ck_assert_int_eq(
+		rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1, 1), RC_OK);
+	fill(msg, BIG, 2); /* the first message was copied */
+	ck_assert_int_eq(
+		rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1, 2), RC_OK);
 	fill(msg, BIG, 3);
 	/* full: both wait for their receiver */
 	tw_quiesce(tw);
-	ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1,
-				       3), RC_ERR_BUFFER);
+	ck_assert_int_eq(
+		rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1, 3),
+		RC_ERR_BUFFER);
 	ck_assert(rc_bsend_busy(i0));
 	/* the first leaves: its space comes back */
 	recv_check(tw, BIG, 0, 1, 1);
 	tw_quiesce(tw);
-	ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1,
-				       3), RC_OK);
+	ck_assert_int_eq(
+		rc_bsend_post(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1, 3), RC_OK);
 	recv_check(tw, BIG, 0, 3, 3);
 	recv_check(tw, BIG, 0, 2, 2);
 	tw_quiesce(tw);
@@ -111,8 +115,8 @@ START_TEST(bsend_exhaustion)
 	ck_assert_ptr_eq(got, pool);
 	ck_assert_uint_eq(gotlen, 2 * one);
 	/* detached: no room again */
-	ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, msg, 1, &rc_mpi_int, 1,
-				       4), RC_ERR_BUFFER);
+	ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, msg, 1, &rc_mpi_int, 1, 4),
+			 RC_ERR_BUFFER);
 	free(msg);
 	free(pool);
 	tw_free(tw);
@@ -123,7 +127,7 @@ END_TEST
  * MPI_BSEND_OVERHEAD) bytes, from an unaligned address, all in flight. */
 START_TEST(bsend_overhead_suffices)
 {
-	static const int ns[] = { 0, 1, 3, 2049, 5000, 33333 };
+	static const int ns[] = {0, 1, 3, 2049, 5000, 33333};
 	struct tw *tw = world_mode(_i, 2, 0);
 	struct rc_inst *i0 = tw->inst[0];
 	struct rc_comm *c0 = i0->world, *c1 = tw->inst[1]->world;
@@ -150,7 +154,8 @@ START_TEST(bsend_overhead_suffices)
 		for (k = 0; k < kmax; k++)
 			ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, src,
 						       (size_t)ns[t], vec, 1,
-						       k), RC_OK);
+						       k),
+					 RC_OK);
 		for (k = 0; k < kmax; k++) {
 			struct rc_req *r;
 			int j, wrong = -1;
@@ -201,8 +206,9 @@ START_TEST(bsend_attach_detach_cycles)
 		ck_assert_int_eq(rc_bsend_attach(i0, a, sizeof(a)),
 				 RC_ERR_BUFFER);
 		v = cycle;
-		ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, &v, 1,
-					       &rc_mpi_int, 1, cycle), RC_OK);
+		ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, &v, 1, &rc_mpi_int,
+					       1, cycle),
+				 RC_OK);
 		/* too large for this buffer */
 		ck_assert_int_eq(rc_bsend_post(c0, c0->ctx, b, sizeof(b),
 					       &rc_mpi_byte, 1, 99),
@@ -233,7 +239,8 @@ START_TEST(ibsend_and_bsend_init)
 	ck_assert_int_eq(rc_bsend_attach(i0, pool, size), RC_OK);
 	fill(msg, BIG, 10);
 	ck_assert_int_eq(rc_p2p_isend(c0, c0->ctx, msg, BIG, &rc_mpi_int, 1, 10,
-				      RC_SEND_BUFFERED, &req), RC_OK);
+				      RC_SEND_BUFFERED, &req),
+			 RC_OK);
 	ck_assert(rc_req_done(req));
 	/* cancel of a complete buffered send: not cancelled */
 	rc_p2p_cancel(req);
@@ -291,20 +298,20 @@ START_TEST(isendrecv_ring)
 	struct rc_dtype *vec;
 
 	api_on();
-	ck_assert_int_eq(rc_dt_create_vector((size_t)n, 1, 2, &rc_mpi_int,
-					     &vec), RC_OK);
+	ck_assert_int_eq(
+		rc_dt_create_vector((size_t)n, 1, 2, &rc_mpi_int, &vec), RC_OK);
 	rc_dt_commit(vec);
 	for (r = 0; r < 3; r++) {
 		sbuf[r] = malloc(sizeof(int) * 2 * (size_t)n);
 		rbuf[r] = calloc((size_t)n, sizeof(int));
 		for (i = 0; i < n; i++)
 			sbuf[r][2 * i] = i * 7 + r;
-		ck_assert_int_eq(MPI_Isendrecv(sbuf[r], 1, vec, (r + 1) % 3, 5,
-					       rbuf[r], n, MPI_INT,
-					       r == 1 ? MPI_ANY_SOURCE
-						      : (r + 2) % 3,
-					       5, tw->inst[r]->world, &req[r]),
-				 MPI_SUCCESS);
+		ck_assert_int_eq(
+			MPI_Isendrecv(sbuf[r], 1, vec, (r + 1) % 3, 5, rbuf[r],
+				      n, MPI_INT,
+				      r == 1 ? MPI_ANY_SOURCE : (r + 2) % 3, 5,
+				      tw->inst[r]->world, &req[r]),
+			MPI_SUCCESS);
 	}
 	tw_wait_all(tw, req, 3);
 	for (r = 0; r < 3; r++) {
@@ -335,8 +342,8 @@ START_TEST(isendrecv_replace_and_proc_null)
 	MPI_Status st;
 
 	api_on();
-	ck_assert_int_eq(rc_dt_create_vector((size_t)n, 1, 3, &rc_mpi_int,
-					     &vec), RC_OK);
+	ck_assert_int_eq(
+		rc_dt_create_vector((size_t)n, 1, 3, &rc_mpi_int, &vec), RC_OK);
 	rc_dt_commit(vec);
 	for (r = 0; r < 2; r++) {
 		buf[r] = malloc(sizeof(int) * 3 * (size_t)n);
@@ -344,10 +351,10 @@ START_TEST(isendrecv_replace_and_proc_null)
 			buf[r][i] = i % 3 ? -1 - r : (i / 3) * 7 + r;
 	}
 	for (r = 0; r < 2; r++)
-		ck_assert_int_eq(MPI_Isendrecv_replace(buf[r], 1, vec, 1 - r, 7,
-						       1 - r, 7,
-						       tw->inst[r]->world,
-						       &req[r]), MPI_SUCCESS);
+		ck_assert_int_eq(
+			MPI_Isendrecv_replace(buf[r], 1, vec, 1 - r, 7, 1 - r,
+					      7, tw->inst[r]->world, &req[r]),
+			MPI_SUCCESS);
 	tw_wait_all(tw, req, 2);
 	for (r = 0; r < 2; r++) {
 		int wrong = -1;
@@ -377,10 +384,12 @@ START_TEST(isendrecv_replace_and_proc_null)
 	j = 0;
 	ck_assert_int_eq(MPI_Isendrecv(&i, 1, MPI_INT, 1, 3, &j, 1, MPI_INT,
 				       MPI_PROC_NULL, 3, tw->inst[0]->world,
-				       &req[0]), MPI_SUCCESS);
+				       &req[0]),
+			 MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Isendrecv(&i, 1, MPI_INT, MPI_PROC_NULL, 3, &j, 1,
 				       MPI_INT, 0, 3, tw->inst[1]->world,
-				       &req[1]), MPI_SUCCESS);
+				       &req[1]),
+			 MPI_SUCCESS);
 	tw_wait_all(tw, req, 2);
 	rc_req_finish(&req[0], &st);
 	ck_assert_int_eq(st.MPI_SOURCE, MPI_PROC_NULL);
@@ -394,7 +403,8 @@ START_TEST(isendrecv_replace_and_proc_null)
 }
 END_TEST
 
-/* ---- send cancellation ----------------------------------------------------- */
+/* ---- send cancellation -----------------------------------------------------
+ */
 
 static void send_cancelled_check(struct rc_req **req, int want)
 {
@@ -467,7 +477,7 @@ START_TEST(cancel_unmatched)
 	ck_assert(rc_p2p_iprobe(c1, c1->ctx, 0, 5, false, &st, NULL));
 	ck_assert(!rc_req_done(s));
 	rc_p2p_cancel(s);
-	rc_p2p_cancel(s);	/* twice: one round trip */
+	rc_p2p_cancel(s); /* twice: one round trip */
 	tw_wait(tw, s);
 	send_cancelled_check(&s, 1);
 	ck_assert(!rc_p2p_iprobe(c1, c1->ctx, 0, 5, false, &st, NULL));
@@ -557,12 +567,12 @@ END_TEST
 static Suite *p2pmore_suite(void)
 {
 	Suite *s = suite_create("p2pmore");
-#define CASE(fn, loops)                                            \
-	do {                                                       \
-		TCase *tc = tcase_create(#fn);                     \
-		tcase_set_timeout(tc, 60);                         \
-		tcase_add_loop_test(tc, fn, 0, loops);             \
-		suite_add_tcase(s, tc);                            \
+#define CASE(fn, loops)                                \
+	do {                                           \
+		TCase *tc = tcase_create(#fn);         \
+		tcase_set_timeout(tc, 60);             \
+		tcase_add_loop_test(tc, fn, 0, loops); \
+		suite_add_tcase(s, tc);                \
 	} while (0)
 	CASE(bsend_exhaustion, 3);
 	CASE(bsend_overhead_suffices, 3);
