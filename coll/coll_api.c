@@ -1584,9 +1584,9 @@ RC_WEAK(MPI_Alltoallw_init)
 
 /* Persistent neighbourhood collectives: the topology's tags are taken at
  * init like every persistent collective's. */
-int PMPI_Neighbor_allgather_init(const void *sbuf, int scount,
-				 MPI_Datatype sdt, void *rbuf, int rcount,
-				 MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+int PMPI_Neighbor_allgather_init(const void *sbuf, int scount, MPI_Datatype sdt,
+				 void *rbuf, int rcount, MPI_Datatype rdt,
+				 MPI_Comm comm, MPI_Info info,
 				 MPI_Request *request)
 {
 	struct nbr_args x = {.sbuf = sbuf,
@@ -1622,9 +1622,9 @@ int PMPI_Neighbor_allgatherv_init(const void *sbuf, int scount,
 }
 RC_WEAK(MPI_Neighbor_allgatherv_init)
 
-int PMPI_Neighbor_alltoall_init(const void *sbuf, int scount,
-				MPI_Datatype sdt, void *rbuf, int rcount,
-				MPI_Datatype rdt, MPI_Comm comm, MPI_Info info,
+int PMPI_Neighbor_alltoall_init(const void *sbuf, int scount, MPI_Datatype sdt,
+				void *rbuf, int rcount, MPI_Datatype rdt,
+				MPI_Comm comm, MPI_Info info,
 				MPI_Request *request)
 {
 	struct nbr_args x = {.sbuf = sbuf,

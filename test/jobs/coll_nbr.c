@@ -26,7 +26,7 @@
 static int rank, size, errors;
 
 /* A block's value: who sent it, from which slot, which element. */
-static int gen;	/* which run of the loop in run_nbr: changes every value */
+static int gen; /* which run of the loop in run_nbr: changes every value */
 
 static int enc(int who, int slot, int i)
 {
@@ -106,22 +106,22 @@ static int from_slot(MPI_Comm c, int me, const int *in, int i,
  * with new data in the same buffers, freed at 3. */
 static MPI_Request preq[5];
 
-#define RUN(nb, k, blocking, nonblocking, init)                             \
-	do {                                                                \
-		if ((nb) >= 2) {                                            \
-			if ((nb) == 2)                                      \
-				CHECK_MPI(init);                            \
-			CHECK_MPI(MPI_Start(&preq[k]));                     \
-			CHECK_MPI(MPI_Wait(&preq[k], MPI_STATUS_IGNORE));   \
-			if ((nb) == 3)                                      \
-				CHECK_MPI(MPI_Request_free(&preq[k]));      \
-		} else if (nb) {                                            \
-			MPI_Request rq_;                                    \
-			CHECK_MPI(nonblocking);                             \
-			CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));       \
-		} else {                                                    \
-			CHECK_MPI(blocking);                                \
-		}                                                           \
+#define RUN(nb, k, blocking, nonblocking, init)                           \
+	do {                                                              \
+		if ((nb) >= 2) {                                          \
+			if ((nb) == 2)                                    \
+				CHECK_MPI(init);                          \
+			CHECK_MPI(MPI_Start(&preq[k]));                   \
+			CHECK_MPI(MPI_Wait(&preq[k], MPI_STATUS_IGNORE)); \
+			if ((nb) == 3)                                    \
+				CHECK_MPI(MPI_Request_free(&preq[k]));    \
+		} else if (nb) {                                          \
+			MPI_Request rq_;                                  \
+			CHECK_MPI(nonblocking);                           \
+			CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));     \
+		} else {                                                  \
+			CHECK_MPI(blocking);                              \
+		}                                                         \
 	} while (0)
 
 static void run_nbr(MPI_Comm c, const char *name, int k)
@@ -190,8 +190,8 @@ static void run_nbr(MPI_Comm c, const char *name, int k)
 		    MPI_Neighbor_alltoall(sb, k, MPI_INT, rb, k, MPI_INT, c),
 		    MPI_Ineighbor_alltoall(sb, k, MPI_INT, rb, k, MPI_INT, c,
 					   &rq_),
-		    MPI_Neighbor_alltoall_init(sb, k, MPI_INT, rb, k, MPI_INT, c,
-					       MPI_INFO_NULL, &preq[2]));
+		    MPI_Neighbor_alltoall_init(sb, k, MPI_INT, rb, k, MPI_INT,
+					       c, MPI_INFO_NULL, &preq[2]));
 		for (j = 0; j < nin; j++) {
 			int sl = from_slot(c, me, in, j, &ao);
 
@@ -247,8 +247,9 @@ static void run_nbr(MPI_Comm c, const char *name, int k)
 					   c),
 		    MPI_Ineighbor_alltoallw(sb, scnt, sbd, st, rb, rcnt, rbd,
 					    rt, c, &rq_),
-		    MPI_Neighbor_alltoallw_init(sb, scnt, sbd, st, rb, rcnt, rbd,
-						rt, c, MPI_INFO_NULL, &preq[4]));
+		    MPI_Neighbor_alltoallw_init(sb, scnt, sbd, st, rb, rcnt,
+						rbd, rt, c, MPI_INFO_NULL,
+						&preq[4]));
 		for (j = 0; j < nin; j++) {
 			int sl = from_slot(c, me, in, j, &ao);
 
