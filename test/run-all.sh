@@ -80,7 +80,8 @@ stage_asan() {
 			test/unit/test_info test/unit/test_attr test/unit/test_errh \
 			test/unit/test_param test/unit/test_rcinfo \
 			test/unit/test_inter test/unit/test_nbr test/unit/test_rma \
-			test/unit/test_pcoll test/unit/test_greq" \
+			test/unit/test_pcoll test/unit/test_greq \
+			test/unit/test_p2pmore" \
 		>leak.log 2>&1 || { tail -n 40 leak.log test/unit/*.log; exit 1; })
 }
 
