@@ -46,6 +46,8 @@ struct rc_cs {
 	pthread_t owner;	/* valid while depth > 0 */
 	int depth;		/* nesting of the owning thread */
 	int held;		/* 1 while owned; read by other threads */
+	unsigned waiters;	/* threads blocked taking mu (atomic) */
+	unsigned takes;		/* times mu was taken (atomic): handoff */
 };
 
 #define RC_CS_INITIALIZER { .mu = PTHREAD_MUTEX_INITIALIZER }
