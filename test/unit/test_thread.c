@@ -19,15 +19,18 @@
 
 static struct rc_cs cs = RC_CS_INITIALIZER;
 
-/* Can another thread take cs's mutex right now? */
+/* Can another thread take cs's lock word right now? */
 static void *try_other(void *arg)
 {
 	struct rc_cs *c = arg;
-	int r = pthread_mutex_trylock(&c->mu);
+	int free_ = 0;
+	bool took = __atomic_compare_exchange_n(&c->word, &free_, 1, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED);
 
-	if (r == 0)
-		pthread_mutex_unlock(&c->mu);
-	return (void *)(long)(r == 0);
+	if (took)
+		__atomic_store_n(&c->word, 0, __ATOMIC_RELEASE);
+	return (void *)(long)took;
 }
 
 static bool other_can_lock(struct rc_cs *c)
