@@ -76,24 +76,27 @@ static int p2p_blocking_send(const void *buf, int count, MPI_Datatype dt,
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	      MPI_Comm comm)
 {
-	return p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_STD,
-				 "MPI_Send");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					    RC_SEND_STD, "MPI_Send"));
 }
 RC_WEAK(MPI_Send)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm)
 {
-	return p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_SYNC,
-				 "MPI_Ssend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					    RC_SEND_SYNC, "MPI_Ssend"));
 }
 RC_WEAK(MPI_Ssend)
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm)
 {
-	return p2p_blocking_send(buf, count, dt, dest, tag, comm,
-				 RC_SEND_READY, "MPI_Rsend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					    RC_SEND_READY, "MPI_Rsend"));
 }
 RC_WEAK(MPI_Rsend)
 
@@ -116,8 +119,8 @@ static int p2p_recv_finish(struct rc_req *req, MPI_Status *status,
 	return rc_api_status(comm, ret, fn);
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
-	      MPI_Comm comm, MPI_Status *status)
+static int api_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+		    MPI_Comm comm, MPI_Status *status)
 {
 	struct rc_req req;
 
@@ -127,6 +130,13 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 			 tag, RC_SEND_STD);
 	rc_p2p_start(&req);
 	return p2p_recv_finish(&req, status, comm, "MPI_Recv");
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+	      MPI_Comm comm, MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_recv(buf, count, dt, source, tag, comm, status));
 }
 RC_WEAK(MPI_Recv)
 
@@ -147,29 +157,32 @@ static int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest,
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_isend(buf, count, dt, dest, tag, comm, request, RC_SEND_STD,
-			 "MPI_Isend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_isend(buf, count, dt, dest, tag, comm, request,
+				    RC_SEND_STD, "MPI_Isend"));
 }
 RC_WEAK(MPI_Isend)
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_isend(buf, count, dt, dest, tag, comm, request, RC_SEND_SYNC,
-			 "MPI_Issend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_isend(buf, count, dt, dest, tag, comm, request,
+				    RC_SEND_SYNC, "MPI_Issend"));
 }
 RC_WEAK(MPI_Issend)
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_isend(buf, count, dt, dest, tag, comm, request,
-			 RC_SEND_READY, "MPI_Irsend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_isend(buf, count, dt, dest, tag, comm, request,
+				    RC_SEND_READY, "MPI_Irsend"));
 }
 RC_WEAK(MPI_Irsend)
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
-	       MPI_Comm comm, MPI_Request *request)
+static int api_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+		     MPI_Comm comm, MPI_Request *request)
 {
 	int ret;
 
@@ -180,12 +193,20 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 			   tag, request);
 	return rc_api_status(comm, ret, "MPI_Irecv");
 }
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big, api_irecv(buf, count, dt, source, tag,
+						comm, request));
+}
 RC_WEAK(MPI_Irecv)
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		  int dest, int sendtag, void *recvbuf, int recvcount,
-		  MPI_Datatype recvtype, int source, int recvtag,
-		  MPI_Comm comm, MPI_Status *status)
+static int api_sendrecv(const void *sendbuf, int sendcount,
+			MPI_Datatype sendtype, int dest, int sendtag,
+			void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			int source, int recvtag, MPI_Comm comm,
+			MPI_Status *status)
 {
 	struct rc_req req;
 	int ret;
@@ -208,11 +229,22 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	}
 	return p2p_recv_finish(&req, status, comm, "MPI_Sendrecv");
 }
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		  int dest, int sendtag, void *recvbuf, int recvcount,
+		  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		  MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_sendrecv(sendbuf, sendcount, sendtype, dest,
+				       sendtag, recvbuf, recvcount, recvtype,
+				       source, recvtag, comm, status));
+}
 RC_WEAK(MPI_Sendrecv)
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
-			  int sendtag, int source, int recvtag, MPI_Comm comm,
-			  MPI_Status *status)
+static int api_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+				int sendtag, int source, int recvtag,
+				MPI_Comm comm, MPI_Status *status)
 {
 	struct rc_req req;
 	size_t len;
@@ -245,6 +277,15 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
 	free(tmp);
 	return ret;
 }
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+			  int sendtag, int source, int recvtag, MPI_Comm comm,
+			  MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_sendrecv_replace(buf, count, dt, dest, sendtag,
+					       source, recvtag, comm, status));
+}
 RC_WEAK(MPI_Sendrecv_replace)
 
 /* ---- persistent requests ---------------------------------------------------- */
@@ -271,32 +312,37 @@ static int p2p_init(void *buf, int count, MPI_Datatype dt, int peer, int tag,
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest,
 		   int tag, MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
-			RC_REQ_SEND, RC_SEND_STD, "MPI_Send_init");
+	return RC_CS_CALL(&rc_cs_big, p2p_init((void *)buf, count, dt, dest,
+					       tag, comm, request, RC_REQ_SEND,
+					       RC_SEND_STD, "MPI_Send_init"));
 }
 RC_WEAK(MPI_Send_init)
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest,
 		    int tag, MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
-			RC_REQ_SEND, RC_SEND_SYNC, "MPI_Ssend_init");
+	return RC_CS_CALL(&rc_cs_big, p2p_init((void *)buf, count, dt, dest,
+					       tag, comm, request, RC_REQ_SEND,
+					       RC_SEND_SYNC, "MPI_Ssend_init"));
 }
 RC_WEAK(MPI_Ssend_init)
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest,
 		    int tag, MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
-			RC_REQ_SEND, RC_SEND_READY, "MPI_Rsend_init");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_init((void *)buf, count, dt, dest, tag, comm,
+				   request, RC_REQ_SEND, RC_SEND_READY,
+				   "MPI_Rsend_init"));
 }
 RC_WEAK(MPI_Rsend_init)
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag,
 		   MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_init(buf, count, dt, source, tag, comm, request, RC_REQ_RECV,
-			RC_SEND_STD, "MPI_Recv_init");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_init(buf, count, dt, source, tag, comm, request,
+				   RC_REQ_RECV, RC_SEND_STD, "MPI_Recv_init"));
 }
 RC_WEAK(MPI_Recv_init)
 
@@ -446,12 +492,13 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag,
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-	return probe(source, tag, comm, NULL, NULL, status, true, "MPI_Probe");
+	return RC_CS_CALL(&rc_cs_big, probe(source, tag, comm, NULL, NULL,
+					    status, true, "MPI_Probe"));
 }
 RC_WEAK(MPI_Probe)
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
-		MPI_Status *status)
+static int api_iprobe(int source, int tag, MPI_Comm comm, int *flag,
+		      MPI_Status *status)
 {
 	if (!flag)
 		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
@@ -459,10 +506,17 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 	return probe(source, tag, comm, flag, NULL, status, false,
 		     "MPI_Iprobe");
 }
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+		MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_iprobe(source, tag, comm, flag, status));
+}
 RC_WEAK(MPI_Iprobe)
 
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
-		MPI_Status *status)
+static int api_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+		      MPI_Status *status)
 {
 	if (!message)
 		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
@@ -470,16 +524,30 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
 	return probe(source, tag, comm, NULL, message, status, true,
 		     "MPI_Mprobe");
 }
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+		MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_mprobe(source, tag, comm, message, status));
+}
 RC_WEAK(MPI_Mprobe)
 
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
-		 MPI_Message *message, MPI_Status *status)
+static int api_improbe(int source, int tag, MPI_Comm comm, int *flag,
+		       MPI_Message *message, MPI_Status *status)
 {
 	if (!flag || !message)
 		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
 			      "MPI_Improbe");
 	return probe(source, tag, comm, flag, message, status, false,
 		     "MPI_Improbe");
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+		 MPI_Message *message, MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big, api_improbe(source, tag, comm, flag,
+						  message, status));
 }
 RC_WEAK(MPI_Improbe)
 
@@ -519,8 +587,8 @@ static struct rc_umsg *mrecv_take(MPI_Message *message)
 	return u;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
-	       MPI_Status *status)
+static int api_mrecv(void *buf, int count, MPI_Datatype dt,
+		     MPI_Message *message, MPI_Status *status)
 {
 	struct rc_comm *comm;
 	struct rc_req req;
@@ -535,10 +603,17 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 	rc_p2p_mrecv_start(&req, mrecv_take(message));
 	return p2p_recv_finish(&req, status, comm, "MPI_Mrecv");
 }
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+	       MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_mrecv(buf, count, dt, message, status));
+}
 RC_WEAK(MPI_Mrecv)
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
-		MPI_Request *request)
+static int api_imrecv(void *buf, int count, MPI_Datatype dt,
+		      MPI_Message *message, MPI_Request *request)
 {
 	struct rc_comm *comm;
 	struct rc_req *req;
@@ -558,9 +633,16 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 	*request = req;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+		MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_imrecv(buf, count, dt, message, request));
+}
 RC_WEAK(MPI_Imrecv)
 
-int PMPI_Cancel(MPI_Request *request)
+static int api_cancel(MPI_Request *request)
 {
 	RC_API_CHECK_INIT("MPI_Cancel");
 	if (!request)
@@ -581,6 +663,11 @@ int PMPI_Cancel(MPI_Request *request)
 	 * anything else completes normally (MPI_Test_cancelled says 0). */
 	rc_p2p_cancel(*request);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Cancel(MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big, api_cancel(request));
 }
 RC_WEAK(MPI_Cancel)
 
@@ -814,7 +901,7 @@ RC_WEAK(MPI_Isendrecv_replace)
 
 /* ---- memory ------------------------------------------------------------------ */
 
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+static int api_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
 	void *p;
 
@@ -829,12 +916,22 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 	memcpy(baseptr, &p, sizeof(p));
 	return MPI_SUCCESS;
 }
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	return RC_CS_CALL(&rc_cs_big, api_alloc_mem(size, info, baseptr));
+}
 RC_WEAK(MPI_Alloc_mem)
 
-int PMPI_Free_mem(void *base)
+static int api_free_mem(void *base)
 {
 	RC_API_CHECK_INIT("MPI_Free_mem");
 	free(base);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Free_mem(void *base)
+{
+	return RC_CS_CALL(&rc_cs_big, api_free_mem(base));
 }
 RC_WEAK(MPI_Free_mem)
