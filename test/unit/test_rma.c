@@ -32,9 +32,12 @@
 #define NMAX 8
 #define TMO 120
 
-static const int flavors[] = { MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE,
-			       MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_FLAVOR_SHARED };
-#define NFLAVORS 4
+/* MPI_Win_allocate with RCMPI_RMA_SHM=0: part 1's active-message path */
+#define FLAVOR_ALLOCATE_AM 0x100
+static const int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE,
+			      MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_FLAVOR_SHARED,
+			      FLAVOR_ALLOCATE_AM};
+#define NFLAVORS 5
 
 static const char *flavor_name(int f)
 {
@@ -45,6 +48,8 @@ static const char *flavor_name(int f)
 		return "allocate";
 	case MPI_WIN_FLAVOR_DYNAMIC:
 		return "dynamic";
+	case FLAVOR_ALLOCATE_AM:
+		return "allocate-am";
 	default:
 		return "shared";
 	}
@@ -112,9 +117,14 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 	struct rw *rw = calloc(1, sizeof(*rw));
 	struct rc_req *req[NMAX];
 	struct rc_win_args a;
+	bool am = flavor == FLAVOR_ALLOCATE_AM;
 	int r;
 
 	ck_assert_ptr_nonnull(rw);
+	if (am) {
+		flavor = MPI_WIN_FLAVOR_ALLOCATE;
+		setenv("RCMPI_RMA_SHM", "0", 1);
+	}
 	rw->tw = rw_world(n, pressure);
 	rw->n = n;
 	rw->flavor = flavor;
@@ -136,8 +146,15 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 				 RC_OK);
 	}
 	wait_each(rw->tw, req, n, NULL);
+	unsetenv("RCMPI_RMA_SHM");
 	for (r = 0; r < n; r++) {
 		ck_assert(rc_win_valid(rw->w[r]));
+		/* the path: shared memory wherever every member is here
+		 * (all of them: one process) and it is not switched off */
+		ck_assert_int_eq(
+			rw->w[r]->shm_path,
+			flavor == MPI_WIN_FLAVOR_SHARED ||
+				(flavor == MPI_WIN_FLAVOR_ALLOCATE && !am));
 		rw->w[r]->comm->errh = &rc_mpi_errors_return;
 		rw->mem[r] = flavor == MPI_WIN_FLAVOR_CREATE ||
 					     flavor == MPI_WIN_FLAVOR_DYNAMIC
@@ -1360,8 +1377,8 @@ START_TEST(failure_lock_holder)
 	rc_req_free(r1);
 	ck_assert_int_eq(rc_win_unlock_start(rw->w[1], 0, &req[0]), RC_OK);
 	wait_each(rw->tw, req, 1, NULL);
-	if (rw->flavor == MPI_WIN_FLAVOR_SHARED)
-		goto out;
+	if (rw->w[1]->shm_path)
+		goto out; /* a dead target's memory is still mapped */
 	/* a large get from rank 0, which dies before it answers */
 	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_SHARED, 0, 0,
 					   &req[0]), RC_OK);
