@@ -28,8 +28,9 @@
  * values before applying; get answers with a stream that reads the window
  * as it goes out (the origin waits for it before it ends the epoch).
  *
- * SHM path (allocate_shared): the origin does all of this itself on the
- * target's memory mapped here, accumulates under the window's lock word;
+ * SHM path (allocate_shared; allocate on one node): the origin does all
+ * of this itself on the target's memory mapped here, accumulates with CPU
+ * atomics or under the window's lock word (see "the SHM path" below);
  * nothing is sent.
  */
 #include <assert.h>

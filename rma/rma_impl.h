@@ -12,10 +12,15 @@
  *     in the order they were issued (every accumulate_ordering holds) and
  *     the target's CPU is the one agent. Results (get, get_accumulate,
  *     fetch_and_op, compare_and_swap) come back as reply streams.
- *   - SHM (allocate_shared): every target's memory is mapped here; put and
- *     get are copies by the origin, accumulates are applied by the origin
- *     under the window's lock word in the shared segment (the agent: any
- *     local CPU holding that lock). No message moves data.
+ *   - SHM (allocate_shared, and allocate, when every member is on this
+ *     node and RCMPI_RMA_SHM is on: decided at creation, the same on every
+ *     member): every target's memory is mapped here; put and get are
+ *     copies by the origin, accumulates are applied by the origin with CPU
+ *     atomics (aligned 4- and 8-byte elements) or under the window's lock
+ *     word in the shared segment (the agent: the CPUs of the node, one
+ *     rule per element, ops.c); passive-target locks are ticket locks in
+ *     the segment (struct rma_lockw), flush is a memory barrier. No
+ *     message moves data; fence and PSCW keep their messages.
  * Part 2 (RDMA and device atomics) adds paths per target (struct
  * rma_target) and agents per window, chosen at creation; synchronisation
  * messages stay as they are.

@@ -19,6 +19,9 @@
  *                  fence (MPI_MODE_NOPRECEDE skips the flushes when no
  *                  operation was issued; with MPI_MODE_NOSUCCEED as well
  *                  nothing is exchanged at all)
+ *   SHM path       lock and unlock are the lock words of the segment (see
+ *                  below), flush a memory barrier (rc_win_flush_direct);
+ *                  fence and PSCW as below (nothing to acknowledge)
  *   lock           LOCK(type) -> GRANT (MPI_MODE_NOCHECK: no message);
  *                  the target's queue grants in arrival order: shared
  *                  requests together, an exclusive one alone, and nothing

@@ -12,13 +12,17 @@
  *   2. allocate: this rank's memory; allgather of (base, size, disp_unit,
  *      status) - every rank learns every target's window, or that some
  *      rank failed (then every rank fails alike);
- *   3. allocate_shared only: every member must share this kernel (same
- *      boot id: the shm transport's locality, whatever RCMPI_TRANSPORTS
- *      forces for messages), else RC_ERR_RMA_SHARED on all; rank 0 creates
- *      one segment (a lock page, then every rank's memory: contiguous, or
- *      page-aligned parts with alloc_shared_noncontig) and broadcasts its
- *      name; the others map it; an allreduce agrees on success; rank 0
- *      unlinks the name;
+ *   3. allocate_shared, and allocate when every member said "shm" in step
+ *      2 (all on its node, RCMPI_RMA_SHM on): every member must share this
+ *      kernel (same boot id: the shm transport's locality, whatever
+ *      RCMPI_TRANSPORTS forces for messages), else RC_ERR_RMA_SHARED on
+ *      all; rank 0 creates one segment (header pages: the accumulate lock
+ *      word, the lock words and holder words; then every rank's memory:
+ *      contiguous, or page-aligned parts with alloc_shared_noncontig and
+ *      for allocate) and broadcasts its name; the others map it; an
+ *      allreduce agrees on success; rank 0 unlinks the name. allocate
+ *      falls back to private memory (step 2 again, then the AM path) when
+ *      a member said no or the segment could not be made;
  *   4. the window is registered under its id, then a barrier: no member
  *      sends to a window another member has not registered yet.
  * Free: an allreduce of "anything still open here" (an epoch, a lock, an
