@@ -419,7 +419,11 @@ static void cr_local(struct rma_create *cr)
 
 	cr->mine.disp_unit = cr->a.disp_unit;
 	cr->mine.size = cr->a.size;
-	cr->mine.shm = rma_all_local(win) && rc_param_bool(RC_P_RMA_SHM);
+	/* the SHM path: every member here, and the shm transport between
+	 * us (RCMPI_TRANSPORTS=verbs forces verbs between local ranks:
+	 * their windows keep the active-message path, as their messages) */
+	cr->mine.shm = rma_all_local(win) && rc_param_bool(RC_P_RMA_SHM) &&
+		       rc_param_list_has(rc_param_str(RC_P_TRANSPORTS), "shm");
 	if (cr->a.flavor == MPI_WIN_FLAVOR_ALLOCATE && cr->mine.shm &&
 	    !cr->shm_failed) {
 		/* placed in the node's segment in step 3 */
