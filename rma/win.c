@@ -80,6 +80,7 @@ struct rma_create {
 	bool shm_seg;		/* allocate: memory in a node-wide segment */
 	bool shm_failed;	/* allocate: no segment after all, retrying */
 	bool shm_path;		/* every member said shm */
+	bool shm_any;		/* some member said shm */
 };
 
 enum {
@@ -477,6 +478,8 @@ static int cr_learn(struct rma_create *cr)
 			ret = cr->all[t].status;
 		if (!cr->all[t].shm)
 			cr->shm_path = false;
+		else
+			cr->shm_any = true;
 	}
 	return ret;
 }
@@ -503,6 +506,8 @@ static void cr_no_seg(struct rma_sync *s)
 	}
 	for (int t = 0; t < win->comm->size; t++)
 		win->tg[t].local = NULL;
+	free(win->mem);
+	win->mem = NULL;
 	cr->shm_failed = true;
 	cr->shm_seg = false;
 	memset(&cr->mine, 0, sizeof(cr->mine));
@@ -630,7 +635,9 @@ bool rma_create_advance(struct rma_sync *s)
 			s->err = cr_learn(cr);
 			if (s->err)
 				goto fail;
-			if (cr->shm_seg && !cr->shm_path) {
+			/* (the same on every member: all of them said it) */
+			if (cr->a.flavor == MPI_WIN_FLAVOR_ALLOCATE &&
+			    cr->shm_any && !cr->shm_path && !cr->shm_failed) {
 				cr_no_seg(s);
 				break;
 			}
