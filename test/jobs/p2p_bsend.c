@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 	recv_expect(100000, 30, 30);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)
-		printf("OK\n");
+		printf("p2p_bsend: %d ranks OK\n", size);
 	MPI_Finalize();
 	free(pool);
 	return 0;
