@@ -104,6 +104,14 @@ static void counts_expect(int want, const char *phase)
 	memset(counts, 0, sizeof(counts));
 }
 
+/* Phases share communicators and tags (anysrc and mprobe: race, tag =
+ * iteration): a rank that is done with a phase must not send the next
+ * one's messages while another still receives this one's. */
+static void phase_end(void)
+{
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 static void run_threads(void *(*fn)(void *), int n)
 {
 	pthread_t t[MAXT];
@@ -125,10 +133,11 @@ static void *p2p_thread(void *arg)
 	int tag = t % 2 ? 7 : 100 + t;
 	unsigned char *sb = malloc((size_t)MAXLEN * nranks);
 	unsigned char *rb = malloc((size_t)MAXLEN * nranks);
-	MPI_Request rq[2 * 64];
+	MPI_Request rq[2 * 64], *srq = malloc(sizeof(*srq) * NITER * nranks);
 	MPI_Status st[2 * 64];
+	unsigned char *sbi[NITER];
 
-	CHECK(sb && rb, "malloc");
+	CHECK(sb && rb && srq, "malloc");
 	for (i = 0; i < NITER; i++) {
 		int len = msg_len(i, t);
 
@@ -159,30 +168,39 @@ static void *p2p_thread(void *arg)
 		}
 	}
 	/* Shared tag on the shared communicator: any thread gets any
-	 * message. The receives are posted before the thread waits for its
-	 * sends, so a thread that waits has nothing owed to it. */
+	 * message. A thread waits for its receives of an iteration but keeps
+	 * its sends outstanding until the end: another rank's threads may
+	 * have claimed more of the messages sent to them than this thread's
+	 * partner, and a thread that waited for a rendezvous send there could
+	 * wait for a receive that only its own next iteration would post. */
+	n = 0;
 	for (i = 0; i < NITER; i++) {
-		int len = msg_len(i, t), k = 0;
+		int len = msg_len(i, t);
 
-		n = 0;
+		sbi[i] = malloc((size_t)len);
+		CHECK(sbi[i], "malloc");
+		msg_fill(sbi[i], rank, t, i, len);
 		for (p = 0; p < nranks - 1; p++)
 			CHECK_MPI(MPI_Irecv(rb + (size_t)p * MAXLEN, MAXLEN,
 					    MPI_BYTE, MPI_ANY_SOURCE, 5, shared,
-					    &rq[n++]));
-		msg_fill(sb, rank, t, i, len);
+					    &rq[p]));
 		for (p = 0; p < nranks; p++)
 			if (p != rank)
-				CHECK_MPI(MPI_Isend(sb, len, MPI_BYTE, p, 5,
-						    shared, &rq[n++]));
-		CHECK_MPI(MPI_Waitall(n, rq, st));
-		for (p = 0; p < nranks - 1; p++, k++) {
+				CHECK_MPI(MPI_Isend(sbi[i], len, MPI_BYTE, p, 5,
+						    shared, &srq[n++]));
+		CHECK_MPI(MPI_Waitall(nranks - 1, rq, st));
+		for (p = 0; p < nranks - 1; p++) {
 			int got;
 
-			MPI_Get_count(&st[k], MPI_BYTE, &got);
-			CHECK(st[k].MPI_SOURCE != rank, "from myself");
+			MPI_Get_count(&st[p], MPI_BYTE, &got);
+			CHECK(st[p].MPI_SOURCE != rank, "from myself");
 			count(msg_check(rb + (size_t)p * MAXLEN, got));
 		}
 	}
+	CHECK_MPI(MPI_Waitall(n, srq, MPI_STATUSES_IGNORE));
+	for (i = 0; i < NITER; i++)
+		free(sbi[i]);
+	free(srq);
 	free(sb);
 	free(rb);
 	return NULL;
@@ -379,21 +397,26 @@ int main(int argc, char **argv)
 	if (all || !strcmp(phase, "p2p")) {
 		run_threads(p2p_thread, nthr);
 		counts_expect(NITER, "p2p shared tag");
+		phase_end();
 	}
 	if (all || !strcmp(phase, "anysrc")) {
 		use_mprobe = 0;
 		claimed = 0;
 		run_threads(race_thread, nthr);
 		counts_expect(NITER, "anysrc");
+		phase_end();
 	}
 	if (all || !strcmp(phase, "mprobe")) {
 		use_mprobe = 1;
 		claimed = 0;
 		run_threads(race_thread, nthr);
 		counts_expect(NITER, "mprobe");
+		phase_end();
 	}
-	if (all || !strcmp(phase, "coll"))
+	if (all || !strcmp(phase, "coll")) {
 		run_threads(coll_thread, nthr);
+		phase_end();
+	}
 	if (all || !strcmp(phase, "dup")) {
 		CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &parent[0]));
 		CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &parent[1]));
