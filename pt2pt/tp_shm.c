@@ -146,6 +146,17 @@ void rc_shm_seg_name(char *out, size_t len, const char *nspace,
 	snprintf(out, len, "/rcmpi.%s.%s", ns, what);
 }
 
+int rc_shm_reserve(int fd, size_t len)
+{
+	int ret;
+
+	/* tmpfs gives up with EINTR when a signal comes while it allocates */
+	do
+		ret = posix_fallocate(fd, 0, (off_t)len);
+	while (ret == EINTR);
+	return ret;
+}
+
 static void seg_name(char *out, size_t len, const char *nspace, int rank)
 {
 	char r[16];
@@ -216,9 +227,7 @@ static int shm_create(struct shm_tp *st)
 		rc_log_err("shm_open(%s): %s", st->name, strerror(errno));
 		return RC_ERR_IO;
 	}
-	/* Reserve the pages now: a full /dev/shm is an error here, not a
-	 * SIGBUS later. */
-	ret = posix_fallocate(fd, 0, (off_t)st->seg_len);
+	ret = rc_shm_reserve(fd, st->seg_len);
 	if (ret) {
 		rc_log_err("cannot allocate %zu bytes in /dev/shm for %s: %s",
 			   st->seg_len, st->name, strerror(ret));

@@ -273,7 +273,7 @@ static int shm_map(struct rma_shm *sh, bool create)
 		rc_log_err("shm_open(%s): %s", sh->name, strerror(errno));
 		return RC_ERR_IO;
 	}
-	if (create && (errno = posix_fallocate(fd, 0, (off_t)sh->len))) {
+	if (create && (errno = rc_shm_reserve(fd, sh->len))) {
 		rc_log_err("cannot allocate %zu bytes in /dev/shm for a shared "
 			   "window (%s): %s", sh->len, sh->name,
 			   strerror(errno));
