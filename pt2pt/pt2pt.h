@@ -183,4 +183,12 @@ int rc_am_send_now(struct rc_inst *inst, int w, unsigned id, const void *hdr,
 void rc_shm_seg_name(char *out, size_t len, const char *nspace,
 		     const char *what);
 
+/* The shared-memory eager limit that RCMPI_SHM_EAGER_LIMIT=auto picks from
+ * measured costs (tp_shm.c): one CMA call costs fixed_ns + cma_ns_per_byte
+ * per byte, one memcpy copy_ns_per_byte; at least RC_SHM_EAGER_FLOOR,
+ * at most max. */
+#define RC_SHM_EAGER_FLOOR 4096
+size_t rc_shm_eager_model(double fixed_ns, double cma_ns_per_byte,
+			  double copy_ns_per_byte, size_t max);
+
 #endif

@@ -50,8 +50,10 @@ RC_PARAM(EAGER_LIMIT, SIZE, "0", 0, 1L << 30, "pt2pt",
 	 "caps every transport's eager limit (bytes; 0: no cap)")
 
 /* ---- shared memory ------------------------------------------------------- */
-RC_PARAM(SHM_EAGER_LIMIT, SIZE, "4096", 0, 1L << 30, "shm",
-	 "shared-memory eager limit (bytes; at most half a ring)")
+RC_PARAM(SHM_EAGER_LIMIT, SIZE, "auto", 0, 1L << 30, "shm",
+	 "shared-memory eager limit (bytes; at most half a ring; auto: "
+	 "where two copies cost less than one CMA call, measured at start, "
+	 "at least 4 KiB)")
 RC_PARAM(SHM_RING_SIZE, SIZE, "auto", 4096, 1L << 30, "shm",
 	 "bytes of each sender's ring (auto: 256 KiB, less past 64 local "
 	 "ranks)")
