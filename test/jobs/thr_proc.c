@@ -20,7 +20,7 @@
  *            the parent then sends and receives by rendezvous. The
  *            parent's MPI traffic before, while and after is checked.
  *
- * Prints "OK" on rank 0; MPI_Abort(99) on the first mismatch (jobs.h).
+ * Prints "OK <phase>, N ranks x 3 threads" on rank 0; MPI_Abort(99) on the first mismatch (jobs.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 		fork_phase();
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	if (rank == 0)
-		printf("OK %s, %d ranks\n", phase, nranks);
+		printf("OK %s, %d ranks x %d threads\n", phase, nranks, NT + 1);
 	MPI_Finalize();
 	return 0;
 }

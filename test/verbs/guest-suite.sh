@@ -234,6 +234,11 @@ job jobs_rma_counter_3 3 ok -- "$J/rma_counter" 150 allocate shared dynamic
 job jobs_rma_counter_rdmacm_2 2 ok RCMPI_VERBS_CM=rdmacm -- \
 	"$J/rma_counter" 300 create
 job jobs_rma_errors_2 2 ok -- "$J/rma_errors"
+# the direct path: every contiguous put and get of create and allocate
+# windows as one RDMA WRITE or READ into the target's registered memory
+job jobs_rma_ops_direct_3 3 ok RCMPI_RMA_DIRECT_MIN=0 -- "$J/rma_ops" 200000
+job jobs_rma_counter_direct_2 2 ok RCMPI_RMA_DIRECT_MIN=0 -- \
+	"$J/rma_counter" 200 allocate create
 
 # MPI_THREAD_MULTIPLE over verbs (test/jobs/thr_stress, issue 14): several
 # threads per rank post, poll and complete on the same QPs, CQ and SRQ
@@ -249,6 +254,9 @@ job thr_p2p_put_3x3 3 ok RCMPI_RNDV_MODE=put "$SMALL" -- \
 job thr_mprobe_tiny_credits_3x3 3 ok RCMPI_VERBS_CREDITS=2 \
 	RCMPI_VERBS_RQ_SIZE=16 RCMPI_VERBS_BOUNCE=4 RCMPI_VERBS_SQ_SIZE=16 \
 	RCMPI_VERBS_SIGNAL=4 -- "$J/thr_stress" mprobe 3
+# threads made before MPI_Init, a timer's signals through every protocol,
+# fork() after MPI_Init writing the parent's registered buffers
+job thr_proc_2 2 ok -- "$J/thr_proc"
 
 # floods both ways, rnr_retry 0: no RNR, ever
 job flood_modex_2 2 ok -- "$T/vt_flood"
