@@ -1106,13 +1106,14 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 				 tg->rkey, &d->rd);
 	if (ret == RC_INPROGRESS)
 		return RC_OK;
-	tg->nout--;
-	tp->ops->mem_release(tp, d->lh);
-	free(d);
-	if (ret == RC_AGAIN || ret == RC_ERR_UNSUPPORTED)
-		return RC_AGAIN; /* busy, or CMA forbidden after all */
-	tg->nout++;
-	dop_end(win, a->target, req, ret);
+	if (ret == RC_AGAIN || ret == RC_ERR_UNSUPPORTED) {
+		/* busy, or CMA forbidden after all */
+		tg->nout--;
+		tp->ops->mem_release(tp, d->lh);
+		free(d);
+		return RC_AGAIN;
+	}
+	dop_done(&d->rd, ret); /* done at once (CMA), or failed */
 	return RC_OK;
 }
 
