@@ -33,6 +33,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,12 +150,19 @@ void rc_shm_seg_name(char *out, size_t len, const char *nspace,
 
 int rc_shm_reserve(int fd, size_t len)
 {
+	sigset_t all, old;
 	int ret;
 
-	/* tmpfs gives up with EINTR when a signal comes while it allocates */
+	/* tmpfs gives up with EINTR when a signal comes while it allocates,
+	 * and undoes what it allocated: a program's interval timer faster
+	 * than one allocation would make a retry loop spin for ever. The
+	 * signals wait until it is done instead. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	do
 		ret = posix_fallocate(fd, 0, (off_t)len);
 	while (ret == EINTR);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 

@@ -259,6 +259,7 @@ job thr_mprobe_tiny_credits_3x3 3 ok RCMPI_VERBS_CREDITS=2 \
 # over verbs (README "Thread support")
 job thr_proc_threads_2 2 ok -- "$J/thr_proc" threads
 job thr_proc_fork_2 2 ok -- "$J/thr_proc" fork
+job thr_proc_signals_2 2 ok -- "$J/thr_proc" signals
 
 # floods both ways, rnr_retry 0: no RNR, ever
 job flood_modex_2 2 ok -- "$T/vt_flood"
