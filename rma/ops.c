@@ -883,14 +883,7 @@ static void elem_apply(struct rc_win *win, const struct rc_op *op,
 	rma_shm_unlock(win);
 }
 
-/* The elements of (buf, count, dt) in type-map order. */
-struct elem_walk {
-	const struct rc_dtype *dt;
-	char *buf;
-	size_t i, j, in;
-};
-
-static char *walk_next(struct elem_walk *w, size_t es)
+char *rma_walk_next(struct elem_walk *w, size_t es)
 {
 	const struct rc_dt_block *bl = &w->dt->blocks[w->j];
 	char *p = w->buf + (ptrdiff_t)w->i * rc_dt_extent(w->dt) + bl->disp +
@@ -927,7 +920,7 @@ static void shm_acc_atomic(struct rc_win *win, const struct rc_rma_args *a,
 		if (!noop)
 			rc_dt_pack(a->odt, a->ocount, a->obuf, off, in.b, n);
 		for (k = 0; k < n; k += es)
-			elem_apply(win, a->op, b, es, walk_next(&w, es),
+			elem_apply(win, a->op, b, es, rma_walk_next(&w, es),
 				   (char *)in.b + (noop ? 0 : k), NULL,
 				   fetch ? (char *)old.b + k : NULL);
 		if (fetch)
@@ -1031,7 +1024,7 @@ struct rma_dop {
 	struct rc_req *req;
 };
 
-static void dop_end(struct rc_win *win, int t, struct rc_req *req, int status)
+void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status)
 {
 	struct rma_target *tg = &win->tg[t];
 
@@ -1049,7 +1042,7 @@ static void dop_done(struct rc_tp_rdma *rd, int status)
 	struct rma_dop *d = rc_container_of(rd, struct rma_dop, rd);
 
 	d->tp->ops->mem_release(d->tp, d->lh);
-	dop_end(d->win, d->target, d->req, status);
+	rma_dop_end(d->win, d->target, d->req, status);
 	free(d);
 }
 
@@ -1188,7 +1181,9 @@ int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 		if (!req)
 			return RC_ERR_NOMEM;
 	}
-	ret = direct_op(win, a, req);
+	ret = rma_atomic_op(win, a, req);
+	if (ret == RC_AGAIN)
+		ret = direct_op(win, a, req);
 	if (ret == RC_AGAIN)
 		ret = am_op(win, a, req);
 	if (ret) {

@@ -286,10 +286,7 @@ static int rcache_reg(void *ctx, void *addr, size_t len, void **mr,
 		      uint32_t *lkey, uint32_t *rkey)
 {
 	struct vb_tp *vt = ctx;
-	struct ibv_mr *m = vt->ops->reg_mr(vt->pd, addr, len,
-					   IBV_ACCESS_LOCAL_WRITE |
-						   IBV_ACCESS_REMOTE_READ |
-						   IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_mr *m = vt->ops->reg_mr(vt->pd, addr, len, vb_access(vt));
 
 	if (!m)
 		return errno ? errno : EIO;
@@ -747,6 +744,13 @@ static int vb_connect(struct rc_tp *tp)
 		vb_peer_connected(vt, p, pa->init_credits, pa->credit_addr,
 				  pa->credit_rkey);
 	}
+	/* device atomics: modex wiring (our QPs carry remote-atomic
+	 * access), a device that has them, and a loopback QP for our own
+	 * memory; anything less: windows keep the CPU as their agent */
+	if (vt->nverbs && !vt->prm.cm && vt->rcache &&
+	    vt->dattr.atomic_cap != IBV_ATOMIC_NONE &&
+	    !vb_qp_loopback(vt, &vt->peers[inst->rank]))
+		vt->tp.caps |= RC_TP_CAP_ATOMIC;
 	if (vt->nverbs && vt->prm.mallopt && vt->prm.rcache)
 		rc_verbs_hooks_malloc_tune();
 	if (vt->nverbs && !vt->prm.cm) {
@@ -982,6 +986,50 @@ static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 	return RC_INPROGRESS;
 }
 
+static int vb_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
+		     uint64_t operand, uint64_t compare, void *result, void *lh,
+		     uint64_t raddr, const void *rkey, struct rc_tp_rdma *op)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	struct vb_peer *p = &vt->peers[wrank];
+	struct rc_rcache_entry *e = lh;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	struct vb_key key;
+	int ret;
+
+	if (!(tp->caps & RC_TP_CAP_ATOMIC) || (raddr & 7) ||
+	    ((uintptr_t)result & 7))
+		return RC_ERR_UNSUPPORTED;
+	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
+		return peer_not_ready(vt, p);
+	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail))
+		return vb_again(vt);
+	memcpy(&key, rkey, sizeof(key));
+	sge.addr = (uintptr_t)result;
+	sge.length = sizeof(uint64_t);
+	sge.lkey = e->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = kind == RC_TP_CSWAP ? IBV_WR_ATOMIC_CMP_AND_SWP
+					: IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = key.rkey;
+	if (kind == RC_TP_CSWAP) {
+		wr.wr.atomic.compare_add = compare;
+		wr.wr.atomic.swap = operand;
+	} else {
+		wr.wr.atomic.compare_add = operand;
+	}
+	ret = sq_post(vt, p, &wr, VB_SWR_ATOMIC, op, true);
+	if (RC_UNLIKELY(ret))
+		return ret;
+	p->nrdma++;
+	vt->n_atomic++;
+	return RC_INPROGRESS;
+}
+
 static int vb_get(struct rc_tp *tp, int wrank, void *local, void *lh,
 		  size_t len, uint64_t raddr, const void *rkey,
 		  struct rc_tp_rdma *op)
@@ -1054,6 +1102,8 @@ static const char *swr_kind_str(uint8_t kind)
 		return "RDMA WRITE";
 	case VB_SWR_CREDIT:
 		return "credit RDMA WRITE";
+	case VB_SWR_ATOMIC:
+		return "atomic";
 	default:
 		return "work request";
 	}
@@ -1094,7 +1144,8 @@ static void swr_done(struct vb_tp *vt, struct vb_peer *p, struct vb_swr s,
 		break;
 	}
 	case VB_SWR_READ:
-	case VB_SWR_WRITE: {
+	case VB_SWR_WRITE:
+	case VB_SWR_ATOMIC: {
 		struct rc_tp_rdma *op = s.obj;
 
 		p->nrdma--;
@@ -1328,11 +1379,12 @@ static void vb_close(struct rc_tp *tp)
 
 		rc_rcache_stats(vt->rcache, &st);
 		rc_log_debug("verbs: inline %lu, bounce %lu, rdma %lu, credit "
-			     "writes %lu, again %lu; rcache hits %lu, misses "
-			     "%lu, invalidated %lu, evicted %lu, uncached %lu",
+			     "writes %lu, atomics %lu, again %lu; rcache hits "
+			     "%lu, misses %lu, invalidated %lu, evicted %lu, "
+			     "uncached %lu",
 			     vt->n_inline, vt->n_bounce, vt->n_rdma,
-			     vt->n_credit_writes, vt->n_again, st.hits,
-			     st.misses, st.invalidated, st.evicted,
+			     vt->n_credit_writes, vt->n_atomic, vt->n_again,
+			     st.hits, st.misses, st.invalidated, st.evicted,
 			     st.uncached);
 	}
 	vb_teardown(vt);
@@ -1349,5 +1401,6 @@ const struct rc_tp_ops rc_tp_verbs_ops = {
 	.mem_release = vb_mem_release,
 	.get = vb_get,
 	.put = vb_put,
+	.atomic = vb_atomic,
 	.progress = vb_progress,
 };

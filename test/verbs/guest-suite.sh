@@ -239,6 +239,16 @@ job jobs_rma_errors_2 2 ok -- "$J/rma_errors"
 job jobs_rma_ops_direct_3 3 ok RCMPI_RMA_DIRECT_MIN=0 -- "$J/rma_ops" 200000
 job jobs_rma_counter_direct_2 2 ok RCMPI_RMA_DIRECT_MIN=0 -- \
 	"$J/rma_counter" 200 allocate create
+# the device as atomic agent (rma/atomic.c): every accumulate,
+# get_accumulate, fetch_and_op and compare_and_swap on 64-bit integers of
+# create and allocate windows as device atomics (fetch-add, compare-and-
+# swap, compare-and-swap loops for the other ops), from every rank, rank
+# 0 on its own window through its loopback QP; the same counters with the
+# target's CPU as agent (auto would pick it here: one node)
+job jobs_rma_counter_atomic_3 3 ok RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_counter" 150 allocate create agent=device
+job jobs_rma_counter_atomic_am_2 2 ok RCMPI_RMA_ATOMIC=am -- \
+	"$J/rma_counter" 200 create agent=am
 
 # MPI_THREAD_MULTIPLE over verbs (test/jobs/thr_stress, issue 14): several
 # threads per rank post, poll and complete on the same QPs, CQ and SRQ
