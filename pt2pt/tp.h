@@ -82,6 +82,9 @@ struct rc_tp_ops {
 		      uint64_t operand, uint64_t compare, void *result,
 		      void *lh, uint64_t raddr, const void *rkey,
 		      struct rc_tp_rdma *op);
+	/* After connect: does atomic() reach world rank wrank (this process
+	 * included)? Possibly a peer another transport carries messages to. */
+	bool (*atomic_reach)(struct rc_tp *tp, int wrank);
 	/* Poll; returns events handled. */
 	unsigned (*progress)(struct rc_tp *tp);
 };

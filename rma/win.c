@@ -539,10 +539,10 @@ static int32_t cr_atomic_vote(struct rma_create *cr)
 		v |= RMA_AV_NODE;
 	if (!tp || k < 0 || !cr->mine.has_key[k])
 		return (int32_t)v;
-	/* every other member through this device (ours: its loopback) */
+	/* every member through this device (ours: its loopback QP; a
+	 * member on this node: a QP for atomics beside shared memory) */
 	for (t = 0; t < win->comm->size; t++)
-		if (t != win->comm->rank &&
-		    inst->procs[rc_comm_wrank(win->comm, t)].tp != tp)
+		if (!tp->ops->atomic_reach(tp, rc_comm_wrank(win->comm, t)))
 			return (int32_t)v;
 	return (int32_t)(v | RMA_AV_CAN);
 }

@@ -489,6 +489,15 @@ static bool peer_expected(struct vb_tp *vt, int w, bool shm)
 	return true;
 }
 
+/* A peer shared memory reaches, to which we still want a QP: for device
+ * atomics only (no messages, no credits), so that every member of a
+ * window can use the device as its atomic agent (rma/README.md). */
+static bool peer_atomic_only(struct vb_tp *vt, int w, bool shm)
+{
+	return vt->atomic_local && w != vt->inst->rank &&
+	       !peer_expected(vt, w, shm);
+}
+
 static void vb_teardown(struct vb_tp *vt);
 
 static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
@@ -497,7 +506,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	bool shm = rc_param_list_has(rc_param_str(RC_P_TRANSPORTS), "shm");
 	struct vb_addr *addr;
 	size_t alen, tab;
-	unsigned nexp = 0, nrx, init = 0, srq_max;
+	unsigned nexp = 0, nloc = 0, nrx, init = 0, srq_max;
 	int w, ret;
 
 	if (!vt)
@@ -524,10 +533,16 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 		ret = RC_ERR_NOMEM;
 		goto err_dev;
 	}
+	/* QPs to the peers on our node too, for device atomics: modex
+	 * wiring, a device that has them, RCMPI_RMA_ATOMIC not am */
+	vt->atomic_local = shm && !vt->prm.cm &&
+			   vt->dattr.atomic_cap != IBV_ATOMIC_NONE &&
+			   strcmp(rc_param_str(RC_P_RMA_ATOMIC), "am");
 	for (w = 0; w < inst->size; w++) {
 		vt->peers[w].vt = vt;
 		vt->peers[w].wrank = w;
 		nexp += peer_expected(vt, w, shm);
+		nloc += peer_atomic_only(vt, w, shm);
 	}
 
 	vt->inline_max = vt->prm.inline_max;
@@ -543,7 +558,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 		vt->tp.rdma_chunk = vt->pattr.max_msg_sz;
 	vt->tp.max_rdma = vt->prm.max_rdma;
 
-	if (nexp) {
+	if (nexp || nloc) {
 		/* Modex: every expected peer gets its window now, so the SRQ
 		 * holds at least credits_min per peer. rdma_cm: windows are
 		 * given as connections come, growing the SRQ when needed. */
@@ -572,13 +587,14 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 				ret = RC_ERR_NOMEM;
 				goto err_peers;
 			}
-			init = vt->pool.total / nexp;
+			init = nexp ? vt->pool.total / nexp : 0;
 			if (init > vt->prm.credits)
 				init = vt->prm.credits;
 			for (w = 0; w < inst->size; w++) {
 				struct vb_peer *p = &vt->peers[w];
+				bool loc = peer_atomic_only(vt, w, shm);
 
-				if (!peer_expected(vt, w, shm))
+				if (!loc && !peer_expected(vt, w, shm))
 					continue;
 				ret = vb_qp_create(vt, p);
 				if (!ret)
@@ -587,7 +603,8 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 					ret = vb_qpn_add(vt, p->qp->qp_num, p);
 				if (ret)
 					goto err_peers;
-				vb_rx_open(&vt->pool, &p->rx, init);
+				if (!loc) /* atomics only: no receive window */
+					vb_rx_open(&vt->pool, &p->rx, init);
 			}
 			vt->modex_qps = true;
 		} else {
@@ -704,6 +721,19 @@ static bool vb_reachable(struct rc_tp *tp, int w)
 	       pa->qpn[vt->inst->rank];
 }
 
+/* A QP for device atomics only, to a peer shared memory reaches. */
+static bool atomic_connect(struct vb_tp *vt, struct vb_peer *p)
+{
+	const struct vb_addr *pa = peer_addr(vt, p->wrank, true);
+
+	if (!pa || pa->nqpn <= (uint32_t)vt->inst->rank ||
+	    !pa->qpn[vt->inst->rank] || vb_qp_connect(vt, p, pa))
+		return false;
+	p->state = VB_PEER_CONNECTED;
+	vt->natomic++;
+	return true;
+}
+
 static int vb_connect(struct rc_tp *tp)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
@@ -715,8 +745,12 @@ static int vb_connect(struct rc_tp *tp)
 		const struct vb_addr *pa;
 
 		if (inst->procs[w].tp != tp) {
-			/* a QP made for a peer that another transport reaches
-			 */
+			/* a QP made for a peer that another transport reaches:
+			 * kept for device atomics when the peer made one for
+			 * us too */
+			if (p->qp && w != inst->rank && vt->atomic_local &&
+			    atomic_connect(vt, p))
+				continue;
 			if (p->qp) {
 				vb_rx_close(&vt->pool, &p->rx);
 				peer_release(vt, p);
@@ -747,7 +781,7 @@ static int vb_connect(struct rc_tp *tp)
 	/* device atomics: modex wiring (our QPs carry remote-atomic
 	 * access), a device that has them, and a loopback QP for our own
 	 * memory; anything less: windows keep the CPU as their agent */
-	if (vt->nverbs && !vt->prm.cm && vt->rcache &&
+	if ((vt->nverbs || vt->natomic) && !vt->prm.cm && vt->rcache &&
 	    vt->dattr.atomic_cap != IBV_ATOMIC_NONE &&
 	    !vb_qp_loopback(vt, &vt->peers[inst->rank]))
 		vt->tp.caps |= RC_TP_CAP_ATOMIC;
@@ -1028,6 +1062,15 @@ static int vb_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
 	p->nrdma++;
 	vt->n_atomic++;
 	return RC_INPROGRESS;
+}
+
+static bool vb_atomic_reach(struct rc_tp *tp, int wrank)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+
+	return (tp->caps & RC_TP_CAP_ATOMIC) && wrank >= 0 &&
+	       wrank < vt->inst->size &&
+	       vt->peers[wrank].state == VB_PEER_CONNECTED;
 }
 
 static int vb_get(struct rc_tp *tp, int wrank, void *local, void *lh,
@@ -1402,5 +1445,6 @@ const struct rc_tp_ops rc_tp_verbs_ops = {
 	.get = vb_get,
 	.put = vb_put,
 	.atomic = vb_atomic,
+	.atomic_reach = vb_atomic_reach,
 	.progress = vb_progress,
 };

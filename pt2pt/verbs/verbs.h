@@ -201,6 +201,8 @@ struct vb_tp {
 	/* peers */
 	struct vb_peer *peers;	    /* by world rank */
 	int nverbs;		    /* peers reached through verbs */
+	bool atomic_local; /* QPs to shm peers too, for device atomics */
+	int natomic;	   /* such QPs connected */
 	bool modex_qps;		    /* QPs created at open (modex wiring) */
 	struct vb_qpn_ent *qpn_tab; /* QP number -> peer (open addressing) */
 	uint32_t qpn_mask;

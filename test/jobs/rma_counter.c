@@ -18,7 +18,8 @@
  *      lost between them shows), MPI_SUM on a double (compare-and-swap
  *      loop), a 32-bit integer, an unaligned 64-bit integer and a short
  *      (the window's lock word); each exact at the end;
- *   5. 64-bit integers in other shapes and ops, every rank at once:
+ *   5. 64-bit integers in other shapes and ops, every rank at once (N/4
+ *      rounds):
  *      MPI_Get_accumulate of MPI_SUM into three words strided through a
  *      vector target type (each fetched value a multiple of that word's
  *      addend: results unpacked in order), MPI_MAX of rising values with
@@ -111,8 +112,7 @@ static void mixed(MPI_Win w, char *mem, MPI_Aint base, int n, const char *what)
 }
 
 /* 5. other shapes and ops on 64-bit integers */
-static void shapes(MPI_Win w, char *mem, MPI_Aint base, int n,
-		   const char *what)
+static void shapes(MPI_Win w, char *mem, MPI_Aint base, int n, const char *what)
 {
 	int64_t add[3] = {1, 2, 3}, got[3], v, old, prev = -1, sums[2], all[2];
 	MPI_Datatype vec;
@@ -260,7 +260,7 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
 	mixed(w, (char *)mem, base, n, what);
-	shapes(w, (char *)mem, base, n, what);
+	shapes(w, (char *)mem, base, n / 4 + 1, what);
 }
 
 static void run(const char *flavor, int n)

@@ -1250,12 +1250,16 @@ START_TEST(data_atomics)
 	tp1 = vw_tp(&w, 1, 0);
 	if (_i) {
 		ck_assert_uint_eq(tp->caps & RC_TP_CAP_ATOMIC, 0);
+		ck_assert(!tp->ops->atomic_reach(tp, 1));
 		vw_close(&w);
 		ck_assert_int_eq(fk_live_total(), 0);
 		return;
 	}
 	ck_assert_uint_ne(tp->caps & RC_TP_CAP_ATOMIC, 0);
 	ck_assert_uint_ne(tp1->caps & RC_TP_CAP_ATOMIC, 0);
+	ck_assert(tp->ops->atomic_reach(tp, 0)); /* loopback */
+	ck_assert(tp->ops->atomic_reach(tp, 1));
+	ck_assert(!tp->ops->atomic_reach(tp, 2));
 	ck_assert_int_eq(tp1->ops->mem_expose(tp1, win, sizeof(win), key, &h),
 			 RC_OK);
 	ck_assert_int_eq(tp->ops->mem_expose(tp, mine, sizeof(mine), mkey, &mh),

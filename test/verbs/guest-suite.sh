@@ -249,6 +249,11 @@ job jobs_rma_counter_atomic_3 3 ok RCMPI_RMA_ATOMIC=device -- \
 	"$J/rma_counter" 150 allocate create agent=device
 job jobs_rma_counter_atomic_am_2 2 ok RCMPI_RMA_ATOMIC=am -- \
 	"$J/rma_counter" 200 create agent=am
+# the same with messages over shared memory: the device's atomics on QPs
+# made for them beside it (the packets counted are the atomics')
+job jobs_rma_counter_atomic_shm_2 2 ok RCMPI_TRANSPORTS=shm,verbs \
+	RCMPI_RMA_SHM=0 RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_counter" 150 allocate create agent=device
 
 # MPI_THREAD_MULTIPLE over verbs (test/jobs/thr_stress, issue 14): several
 # threads per rank post, poll and complete on the same QPs, CQ and SRQ
