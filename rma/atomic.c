@@ -78,21 +78,7 @@ struct rma_aop {
 
 static bool is_int8(enum rc_basic b)
 {
-	switch (b) {
-	case RC_BASIC_LONG:
-	case RC_BASIC_UNSIGNED_LONG:
-	case RC_BASIC_LONG_LONG:
-	case RC_BASIC_UNSIGNED_LONG_LONG:
-	case RC_BASIC_INT64_T:
-	case RC_BASIC_UINT64_T:
-	case RC_BASIC_AINT:
-	case RC_BASIC_OFFSET:
-	case RC_BASIC_COUNT:
-	case RC_BASIC_INTEGER8:
-		return rc_basic_size(b) == 8;
-	default:
-		return false;
-	}
+	return rma_basic_is_int(b) && rc_basic_size(b) == 8;
 }
 
 static void tg_advance(struct rc_win *win, int t);

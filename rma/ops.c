@@ -795,7 +795,7 @@ static int am_op(struct rc_win *win, const struct rc_rma_args *a,
  * accumulate_ordering holds.
  */
 
-static bool basic_is_int(enum rc_basic b)
+bool rma_basic_is_int(enum rc_basic b)
 {
 	switch (b) {
 	case RC_BASIC_INT:
@@ -862,7 +862,7 @@ static void elem_apply(struct rc_win *win, const struct rc_op *op,
 		       const char *cmp, char *old)
 {
 	const enum rc_op_kind k = op ? op->kind : RC_OP_REPLACE;
-	const bool isint = basic_is_int(b);
+	const bool isint = rma_basic_is_int(b);
 
 	if (es == 8 && !((uintptr_t)p & 7)) {
 		ELEM_ATOMIC(uint64_t);

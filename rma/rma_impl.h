@@ -460,6 +460,8 @@ void rma_ops_probe(struct rc_rma *rma, double now);
 /* Fail every operation of win to target t (its process failed). */
 void rma_ops_fail_target(struct rc_win *win, int t, int status);
 void rma_in_reset(struct rma_in *in);
+/* Is b a C or Fortran integer kind (accumulates: fetch-add for SUM)? */
+bool rma_basic_is_int(enum rc_basic b);
 /* The elements of (buf, count, dt) in type-map order: rma_walk_next
  * gives the address of the next es bytes. */
 struct elem_walk {

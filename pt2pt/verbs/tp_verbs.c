@@ -603,6 +603,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 					ret = vb_qpn_add(vt, p->qp->qp_num, p);
 				if (ret)
 					goto err_peers;
+				p->atomic_only = loc;
 				if (!loc) /* atomics only: no receive window */
 					vb_rx_open(&vt->pool, &p->rx, init);
 			}
@@ -710,8 +711,8 @@ static bool vb_reachable(struct rc_tp *tp, int w)
 	struct vb_tp *vt = (struct vb_tp *)tp;
 	const struct vb_addr *pa;
 
-	if (!vt->resources)
-		return false;
+	if (!vt->resources || vt->peers[w].atomic_only)
+		return false; /* no receive window: never for messages */
 	pa = peer_addr(vt, w, false);
 	if (!pa || !pa->credit_addr)
 		return false;
@@ -748,8 +749,7 @@ static int vb_connect(struct rc_tp *tp)
 			/* a QP made for a peer that another transport reaches:
 			 * kept for device atomics when the peer made one for
 			 * us too */
-			if (p->qp && w != inst->rank && vt->atomic_local &&
-			    atomic_connect(vt, p))
+			if (p->qp && p->atomic_only && atomic_connect(vt, p))
 				continue;
 			if (p->qp) {
 				vb_rx_close(&vt->pool, &p->rx);

@@ -114,6 +114,7 @@ struct vb_peer {
 	bool on_dirty;
 	bool flushed;
 	bool credit_armed;	/* credits due: written at the next progress */
+	bool atomic_only;	/* a QP for device atomics, no messages */
 	struct ibv_qp *qp;
 	uint32_t rqpn;	   /* the peer's QP number */
 	struct vb_swr *sq; /* sq_size slots */
