@@ -50,7 +50,6 @@ struct rma_ael {
 	uint64_t res;  /* the device writes the old value here (exposed) */
 	uint8_t step;  /* AS_*, what to post next */
 	bool want;     /* step not posted yet */
-	bool busy;     /* posted, not complete */
 };
 
 /* One MPI call's device operation: its elements, results after them. */
@@ -143,10 +142,8 @@ static void aop_kick(struct rma_aop *aop)
 			return;
 		}
 		el->want = false;
-		if (ret == RC_INPROGRESS) {
-			el->busy = true;
+		if (ret == RC_INPROGRESS)
 			continue;
-		}
 		/* refused or failed: the element is over */
 		if (!aop->err)
 			aop->err = ret ? ret : RC_ERR_INTERN;
@@ -168,7 +165,6 @@ static void ael_done(struct rc_tp_rdma *rd, int status)
 	struct rma_aop *aop = el->aop;
 	uint64_t v;
 
-	el->busy = false;
 	if (status) {
 		if (!aop->err)
 			aop->err = status;
