@@ -985,39 +985,52 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 	return true;
 }
 
-static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
-		   size_t len, uint64_t raddr, const void *rkey,
-		   struct rc_tp_rdma *op, enum ibv_wr_opcode opcode)
+/* Post wr (opcode and remote side set) to wrank with one SGE (local, len,
+ * registered: lh), signaled, completing op: get, put, atomic. */
+static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
+			uint32_t len, struct ibv_send_wr *wr, uint8_t kind,
+			struct rc_tp_rdma *op)
 {
 	struct vb_peer *p = &vt->peers[wrank];
 	struct rc_rcache_entry *e = lh;
-	struct ibv_send_wr wr;
 	struct ibv_sge sge;
-	struct vb_key key;
 	int ret;
 
 	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
 		return peer_not_ready(vt, p);
 	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail))
 		return vb_again(vt);
-	memcpy(&key, rkey, sizeof(key));
 	sge.addr = (uintptr_t)local;
-	sge.length = (uint32_t)len;
+	sge.length = len;
 	sge.lkey = e->lkey;
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = opcode;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = key.rkey;
-	ret = sq_post(vt, p, &wr,
-		      opcode == IBV_WR_RDMA_READ ? VB_SWR_READ : VB_SWR_WRITE,
-		      op, true);
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	ret = sq_post(vt, p, wr, kind, op, true);
 	if (RC_UNLIKELY(ret))
 		return ret;
 	p->nrdma++;
-	vt->n_rdma++;
 	return RC_INPROGRESS;
+}
+
+static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
+		   size_t len, uint64_t raddr, const void *rkey,
+		   struct rc_tp_rdma *op, enum ibv_wr_opcode opcode)
+{
+	struct ibv_send_wr wr;
+	struct vb_key key;
+	int ret;
+
+	memcpy(&key, rkey, sizeof(key));
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = opcode;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = key.rkey;
+	ret = vb_post_rdma(
+		vt, wrank, local, lh, (uint32_t)len, &wr,
+		opcode == IBV_WR_RDMA_READ ? VB_SWR_READ : VB_SWR_WRITE, op);
+	if (ret == RC_INPROGRESS)
+		vt->n_rdma++;
+	return ret;
 }
 
 static int vb_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
@@ -1025,29 +1038,17 @@ static int vb_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
 		     uint64_t raddr, const void *rkey, struct rc_tp_rdma *op)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
-	struct vb_peer *p = &vt->peers[wrank];
-	struct rc_rcache_entry *e = lh;
 	struct ibv_send_wr wr;
-	struct ibv_sge sge;
 	struct vb_key key;
 	int ret;
 
 	if (!(tp->caps & RC_TP_CAP_ATOMIC) || (raddr & 7) ||
 	    ((uintptr_t)result & 7))
 		return RC_ERR_UNSUPPORTED;
-	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
-		return peer_not_ready(vt, p);
-	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail))
-		return vb_again(vt);
 	memcpy(&key, rkey, sizeof(key));
-	sge.addr = (uintptr_t)result;
-	sge.length = sizeof(uint64_t);
-	sge.lkey = e->lkey;
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = kind == RC_TP_CSWAP ? IBV_WR_ATOMIC_CMP_AND_SWP
 					: IBV_WR_ATOMIC_FETCH_AND_ADD;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
 	wr.wr.atomic.remote_addr = raddr;
 	wr.wr.atomic.rkey = key.rkey;
 	if (kind == RC_TP_CSWAP) {
@@ -1056,12 +1057,11 @@ static int vb_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
 	} else {
 		wr.wr.atomic.compare_add = operand;
 	}
-	ret = sq_post(vt, p, &wr, VB_SWR_ATOMIC, op, true);
-	if (RC_UNLIKELY(ret))
-		return ret;
-	p->nrdma++;
-	vt->n_atomic++;
-	return RC_INPROGRESS;
+	ret = vb_post_rdma(vt, wrank, result, lh, sizeof(uint64_t), &wr,
+			   VB_SWR_ATOMIC, op);
+	if (ret == RC_INPROGRESS)
+		vt->n_atomic++;
+	return ret;
 }
 
 static bool vb_atomic_reach(struct rc_tp *tp, int wrank)
