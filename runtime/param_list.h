@@ -202,6 +202,9 @@ RC_PARAM(LAUNCH_TIMEOUT, SECONDS, "30", 0, 1000000, "mpirun",
 	 "seconds a daemon has to connect back")
 RC_PARAM(HEARTBEAT_TIMEOUT, SECONDS, "10", 0, 1000000, "mpirun",
 	 "seconds of silence after which a host is lost")
+RC_PARAM(LAUNCH_RADIX, INT, "16", 0, 4096, "mpirun",
+	 "daemons each daemon starts and relays for (launch tree); 0: "
+	 "mpirun starts and serves every daemon itself")
 RC_PARAM(HEAD_ADDRESS, LIST, "", 0, 0, "mpirun",
 	 "mpirun's IPv4 addresses the daemons connect to (default: all)")
 RC_PARAM(DAEMON, STR, "", 0, 0, "mpirun",
