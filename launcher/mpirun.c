@@ -880,10 +880,13 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 			rb->bad = true;
 			break;
 		}
-		if (job.verbose)
-			rc_lmsg("fence %s: %zu bytes from %s's subtree, %u "
-				"node(s)",
-				sig, len, dmn_host(d), n);
+		if (job.verbose && n == 1)
+			rc_lmsg("fence %s: %zu bytes from %s, %u node(s)", sig,
+				len, dmn_host(d), v);
+		else if (job.verbose)
+			rc_lmsg("fence %s: %zu bytes from %s and the %u "
+				"daemon(s) below it, %u node(s)", sig, len,
+				dmn_host(d), n - 1, v);
 		job_fence_add((int)(d - job.dmn), sig, (int)v, (int)n, data,
 			      len);
 		break;
