@@ -403,6 +403,12 @@ struct rc_conn {
 };
 
 double rc_now(void);	/* CLOCK_MONOTONIC seconds */
+/* this process's connections (every rc_conn, handshakes included) */
+struct rc_net_stats {
+	int conns, conns_max;	/* open now, most at once */
+	uint64_t tx_bytes, rx_bytes, tx_msgs;
+};
+extern struct rc_net_stats rc_net_stats;
 void rc_conn_init(struct rc_conn *c, int fd);	/* non-blocking, NODELAY */
 void rc_conn_close(struct rc_conn *c);
 /* queue a message and send what the socket takes; -1 on error */

@@ -56,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1480,6 +1481,34 @@ static void job_loop(void)
 
 /* ---- start-up ------------------------------------------------------------------ */
 
+/* RCMPI_LAUNCHER_STATS: what the job cost mpirun itself (bench/) */
+static void job_stats(void)
+{
+	struct rusage ru;
+	int i, depth = 0, kids = 0;
+
+	getrusage(RUSAGE_SELF, &ru);
+	for (i = 0; i < job.map.nnodes; i++) {
+		if (i == job.me)
+			continue;
+		if (rc_tree_depth(&job.tree, i) > depth)
+			depth = rc_tree_depth(&job.tree, i);
+		kids += rc_tree_parent(&job.tree, i) < 0;
+	}
+	rc_lmsg("stats: hosts %d daemons %d radix %d children %d depth %d "
+		"connections-max %d sent %llu B %llu msgs received %llu B "
+		"cpu %.3f s (user %.3f sys %.3f)",
+		job.map.nnodes, job.ndmn, job.tree.radix, kids, depth,
+		rc_net_stats.conns_max,
+		(unsigned long long)rc_net_stats.tx_bytes,
+		(unsigned long long)rc_net_stats.tx_msgs,
+		(unsigned long long)rc_net_stats.rx_bytes,
+		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+}
+
 static void ensure_std_fds(void)
 {
 	int fd;
@@ -1960,6 +1989,8 @@ int main(int argc, char **argv)
 	job.state = JOB_RUNNING;
 
 	job_loop();
+	if (rc_param_bool(RC_P_LAUNCHER_STATS))
+		job_stats();
 	if (job.abnormal)
 		rc_node_kill_groups(&job.node);
 	rc_remote_free(job.remote);

@@ -194,6 +194,9 @@ RC_PARAM(COLL_TMP_CACHE, SIZE, "16m", 0, 1L << 40, "coll",
 /* ---- launcher (mpirun, rcmpid) ------------------------------------------- */
 RC_PARAM(LAUNCHER_VERBOSE, BOOL, "0", 0, 0, "mpirun",
 	 "narrate the job: each rank's start, PMIx events and end")
+RC_PARAM(LAUNCHER_STATS, BOOL, "0", 0, 0, "mpirun",
+	 "at the end, one line of mpirun's own costs: connections, bytes "
+	 "and messages to and from daemons, its CPU time, the tree's depth")
 RC_PARAM(LAUNCH_AGENT, STR, "ssh -x -o BatchMode=yes -o ConnectTimeout=10", 0,
 	 0, "mpirun",
 	 "command that starts the daemons: AGENT HOST COMMAND "
