@@ -1581,3 +1581,105 @@ int PMPI_Alltoallw_init(const void *sbuf, const int scounts[],
 			       "MPI_Alltoallw_init"));
 }
 RC_WEAK(MPI_Alltoallw_init)
+
+/* Persistent neighbourhood collectives: the topology's tags are taken at
+ * init like every persistent collective's. */
+int PMPI_Neighbor_allgather_init(const void *sbuf, int scount, MPI_Datatype sdt,
+				 void *rbuf, int rcount, MPI_Datatype rdt,
+				 MPI_Comm comm, MPI_Info info,
+				 MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return PINIT(comm, info, request, "MPI_Neighbor_allgather_init",
+		     neighbor(NB_GATHER, &x, comm, RC_PERSIST(request),
+			      "MPI_Neighbor_allgather_init"));
+}
+RC_WEAK(MPI_Neighbor_allgather_init)
+
+int PMPI_Neighbor_allgatherv_init(const void *sbuf, int scount,
+				  MPI_Datatype sdt, void *rbuf,
+				  const int rcounts[], const int displs[],
+				  MPI_Datatype rdt, MPI_Comm comm,
+				  MPI_Info info, MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = displs,
+			     .rdt = rdt};
+
+	return PINIT(comm, info, request, "MPI_Neighbor_allgatherv_init",
+		     neighbor(NB_GATHERV, &x, comm, RC_PERSIST(request),
+			      "MPI_Neighbor_allgatherv_init"));
+}
+RC_WEAK(MPI_Neighbor_allgatherv_init)
+
+int PMPI_Neighbor_alltoall_init(const void *sbuf, int scount, MPI_Datatype sdt,
+				void *rbuf, int rcount, MPI_Datatype rdt,
+				MPI_Comm comm, MPI_Info info,
+				MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scount = scount,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcount = rcount,
+			     .rdt = rdt};
+
+	return PINIT(comm, info, request, "MPI_Neighbor_alltoall_init",
+		     neighbor(NB_A2A, &x, comm, RC_PERSIST(request),
+			      "MPI_Neighbor_alltoall_init"));
+}
+RC_WEAK(MPI_Neighbor_alltoall_init)
+
+int PMPI_Neighbor_alltoallv_init(const void *sbuf, const int scounts[],
+				 const int sdispls[], MPI_Datatype sdt,
+				 void *rbuf, const int rcounts[],
+				 const int rdispls[], MPI_Datatype rdt,
+				 MPI_Comm comm, MPI_Info info,
+				 MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sdispls = sdispls,
+			     .sdt = sdt,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rdispls = rdispls,
+			     .rdt = rdt};
+
+	return PINIT(comm, info, request, "MPI_Neighbor_alltoallv_init",
+		     neighbor(NB_A2AV, &x, comm, RC_PERSIST(request),
+			      "MPI_Neighbor_alltoallv_init"));
+}
+RC_WEAK(MPI_Neighbor_alltoallv_init)
+
+int PMPI_Neighbor_alltoallw_init(const void *sbuf, const int scounts[],
+				 const MPI_Aint sdispls[],
+				 const MPI_Datatype sdts[], void *rbuf,
+				 const int rcounts[], const MPI_Aint rdispls[],
+				 const MPI_Datatype rdts[], MPI_Comm comm,
+				 MPI_Info info, MPI_Request *request)
+{
+	struct nbr_args x = {.sbuf = sbuf,
+			     .scounts = scounts,
+			     .sbd = sdispls,
+			     .sdts = sdts,
+			     .rbuf = rbuf,
+			     .rcounts = rcounts,
+			     .rbd = rdispls,
+			     .rdts = rdts};
+
+	return PINIT(comm, info, request, "MPI_Neighbor_alltoallw_init",
+		     neighbor(NB_A2AW, &x, comm, RC_PERSIST(request),
+			      "MPI_Neighbor_alltoallw_init"));
+}
+RC_WEAK(MPI_Neighbor_alltoallw_init)

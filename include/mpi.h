@@ -1257,6 +1257,32 @@ RC_DECL(int, MPI_Alltoallw_init,
 	 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
 	 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
 	 MPI_Info info, MPI_Request *request));
+/* Persistent neighbourhood collectives (MPI-4), on Cartesian and graph
+ * communicators like the blocking ones. */
+RC_DECL(int, MPI_Neighbor_allgather_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Neighbor_allgatherv_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, const int recvcounts[], const int displs[],
+	 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+	 MPI_Request *request));
+RC_DECL(int, MPI_Neighbor_alltoall_init,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+	 void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Neighbor_alltoallv_init,
+	(const void *sendbuf, const int sendcounts[], const int sdispls[],
+	 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+	 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+	 MPI_Info info, MPI_Request *request));
+RC_DECL(int, MPI_Neighbor_alltoallw_init,
+	(const void *sendbuf, const int sendcounts[],
+	 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+	 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+	 const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+	 MPI_Request *request));
 /* Window services (issue 11 on the machinery of issue 12): handles,
  * attributes on keyvals, the program's own error handlers, hints. A
  * window's user error handler gets the window and the code of every error

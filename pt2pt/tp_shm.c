@@ -189,6 +189,21 @@ static bool shm_reachable(struct rc_tp *tp, int wrank)
 	return rc_modex_get(tp->inst, wrank, RC_MODEX_SHM, &data, &len) == RC_OK;
 }
 
+/* Map pages with a write now, in this process's page tables: a first write
+ * to a page costs tens of microseconds on some virtual machines (even after
+ * MAP_POPULATE, which maps shared pages for reading only), and the first
+ * pass over a fresh ring would take one every 64 small messages. Callers
+ * touch a range before anything has been written into it (our segment
+ * before its magic is published, our ring in a peer's segment before we
+ * send), so rewriting each page's first byte is safe. */
+static void shm_prefault(char *data, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += 4096)
+		((volatile char *)data)[off] = ((volatile char *)data)[off];
+}
+
 static int shm_create(struct shm_tp *st)
 {
 	struct rc_inst *inst = st->tp.inst;
@@ -209,15 +224,16 @@ static int shm_create(struct shm_tp *st)
 			   st->seg_len, st->name, strerror(ret));
 		goto err_unlink;
 	}
-	/* MAP_POPULATE: no page faults in the first pass over the rings */
-	st->seg = mmap(NULL, st->seg_len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_POPULATE, fd, 0);
+	st->seg = mmap(NULL, st->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       fd, 0);
 	if (st->seg == MAP_FAILED) {
 		st->seg = NULL;
 		rc_log_err("mmap(%s): %s", st->name, strerror(errno));
 		goto err_unlink;
 	}
 	close(fd);
+	/* the rings we read: we clear stale stamps in them */
+	shm_prefault(st->seg, st->seg_len);
 	hdr = st->seg;
 	hdr->nrings = (uint32_t)(st->nlocal - 1);
 	hdr->ring_bytes = st->ring_bytes;
@@ -290,18 +306,6 @@ static int shm_attach(struct shm_tp *st, int idx)
 	if (atomic_fetch_add(&hdr->attached, 1) + 1 == hdr->expected)
 		shm_unlink(name);
 	return RC_OK;
-}
-
-/* Map the pages of a ring we write into the peer's segment now: a page
- * fault costs tens of microseconds on some virtual machines, and the
- * first pass over a fresh ring would take one every 64 small messages.
- * Nothing has been written into the ring yet, so rewriting it is safe. */
-static void shm_prefault(char *data, size_t len)
-{
-	size_t off;
-
-	for (off = 0; off < len; off += 4096)
-		((volatile char *)data)[off] = ((volatile char *)data)[off];
 }
 
 static int shm_connect(struct rc_tp *tp)

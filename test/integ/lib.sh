@@ -179,6 +179,19 @@ wait_for_lines() {
 	return 1
 }
 
+# ranks N... - the rank counts among N... that this run covers: all of
+# them, or those also in RCMPI_TEST_RANKS (a space-separated list; the
+# sanitizer stage of test/run-all.sh keeps the oversubscribed 5-9 rank
+# shapes to the plain build, where they run four times faster).
+ranks() {
+	local n
+	for n in "$@"; do
+		if [[ -z ${RCMPI_TEST_RANKS:-} || " $RCMPI_TEST_RANKS " == *" $n "* ]]; then
+			echo "$n"
+		fi
+	done
+}
+
 run_one_case() {
 	local name=$1
 	D=$WORKDIR/$name

@@ -7,7 +7,8 @@
  * neighbour twice, distributed graphs from MPI_Dist_graph_create_adjacent
  * and from MPI_Dist_graph_create (one rank naming every edge), their
  * queries and weights, MPI_Graph_map / MPI_Cart_map, and every
- * neighbourhood collective, blocking and nonblocking, on each. A block
+ * neighbourhood collective, blocking, nonblocking and persistent (MPI-4
+ * *_init, started twice with new data), on each. A block
  * must come from the neighbour and the slot the standard names (MPI-4.1
  * §8.6): on a Cartesian grid the block sent towards -1 arrives in the +1
  * slot; on graphs the k-th edge to a process pairs with the k-th edge
@@ -25,9 +26,11 @@
 static int rank, size, errors;
 
 /* A block's value: who sent it, from which slot, which element. */
+static int gen; /* which run of the loop in run_nbr: changes every value */
+
 static int enc(int who, int slot, int i)
 {
-	return who * 10000 + slot * 100 + i;
+	return who * 10000 + slot * 100 + i + gen * 1000000;
 }
 
 /* Neighbours of comm in slot order (Cartesian: -1, +1 per dimension). */
@@ -98,15 +101,27 @@ static int from_slot(MPI_Comm c, int me, const int *in, int i,
 	return -1;
 }
 
-#define RUN(nb, blocking, ...)                                        \
-	do {                                                          \
-		if (nb) {                                             \
-			MPI_Request rq_;                              \
-			CHECK_MPI(__VA_ARGS__);                       \
-			CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE)); \
-		} else {                                              \
-			CHECK_MPI(blocking);                          \
-		}                                                     \
+/* nb 0: the blocking call; 1: the nonblocking one; 2 and 3: the
+ * persistent one (MPI-4), made at 2 into preq[k] and started at 2 and 3
+ * with new data in the same buffers, freed at 3. */
+static MPI_Request preq[5];
+
+#define RUN(nb, k, blocking, nonblocking, init)                           \
+	do {                                                              \
+		if ((nb) >= 2) {                                          \
+			if ((nb) == 2)                                    \
+				CHECK_MPI(init);                          \
+			CHECK_MPI(MPI_Start(&preq[k]));                   \
+			CHECK_MPI(MPI_Wait(&preq[k], MPI_STATUS_IGNORE)); \
+			if ((nb) == 3)                                    \
+				CHECK_MPI(MPI_Request_free(&preq[k]));    \
+		} else if (nb) {                                          \
+			MPI_Request rq_;                                  \
+			CHECK_MPI(nonblocking);                           \
+			CHECK_MPI(MPI_Wait(&rq_, MPI_STATUS_IGNORE));     \
+		} else {                                                  \
+			CHECK_MPI(blocking);                              \
+		}                                                         \
 	} while (0)
 
 static void run_nbr(MPI_Comm c, const char *name, int k)
@@ -122,16 +137,19 @@ static void run_nbr(MPI_Comm c, const char *name, int k)
 	gather_out(c, nout, out, &ao);
 	sb = malloc(sizeof(int) * (size_t)(k + 2) * 32);
 	rb = malloc(sizeof(int) * (size_t)(k + 2) * 32);
-	for (nb = 0; nb < 2; nb++) {
+	for (nb = 0; nb < 4; nb++) {
+		gen = nb;
 		/* allgather: one block, the same to every out-neighbour */
 		for (i = 0; i < k; i++)
 			sb[i] = enc(me, 0, i);
 		for (i = 0; i < nin * k; i++)
 			rb[i] = -1;
-		RUN(nb,
+		RUN(nb, 0,
 		    MPI_Neighbor_allgather(sb, k, MPI_INT, rb, k, MPI_INT, c),
 		    MPI_Ineighbor_allgather(sb, k, MPI_INT, rb, k, MPI_INT, c,
-					    &rq_));
+					    &rq_),
+		    MPI_Neighbor_allgather_init(sb, k, MPI_INT, rb, k, MPI_INT,
+						c, MPI_INFO_NULL, &preq[0]));
 		for (j = 0; j < nin; j++)
 			for (i = 0; i < k; i++)
 				TALLY(rb[j * k + i] ==
@@ -147,11 +165,14 @@ static void run_nbr(MPI_Comm c, const char *name, int k)
 		}
 		for (i = 0; i < d; i++)
 			rb[i] = -1;
-		RUN(nb,
+		RUN(nb, 1,
 		    MPI_Neighbor_allgatherv(sb, k, MPI_INT, rb, rcnt, rdsp,
 					    MPI_INT, c),
 		    MPI_Ineighbor_allgatherv(sb, k, MPI_INT, rb, rcnt, rdsp,
-					     MPI_INT, c, &rq_));
+					     MPI_INT, c, &rq_),
+		    MPI_Neighbor_allgatherv_init(sb, k, MPI_INT, rb, rcnt, rdsp,
+						 MPI_INT, c, MPI_INFO_NULL,
+						 &preq[1]));
 		for (j = 0; j < nin; j++)
 			for (i = 0; i < k; i++)
 				TALLY(rb[rdsp[j] + i] ==
@@ -165,10 +186,12 @@ static void run_nbr(MPI_Comm c, const char *name, int k)
 				sb[j * k + i] = enc(me, j, i);
 		for (i = 0; i < nin * k; i++)
 			rb[i] = -1;
-		RUN(nb,
+		RUN(nb, 2,
 		    MPI_Neighbor_alltoall(sb, k, MPI_INT, rb, k, MPI_INT, c),
 		    MPI_Ineighbor_alltoall(sb, k, MPI_INT, rb, k, MPI_INT, c,
-					   &rq_));
+					   &rq_),
+		    MPI_Neighbor_alltoall_init(sb, k, MPI_INT, rb, k, MPI_INT,
+					       c, MPI_INFO_NULL, &preq[2]));
 		for (j = 0; j < nin; j++) {
 			int sl = from_slot(c, me, in, j, &ao);
 
@@ -199,11 +222,14 @@ static void run_nbr(MPI_Comm c, const char *name, int k)
 		}
 		for (i = 0; i < d; i++)
 			rb[i] = -1;
-		RUN(nb,
+		RUN(nb, 3,
 		    MPI_Neighbor_alltoallv(sb, scnt, sdsp, MPI_INT, rb, rcnt,
 					   rdsp, MPI_INT, c),
 		    MPI_Ineighbor_alltoallv(sb, scnt, sdsp, MPI_INT, rb, rcnt,
-					    rdsp, MPI_INT, c, &rq_));
+					    rdsp, MPI_INT, c, &rq_),
+		    MPI_Neighbor_alltoallv_init(sb, scnt, sdsp, MPI_INT, rb,
+						rcnt, rdsp, MPI_INT, c,
+						MPI_INFO_NULL, &preq[3]));
 		for (j = 0; j < nin; j++) {
 			int sl = from_slot(c, me, in, j, &ao);
 
@@ -216,11 +242,14 @@ static void run_nbr(MPI_Comm c, const char *name, int k)
 		}
 		for (i = 0; i < d; i++)
 			rb[i] = -1;
-		RUN(nb,
+		RUN(nb, 4,
 		    MPI_Neighbor_alltoallw(sb, scnt, sbd, st, rb, rcnt, rbd, rt,
 					   c),
 		    MPI_Ineighbor_alltoallw(sb, scnt, sbd, st, rb, rcnt, rbd,
-					    rt, c, &rq_));
+					    rt, c, &rq_),
+		    MPI_Neighbor_alltoallw_init(sb, scnt, sbd, st, rb, rcnt,
+						rbd, rt, c, MPI_INFO_NULL,
+						&preq[4]));
 		for (j = 0; j < nin; j++) {
 			int sl = from_slot(c, me, in, j, &ao);
 
