@@ -21,9 +21,21 @@
  *   head → daemon: JOB, KILL (signal), FENCE_DONE (every node's blobs),
  *                  STDIN/STDIN_EOF (rank 0's input), END, PING
  *
+ * Launch tree (tree.c, RCMPI_LAUNCH_RADIX; 0 or under Slurm: flat): we
+ * start and hold connections to our children only; each daemon starts
+ * its own children once it has the JOB. A daemon below reports through
+ * its parent (RELAY_UP: node, type, payload, handled by dmn_relayed as if
+ * it came from its own connection; its first one says it is up); ours to
+ * one daemon go down the same way (dmn_send), KILL, END and the results
+ * of fences every node is in to all (dmn_bcast); a parent reports a lost
+ * child (LOST), and a lost daemon takes its subtree with it (dmn_gone).
+ * Heartbeats are per link: we check our children, each daemon its own.
+ *
  * Fences: each node's blob (ours from libpmix, the daemons' relayed) goes
  * into fence.c; when every node hosting participants contributed, the
- * concatenation goes back to each of them.
+ * concatenation goes back to each of them. In a tree, a fence every node
+ * is in arrives as one blob per child's subtree (FENCE_SUB) and goes back
+ * as one broadcast.
  *
  * The job is RUNNING until the first failure: a rank exits non-zero, dies
  * of a signal, exits without PMIx_Finalize after PMIx_Init, calls

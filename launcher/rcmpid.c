@@ -38,8 +38,24 @@
  * 8 MiB the ranks' pipes are not read until it drains (the ranks block on
  * a full pipe, as they would on a slow terminal).
  *
+ * Launch tree: JOB also says the tree's radix, mpirun's node and launch
+ * agent. A daemon with children (tree.c) starts them after its chdir,
+ * before its own ranks, through that agent with the job's secret (remote.c,
+ * as mpirun does; the secret is wiped once they are started), accepts and
+ * authenticates them on its own port, passes them the JOB as it came, and
+ * relays: their messages up wrapped with their node (RELAY_UP; LOST, NOTE
+ * and RELAY_UP from further down as they are), RELAY_DOWN to the child
+ * whose subtree holds the node, BCAST to every child and then to itself.
+ * For a fence every node is in it concatenates its node's blob and its
+ * children's FENCE_SUB blobs and sends one FENCE_SUB up. It pings its
+ * children and reports one lost (closed connection, heartbeat, launch
+ * timeout, launch agent ended first) as LOST; their launch agents'
+ * output goes up as NOTE. On END it passes END down and exits once its
+ * children did (at most END_WAIT_S).
+ *
  * The head gone (connection closed, no heartbeat for the timeout the head
- * chose): the ranks are killed and the daemon exits. The daemon killed:
+ * chose): the ranks are killed and the daemon exits. (The "head" of a
+ * daemon in the tree is its parent: when a daemon dies, its subtree goes.) The daemon killed:
  * its ranks die with it (PR_SET_PDEATHSIG). A signal to the daemon is
  * reported to the head (SIGNALED), which ends the job.
  */
