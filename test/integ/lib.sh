@@ -87,6 +87,17 @@ check_clean() {
 	[[ -z $left ]] || fail "PMIx dirs left in /tmp: $left"
 }
 
+# this build's daemons (rcmpid) that belong to this case: they inherit its
+# TMPDIR (tests that start daemons may run at the same time: make -j)
+case_daemons() {
+	local p
+	for p in $(pgrep -f -- "^$top_builddir/launcher/rcmpid " || true); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+			grep -qxF -- "TMPDIR=$TMPDIR" && echo "$p"
+	done
+	return 0
+}
+
 # the client with this case's marker
 client() {
 	echo "$CLIENT" "--mark=$MARK"
