@@ -298,6 +298,8 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 		   bool want_stdin);
 /* signal the rank's process group */
 void rc_procs_kill(struct rc_lproc *p, int sig);
+/* "exited with status N" / "was killed by signal N" */
+void rc_wait_str(int ws, char *out, size_t len);
 /* one exited child, or 0 when none is left to collect now */
 pid_t rc_procs_reap(int *wstatus);
 
@@ -482,6 +484,10 @@ typedef void (*rc_iof_emit_fn)(void *arg, int rank, int stream,
  * 0: EOF, -1: error */
 int rc_iof_pump(struct rc_iof_buf *b, int fd, int rank, int stream,
 		rc_iof_emit_fn emit, void *arg);
+/* a launch agent's stream (rank -1): pump once; at its end (0) or on an
+ * error, emit what is left and close *fd (set to -1); 1, 2 or 0 */
+int rc_iof_pump_close(struct rc_iof_buf *b, int *fd, int stream,
+		      rc_iof_emit_fn emit, void *arg);
 /* emit whatever is left (a last line without '\n') and free the buffer */
 void rc_iof_flush(struct rc_iof_buf *b, int rank, int stream,
 		  rc_iof_emit_fn emit, void *arg);

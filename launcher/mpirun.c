@@ -1000,20 +1000,10 @@ static void dmn_conn_io(struct daemon *d, short revents)
 
 static int ag_pump(struct agent *a, int stream)
 {
-	int *fd = stream == RC_IOF_OUT ? &a->p.fd_out : &a->p.fd_err;
-	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &a->out : &a->err;
-	int rc;
-
-	if (*fd < 0)
-		return 0;
-	rc = rc_iof_pump(b, *fd, -1, stream, agent_emit, a);
-	if (rc <= 0) {
-		rc_iof_flush(b, -1, stream, agent_emit, a);
-		close(*fd);
-		*fd = -1;
-		return 0;
-	}
-	return rc;
+	return rc_iof_pump_close(stream == RC_IOF_OUT ? &a->out : &a->err,
+				 stream == RC_IOF_OUT ? &a->p.fd_out :
+							&a->p.fd_err,
+				 stream, agent_emit, a);
 }
 
 static void ag_exited(struct agent *a)
@@ -1025,12 +1015,7 @@ static void ag_exited(struct agent *a)
 		;
 	for (i = 0; i < 64 && ag_pump(a, RC_IOF_ERR) == 1; i++)
 		;
-	if (WIFSIGNALED(ws))
-		snprintf(how, sizeof(how), "was killed by signal %d",
-			 WTERMSIG(ws));
-	else
-		snprintf(how, sizeof(how), "exited with status %d",
-			 WEXITSTATUS(ws));
+	rc_wait_str(ws, how, sizeof(how));
 	if (job.verbose)
 		rc_lmsg("%s: the launch agent %s", a->who ? a->who : a->name,
 			how);

@@ -411,20 +411,10 @@ static void kid_note(void *arg, int rank, int stream, const char *buf,
 
 static int kid_pump(struct kid *k, int stream)
 {
-	int *fd = stream == RC_IOF_OUT ? &k->ag.fd_out : &k->ag.fd_err;
-	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &k->out : &k->err;
-	int rc;
-
-	if (*fd < 0)
-		return 0;
-	rc = rc_iof_pump(b, *fd, -1, stream, kid_note, k);
-	if (rc <= 0) {
-		rc_iof_flush(b, -1, stream, kid_note, k);
-		close(*fd);
-		*fd = -1;
-		return 0;
-	}
-	return rc;
+	return rc_iof_pump_close(stream == RC_IOF_OUT ? &k->out : &k->err,
+				 stream == RC_IOF_OUT ? &k->ag.fd_out :
+							&k->ag.fd_err,
+				 stream, kid_note, k);
 }
 
 /* a child's launch agent ended: before its daemon connected, it is lost */
@@ -438,12 +428,7 @@ static void kid_agent_exited(struct kid *k, int ws)
 		;
 	for (i = 0; i < 64 && kid_pump(k, RC_IOF_ERR) == 1; i++)
 		;
-	if (WIFSIGNALED(ws))
-		snprintf(how, sizeof(how), "was killed by signal %d",
-			 WTERMSIG(ws));
-	else
-		snprintf(how, sizeof(how), "exited with status %d",
-			 WEXITSTATUS(ws));
+	rc_wait_str(ws, how, sizeof(how));
 	if (k->state == KID_LAUNCHING)
 		kid_lost(k,
 			 "could not start its daemon: the launch agent (%s) %s",
