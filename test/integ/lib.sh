@@ -89,7 +89,7 @@ check_clean() {
 
 # this build's daemons (rcmpid) that belong to this case: they inherit its
 # TMPDIR (tests that start daemons may run at the same time: make -j)
-case_daemons() {
+own_daemons() {
 	local p
 	for p in $(pgrep -f -- "^$top_builddir/launcher/rcmpid " || true); do
 		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
