@@ -90,11 +90,11 @@ check_clean() {
 # this build's daemons (rcmpid) that belong to this case: they inherit its
 # TMPDIR (tests that start daemons may run at the same time: make -j)
 own_daemons() {
-	local p
-	for p in $(pgrep -f -- "^$top_builddir/launcher/rcmpid " || true); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
-			grep -qxF -- "TMPDIR=$TMPDIR" && echo "$p"
-	done
+	local pids
+	pids=$(pgrep -f -- "^$top_builddir/launcher/rcmpid ") || return 0
+	# one grep for all of them; a daemon gone meanwhile is not listed
+	grep -lzxF -- "TMPDIR=$TMPDIR" $(printf '/proc/%s/environ ' $pids) \
+		2>/dev/null | cut -d/ -f3
 	return 0
 }
 
