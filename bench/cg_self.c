@@ -8,7 +8,11 @@
  * is counted; the difference of two runs with different N cancels
  * MPI_Init and MPI_Finalize (bench/compare.sh callgrind).
  *
- *   cg_self N [size [expected]]     (default size 8)
+ *   cg_self N [size [expected|unexpected [single|multiple]]]
+ *
+ * (default size 8, unexpected, MPI_Init). single or multiple: MPI_Init_thread
+ * at MPI_THREAD_SINGLE or MPI_THREAD_MULTIPLE (one thread; issue 14's
+ * instruction-count gates).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,12 +24,19 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 1000, i;
 	int size = argc > 2 ? atoi(argv[2]) : 8;
 	int expected = argc > 3 && !strcmp(argv[3], "expected");
+	const char *level = argc > 4 ? argv[4] : "";
 	char sb[4096], rb[4096];
+	int provided;
 	MPI_Request rq;
 
 	if (size < 0 || size > (int)sizeof(sb))
 		size = 8;
-	MPI_Init(&argc, &argv);
+	if (!strcmp(level, "multiple"))
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	else if (!strcmp(level, "single"))
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+	else
+		MPI_Init(&argc, &argv);
 	memset(sb, 1, sizeof(sb));
 	for (i = 0; i < n; i++) {
 		if (expected) {

@@ -400,9 +400,10 @@ mode_shm_rma() {
 	jobs="put get acc gacc fop cas putlock putfence putpscw putbw getbw bibw"
 	header "Shared memory, one-sided, 2 ranks bound to cores 0 and 1" \
 		"REPS=$REPS bench/compare.sh shm-rma"
-	echo "Windows of MPI_Win_allocate (OSU's default); rcmpi moves every"
-	echo "operation through active messages applied by the target's CPU"
-	echo "(part 1 of one-sided; RDMA and CPU-direct paths are issue 15)."
+	echo "Windows of MPI_Win_allocate (OSU's default); rcmpi takes its"
+	echo "shared-memory path (issue 15: one node-wide segment, copies and"
+	echo "CPU atomics by the origin, lock words, flush a memory barrier;"
+	echo "RCMPI_RMA_SHM=0 gives part 1's active messages)."
 	echo "Open MPI runs with its own choice of component (osc/sm or osc/rdma"
 	echo "over btl/vader), except osu_cas_latency: \`--mca osc sm\` (its default"
 	echo "choice crashes there with SIGSEGV in btl/vader)."

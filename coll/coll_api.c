@@ -406,13 +406,14 @@ static int barrier(MPI_Comm comm, MPI_Request *req, const char *fn)
 
 int PMPI_Barrier(MPI_Comm comm)
 {
-	return barrier(comm, RC_BLOCKING, "MPI_Barrier");
+	return RC_CS_CALL(&rc_cs_big,
+			  barrier(comm, RC_BLOCKING, "MPI_Barrier"));
 }
 RC_WEAK(MPI_Barrier)
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-	return barrier(comm, request, "MPI_Ibarrier");
+	return RC_CS_CALL(&rc_cs_big, barrier(comm, request, "MPI_Ibarrier"));
 }
 RC_WEAK(MPI_Ibarrier)
 
@@ -436,14 +437,16 @@ static int bcast(void *buf, int count, MPI_Datatype dt, int root,
 
 int PMPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-	return bcast(buf, count, dt, root, comm, RC_BLOCKING, "MPI_Bcast");
+	return RC_CS_CALL(&rc_cs_big, bcast(buf, count, dt, root, comm,
+					    RC_BLOCKING, "MPI_Bcast"));
 }
 RC_WEAK(MPI_Bcast)
 
 int PMPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root,
 		MPI_Comm comm, MPI_Request *request)
 {
-	return bcast(buf, count, dt, root, comm, request, "MPI_Ibcast");
+	return RC_CS_CALL(&rc_cs_big, bcast(buf, count, dt, root, comm, request,
+					    "MPI_Ibcast"));
 }
 RC_WEAK(MPI_Ibcast)
 
@@ -517,16 +520,16 @@ static int reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 int PMPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 		MPI_Op op, int root, MPI_Comm comm)
 {
-	return reduce(sbuf, rbuf, count, dt, op, root, comm, RC_BLOCKING,
-		      "MPI_Reduce");
+	return RC_CS_CALL(&rc_cs_big, reduce(sbuf, rbuf, count, dt, op, root,
+					     comm, RC_BLOCKING, "MPI_Reduce"));
 }
 RC_WEAK(MPI_Reduce)
 
 int PMPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 		 MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-	return reduce(sbuf, rbuf, count, dt, op, root, comm, request,
-		      "MPI_Ireduce");
+	return RC_CS_CALL(&rc_cs_big, reduce(sbuf, rbuf, count, dt, op, root,
+					     comm, request, "MPI_Ireduce"));
 }
 RC_WEAK(MPI_Ireduce)
 
@@ -551,8 +554,9 @@ static int allred(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 int PMPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 		   MPI_Op op, MPI_Comm comm)
 {
-	return allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
-		      RC_COLL_ALLREDUCE, "MPI_Allreduce");
+	return RC_CS_CALL(&rc_cs_big,
+			  allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
+				 RC_COLL_ALLREDUCE, "MPI_Allreduce"));
 }
 RC_WEAK(MPI_Allreduce)
 
@@ -560,40 +564,45 @@ int PMPI_Iallreduce(const void *sbuf, void *rbuf, int count,
 		    MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
 		    MPI_Request *request)
 {
-	return allred(sbuf, rbuf, count, dt, op, comm, request,
-		      RC_COLL_ALLREDUCE, "MPI_Iallreduce");
+	return RC_CS_CALL(&rc_cs_big,
+			  allred(sbuf, rbuf, count, dt, op, comm, request,
+				 RC_COLL_ALLREDUCE, "MPI_Iallreduce"));
 }
 RC_WEAK(MPI_Iallreduce)
 
 int PMPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	      MPI_Op op, MPI_Comm comm)
 {
-	return allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
-		      RC_COLL_SCAN, "MPI_Scan");
+	return RC_CS_CALL(&rc_cs_big,
+			  allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
+				 RC_COLL_SCAN, "MPI_Scan"));
 }
 RC_WEAK(MPI_Scan)
 
 int PMPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 	       MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return allred(sbuf, rbuf, count, dt, op, comm, request, RC_COLL_SCAN,
-		      "MPI_Iscan");
+	return RC_CS_CALL(&rc_cs_big,
+			  allred(sbuf, rbuf, count, dt, op, comm, request,
+				 RC_COLL_SCAN, "MPI_Iscan"));
 }
 RC_WEAK(MPI_Iscan)
 
 int PMPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 		MPI_Op op, MPI_Comm comm)
 {
-	return allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
-		      RC_COLL_EXSCAN, "MPI_Exscan");
+	return RC_CS_CALL(&rc_cs_big,
+			  allred(sbuf, rbuf, count, dt, op, comm, RC_BLOCKING,
+				 RC_COLL_EXSCAN, "MPI_Exscan"));
 }
 RC_WEAK(MPI_Exscan)
 
 int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 		 MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-	return allred(sbuf, rbuf, count, dt, op, comm, request,
-		      RC_COLL_EXSCAN, "MPI_Iexscan");
+	return RC_CS_CALL(&rc_cs_big,
+			  allred(sbuf, rbuf, count, dt, op, comm, request,
+				 RC_COLL_EXSCAN, "MPI_Iexscan"));
 }
 RC_WEAK(MPI_Iexscan)
 
@@ -618,8 +627,10 @@ static int redscat_block(const void *sbuf, void *rbuf, int rcount,
 int PMPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
 			      MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-	return redscat_block(sbuf, rbuf, rcount, dt, op, comm, RC_BLOCKING,
-			     "MPI_Reduce_scatter_block");
+	return RC_CS_CALL(&rc_cs_big,
+			  redscat_block(sbuf, rbuf, rcount, dt, op, comm,
+					RC_BLOCKING,
+					"MPI_Reduce_scatter_block"));
 }
 RC_WEAK(MPI_Reduce_scatter_block)
 
@@ -627,8 +638,9 @@ int PMPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
 			       MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
 			       MPI_Request *request)
 {
-	return redscat_block(sbuf, rbuf, rcount, dt, op, comm, request,
-			     "MPI_Ireduce_scatter_block");
+	return RC_CS_CALL(&rc_cs_big,
+			  redscat_block(sbuf, rbuf, rcount, dt, op, comm,
+					request, "MPI_Ireduce_scatter_block"));
 }
 RC_WEAK(MPI_Ireduce_scatter_block)
 
@@ -660,8 +672,9 @@ static int redscat(const void *sbuf, void *rbuf, const int rcounts[],
 int PMPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
 			MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-	return redscat(sbuf, rbuf, rcounts, dt, op, comm, RC_BLOCKING,
-		       "MPI_Reduce_scatter");
+	return RC_CS_CALL(&rc_cs_big,
+			  redscat(sbuf, rbuf, rcounts, dt, op, comm,
+				  RC_BLOCKING, "MPI_Reduce_scatter"));
 }
 RC_WEAK(MPI_Reduce_scatter)
 
@@ -669,8 +682,8 @@ int PMPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[],
 			 MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
 			 MPI_Request *request)
 {
-	return redscat(sbuf, rbuf, rcounts, dt, op, comm, request,
-		       "MPI_Ireduce_scatter");
+	return RC_CS_CALL(&rc_cs_big, redscat(sbuf, rbuf, rcounts, dt, op, comm,
+					      request, "MPI_Ireduce_scatter"));
 }
 RC_WEAK(MPI_Ireduce_scatter)
 
@@ -734,8 +747,9 @@ static int gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 int PMPI_Gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 		int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-	return gather(sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, root,
-		      comm, RC_BLOCKING, false, "MPI_Gather");
+	return RC_CS_CALL(&rc_cs_big, gather(sbuf, scount, sdt, rbuf, rcount,
+					     rdt, NULL, NULL, root, comm,
+					     RC_BLOCKING, false, "MPI_Gather"));
 }
 RC_WEAK(MPI_Gather)
 
@@ -743,8 +757,9 @@ int PMPI_Igather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 		 int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
 		 MPI_Request *request)
 {
-	return gather(sbuf, scount, sdt, rbuf, rcount, rdt, NULL, NULL, root,
-		      comm, request, false, "MPI_Igather");
+	return RC_CS_CALL(&rc_cs_big, gather(sbuf, scount, sdt, rbuf, rcount,
+					     rdt, NULL, NULL, root, comm,
+					     request, false, "MPI_Igather"));
 }
 RC_WEAK(MPI_Igather)
 
@@ -752,8 +767,9 @@ int PMPI_Gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 		 const int rcounts[], const int displs[], MPI_Datatype rdt,
 		 int root, MPI_Comm comm)
 {
-	return gather(sbuf, scount, sdt, rbuf, 0, rdt, rcounts, displs, root,
-		      comm, RC_BLOCKING, true, "MPI_Gatherv");
+	return RC_CS_CALL(&rc_cs_big, gather(sbuf, scount, sdt, rbuf, 0, rdt,
+					     rcounts, displs, root, comm,
+					     RC_BLOCKING, true, "MPI_Gatherv"));
 }
 RC_WEAK(MPI_Gatherv)
 
@@ -761,8 +777,9 @@ int PMPI_Igatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 		  const int rcounts[], const int displs[], MPI_Datatype rdt,
 		  int root, MPI_Comm comm, MPI_Request *request)
 {
-	return gather(sbuf, scount, sdt, rbuf, 0, rdt, rcounts, displs, root,
-		      comm, request, true, "MPI_Igatherv");
+	return RC_CS_CALL(&rc_cs_big, gather(sbuf, scount, sdt, rbuf, 0, rdt,
+					     rcounts, displs, root, comm,
+					     request, true, "MPI_Igatherv"));
 }
 RC_WEAK(MPI_Igatherv)
 
@@ -812,8 +829,10 @@ static int scatter(const void *sbuf, int scount, const int *scounts,
 int PMPI_Scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 		 int rcount, MPI_Datatype rdt, int root, MPI_Comm comm)
 {
-	return scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root,
-		       comm, RC_BLOCKING, false, "MPI_Scatter");
+	return RC_CS_CALL(&rc_cs_big,
+			  scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount,
+				  rdt, root, comm, RC_BLOCKING, false,
+				  "MPI_Scatter"));
 }
 RC_WEAK(MPI_Scatter)
 
@@ -821,8 +840,9 @@ int PMPI_Iscatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 		  int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
 		  MPI_Request *request)
 {
-	return scatter(sbuf, scount, NULL, NULL, sdt, rbuf, rcount, rdt, root,
-		       comm, request, false, "MPI_Iscatter");
+	return RC_CS_CALL(&rc_cs_big, scatter(sbuf, scount, NULL, NULL, sdt,
+					      rbuf, rcount, rdt, root, comm,
+					      request, false, "MPI_Iscatter"));
 }
 RC_WEAK(MPI_Iscatter)
 
@@ -830,8 +850,10 @@ int PMPI_Scatterv(const void *sbuf, const int scounts[], const int displs[],
 		  MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
 		  int root, MPI_Comm comm)
 {
-	return scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root,
-		       comm, RC_BLOCKING, true, "MPI_Scatterv");
+	return RC_CS_CALL(&rc_cs_big,
+			  scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount,
+				  rdt, root, comm, RC_BLOCKING, true,
+				  "MPI_Scatterv"));
 }
 RC_WEAK(MPI_Scatterv)
 
@@ -839,8 +861,9 @@ int PMPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[],
 		   MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
 		   int root, MPI_Comm comm, MPI_Request *request)
 {
-	return scatter(sbuf, 0, scounts, displs, sdt, rbuf, rcount, rdt, root,
-		       comm, request, true, "MPI_Iscatterv");
+	return RC_CS_CALL(&rc_cs_big, scatter(sbuf, 0, scounts, displs, sdt,
+					      rbuf, rcount, rdt, root, comm,
+					      request, true, "MPI_Iscatterv"));
 }
 RC_WEAK(MPI_Iscatterv)
 
@@ -880,8 +903,10 @@ static int allgather(const void *sbuf, int scount, MPI_Datatype sdt,
 int PMPI_Allgather(const void *sbuf, int scount, MPI_Datatype sdt,
 		   void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
-	return allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
-			 comm, RC_BLOCKING, false, "MPI_Allgather");
+	return RC_CS_CALL(&rc_cs_big,
+			  allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL,
+				    rdt, comm, RC_BLOCKING, false,
+				    "MPI_Allgather"));
 }
 RC_WEAK(MPI_Allgather)
 
@@ -889,8 +914,9 @@ int PMPI_Iallgather(const void *sbuf, int scount, MPI_Datatype sdt,
 		    void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
 		    MPI_Request *request)
 {
-	return allgather(sbuf, scount, sdt, rbuf, rcount, NULL, NULL, rdt,
-			 comm, request, false, "MPI_Iallgather");
+	return RC_CS_CALL(&rc_cs_big, allgather(sbuf, scount, sdt, rbuf, rcount,
+						NULL, NULL, rdt, comm, request,
+						false, "MPI_Iallgather"));
 }
 RC_WEAK(MPI_Iallgather)
 
@@ -898,8 +924,10 @@ int PMPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
 		    void *rbuf, const int rcounts[], const int displs[],
 		    MPI_Datatype rdt, MPI_Comm comm)
 {
-	return allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
-			 comm, RC_BLOCKING, true, "MPI_Allgatherv");
+	return RC_CS_CALL(&rc_cs_big,
+			  allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs,
+				    rdt, comm, RC_BLOCKING, true,
+				    "MPI_Allgatherv"));
 }
 RC_WEAK(MPI_Allgatherv)
 
@@ -907,8 +935,10 @@ int PMPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype sdt,
 		     void *rbuf, const int rcounts[], const int displs[],
 		     MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
-	return allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs, rdt,
-			 comm, request, true, "MPI_Iallgatherv");
+	return RC_CS_CALL(&rc_cs_big,
+			  allgather(sbuf, scount, sdt, rbuf, 0, rcounts, displs,
+				    rdt, comm, request, true,
+				    "MPI_Iallgatherv"));
 }
 RC_WEAK(MPI_Iallgatherv)
 
@@ -936,8 +966,9 @@ static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
 int PMPI_Alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
 		  int rcount, MPI_Datatype rdt, MPI_Comm comm)
 {
-	return alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm,
-			RC_BLOCKING, "MPI_Alltoall");
+	return RC_CS_CALL(&rc_cs_big,
+			  alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm,
+				   RC_BLOCKING, "MPI_Alltoall"));
 }
 RC_WEAK(MPI_Alltoall)
 
@@ -945,8 +976,9 @@ int PMPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype sdt,
 		   void *rbuf, int rcount, MPI_Datatype rdt, MPI_Comm comm,
 		   MPI_Request *request)
 {
-	return alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm, request,
-			"MPI_Ialltoall");
+	return RC_CS_CALL(&rc_cs_big,
+			  alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm,
+				   request, "MPI_Ialltoall"));
 }
 RC_WEAK(MPI_Ialltoall)
 
@@ -985,8 +1017,10 @@ int PMPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
 		   MPI_Datatype sdt, void *rbuf, const int rcounts[],
 		   const int rdispls[], MPI_Datatype rdt, MPI_Comm comm)
 {
-	return alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
-			 rdt, comm, RC_BLOCKING, "MPI_Alltoallv");
+	return RC_CS_CALL(&rc_cs_big,
+			  alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+				    rdispls, rdt, comm, RC_BLOCKING,
+				    "MPI_Alltoallv"));
 }
 RC_WEAK(MPI_Alltoallv)
 
@@ -995,8 +1029,10 @@ int PMPI_Ialltoallv(const void *sbuf, const int scounts[],
 		    const int rcounts[], const int rdispls[], MPI_Datatype rdt,
 		    MPI_Comm comm, MPI_Request *request)
 {
-	return alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls,
-			 rdt, comm, request, "MPI_Ialltoallv");
+	return RC_CS_CALL(&rc_cs_big,
+			  alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts,
+				    rdispls, rdt, comm, request,
+				    "MPI_Ialltoallv"));
 }
 RC_WEAK(MPI_Ialltoallv)
 

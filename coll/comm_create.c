@@ -785,10 +785,15 @@ static int comm_dup(MPI_Comm comm, const struct rc_info *info, bool with_info,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+static int api_comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
 	CC_ENTER("MPI_Comm_dup", comm, newcomm);
 	return comm_dup(comm, NULL, false, newcomm, "MPI_Comm_dup");
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_dup(comm, newcomm));
 }
 RC_WEAK(MPI_Comm_dup)
 
@@ -825,7 +830,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 }
 RC_WEAK(MPI_Comm_idup)
 
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+static int api_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
 	struct rc_comm *nc = NULL;
 
@@ -837,10 +842,16 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 	return cc_result(comm, rc_comm_split(comm, color, key, &nc, NULL), &nc,
 			 newcomm, "MPI_Comm_split");
 }
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_comm_split(comm, color, key, newcomm));
+}
 RC_WEAK(MPI_Comm_split)
 
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
-			 MPI_Info info, MPI_Comm *newcomm)
+static int api_comm_split_type(MPI_Comm comm, int split_type, int key,
+			       MPI_Info info, MPI_Comm *newcomm)
 {
 	struct rc_comm *nc = NULL;
 
@@ -859,9 +870,16 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
 						  NULL),
 			 &nc, newcomm, "MPI_Comm_split_type");
 }
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+			 MPI_Comm *newcomm)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_split_type(comm, split_type, key,
+							  info, newcomm));
+}
 RC_WEAK(MPI_Comm_split_type)
 
-int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+static int api_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
 	static const char fn[] = "MPI_Comm_create";
 	struct rc_comm *nc = NULL;
@@ -878,6 +896,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 					  "communicator's group");
 	return cc_result(comm, rc_comm_create(comm, group, &nc, NULL), &nc,
 			 newcomm, fn);
+}
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_create(comm, group, newcomm));
 }
 RC_WEAK(MPI_Comm_create)
 
@@ -915,7 +938,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 }
 RC_WEAK(MPI_Comm_create_group)
 
-int PMPI_Comm_free(MPI_Comm *comm)
+static int api_comm_free(MPI_Comm *comm)
 {
 	struct rc_comm *c;
 	int err;
@@ -942,10 +965,16 @@ int PMPI_Comm_free(MPI_Comm *comm)
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_free(comm));
+}
 RC_WEAK(MPI_Comm_free)
 
-int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[],
-		     const int periods[], int reorder, MPI_Comm *comm_cart)
+static int api_cart_create(MPI_Comm comm, int ndims, const int dims[],
+			   const int periods[], int reorder,
+			   MPI_Comm *comm_cart)
 {
 	static const char fn[] = "MPI_Cart_create";
 	struct rc_comm *nc = NULL;
@@ -976,9 +1005,18 @@ int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[],
 					      NULL),
 			 &nc, comm_cart, fn);
 }
+
+int PMPI_Cart_create(MPI_Comm comm, int ndims, const int dims[],
+		     const int periods[], int reorder, MPI_Comm *comm_cart)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_cart_create(comm, ndims, dims, periods, reorder,
+					  comm_cart));
+}
 RC_WEAK(MPI_Cart_create)
 
-int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+static int api_cart_sub(MPI_Comm comm, const int remain_dims[],
+			MPI_Comm *newcomm)
 {
 	static const char fn[] = "MPI_Cart_sub";
 	struct rc_comm *nc = NULL;
@@ -991,6 +1029,11 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 		return RC_ERR(comm, MPI_ERR_ARG, fn);
 	return cc_result(comm, rc_cart_sub(comm, remain_dims, &nc, NULL), &nc,
 			 newcomm, fn);
+}
+
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+	return RC_CS_CALL(&rc_cs_big, api_cart_sub(comm, remain_dims, newcomm));
 }
 RC_WEAK(MPI_Cart_sub)
 

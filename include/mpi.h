@@ -1321,6 +1321,36 @@ RC_DECL(int, MPI_Win_delete_attr, (MPI_Win win, int win_keyval));
 RC_DECL(int, MPI_Win_set_info, (MPI_Win win, MPI_Info info));
 RC_DECL(int, MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used));
 
+/* ---- Buffered mode, MPI-4 nonblocking sendrecv (issue 13; pt2pt/) --------
+ * MPI_Bsend & co. pack the message into the buffer attached with
+ * MPI_Buffer_attach and return at once; each message takes its packed size
+ * (MPI_Pack_size) plus at most MPI_BSEND_OVERHEAD bytes of it until it has
+ * left. No room (or no buffer): MPI_ERR_BUFFER. MPI_Buffer_detach waits
+ * until the buffered messages have left. An MPI_Ibsend request is complete
+ * on return (the copy is made): MPI_Cancel leaves it alone.
+ * MPI_Isendrecv(_replace) completes when both halves have; its status is
+ * the receive's; MPI_Cancel leaves it alone (both halves complete).
+ */
+#define MPI_BSEND_OVERHEAD 96
+RC_DECL(int, MPI_Buffer_attach, (void *buffer, int size));
+RC_DECL(int, MPI_Buffer_detach, (void *buffer_addr, int *size));
+RC_DECL(int, MPI_Bsend,
+	(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	 MPI_Comm comm));
+RC_DECL(int, MPI_Ibsend,
+	(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	 MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Bsend_init,
+	(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+	 MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Isendrecv,
+	(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+	 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	 int source, int recvtag, MPI_Comm comm, MPI_Request *request));
+RC_DECL(int, MPI_Isendrecv_replace,
+	(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+	 int source, int recvtag, MPI_Comm comm, MPI_Request *request));
+
 #ifdef __cplusplus
 }
 #endif

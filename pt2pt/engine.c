@@ -14,6 +14,13 @@
  *                  RTS -> WAIT (CTS or FIN) -> FRAG | PUT -> PUT_FIN -> done
  * Receiver states: POSTED -> done (eager) | RGET -> done | FRAG -> done |
  *                  RPUT -> done (on FIN)
+ * Send cancellation (MPI_Cancel, rc_p2p_cancel): a send still queued for
+ * its peer (nothing handed to the transport) is taken off the queue and
+ * completes cancelled; in WAIT or WAIT_ACK it asks the receiver (proto.h)
+ * and req->p2p.cancel is CANCEL_WAIT until the answer: a transfer that
+ * finishes meanwhile leaves the request CANCEL_DEFER (still on the peer's
+ * waiting list, so a peer failure completes it) and the answer completes
+ * it. In any other state the data is out and cancel does nothing.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -44,6 +51,12 @@ enum p2p_state {
 	RP_RGET,
 	RP_FRAG,
 	RP_RPUT,
+};
+
+enum p2p_cancel {
+	CANCEL_NONE = 0,
+	CANCEL_WAIT,  /* CANCEL sent, no answer yet */
+	CANCEL_DEFER, /* transfer done, completion waits for the answer */
 };
 
 enum p2p_rndv_mode {
@@ -290,6 +303,14 @@ static void send_complete(struct rc_p2p *p2p, struct rc_req *req)
 	}
 	free(req->p2p.tmp);
 	req->p2p.tmp = NULL;
+	if (RC_UNLIKELY(req->p2p.cancel == CANCEL_WAIT)) {
+		/* the receiver's answer to our CANCEL is still to come, and
+		 * names this request: complete it then */
+		req->p2p.cancel = CANCEL_DEFER;
+		rc_list_add_tail(&p2p->inst->procs[req->p2p.wpeer].waiting,
+				 &req->p2p.plink);
+		return;
+	}
 	p2p->nsends--;
 	rc_req_complete(req);
 }
@@ -950,6 +971,62 @@ static void on_ack(struct rc_p2p *p2p, const struct rc_p2p_ctl *c)
 	send_complete(p2p, req);
 }
 
+/* The sender of a message asks to cancel it: gone if still unexpected. */
+static void on_cancel(struct rc_p2p *p2p, int wsrc,
+		      const struct rc_p2p_cancel *cm)
+{
+	struct rc_p2p_ctl ack = {.type = RC_P2P_CANCEL_ACK, .id = cm->c.id};
+	struct p2p_match *m = cm->ctx < RC_CTX_MAX ? p2p->match[cm->ctx] : NULL;
+	struct rc_list *pos;
+
+	if (m) {
+		rc_list_for_each(pos, &m->unexp) {
+			struct rc_umsg *u =
+				rc_list_entry(pos, struct rc_umsg, link);
+
+			if (u->wsrc != wsrc || u->sreq != cm->c.id ||
+			    (u->type != RC_P2P_RTS &&
+			     u->type != RC_P2P_EAGER_SYNC))
+				continue;
+			rc_list_del(&u->link);
+			umsg_free(p2p, u);
+			ack.flags = RC_CANCEL_DONE;
+			break;
+		}
+	}
+	ctl_send(p2p, wsrc, &ack, sizeof(ack));
+}
+
+static void send_cancelled(struct rc_p2p *p2p, struct rc_req *req)
+{
+	req->flags |= RC_REQ_CANCELLED;
+	req->status.rc_cancelled = 1;
+	req->status.rc_count = 0;
+	send_complete(p2p, req);
+}
+
+static void on_cancel_ack(struct rc_p2p *p2p, const struct rc_p2p_ctl *c)
+{
+	struct rc_req *req = id_req(c->id);
+	uint8_t was = req->p2p.cancel;
+
+	assert(req->kind == RC_REQ_SEND && was != CANCEL_NONE);
+	req->p2p.cancel = CANCEL_NONE;
+	if (c->flags & RC_CANCEL_DONE) {
+		/* never matched: nothing more comes for it */
+		assert(was == CANCEL_WAIT);
+		send_cancelled(p2p, req);
+		return;
+	}
+	if (was == CANCEL_DEFER) {
+		/* matched, and the transfer finished before the answer */
+		rc_list_del(&req->p2p.plink);
+		p2p->nsends--;
+		rc_req_complete(req);
+	}
+	/* else matched: the transfer completes the request */
+}
+
 static void on_am(struct rc_p2p *p2p, int wsrc, const void *msg, size_t len)
 {
 	const struct rc_p2p_am *a = msg;
@@ -988,6 +1065,12 @@ static void p2p_recv(struct rc_inst *inst, int wsrc, const void *msg,
 		break;
 	case RC_P2P_AM:
 		on_am(p2p, wsrc, msg, len);
+		break;
+	case RC_P2P_CANCEL:
+		on_cancel(p2p, wsrc, msg);
+		break;
+	case RC_P2P_CANCEL_ACK:
+		on_cancel_ack(p2p, msg);
 		break;
 	default:
 		rc_log_err("unknown message type %u from rank %d",
@@ -1036,8 +1119,21 @@ static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 
 	req->state = RC_REQ_ACTIVE;
 	req->err = RC_OK;
+	req->p2p.cancel = CANCEL_NONE;
 	if (req->peer == MPI_PROC_NULL) {
 		rc_status_set_empty(&req->status);
+		rc_req_complete(req);
+		return RC_OK;
+	}
+	if (req->mode == RC_SEND_BUFFERED) {
+		/* the copy in the attached buffer is the message: this
+		 * request is complete once it is made */
+		ret = rc_bsend_post(req->comm, req->ctx, req->buf, req->count,
+				    req->dt, req->peer, req->tag);
+		if (ret) {
+			req->state = RC_REQ_INACTIVE;
+			return ret;
+		}
 		rc_req_complete(req);
 		return RC_OK;
 	}
@@ -1239,6 +1335,8 @@ int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
 
 	if (dst == MPI_PROC_NULL)
 		return RC_OK;
+	if (mode == RC_SEND_BUFFERED)
+		return rc_bsend_post(comm, ctx, buf, count, dt, dst, tag);
 	if (mode != RC_SEND_SYNC) {
 		ret = rc_p2p_send_now(comm, ctx, buf, count, dt, dst, tag);
 		if (ret != RC_AGAIN)
@@ -1283,10 +1381,64 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
 	return false;
 }
 
+/* A send not yet handed to its transport: take it off the peer's queue. */
+static bool send_unqueue(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_list *pos;
+
+	rc_list_for_each(pos, &p2p->inst->procs[req->p2p.wpeer].pending) {
+		struct p2p_out *o = rc_list_entry(pos, struct p2p_out, link);
+
+		if (o->req != req)
+			continue;
+		rc_list_del(&o->link);
+		out_free(p2p, o);
+		p2p->nqueued--;
+		return true;
+	}
+	return false;
+}
+
+static void send_cancel(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct rc_p2p_cancel cm;
+
+	if (req->p2p.cancel != CANCEL_NONE)
+		return; /* asked already */
+	switch (req->p2p.proto) {
+	case SP_EAGER:
+	case SP_SYNC:
+	case SP_RTS:
+		/* active in these states: still queued, nothing sent */
+		if (send_unqueue(p2p, req))
+			send_cancelled(p2p, req);
+		return;
+	case SP_WAIT:
+	case SP_WAIT_ACK:
+		if (p2p->inst->procs[req->p2p.wpeer].failed)
+			return; /* fail_peer() completes it */
+		memset(&cm, 0, sizeof(cm));
+		cm.c.type = RC_P2P_CANCEL;
+		cm.c.id = req_id(req);
+		cm.ctx = req->ctx;
+		req->p2p.cancel = CANCEL_WAIT;
+		ctl_send(p2p, req->p2p.wpeer, &cm, sizeof(cm));
+		return;
+	default:
+		return; /* matched: the data is on its way */
+	}
+}
+
 void rc_p2p_cancel(struct rc_req *req)
 {
-	if (req->kind != RC_REQ_RECV || !(req->flags & RC_REQ_POSTED) ||
-	    req->state != RC_REQ_ACTIVE)
+	if (req->state != RC_REQ_ACTIVE)
+		return;
+	if (req->kind == RC_REQ_SEND) {
+		if (req->peer != MPI_PROC_NULL && req->mode != RC_SEND_BUFFERED)
+			send_cancel(req->inst->p2p, req);
+		return;
+	}
+	if (req->kind != RC_REQ_RECV || !(req->flags & RC_REQ_POSTED))
 		return;
 	rc_list_del(&req->link);
 	req->flags &= ~RC_REQ_POSTED;
@@ -1461,10 +1613,13 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 		events++;
 		if (req->p2p.inflight)
 			continue;	/* rdma_done() finishes it */
-		if (req->kind == RC_REQ_SEND)
+		if (req->kind == RC_REQ_SEND) {
+			/* no answer to a CANCEL will come */
+			req->p2p.cancel = CANCEL_NONE;
 			send_complete(p2p, req);
-		else
+		} else {
 			recv_complete(p2p, req);
+		}
 	}
 	for (ctx = 0; ctx < RC_CTX_MAX; ctx++) {
 		struct p2p_match *m = p2p->match[ctx];
@@ -1723,4 +1878,5 @@ void rc_p2p_close(struct rc_inst *inst)
 	free(p2p->bounce);
 	free(p2p);
 	inst->p2p = NULL;
+	rc_bsend_fini(inst);
 }

@@ -2,6 +2,8 @@
  * p2p_api.c - the MPI point-to-point functions: argument checks and the
  * mapping onto the engine (engine.c). Blocking calls keep their request on
  * the stack; MPI_Send of a small contiguous message needs none at all.
+ * Buffered mode runs in bsend.c; MPI_Isendrecv(_replace) returns a request
+ * over two pooled halves that report to it from their completion callbacks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -74,24 +76,27 @@ static int p2p_blocking_send(const void *buf, int count, MPI_Datatype dt,
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	      MPI_Comm comm)
 {
-	return p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_STD,
-				 "MPI_Send");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					    RC_SEND_STD, "MPI_Send"));
 }
 RC_WEAK(MPI_Send)
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm)
 {
-	return p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_SYNC,
-				 "MPI_Ssend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					    RC_SEND_SYNC, "MPI_Ssend"));
 }
 RC_WEAK(MPI_Ssend)
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm)
 {
-	return p2p_blocking_send(buf, count, dt, dest, tag, comm,
-				 RC_SEND_READY, "MPI_Rsend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					    RC_SEND_READY, "MPI_Rsend"));
 }
 RC_WEAK(MPI_Rsend)
 
@@ -114,8 +119,8 @@ static int p2p_recv_finish(struct rc_req *req, MPI_Status *status,
 	return rc_api_status(comm, ret, fn);
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
-	      MPI_Comm comm, MPI_Status *status)
+static int api_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+		    MPI_Comm comm, MPI_Status *status)
 {
 	struct rc_req req;
 
@@ -125,6 +130,13 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 			 tag, RC_SEND_STD);
 	rc_p2p_start(&req);
 	return p2p_recv_finish(&req, status, comm, "MPI_Recv");
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+	      MPI_Comm comm, MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_recv(buf, count, dt, source, tag, comm, status));
 }
 RC_WEAK(MPI_Recv)
 
@@ -145,29 +157,32 @@ static int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest,
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_isend(buf, count, dt, dest, tag, comm, request, RC_SEND_STD,
-			 "MPI_Isend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_isend(buf, count, dt, dest, tag, comm, request,
+				    RC_SEND_STD, "MPI_Isend"));
 }
 RC_WEAK(MPI_Isend)
 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_isend(buf, count, dt, dest, tag, comm, request, RC_SEND_SYNC,
-			 "MPI_Issend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_isend(buf, count, dt, dest, tag, comm, request,
+				    RC_SEND_SYNC, "MPI_Issend"));
 }
 RC_WEAK(MPI_Issend)
 
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_isend(buf, count, dt, dest, tag, comm, request,
-			 RC_SEND_READY, "MPI_Irsend");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_isend(buf, count, dt, dest, tag, comm, request,
+				    RC_SEND_READY, "MPI_Irsend"));
 }
 RC_WEAK(MPI_Irsend)
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
-	       MPI_Comm comm, MPI_Request *request)
+static int api_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+		     MPI_Comm comm, MPI_Request *request)
 {
 	int ret;
 
@@ -178,12 +193,20 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 			   tag, request);
 	return rc_api_status(comm, ret, "MPI_Irecv");
 }
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+	       MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big, api_irecv(buf, count, dt, source, tag,
+						comm, request));
+}
 RC_WEAK(MPI_Irecv)
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-		  int dest, int sendtag, void *recvbuf, int recvcount,
-		  MPI_Datatype recvtype, int source, int recvtag,
-		  MPI_Comm comm, MPI_Status *status)
+static int api_sendrecv(const void *sendbuf, int sendcount,
+			MPI_Datatype sendtype, int dest, int sendtag,
+			void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			int source, int recvtag, MPI_Comm comm,
+			MPI_Status *status)
 {
 	struct rc_req req;
 	int ret;
@@ -206,11 +229,22 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 	}
 	return p2p_recv_finish(&req, status, comm, "MPI_Sendrecv");
 }
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		  int dest, int sendtag, void *recvbuf, int recvcount,
+		  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+		  MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_sendrecv(sendbuf, sendcount, sendtype, dest,
+				       sendtag, recvbuf, recvcount, recvtype,
+				       source, recvtag, comm, status));
+}
 RC_WEAK(MPI_Sendrecv)
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
-			  int sendtag, int source, int recvtag, MPI_Comm comm,
-			  MPI_Status *status)
+static int api_sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+				int sendtag, int source, int recvtag,
+				MPI_Comm comm, MPI_Status *status)
 {
 	struct rc_req req;
 	size_t len;
@@ -243,6 +277,15 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
 	free(tmp);
 	return ret;
 }
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+			  int sendtag, int source, int recvtag, MPI_Comm comm,
+			  MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_sendrecv_replace(buf, count, dt, dest, sendtag,
+					       source, recvtag, comm, status));
+}
 RC_WEAK(MPI_Sendrecv_replace)
 
 /* ---- persistent requests ---------------------------------------------------- */
@@ -269,32 +312,37 @@ static int p2p_init(void *buf, int count, MPI_Datatype dt, int peer, int tag,
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest,
 		   int tag, MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
-			RC_REQ_SEND, RC_SEND_STD, "MPI_Send_init");
+	return RC_CS_CALL(&rc_cs_big, p2p_init((void *)buf, count, dt, dest,
+					       tag, comm, request, RC_REQ_SEND,
+					       RC_SEND_STD, "MPI_Send_init"));
 }
 RC_WEAK(MPI_Send_init)
 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest,
 		    int tag, MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
-			RC_REQ_SEND, RC_SEND_SYNC, "MPI_Ssend_init");
+	return RC_CS_CALL(&rc_cs_big, p2p_init((void *)buf, count, dt, dest,
+					       tag, comm, request, RC_REQ_SEND,
+					       RC_SEND_SYNC, "MPI_Ssend_init"));
 }
 RC_WEAK(MPI_Ssend_init)
 
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest,
 		    int tag, MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_init((void *)buf, count, dt, dest, tag, comm, request,
-			RC_REQ_SEND, RC_SEND_READY, "MPI_Rsend_init");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_init((void *)buf, count, dt, dest, tag, comm,
+				   request, RC_REQ_SEND, RC_SEND_READY,
+				   "MPI_Rsend_init"));
 }
 RC_WEAK(MPI_Rsend_init)
 
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag,
 		   MPI_Comm comm, MPI_Request *request)
 {
-	return p2p_init(buf, count, dt, source, tag, comm, request, RC_REQ_RECV,
-			RC_SEND_STD, "MPI_Recv_init");
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_init(buf, count, dt, source, tag, comm, request,
+				   RC_REQ_RECV, RC_SEND_STD, "MPI_Recv_init"));
 }
 RC_WEAK(MPI_Recv_init)
 
@@ -444,12 +492,13 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag,
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-	return probe(source, tag, comm, NULL, NULL, status, true, "MPI_Probe");
+	return RC_CS_CALL(&rc_cs_big, probe(source, tag, comm, NULL, NULL,
+					    status, true, "MPI_Probe"));
 }
 RC_WEAK(MPI_Probe)
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
-		MPI_Status *status)
+static int api_iprobe(int source, int tag, MPI_Comm comm, int *flag,
+		      MPI_Status *status)
 {
 	if (!flag)
 		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
@@ -457,10 +506,17 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 	return probe(source, tag, comm, flag, NULL, status, false,
 		     "MPI_Iprobe");
 }
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+		MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_iprobe(source, tag, comm, flag, status));
+}
 RC_WEAK(MPI_Iprobe)
 
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
-		MPI_Status *status)
+static int api_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+		      MPI_Status *status)
 {
 	if (!message)
 		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
@@ -468,16 +524,30 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
 	return probe(source, tag, comm, NULL, message, status, true,
 		     "MPI_Mprobe");
 }
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+		MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_mprobe(source, tag, comm, message, status));
+}
 RC_WEAK(MPI_Mprobe)
 
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
-		 MPI_Message *message, MPI_Status *status)
+static int api_improbe(int source, int tag, MPI_Comm comm, int *flag,
+		       MPI_Message *message, MPI_Status *status)
 {
 	if (!flag || !message)
 		return RC_ERR(rc_comm_valid(comm) ? comm : NULL, MPI_ERR_ARG,
 			      "MPI_Improbe");
 	return probe(source, tag, comm, flag, message, status, false,
 		     "MPI_Improbe");
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+		 MPI_Message *message, MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big, api_improbe(source, tag, comm, flag,
+						  message, status));
 }
 RC_WEAK(MPI_Improbe)
 
@@ -517,8 +587,8 @@ static struct rc_umsg *mrecv_take(MPI_Message *message)
 	return u;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
-	       MPI_Status *status)
+static int api_mrecv(void *buf, int count, MPI_Datatype dt,
+		     MPI_Message *message, MPI_Status *status)
 {
 	struct rc_comm *comm;
 	struct rc_req req;
@@ -533,10 +603,17 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 	rc_p2p_mrecv_start(&req, mrecv_take(message));
 	return p2p_recv_finish(&req, status, comm, "MPI_Mrecv");
 }
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+	       MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_mrecv(buf, count, dt, message, status));
+}
 RC_WEAK(MPI_Mrecv)
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
-		MPI_Request *request)
+static int api_imrecv(void *buf, int count, MPI_Datatype dt,
+		      MPI_Message *message, MPI_Request *request)
 {
 	struct rc_comm *comm;
 	struct rc_req *req;
@@ -556,9 +633,16 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
 	*request = req;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *message,
+		MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_imrecv(buf, count, dt, message, request));
+}
 RC_WEAK(MPI_Imrecv)
 
-int PMPI_Cancel(MPI_Request *request)
+static int api_cancel(MPI_Request *request)
 {
 	RC_API_CHECK_INIT("MPI_Cancel");
 	if (!request)
@@ -574,16 +658,250 @@ int PMPI_Cancel(MPI_Request *request)
 			return RC_ERR(NULL, code, "MPI_Cancel");
 		return MPI_SUCCESS;
 	}
-	/* Receives still waiting for a match are cancelled; a send or a
-	 * matched receive completes normally (MPI_Test_cancelled says 0). */
+	/* Receives still waiting for a match are cancelled; a send as the
+	 * engine can (rc_p2p_cancel: at once, or by asking the receiver);
+	 * anything else completes normally (MPI_Test_cancelled says 0). */
 	rc_p2p_cancel(*request);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Cancel(MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big, api_cancel(request));
+}
 RC_WEAK(MPI_Cancel)
+
+/* ---- buffered mode (bsend.c) ---------------------------------------- */
+
+static int buffer_attach(void *buffer, int size)
+{
+	static const char fn[] = "MPI_Buffer_attach";
+	int ret;
+
+	RC_API_CHECK_INIT(fn);
+	if (size < 0)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "size is negative");
+	if (!buffer && size)
+		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn, "buffer is NULL");
+	ret = rc_bsend_attach(&rc_g, buffer, (size_t)size);
+	if (ret == RC_ERR_BUFFER)
+		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn,
+				  "a buffer is attached already");
+	return rc_api_status(NULL, ret, fn);
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+	return RC_CS_CALL(&rc_cs_big, buffer_attach(buffer, size));
+}
+RC_WEAK(MPI_Buffer_attach)
+
+static int buffer_detach(void *buffer_addr, int *size)
+{
+	static const char fn[] = "MPI_Buffer_detach";
+	size_t len;
+	void *buf;
+
+	RC_API_CHECK_INIT(fn);
+	if (!buffer_addr || !size)
+		return RC_ERR(NULL, MPI_ERR_ARG, fn);
+	rc_bsend_detach(&rc_g, &buf, &len);
+	/* buffer_addr is really a void ** (MPI-3.1 section 3.6.1) */
+	memcpy(buffer_addr, &buf, sizeof(buf));
+	*size = (int)len;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+	return RC_CS_CALL(&rc_cs_big, buffer_detach(buffer_addr, size));
+}
+RC_WEAK(MPI_Buffer_detach)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					    RC_SEND_BUFFERED, "MPI_Bsend"));
+}
+RC_WEAK(MPI_Bsend)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+		MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_isend(buf, count, dt, dest, tag, comm, request,
+				    RC_SEND_BUFFERED, "MPI_Ibsend"));
+}
+RC_WEAK(MPI_Ibsend)
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest,
+		    int tag, MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  p2p_init((void *)buf, count, dt, dest, tag, comm,
+				   request, RC_REQ_SEND, RC_SEND_BUFFERED,
+				   "MPI_Bsend_init"));
+}
+RC_WEAK(MPI_Bsend_init)
+
+/*
+ * ---- MPI_Isendrecv(_replace) ----
+ * The request (RC_REQ_PAIR) counts its halves in p2p.inflight. Each half is
+ * a pooled pt2pt request that frees itself when it completes, after its
+ * callback passed its outcome on: the receive its status, either its
+ * error. The last half completes the pair and frees the packed copy of a
+ * replace (p2p.tmp: the send half's data; the receive lands in place).
+ * MPI_Cancel leaves the pair alone: its halves complete normally.
+ */
+static void pair_settle(struct rc_req *pair, int err)
+{
+	if (err && !pair->err)
+		pair->err = err;
+	if (--pair->p2p.inflight)
+		return;
+	free(pair->p2p.tmp);
+	pair->p2p.tmp = NULL;
+	rc_req_complete(pair);
+}
+
+static void pair_half_done(struct rc_req *half)
+{
+	struct rc_req *pair = half->cb_data;
+
+	if (half->kind == RC_REQ_RECV)
+		pair->status = half->status;
+	pair_settle(pair, half->err);
+}
+
+static struct rc_req *pair_half(struct rc_comm *comm, enum rc_req_kind kind,
+				struct rc_req *pair)
+{
+	struct rc_req *half = rc_req_alloc(comm->inst, kind);
+
+	if (!half)
+		return NULL;
+	half->cb = pair_half_done;
+	half->cb_data = pair;
+	half->flags |= RC_REQ_USER_FREED;
+	return half;
+}
+
+static int isendrecv(const void *sbuf, size_t scount, struct rc_dtype *sdt,
+		     int dest, int stag, void *rbuf, size_t rcount,
+		     struct rc_dtype *rdt, int source, int rtag, MPI_Comm comm,
+		     void *tmp, MPI_Request *request)
+{
+	struct rc_req *pair, *s, *r;
+	int ret;
+
+	pair = rc_req_alloc(comm->inst, RC_REQ_PAIR);
+	if (!pair)
+		goto err_tmp;
+	s = pair_half(comm, RC_REQ_SEND, pair);
+	if (!s)
+		goto err_pair;
+	r = pair_half(comm, RC_REQ_RECV, pair);
+	if (!r)
+		goto err_send;
+	rc_comm_retain(comm); /* a pooled request's reference */
+	pair->comm = comm;
+	pair->p2p.tmp = tmp;
+	pair->p2p.inflight = 2;
+	pair->state = RC_REQ_ACTIVE;
+	rc_p2p_req_setup(r, comm, comm->ctx, rbuf, rcount, rdt, source, rtag,
+			 RC_SEND_STD);
+	rc_p2p_req_setup(s, comm, comm->ctx, (void *)sbuf, scount, sdt, dest,
+			 stag, RC_SEND_STD);
+	rc_p2p_start(r);
+	ret = rc_p2p_start(s);
+	if (ret) {
+		/* the receive is posted: the pair completes with it */
+		rc_req_free(s);
+		pair_settle(pair, ret);
+	}
+	*request = pair;
+	return MPI_SUCCESS;
+
+err_send:
+	rc_req_free(s);
+err_pair:
+	rc_req_free(pair);
+err_tmp:
+	free(tmp);
+	return RC_ERR_NOMEM;
+}
+
+static int isendrecv_api(const void *sendbuf, int sendcount,
+			 MPI_Datatype sendtype, int dest, int sendtag,
+			 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			 int source, int recvtag, MPI_Comm comm,
+			 MPI_Request *request)
+{
+	static const char fn[] = "MPI_Isendrecv";
+	int ret;
+
+	P2P_CHECK(fn, comm, sendbuf, sendcount, sendtype, dest, sendtag, false);
+	P2P_CHECK(fn, comm, recvbuf, recvcount, recvtype, source, recvtag,
+		  true);
+	if (RC_UNLIKELY(!request))
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	ret = isendrecv(sendbuf, (size_t)sendcount, sendtype, dest, sendtag,
+			recvbuf, (size_t)recvcount, recvtype, source, recvtag,
+			comm, NULL, request);
+	return rc_api_status(comm, ret, fn);
+}
+
+int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+		   int dest, int sendtag, void *recvbuf, int recvcount,
+		   MPI_Datatype recvtype, int source, int recvtag,
+		   MPI_Comm comm, MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  isendrecv_api(sendbuf, sendcount, sendtype, dest,
+					sendtag, recvbuf, recvcount, recvtype,
+					source, recvtag, comm, request));
+}
+RC_WEAK(MPI_Isendrecv)
+
+static int isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+			     int sendtag, int source, int recvtag,
+			     MPI_Comm comm, MPI_Request *request)
+{
+	static const char fn[] = "MPI_Isendrecv_replace";
+	size_t len;
+	void *tmp;
+	int ret;
+
+	P2P_CHECK(fn, comm, buf, count, dt, dest, sendtag, false);
+	P2P_CHECK(fn, comm, buf, count, dt, source, recvtag, true);
+	if (RC_UNLIKELY(!request))
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	/* send a packed copy, receive in place */
+	len = (size_t)count * dt->size;
+	tmp = malloc(len ? len : 1);
+	if (!tmp)
+		return RC_ERR(comm, MPI_ERR_NO_MEM, fn);
+	rc_dt_pack(dt, (size_t)count, buf, 0, tmp, len);
+	ret = isendrecv(tmp, len, &rc_mpi_byte, dest, sendtag, buf,
+			(size_t)count, dt, source, recvtag, comm, tmp, request);
+	return rc_api_status(comm, ret, fn);
+}
+
+int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest,
+			   int sendtag, int source, int recvtag, MPI_Comm comm,
+			   MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  isendrecv_replace(buf, count, dt, dest, sendtag,
+					    source, recvtag, comm, request));
+}
+RC_WEAK(MPI_Isendrecv_replace)
 
 /* ---- memory ------------------------------------------------------------------ */
 
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+static int api_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
 	void *p;
 
@@ -598,12 +916,22 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 	memcpy(baseptr, &p, sizeof(p));
 	return MPI_SUCCESS;
 }
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	return RC_CS_CALL(&rc_cs_big, api_alloc_mem(size, info, baseptr));
+}
 RC_WEAK(MPI_Alloc_mem)
 
-int PMPI_Free_mem(void *base)
+static int api_free_mem(void *base)
 {
 	RC_API_CHECK_INIT("MPI_Free_mem");
 	free(base);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Free_mem(void *base)
+{
+	return RC_CS_CALL(&rc_cs_big, api_free_mem(base));
 }
 RC_WEAK(MPI_Free_mem)

@@ -18,6 +18,13 @@
  * A receive buffer smaller than the message (truncation) asks for `want`
  * bytes only; the sender still completes normally.
  *
+ *   cancel         S --CANCEL(sreq, ctx)--> R, for a send whose RTS or
+ *                  EAGER_SYNC is out: R removes the message from its
+ *                  unexpected queue if it is still there (not matched yet),
+ *                  and R --CANCEL_ACK(sreq, flags: CANCELLED or 0)--> S. S's
+ *                  request completes only once the answer is in: cancelled,
+ *                  or after the transfer that the match started (the two
+ *                  may arrive in either order under RGET)
  *   active message S --AM(id, upper layer's bytes)--> R: R's engine calls
  *                  the handler registered under id (pt2pt.h, rc_am_*); no
  *                  matching, in order with everything else S sends to R
@@ -36,6 +43,8 @@ enum rc_p2p_msg {
 	RC_P2P_FIN,
 	RC_P2P_ACK,
 	RC_P2P_AM,
+	RC_P2P_CANCEL,
+	RC_P2P_CANCEL_ACK,
 };
 
 /* Match header: 16 bytes, so that the smallest messages fit in one cache
@@ -82,6 +91,15 @@ struct rc_p2p_cts {
 	uint64_t addr;
 	uint8_t key[32];
 };
+
+/* CANCEL: id is the sender's request, ctx the context it was sent on. */
+struct rc_p2p_cancel {
+	struct rc_p2p_ctl c;
+	uint32_t ctx;
+	uint32_t rsvd;
+};
+
+#define RC_CANCEL_DONE 0x1u	/* CANCEL_ACK flags: the message is gone */
 
 struct rc_p2p_data {
 	struct rc_p2p_ctl c;	/* id: receiver's request */

@@ -91,8 +91,27 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
  * message of MPI_MESSAGE_NO_PROC (completes at once, empty). */
 int rc_p2p_mrecv_start(struct rc_req *req, struct rc_umsg *msg);
 
-/* Cancel a receive still on the posted queue. */
+/* MPI_Cancel: a receive still on the posted queue is cancelled at once; a
+ * send not yet handed to a transport too; a send whose RTS (or synchronous
+ * eager message) is out asks the receiver, whose answer completes the
+ * request from progress (cancelled when the message was not yet matched);
+ * anything else completes normally (not cancelled). */
 void rc_p2p_cancel(struct rc_req *req);
+
+/*
+ * ---- buffered mode (bsend.c) ----
+ * attach: RC_ERR_BUFFER when a buffer is attached already. detach: spins on
+ * progress until every buffered send has left, then returns the buffer as
+ * attached (NULL, 0 when none is). post: pack the message into the buffer
+ * and start sending it; RC_ERR_BUFFER when it does not fit (or no buffer).
+ * fini: after rc_p2p_drain, forget the buffer (MPI_Finalize).
+ */
+int rc_bsend_attach(struct rc_inst *inst, void *buf, size_t size);
+int rc_bsend_detach(struct rc_inst *inst, void **buf, size_t *size);
+int rc_bsend_post(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		  size_t count, struct rc_dtype *dt, int dst, int tag);
+bool rc_bsend_busy(struct rc_inst *inst);
+void rc_bsend_fini(struct rc_inst *inst);
 
 /*
  * ---- active messages for the layers above (rma/) ----

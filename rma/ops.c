@@ -28,8 +28,9 @@
  * values before applying; get answers with a stream that reads the window
  * as it goes out (the origin waits for it before it ends the epoch).
  *
- * SHM path (allocate_shared): the origin does all of this itself on the
- * target's memory mapped here, accumulates under the window's lock word;
+ * SHM path (allocate_shared; allocate on one node): the origin does all
+ * of this itself on the target's memory mapped here, accumulates with CPU
+ * atomics or under the window's lock word (see "the SHM path" below);
  * nothing is sent.
  */
 #include <assert.h>
@@ -777,7 +778,187 @@ static int am_op(struct rc_win *win, const struct rc_rma_args *a,
 	return RC_OK;
 }
 
-/* ---- the SHM path -------------------------------------------------------- */
+/* ---- the SHM path --------------------------------------------------------
+ * Data: one copy by the origin, through the pack engine (straight into or
+ * out of the target's memory when either side is contiguous).
+ *
+ * Accumulates: the agent of a shared-memory window is the CPU. An element
+ * of 4 or 8 bytes at an aligned address is updated with one atomic
+ * instruction (fetch-add, -and, -or, -xor and exchange where they
+ * compute the op, a compare-and-swap loop for every other op and for
+ * compare_and_swap); every other element under the window's lock word.
+ * The choice depends only on the element (its kind and address, the same
+ * in every process: the segment is mapped page-aligned), so every origin
+ * updating an element uses the same agent and each element is updated
+ * atomically, whatever mix of ops reaches it. An origin's operations are
+ * done when its call returns, in the order issued: every
+ * accumulate_ordering holds.
+ */
+
+static bool basic_is_int(enum rc_basic b)
+{
+	switch (b) {
+	case RC_BASIC_INT:
+	case RC_BASIC_UNSIGNED:
+	case RC_BASIC_LONG:
+	case RC_BASIC_UNSIGNED_LONG:
+	case RC_BASIC_LONG_LONG:
+	case RC_BASIC_UNSIGNED_LONG_LONG:
+	case RC_BASIC_INT32_T:
+	case RC_BASIC_INT64_T:
+	case RC_BASIC_UINT32_T:
+	case RC_BASIC_UINT64_T:
+	case RC_BASIC_AINT:
+	case RC_BASIC_OFFSET:
+	case RC_BASIC_COUNT:
+	case RC_BASIC_INTEGER:
+	case RC_BASIC_INTEGER4:
+	case RC_BASIC_INTEGER8:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One element of T at p: *old (may be NULL) gets its value before the
+ * op, which combines it with *in (cmp: compare_and_swap with *cmp). */
+#define ELEM_ATOMIC(T)                                                      \
+	do {                                                                \
+		T *a_ = (T *)p, o_, v_, x_, c_;                             \
+		memcpy(&x_, in, sizeof(T));                                 \
+		if (cmp) {                                                  \
+			memcpy(&c_, cmp, sizeof(T));                        \
+			o_ = c_;                                            \
+			__atomic_compare_exchange_n(a_, &o_, x_, false,     \
+						    __ATOMIC_SEQ_CST,       \
+						    __ATOMIC_SEQ_CST);      \
+		} else if (k == RC_OP_NO_OP) {                              \
+			o_ = __atomic_load_n(a_, __ATOMIC_SEQ_CST);         \
+		} else if (k == RC_OP_REPLACE) {                            \
+			o_ = __atomic_exchange_n(a_, x_, __ATOMIC_SEQ_CST); \
+		} else if (k == RC_OP_SUM && isint) {                       \
+			o_ = __atomic_fetch_add(a_, x_, __ATOMIC_SEQ_CST);  \
+		} else if (k == RC_OP_BAND) {                               \
+			o_ = __atomic_fetch_and(a_, x_, __ATOMIC_SEQ_CST);  \
+		} else if (k == RC_OP_BOR) {                                \
+			o_ = __atomic_fetch_or(a_, x_, __ATOMIC_SEQ_CST);   \
+		} else if (k == RC_OP_BXOR) {                               \
+			o_ = __atomic_fetch_xor(a_, x_, __ATOMIC_SEQ_CST);  \
+		} else {                                                    \
+			o_ = __atomic_load_n(a_, __ATOMIC_RELAXED);         \
+			do {                                                \
+				v_ = o_;                                    \
+				rc_op_apply_packed(op, b, &x_, &v_, 1);     \
+			} while (!__atomic_compare_exchange_n(              \
+				a_, &o_, v_, false, __ATOMIC_SEQ_CST,       \
+				__ATOMIC_RELAXED));                         \
+		}                                                           \
+		if (old)                                                    \
+			memcpy(old, &o_, sizeof(T));                        \
+	} while (0)
+
+static void elem_apply(struct rc_win *win, const struct rc_op *op,
+		       enum rc_basic b, size_t es, char *p, const char *in,
+		       const char *cmp, char *old)
+{
+	const enum rc_op_kind k = op ? op->kind : RC_OP_REPLACE;
+	const bool isint = basic_is_int(b);
+
+	if (es == 8 && !((uintptr_t)p & 7)) {
+		ELEM_ATOMIC(uint64_t);
+		return;
+	}
+	if (es == 4 && !((uintptr_t)p & 3)) {
+		ELEM_ATOMIC(uint32_t);
+		return;
+	}
+	/* an unaligned element: the lock word is its agent */
+	rma_shm_lock(win);
+	if (old)
+		memcpy(old, p, es);
+	if (cmp ? !memcmp(p, cmp, es) : k == RC_OP_REPLACE)
+		memcpy(p, in, es);
+	else if (!cmp && k != RC_OP_NO_OP)
+		rc_op_apply_packed(op, b, in, p, 1);
+	rma_shm_unlock(win);
+}
+
+/* The elements of (buf, count, dt) in type-map order. */
+struct elem_walk {
+	const struct rc_dtype *dt;
+	char *buf;
+	size_t i, j, in;
+};
+
+static char *walk_next(struct elem_walk *w, size_t es)
+{
+	const struct rc_dt_block *bl = &w->dt->blocks[w->j];
+	char *p = w->buf + (ptrdiff_t)w->i * rc_dt_extent(w->dt) + bl->disp +
+		  w->in;
+
+	w->in += es;
+	if (w->in >= bl->len) {
+		w->in = 0;
+		if (++w->j == w->dt->nblocks) {
+			w->j = 0;
+			w->i++;
+		}
+	}
+	return p;
+}
+
+/* Accumulate, get_accumulate (old: the results' packed stream), element
+ * by element with CPU atomics: whole chunks of packed data at a time. */
+static void shm_acc_atomic(struct rc_win *win, const struct rc_rma_args *a,
+			   char *tbuf, bool fetch)
+{
+	const enum rc_basic b = rma_acc_basic(a->tdt->basic);
+	const size_t es = rc_basic_size(b);
+	const size_t len = a->tcount * a->tdt->size;
+	const size_t step = RMA_CHUNK / es * es;
+	struct elem_walk w = {.dt = a->tdt, .buf = tbuf};
+	bool noop = a->op->kind == RC_OP_NO_OP;
+	struct rma_scratch in, old;
+	size_t off, n, k;
+
+	memset(in.b, 0, es);
+	for (off = 0; off < len; off += n) {
+		n = len - off < step ? len - off : step;
+		if (!noop)
+			rc_dt_pack(a->odt, a->ocount, a->obuf, off, in.b, n);
+		for (k = 0; k < n; k += es)
+			elem_apply(win, a->op, b, es, walk_next(&w, es),
+				   (char *)in.b + (noop ? 0 : k), NULL,
+				   fetch ? (char *)old.b + k : NULL);
+		if (fetch)
+			rc_dt_unpack(a->rdt, a->rcount, a->rbuf, off, old.b, n);
+	}
+}
+
+/* Put and get: from one packed stream into the other, one copy when
+ * either side is contiguous. */
+static void shm_copy(const struct rc_dtype *sdt, size_t scount,
+		     const void *sbuf, struct rc_dtype *ddt, size_t dcount,
+		     void *dbuf, size_t len)
+{
+	struct rma_scratch s;
+	size_t off, n;
+
+	if (rc_dt_is_contig(ddt, dcount)) {
+		rc_dt_pack(sdt, scount, sbuf, 0, rc_dt_contig_ptr(ddt, dbuf),
+			   len);
+		return;
+	}
+	if (rc_dt_is_contig(sdt, scount)) {
+		rc_dt_unpack(ddt, dcount, dbuf, 0, rc_dt_contig_ptr(sdt, sbuf),
+			     len);
+		return;
+	}
+	for (off = 0; off < len; off += n) {
+		n = rc_dt_pack(sdt, scount, sbuf, off, s.b, sizeof(s.b));
+		rc_dt_unpack(ddt, dcount, dbuf, off, s.b, n);
+	}
+}
 
 static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 {
@@ -787,60 +968,52 @@ static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 	char val[32], cmp[32], old[32];
 
 	switch (a->kind) {
+	case RC_RMA_PUT:
+		shm_copy(a->odt, a->ocount, a->obuf, tdt, a->tcount, tbuf,
+			 a->ocount * a->odt->size);
+		return RC_OK;
 	case RC_RMA_GET:
-		len = a->tcount * tdt->size;
-		for (off = 0; off < len; off += n) {
-			n = rc_dt_pack(tdt, a->tcount, tbuf, off, s.b,
-				       sizeof(s.b));
-			rc_dt_unpack(a->odt, a->ocount, (void *)a->obuf, off,
-				     s.b, n);
-		}
+		shm_copy(tdt, a->tcount, tbuf, a->odt, a->ocount,
+			 (void *)a->obuf, a->tcount * tdt->size);
 		return RC_OK;
 	case RC_RMA_CAS:
 		rc_dt_pack(a->odt, 1, a->obuf, 0, val, a->odt->size);
 		rc_dt_pack(a->odt, 1, a->cbuf, 0, cmp, a->odt->size);
-		rma_shm_lock(win);
-		cas_apply(tdt, tbuf, val, cmp, old);
-		rma_shm_unlock(win);
-		rc_dt_unpack(a->odt, 1, a->rbuf, 0, old, a->odt->size);
-		return RC_OK;
-	case RC_RMA_GACC:
-		/* chunk by chunk: the old values out, then the new in */
-		len = a->tcount * tdt->size;
-		esize = rc_basic_size(tdt->basic);
-		rma_shm_lock(win);
-		for (off = 0; off < len; off += n) {
-			n = len - off < sizeof(s.b) ? len - off : sizeof(s.b);
-			n -= n % esize;
-			rc_dt_pack(tdt, a->tcount, tbuf, off, s2.b, n);
-			if (a->op->kind != RC_OP_NO_OP) {
-				rc_dt_pack(a->odt, a->ocount, a->obuf, off,
-					   s.b, n);
-				rma_apply(RMA_ACC, a->op, tdt, a->tcount, tbuf,
-					  off, s.b, n, NULL);
-			}
-			rc_dt_unpack(a->rdt, a->rcount, a->rbuf, off, s2.b,
-				     n);
+		esize = a->odt->size;
+		if (esize == 4 || esize == 8) {
+			elem_apply(win, NULL, tdt->basic, esize, tbuf, val, cmp,
+				   old);
+		} else {
+			rma_shm_lock(win);
+			cas_apply(tdt, tbuf, val, cmp, old);
+			rma_shm_unlock(win);
 		}
-		rma_shm_unlock(win);
+		rc_dt_unpack(a->odt, 1, a->rbuf, 0, old, a->odt->size);
 		return RC_OK;
 	default:
 		break;
 	}
-	/* put, accumulate */
-	len = a->ocount * a->odt->size;
-	if (a->kind == RC_RMA_ACC)
-		rma_shm_lock(win);
+	esize = rc_basic_size(rma_acc_basic(tdt->basic));
+	if (esize == 4 || esize == 8) {
+		shm_acc_atomic(win, a, tbuf, a->kind == RC_RMA_GACC);
+		return RC_OK;
+	}
+	len = a->tcount * tdt->size;
+	rma_shm_lock(win);
 	for (off = 0; off < len; off += n) {
 		n = len - off < sizeof(s.b) ? len - off : sizeof(s.b);
-		if (a->kind == RC_RMA_ACC)
-			n -= n % rc_basic_size(tdt->basic);
-		rc_dt_pack(a->odt, a->ocount, a->obuf, off, s.b, n);
-		rma_apply(a->kind == RC_RMA_PUT ? RMA_PUT : RMA_ACC, a->op, tdt,
-			  a->tcount, tbuf, off, s.b, n, NULL);
+		n -= n % esize;
+		if (a->kind == RC_RMA_GACC)
+			rc_dt_pack(tdt, a->tcount, tbuf, off, s2.b, n);
+		if (a->op->kind != RC_OP_NO_OP) {
+			rc_dt_pack(a->odt, a->ocount, a->obuf, off, s.b, n);
+			rma_apply(RMA_ACC, a->op, tdt, a->tcount, tbuf, off,
+				  s.b, n, NULL);
+		}
+		if (a->kind == RC_RMA_GACC)
+			rc_dt_unpack(a->rdt, a->rcount, a->rbuf, off, s2.b, n);
 	}
-	if (a->kind == RC_RMA_ACC)
-		rma_shm_unlock(win);
+	rma_shm_unlock(win);
 	return RC_OK;
 }
 

@@ -113,6 +113,9 @@ int rc_win_lock_start(struct rc_win *win, int type, int target, int assert,
 int rc_win_unlock_start(struct rc_win *win, int target, struct rc_req **reqp);
 int rc_win_flush_start(struct rc_win *win, int target, bool local,
 		       struct rc_req **reqp);
+/* Flush where every operation completed when its call returned (the SHM
+ * path): true, with the result in *ret; false: use rc_win_flush_start. */
+bool rc_win_flush_direct(struct rc_win *win, int target, int *ret);
 /* PSCW: groups as window ranks (n of them, copied) */
 int rc_win_post(struct rc_win *win, const int *ranks, int n, int assert);
 int rc_win_start_start(struct rc_win *win, const int *ranks, int n,

@@ -973,6 +973,8 @@ static int win_flush(int rank, MPI_Win win, bool all, bool local,
 		if (ret || rank == MPI_PROC_NULL)
 			return ret;
 	}
+	if (rc_win_flush_direct(win, all ? -1 : rank, &ret))
+		return sync_status(win, ret, fn);
 	return SYNC_RUN(win, fn,
 			rc_win_flush_start(win, all ? -1 : rank, local, &req_));
 }

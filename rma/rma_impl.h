@@ -12,10 +12,15 @@
  *     in the order they were issued (every accumulate_ordering holds) and
  *     the target's CPU is the one agent. Results (get, get_accumulate,
  *     fetch_and_op, compare_and_swap) come back as reply streams.
- *   - SHM (allocate_shared): every target's memory is mapped here; put and
- *     get are copies by the origin, accumulates are applied by the origin
- *     under the window's lock word in the shared segment (the agent: any
- *     local CPU holding that lock). No message moves data.
+ *   - SHM (allocate_shared, and allocate, when every member is on this
+ *     node and RCMPI_RMA_SHM is on: decided at creation, the same on every
+ *     member): every target's memory is mapped here; put and get are
+ *     copies by the origin, accumulates are applied by the origin with CPU
+ *     atomics (aligned 4- and 8-byte elements) or under the window's lock
+ *     word in the shared segment (the agent: the CPUs of the node, one
+ *     rule per element, ops.c); passive-target locks are ticket locks in
+ *     the segment (struct rma_lockw), flush is a memory barrier. No
+ *     message moves data; fence and PSCW keep their messages.
  * Part 2 (RDMA and device atomics) adds paths per target (struct
  * rma_target) and agents per window, chosen at creation; synchronisation
  * messages stay as they are.
@@ -133,6 +138,7 @@ struct rma_target {
 	uint8_t lock;		/* MPI_LOCK_* held or asked for, 0: none */
 	bool nocheck;		/* locked with MPI_MODE_NOCHECK */
 	bool granted;
+	uint32_t ticket;	/* SHM path: at its lock word */
 	unsigned nout;		/* ops not complete here */
 	unsigned nacks;		/* ACKs awaited */
 	unsigned long sent;	/* messages since its last ACK request */
@@ -156,12 +162,42 @@ struct rma_waiter {
 	uint8_t type;
 };
 
-/* The node-wide segment of an allocate_shared window. */
+#define RMA_LINE 64 /* a cache line: lock words apart */
+
+/*
+ * A target's passive-target lock in the shared segment: a fair
+ * reader-writer ticket lock. An origin takes a ticket (next++); an
+ * exclusive request is granted when `write` reaches it, a shared one when
+ * `read` does (and it then passes `read` on at once, so shared holders
+ * enter together); an exclusive holder releases with read++ and write++,
+ * a shared one with write++. First come, first served: nothing starves.
+ */
+struct rma_lockw {
+	uint32_t next;
+	uint32_t write;
+	uint32_t read;
+};
+
+/* What a rank holds or waits for at a target (holder words): the state
+ * in the high half, the ticket in the low half. */
+enum {
+	RMA_LS_NONE = 0,
+	RMA_LS_WAIT_SH,
+	RMA_LS_WAIT_EX,
+	RMA_LS_SH,
+	RMA_LS_EX,
+};
+
+/* The node-wide segment of a window (allocate_shared; allocate when every
+ * member is on the node). */
 struct rma_shm {
 	char name[200];
 	void *seg;
 	size_t len;
+	int n;			/* members */
 	uint32_t *lock;		/* the accumulate lock word (in seg) */
+	struct rma_lockw *lockw; /* by target (in seg, RMA_LINE apart) */
+	uint64_t *holder;	 /* [target * n + origin] (in seg) */
 };
 
 enum rma_epoch {
@@ -185,7 +221,8 @@ struct rc_win {
 	unsigned info;		/* RC_WIN_* */
 	unsigned acc_order;	/* RC_ACC_* */
 	bool acc_same_op;
-	bool shm_path;		/* every target reached by the SHM path */
+	bool shm_path; /* every target reached by the SHM path:
+			* copies, CPU atomics, lock words */
 	struct rma_target *tg;
 	int *wmap;		/* world rank -> window rank, or -1 */
 	/* the handler is comm->errh (comm->eh_handle names the window) */
@@ -303,6 +340,8 @@ int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,
 /* Shared windows: the accumulate lock. */
 void rma_shm_lock(struct rc_win *win);
 void rma_shm_unlock(struct rc_win *win);
+/* Is every member of the window on this node? */
+bool rma_all_local(const struct rc_win *win);
 
 /* ---- operations (ops.c) -------------------------------------------------- */
 

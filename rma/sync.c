@@ -19,6 +19,9 @@
  *                  fence (MPI_MODE_NOPRECEDE skips the flushes when no
  *                  operation was issued; with MPI_MODE_NOSUCCEED as well
  *                  nothing is exchanged at all)
+ *   SHM path       lock and unlock are the lock words of the segment (see
+ *                  below), flush a memory barrier (rc_win_flush_direct);
+ *                  fence and PSCW as below (nothing to acknowledge)
  *   lock           LOCK(type) -> GRANT (MPI_MODE_NOCHECK: no message);
  *                  the target's queue grants in arrival order: shared
  *                  requests together, an exclusive one alone, and nothing
@@ -61,6 +64,110 @@ int rma_send(struct rc_win *win, int t, int type, unsigned flags,
 		return win->tg[t].err ? win->tg[t].err : RC_ERR_PEER;
 	return rc_am_send(win->inst, win->tg[t].wrank, RC_AM_RMA, &h,
 			  sizeof(h), NULL, 0);
+}
+
+/* ---- lock words (SHM path) --------------------------------------------------
+ * Every member maps the segment: an origin takes and releases a target's
+ * lock itself, with CPU atomics on the target's struct rma_lockw; the
+ * target's CPU does nothing. Each origin also records in its holder word
+ * what it holds or waits for, so that when it dies a survivor waiting at
+ * that target releases in its place (the one whose compare-and-swap
+ * clears the holder word).
+ */
+static struct rma_lockw *lw_of(const struct rc_win *win, int t)
+{
+	return (struct rma_lockw *)((char *)win->shm->lockw +
+				    (size_t)RMA_LINE * (size_t)t);
+}
+
+static uint64_t *holder_of(const struct rc_win *win, int t, int o)
+{
+	return &win->shm->holder[(size_t)t * (size_t)win->shm->n + (size_t)o];
+}
+
+static uint64_t ls_word(unsigned state, uint32_t ticket)
+{
+	return (uint64_t)state << 32 | ticket;
+}
+
+static void lw_take(struct rc_win *win, int t)
+{
+	struct rma_target *tg = &win->tg[t];
+
+	tg->ticket =
+		__atomic_fetch_add(&lw_of(win, t)->next, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(holder_of(win, t, win->comm->rank),
+			 ls_word(tg->lock == MPI_LOCK_EXCLUSIVE
+					 ? RMA_LS_WAIT_EX
+					 : RMA_LS_WAIT_SH,
+				 tg->ticket),
+			 __ATOMIC_RELEASE);
+}
+
+/* Our ticket's turn yet? Then it is ours. */
+static bool lw_try(struct rc_win *win, int t)
+{
+	struct rma_target *tg = &win->tg[t];
+	struct rma_lockw *l = lw_of(win, t);
+	uint64_t *h = holder_of(win, t, win->comm->rank);
+
+	if (tg->lock == MPI_LOCK_EXCLUSIVE) {
+		if (__atomic_load_n(&l->write, __ATOMIC_ACQUIRE) != tg->ticket)
+			return false;
+		__atomic_store_n(h, ls_word(RMA_LS_EX, tg->ticket),
+				 __ATOMIC_RELAXED);
+		return true;
+	}
+	if (__atomic_load_n(&l->read, __ATOMIC_ACQUIRE) != tg->ticket)
+		return false;
+	__atomic_store_n(h, ls_word(RMA_LS_SH, tg->ticket), __ATOMIC_RELAXED);
+	/* the next shared request may enter with us */
+	__atomic_fetch_add(&l->read, 1, __ATOMIC_ACQ_REL);
+	return true;
+}
+
+static void lw_release(struct rc_win *win, int t, bool excl)
+{
+	struct rma_lockw *l = lw_of(win, t);
+
+	__atomic_store_n(holder_of(win, t, win->comm->rank), 0,
+			 __ATOMIC_RELAXED);
+	if (excl)
+		__atomic_fetch_add(&l->read, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&l->write, 1, __ATOMIC_RELEASE);
+}
+
+/* Release at t what dead members hold, or would be granted now. */
+static void lw_repair(struct rc_win *win, int t)
+{
+	struct rma_lockw *l = lw_of(win, t);
+	int o;
+
+	for (o = 0; o < win->comm->size; o++) {
+		uint64_t *h = holder_of(win, t, o);
+		uint64_t v = __atomic_load_n(h, __ATOMIC_ACQUIRE);
+		unsigned st = (unsigned)(v >> 32);
+		uint32_t tk = (uint32_t)v;
+		bool both;
+
+		if (!win->tg[o].dead || !v)
+			continue;
+		if (st == RMA_LS_WAIT_EX &&
+		    __atomic_load_n(&l->write, __ATOMIC_ACQUIRE) != tk)
+			continue;
+		if (st == RMA_LS_WAIT_SH &&
+		    __atomic_load_n(&l->read, __ATOMIC_ACQUIRE) != tk)
+			continue;
+		if (!__atomic_compare_exchange_n(h, &v, 0, false,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		/* a shared holder passed `read` on when granted */
+		both = st != RMA_LS_SH;
+		if (both)
+			__atomic_fetch_add(&l->read, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_add(&l->write, 1, __ATOMIC_RELEASE);
+	}
 }
 
 /* ---- the target's lock --------------------------------------------------- */
@@ -370,8 +477,15 @@ static bool lock_advance(struct rma_sync *s)
 							: RC_ERR_PEER;
 			continue;
 		}
-		if (!win->tg[i].granted)
+		if (win->tg[i].granted)
+			continue;
+		if (!win->shm_path)
 			return false;
+		if (!lw_try(win, i)) {
+			lw_repair(win, i);
+			return false;
+		}
+		win->tg[i].granted = true;
 	}
 	if (s->err && s->target >= 0) {
 		/* the one target is gone: no epoch to close */
@@ -395,6 +509,14 @@ static bool unlock_advance(struct rma_sync *s)
 		FOR_TARGETS(win, s->target, i) {
 			struct rma_target *tg = &win->tg[i];
 
+			if (win->shm_path) {
+				/* every operation is done: let go */
+				if (tg->granted && !tg->nocheck)
+					lw_release(win, i,
+						   tg->lock ==
+							   MPI_LOCK_EXCLUSIVE);
+				continue;
+			}
 			if (tg->dead)
 				continue;
 			if (!tg->nocheck)
@@ -647,6 +769,10 @@ int rc_win_lock_start(struct rc_win *win, int type, int target, int assert,
 		tg->granted = tg->nocheck;
 		if (tg->nocheck)
 			continue;
+		if (win->shm_path) {
+			lw_take(win, i);
+			continue;
+		}
 		ret = rma_send(win, i, RMA_LOCK, 0, (uint64_t)type);
 		if (ret && !s->err)
 			s->err = ret;
@@ -687,6 +813,21 @@ int rc_win_flush_start(struct rc_win *win, int target, bool local,
 		ask_acks(s, target);
 	rma_sync_advance(s);
 	return RC_OK;
+}
+
+bool rc_win_flush_direct(struct rc_win *win, int target, int *ret)
+{
+	if (!win->shm_path)
+		return false;
+	if (win->epoch != EP_LOCK_ALL &&
+	    !(win->epoch == EP_LOCK && (target < 0 || win->tg[target].lock))) {
+		*ret = RC_ERR_RMA_SYNC;
+		return true;
+	}
+	/* every operation was done when its call returned */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*ret = take_err(win, target);
+	return true;
 }
 
 static int *grp_copy(const int *ranks, int n)

@@ -12,13 +12,17 @@
  *   2. allocate: this rank's memory; allgather of (base, size, disp_unit,
  *      status) - every rank learns every target's window, or that some
  *      rank failed (then every rank fails alike);
- *   3. allocate_shared only: every member must share this kernel (same
- *      boot id: the shm transport's locality, whatever RCMPI_TRANSPORTS
- *      forces for messages), else RC_ERR_RMA_SHARED on all; rank 0 creates
- *      one segment (a lock page, then every rank's memory: contiguous, or
- *      page-aligned parts with alloc_shared_noncontig) and broadcasts its
- *      name; the others map it; an allreduce agrees on success; rank 0
- *      unlinks the name;
+ *   3. allocate_shared, and allocate when every member said "shm" in step
+ *      2 (all on its node, RCMPI_RMA_SHM on): every member must share this
+ *      kernel (same boot id: the shm transport's locality, whatever
+ *      RCMPI_TRANSPORTS forces for messages), else RC_ERR_RMA_SHARED on
+ *      all; rank 0 creates one segment (header pages: the accumulate lock
+ *      word, the lock words and holder words; then every rank's memory:
+ *      contiguous, or page-aligned parts with alloc_shared_noncontig and
+ *      for allocate) and broadcasts its name; the others map it; an
+ *      allreduce agrees on success; rank 0 unlinks the name. allocate
+ *      falls back to private memory (step 2 again, then the AM path) when
+ *      a member said no or the segment could not be made;
  *   4. the window is registered under its id, then a barrier: no member
  *      sends to a window another member has not registered yet.
  * Free: an allreduce of "anything still open here" (an epoch, a lock, an
@@ -40,6 +44,7 @@
 #include "coll.h"
 #include "compiler.h"
 #include "log.h"
+#include "param.h"
 #include "rma_impl.h"
 
 #define RMA_PAGE 4096
@@ -50,6 +55,8 @@ struct rma_wininfo {
 	uint64_t size;
 	int32_t disp_unit;
 	int32_t status;
+	int32_t shm; /* every member is on my node, RCMPI_RMA_SHM */
+	int32_t rsvd;
 };
 
 /* Rank 0's word on the shared segment. */
@@ -70,6 +77,10 @@ struct rma_create {
 	struct rma_wininfo *all;
 	struct rma_shminfo sh;
 	int st_in, st_out;	/* allreduce of the mapping status */
+	bool shm_seg;		/* allocate: memory in a node-wide segment */
+	bool shm_failed;	/* allocate: no segment after all, retrying */
+	bool shm_path;		/* every member said shm */
+	bool shm_any;		/* some member said shm */
 };
 
 enum {
@@ -100,6 +111,16 @@ void *rc_win_base(const struct rc_win *win)
 int rma_win_rank(const struct rc_win *win, int w)
 {
 	return w >= 0 && w < win->inst->size ? win->wmap[w] : -1;
+}
+
+bool rma_all_local(const struct rc_win *win)
+{
+	int t;
+
+	for (t = 0; t < win->comm->size; t++)
+		if (!win->inst->procs[rc_comm_wrank(win->comm, t)].local)
+			return false;
+	return true;
 }
 
 /* ---- addresses ----------------------------------------------------------- */
@@ -216,10 +237,21 @@ void rma_shm_unlock(struct rc_win *win)
 	__atomic_store_n(win->shm->lock, 0, __ATOMIC_RELEASE);
 }
 
+/* The segment's header: the accumulate lock word, a lock word per target
+ * (struct rma_lockw, one cache line each), who holds or waits for each
+ * (n x n words); whole pages. */
+static size_t shm_hdr_len(int n)
+{
+	size_t len = RMA_LINE * (1 + (size_t)n) +
+		     sizeof(uint64_t) * (size_t)n * (size_t)n;
+
+	return (len + RMA_PAGE - 1) & ~(size_t)(RMA_PAGE - 1);
+}
+
 /* Where rank t's memory starts in the segment, all parts laid out. */
 static size_t shm_layout(struct rc_win *win, bool noncontig, size_t *offs)
 {
-	size_t off = RMA_PAGE;	/* the lock page */
+	size_t off = shm_hdr_len(win->comm->size);
 	int t;
 
 	for (t = 0; t < win->comm->size; t++) {
@@ -258,6 +290,8 @@ static int shm_map(struct rma_shm *sh, bool create)
 		goto out;
 	}
 	sh->lock = sh->seg;
+	sh->lockw = (struct rma_lockw *)((char *)sh->seg + RMA_LINE);
+	sh->holder = (uint64_t *)((char *)sh->lockw + RMA_LINE * sh->n);
 out:
 	close(fd);
 	if (ret && create)
@@ -386,6 +420,19 @@ static void cr_local(struct rma_create *cr)
 
 	cr->mine.disp_unit = cr->a.disp_unit;
 	cr->mine.size = cr->a.size;
+	/* the SHM path: every member here, and the shm transport between
+	 * us (RCMPI_TRANSPORTS=verbs forces verbs between local ranks:
+	 * their windows keep the active-message path, as their messages) */
+	cr->mine.shm = rma_all_local(win) && rc_param_bool(RC_P_RMA_SHM) &&
+		       rc_param_list_has(rc_param_str(RC_P_TRANSPORTS), "shm");
+	if (cr->a.flavor == MPI_WIN_FLAVOR_ALLOCATE && cr->mine.shm &&
+	    !cr->shm_failed) {
+		/* placed in the node's segment in step 3 */
+		win->size = (MPI_Aint)cr->a.size;
+		cr->shm_seg = true;
+		cr->mine.base = 0;
+		return;
+	}
 	switch (cr->a.flavor) {
 	case MPI_WIN_FLAVOR_CREATE:
 		win->base = cr->a.base;
@@ -419,6 +466,7 @@ static int cr_learn(struct rma_create *cr)
 	struct rc_win *win = cr->win;
 	int t, ret = RC_OK;
 
+	cr->shm_path = true;
 	for (t = 0; t < win->comm->size; t++) {
 		struct rma_target *tg = &win->tg[t];
 
@@ -428,8 +476,46 @@ static int cr_learn(struct rma_create *cr)
 		tg->disp_unit = cr->all[t].disp_unit;
 		if (cr->all[t].status && !ret)
 			ret = cr->all[t].status;
+		if (!cr->all[t].shm)
+			cr->shm_path = false;
+		else
+			cr->shm_any = true;
 	}
 	return ret;
+}
+
+/* allocate's parts start on pages of their own, like MPI_Alloc_mem's */
+static bool shm_noncontig(const struct rma_create *cr)
+{
+	return cr->a.flavor == MPI_WIN_FLAVOR_ALLOCATE ||
+	       (cr->a.info & RC_WIN_NONCONTIG);
+}
+
+/* allocate: no node-wide segment after all (a member said no, or the
+ * segment could not be made): private memory and the allgather again. */
+static void cr_no_seg(struct rma_sync *s)
+{
+	struct rma_create *cr = s->cr;
+	struct rc_win *win = cr->win;
+
+	if (win->shm) {
+		if (win->shm->seg)
+			munmap(win->shm->seg, win->shm->len);
+		free(win->shm);
+		win->shm = NULL;
+	}
+	for (int t = 0; t < win->comm->size; t++)
+		win->tg[t].local = NULL;
+	free(win->mem);
+	win->mem = NULL;
+	cr->shm_failed = true;
+	cr->shm_seg = false;
+	memset(&cr->mine, 0, sizeof(cr->mine));
+	cr_local(cr);
+	cr->mine.shm = 0;
+	s->stage = CR_INFO;
+	s->err = cr_coll(s, RC_COLL_ALLGATHER, &cr->mine, cr->all,
+			 sizeof(cr->mine), NULL, 0);
 }
 
 /* Step 3 at rank 0: the segment, named in cr->sh. */
@@ -439,18 +525,17 @@ static void cr_shm_create(struct rma_create *cr, size_t *offs)
 	struct rc_rma *rma = rma_of(win->inst);
 	struct rma_shm *sh = win->shm;
 	char what[64];
-	int t;
 
-	for (t = 0; t < win->comm->size; t++)
-		if (!win->inst->procs[win->tg[t].wrank].local) {
-			cr->sh.status = RC_ERR_RMA_SHARED;
-			return;
-		}
+	if (!rma_all_local(win)) {
+		cr->sh.status = RC_ERR_RMA_SHARED;
+		return;
+	}
 	/* unique on the node: the creating process and its count */
 	snprintf(what, sizeof(what), "w%d.%d.%lu", win->inst->rank,
 		 (int)getpid(), rma->nshm++);
 	rc_shm_seg_name(sh->name, sizeof(sh->name), win->inst->nspace, what);
-	sh->len = shm_layout(win, cr->a.info & RC_WIN_NONCONTIG, offs);
+	sh->len = shm_layout(win, shm_noncontig(cr), offs);
+	sh->n = win->comm->size;
 	cr->sh.status = shm_map(sh, true);
 	snprintf(cr->sh.name, sizeof(cr->sh.name), "%s", sh->name);
 	cr->sh.len = sh->len;
@@ -465,6 +550,7 @@ static int cr_shm_attach(struct rma_create *cr)
 		return cr->sh.status;
 	snprintf(sh->name, sizeof(sh->name), "%s", cr->sh.name);
 	sh->len = (size_t)cr->sh.len;
+	sh->n = cr->win->comm->size;
 	return shm_map(sh, false);
 }
 
@@ -477,12 +563,15 @@ static int cr_shm_place(struct rma_create *cr)
 
 	if (!offs)
 		return RC_ERR_NOMEM;
-	shm_layout(win, cr->a.info & RC_WIN_NONCONTIG, offs);
+	shm_layout(win, shm_noncontig(cr), offs);
 	for (t = 0; t < win->comm->size; t++)
 		win->tg[t].local = (char *)win->shm->seg + offs[t];
 	free(offs);
 	win->base = win->tg[win->comm->rank].local;
-	win->shm_path = true;
+	win->shm_path = cr->shm_path;
+	if (cr->a.flavor == MPI_WIN_FLAVOR_ALLOCATE)
+		for (t = 0; t < win->comm->size; t++)
+			win->tg[t].base = (uint64_t)(uintptr_t)win->tg[t].local;
 	return RC_OK;
 }
 
@@ -531,12 +620,13 @@ bool rma_create_advance(struct rma_sync *s)
 				s->err = RC_ERR_NOMEM;
 				goto fail;
 			}
-			if (cr->a.flavor == MPI_WIN_FLAVOR_SHARED) {
+			cr_local(cr);
+			if (cr->a.flavor == MPI_WIN_FLAVOR_SHARED ||
+			    cr->shm_seg) {
 				cr->win->shm = calloc(1, sizeof(*cr->win->shm));
 				if (!cr->win->shm)
 					cr->mine.status = RC_ERR_NOMEM;
 			}
-			cr_local(cr);
 			s->stage = CR_INFO;
 			s->err = cr_coll(s, RC_COLL_ALLGATHER, &cr->mine,
 					 cr->all, sizeof(cr->mine), NULL, 0);
@@ -545,7 +635,14 @@ bool rma_create_advance(struct rma_sync *s)
 			s->err = cr_learn(cr);
 			if (s->err)
 				goto fail;
-			if (cr->a.flavor != MPI_WIN_FLAVOR_SHARED) {
+			/* (the same on every member: all of them said it) */
+			if (cr->a.flavor == MPI_WIN_FLAVOR_ALLOCATE &&
+			    cr->shm_any && !cr->shm_path && !cr->shm_failed) {
+				cr_no_seg(s);
+				break;
+			}
+			if (cr->a.flavor != MPI_WIN_FLAVOR_SHARED &&
+			    !cr->shm_seg) {
 				cr_register(s);
 				break;
 			}
@@ -563,6 +660,10 @@ bool rma_create_advance(struct rma_sync *s)
 					 sizeof(cr->sh), NULL, 0);
 			break;
 		case CR_SHM_NAME:
+			if (cr->sh.status && cr->shm_seg) {
+				cr_no_seg(s);
+				break;
+			}
 			if (cr->sh.status) {
 				s->err = cr->sh.status;
 				goto fail;
@@ -578,6 +679,11 @@ bool rma_create_advance(struct rma_sync *s)
 			if (cr->win->comm->rank == 0)
 				shm_unlink(cr->win->shm->name);
 			st = cr->st_out;
+			if (st && cr->shm_seg) {
+				/* (every member agrees: st_out is theirs) */
+				cr_no_seg(s);
+				break;
+			}
 			if (!st)
 				st = cr_shm_place(cr);
 			if (st) {

@@ -249,7 +249,7 @@ void rc_comm_fini_world(struct rc_inst *inst)
 	inst->self = NULL;
 }
 
-int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+static int api_comm_rank(MPI_Comm comm, int *rank)
 {
 	RC_API_CHECK_INIT("MPI_Comm_rank");
 	if (!rc_comm_valid(comm))
@@ -259,9 +259,14 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 	*rank = comm->rank;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_rank(comm, rank));
+}
 RC_WEAK(MPI_Comm_rank)
 
-int PMPI_Comm_size(MPI_Comm comm, int *size)
+static int api_comm_size(MPI_Comm comm, int *size)
 {
 	RC_API_CHECK_INIT("MPI_Comm_size");
 	if (!rc_comm_valid(comm))
@@ -270,6 +275,11 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 		return RC_ERR(comm, MPI_ERR_ARG, "MPI_Comm_size");
 	*size = comm->size;
 	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_size(comm, size));
 }
 RC_WEAK(MPI_Comm_size)
 

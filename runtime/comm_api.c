@@ -13,10 +13,11 @@
 #include <string.h>
 #include "api.h"
 #include "comm.h"
+#include "thread.h"
 
 #define RC_TAG_UB 0x7fffffff
 
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+static int api_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
 	static const char fn[] = "MPI_Comm_compare";
 	int g;
@@ -46,9 +47,14 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	*result = g == MPI_IDENT ? MPI_CONGRUENT : g;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_compare(comm1, comm2, result));
+}
 RC_WEAK(MPI_Comm_compare)
 
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+static int api_comm_test_inter(MPI_Comm comm, int *flag)
 {
 	RC_API_CHECK_INIT("MPI_Comm_test_inter");
 	if (!rc_comm_valid(comm))
@@ -59,9 +65,14 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 	*flag = rc_comm_is_inter(comm);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_test_inter(comm, flag));
+}
 RC_WEAK(MPI_Comm_test_inter)
 
-int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
+static int api_comm_set_name(MPI_Comm comm, const char *name)
 {
 	RC_API_CHECK_INIT("MPI_Comm_set_name");
 	if (!rc_comm_valid(comm))
@@ -73,9 +84,14 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 	snprintf(comm->name, sizeof(comm->name), "%s", name);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_set_name(comm, name));
+}
 RC_WEAK(MPI_Comm_set_name)
 
-int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+static int api_comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
 	RC_API_CHECK_INIT("MPI_Comm_get_name");
 	if (!rc_comm_valid(comm))
@@ -86,6 +102,11 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 	snprintf(name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
 	*resultlen = (int)strlen(name);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_get_name(comm, name, resultlen));
 }
 RC_WEAK(MPI_Comm_get_name)
 

@@ -96,8 +96,8 @@ static int dt_new(int status, struct rc_dtype *dt, int combiner,
 
 /* ---- constructors ----------------------------------------------------- */
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
-			 MPI_Datatype *newtype)
+static int api_type_contiguous(int count, MPI_Datatype oldtype,
+			       MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_contiguous";
 	struct rc_dt_contents *c;
@@ -114,10 +114,16 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
 	ret = rc_dt_create_contig((size_t)count, oldtype, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_CONTIGUOUS, c, newtype, fn);
 }
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_contiguous(count, oldtype, newtype));
+}
 RC_WEAK(MPI_Type_contiguous)
 
-int PMPI_Type_vector(int count, int blocklength, int stride,
-		     MPI_Datatype oldtype, MPI_Datatype *newtype)
+static int api_type_vector(int count, int blocklength, int stride,
+			   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_vector";
 	struct rc_dt_contents *c;
@@ -137,6 +143,14 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
 	ret = rc_dt_create_vector((size_t)count, (size_t)blocklength, stride,
 				  oldtype, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_VECTOR, c, newtype, fn);
+}
+
+int PMPI_Type_vector(int count, int blocklength, int stride,
+		     MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(
+		&rc_cs_big,
+		api_type_vector(count, blocklength, stride, oldtype, newtype));
 }
 RC_WEAK(MPI_Type_vector)
 
@@ -167,14 +181,15 @@ static int type_hvector(int count, int blocklength, MPI_Aint stride,
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 			     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return type_hvector(count, blocklength, stride, oldtype, newtype,
-			    "MPI_Type_create_hvector");
+	return RC_CS_CALL(&rc_cs_big,
+			  type_hvector(count, blocklength, stride, oldtype,
+				       newtype, "MPI_Type_create_hvector"));
 }
 RC_WEAK(MPI_Type_create_hvector)
 
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
-		      const int array_of_displacements[], MPI_Datatype oldtype,
-		      MPI_Datatype *newtype)
+static int api_type_indexed(int count, const int array_of_blocklengths[],
+			    const int array_of_displacements[],
+			    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_indexed";
 	struct rc_dt_contents *c;
@@ -202,6 +217,16 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 	ret = rc_dt_create_indexed((size_t)count, array_of_blocklengths, 0,
 				   array_of_displacements, oldtype, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_INDEXED, c, newtype, fn);
+}
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+		      const int array_of_displacements[], MPI_Datatype oldtype,
+		      MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_indexed(count, array_of_blocklengths,
+					   array_of_displacements, oldtype,
+					   newtype));
 }
 RC_WEAK(MPI_Type_indexed)
 
@@ -242,15 +267,17 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      const MPI_Aint array_of_displacements[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return type_hindexed(count, array_of_blocklengths,
-			     array_of_displacements, oldtype, newtype,
-			     "MPI_Type_create_hindexed");
+	return RC_CS_CALL(&rc_cs_big,
+			  type_hindexed(count, array_of_blocklengths,
+					array_of_displacements, oldtype,
+					newtype, "MPI_Type_create_hindexed"));
 }
 RC_WEAK(MPI_Type_create_hindexed)
 
-int PMPI_Type_create_indexed_block(int count, int blocklength,
-				   const int array_of_displacements[],
-				   MPI_Datatype oldtype, MPI_Datatype *newtype)
+static int api_type_create_indexed_block(int count, int blocklength,
+					 const int array_of_displacements[],
+					 MPI_Datatype oldtype,
+					 MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_indexed_block";
 	struct rc_dt_contents *c;
@@ -275,11 +302,22 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 				   array_of_displacements, oldtype, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_INDEXED_BLOCK, c, newtype, fn);
 }
+
+int PMPI_Type_create_indexed_block(int count, int blocklength,
+				   const int array_of_displacements[],
+				   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_create_indexed_block(count, blocklength,
+							array_of_displacements,
+							oldtype, newtype));
+}
 RC_WEAK(MPI_Type_create_indexed_block)
 
-int PMPI_Type_create_hindexed_block(int count, int blocklength,
-				    const MPI_Aint array_of_displacements[],
-				    MPI_Datatype oldtype, MPI_Datatype *newtype)
+static int
+api_type_create_hindexed_block(int count, int blocklength,
+			       const MPI_Aint array_of_displacements[],
+			       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_hindexed_block";
 	struct rc_dt_contents *c;
@@ -303,6 +341,16 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 	ret = rc_dt_create_hindexed((size_t)count, NULL, (size_t)blocklength,
 				    array_of_displacements, oldtype, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_HINDEXED_BLOCK, c, newtype, fn);
+}
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+				    const MPI_Aint array_of_displacements[],
+				    MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_create_hindexed_block(count, blocklength,
+							 array_of_displacements,
+							 oldtype, newtype));
 }
 RC_WEAK(MPI_Type_create_hindexed_block)
 
@@ -348,16 +396,17 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			    const MPI_Datatype array_of_types[],
 			    MPI_Datatype *newtype)
 {
-	return type_struct(count, array_of_blocklengths,
-			   array_of_displacements, array_of_types, newtype,
-			   "MPI_Type_create_struct");
+	return RC_CS_CALL(&rc_cs_big,
+			  type_struct(count, array_of_blocklengths,
+				      array_of_displacements, array_of_types,
+				      newtype, "MPI_Type_create_struct"));
 }
 RC_WEAK(MPI_Type_create_struct)
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-			      const int array_of_subsizes[],
-			      const int array_of_starts[], int order,
-			      MPI_Datatype oldtype, MPI_Datatype *newtype)
+static int api_type_create_subarray(int ndims, const int array_of_sizes[],
+				    const int array_of_subsizes[],
+				    const int array_of_starts[], int order,
+				    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_subarray";
 	struct rc_dt_contents *c;
@@ -403,6 +452,17 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 	ret = rc_dt_create_subarray(ndims, array_of_sizes, array_of_subsizes,
 				    array_of_starts, order, oldtype, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_SUBARRAY, c, newtype, fn);
+}
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
+			      const int array_of_subsizes[],
+			      const int array_of_starts[], int order,
+			      MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_create_subarray(
+				  ndims, array_of_sizes, array_of_subsizes,
+				  array_of_starts, order, oldtype, newtype));
 }
 RC_WEAK(MPI_Type_create_subarray)
 
@@ -522,8 +582,8 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
 }
 RC_WEAK(MPI_Type_create_darray)
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
-			     MPI_Aint extent, MPI_Datatype *newtype)
+static int api_type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
+				   MPI_Aint extent, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_create_resized";
 	struct rc_dt_contents *c;
@@ -540,9 +600,16 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
 	ret = rc_dt_create_resized(oldtype, lb, extent, &dt);
 	return dt_new(ret, dt, MPI_COMBINER_RESIZED, c, newtype, fn);
 }
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+			     MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_create_resized(oldtype, lb,
+							      extent, newtype));
+}
 RC_WEAK(MPI_Type_create_resized)
 
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+static int api_type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	static const char fn[] = "MPI_Type_dup";
 	struct rc_dt_contents *c;
@@ -568,9 +635,14 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	}
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_dup(oldtype, newtype));
+}
 RC_WEAK(MPI_Type_dup)
 
-int PMPI_Type_commit(MPI_Datatype *datatype)
+static int api_type_commit(MPI_Datatype *datatype)
 {
 	static const char fn[] = "MPI_Type_commit";
 
@@ -580,9 +652,14 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 	rc_dt_commit(*datatype);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_commit(datatype));
+}
 RC_WEAK(MPI_Type_commit)
 
-int PMPI_Type_free(MPI_Datatype *datatype)
+static int api_type_free(MPI_Datatype *datatype)
 {
 	static const char fn[] = "MPI_Type_free";
 	int err;
@@ -602,11 +679,16 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 	*datatype = MPI_DATATYPE_NULL;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_free(datatype));
+}
 RC_WEAK(MPI_Type_free)
 
 /* ---- queries ---------------------------------------------------------- */
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+static int api_type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
 	static const char fn[] = "MPI_Type_size_x";
 
@@ -616,9 +698,14 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 	*size = (MPI_Count)datatype->size;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_size_x(datatype, size));
+}
 RC_WEAK(MPI_Type_size_x)
 
-int PMPI_Type_size(MPI_Datatype datatype, int *size)
+static int api_type_size(MPI_Datatype datatype, int *size)
 {
 	static const char fn[] = "MPI_Type_size";
 
@@ -628,10 +715,15 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 	*size = datatype->size > INT_MAX ? MPI_UNDEFINED : (int)datatype->size;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_size(datatype, size));
+}
 RC_WEAK(MPI_Type_size)
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
-			 MPI_Aint *extent)
+static int api_type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
+			       MPI_Aint *extent)
 {
 	static const char fn[] = "MPI_Type_get_extent";
 
@@ -643,10 +735,16 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
 	*extent = rc_dt_extent(datatype);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_get_extent(datatype, lb, extent));
+}
 RC_WEAK(MPI_Type_get_extent)
 
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
-			   MPI_Count *extent)
+static int api_type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
+				 MPI_Count *extent)
 {
 	static const char fn[] = "MPI_Type_get_extent_x";
 
@@ -658,10 +756,17 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
 	*extent = rc_dt_extent(datatype);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
+			   MPI_Count *extent)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_get_extent_x(datatype, lb, extent));
+}
 RC_WEAK(MPI_Type_get_extent_x)
 
-int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
-			      MPI_Aint *true_extent)
+static int api_type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
+				    MPI_Aint *true_extent)
 {
 	static const char fn[] = "MPI_Type_get_true_extent";
 
@@ -673,10 +778,17 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 	*true_extent = datatype->true_ub - datatype->true_lb;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
+			      MPI_Aint *true_extent)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_get_true_extent(
+					      datatype, true_lb, true_extent));
+}
 RC_WEAK(MPI_Type_get_true_extent)
 
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-				MPI_Count *true_extent)
+static int api_type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+				      MPI_Count *true_extent)
 {
 	static const char fn[] = "MPI_Type_get_true_extent_x";
 
@@ -688,9 +800,17 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
 	*true_extent = datatype->true_ub - datatype->true_lb;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+				MPI_Count *true_extent)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_get_true_extent_x(
+					      datatype, true_lb, true_extent));
+}
 RC_WEAK(MPI_Type_get_true_extent_x)
 
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+static int api_type_get_name(MPI_Datatype datatype, char *type_name,
+			     int *resultlen)
 {
 	static const char fn[] = "MPI_Type_get_name";
 	size_t n;
@@ -705,9 +825,15 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 	*resultlen = (int)n;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_get_name(datatype, type_name, resultlen));
+}
 RC_WEAK(MPI_Type_get_name)
 
-int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+static int api_type_set_name(MPI_Datatype datatype, const char *type_name)
 {
 	static const char fn[] = "MPI_Type_set_name";
 	size_t n;
@@ -721,11 +847,16 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 	datatype->name[n] = '\0';
 	return MPI_SUCCESS;
 }
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+	return RC_CS_CALL(&rc_cs_big, api_type_set_name(datatype, type_name));
+}
 RC_WEAK(MPI_Type_set_name)
 
-int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
-			   int *num_addresses, int *num_datatypes,
-			   int *combiner)
+static int api_type_get_envelope(MPI_Datatype datatype, int *num_integers,
+				 int *num_addresses, int *num_datatypes,
+				 int *combiner)
 {
 	static const char fn[] = "MPI_Type_get_envelope";
 
@@ -740,6 +871,16 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
 	*num_datatypes = datatype->env[2];
 	*combiner = datatype->combiner;
 	return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+			   int *num_addresses, int *num_datatypes,
+			   int *combiner)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_type_get_envelope(datatype, num_integers,
+						num_addresses, num_datatypes,
+						combiner));
 }
 RC_WEAK(MPI_Type_get_envelope)
 
@@ -799,6 +940,8 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
 }
 RC_WEAK(MPI_Type_get_contents)
 
+/* Address arithmetic on the caller's pointers: outside the critical section
+ * (runtime/thread.h), as Aint_add, Aint_diff and MPI_Address. */
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
 	DT_CHECK_PTR(address, "MPI_Get_address");
@@ -821,8 +964,8 @@ RC_WEAK(MPI_Aint_diff)
 
 /* ---- counts from a status ----------------------------------------------- */
 
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
-		   int *count)
+static int api_get_count(const MPI_Status *status, MPI_Datatype datatype,
+			 int *count)
 {
 	static const char fn[] = "MPI_Get_count";
 	MPI_Count n;
@@ -844,10 +987,15 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
 		*count = (int)n;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+	return RC_CS_CALL(&rc_cs_big, api_get_count(status, datatype, count));
+}
 RC_WEAK(MPI_Get_count)
 
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
-			MPI_Count *count)
+static int api_get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
+			      MPI_Count *count)
 {
 	static const char fn[] = "MPI_Get_elements_x";
 
@@ -858,10 +1006,17 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
 	*count = rc_dt_get_elements(datatype, status->rc_count);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
+			MPI_Count *count)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_get_elements_x(status, datatype, count));
+}
 RC_WEAK(MPI_Get_elements_x)
 
-int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
-		      int *count)
+static int api_get_elements(const MPI_Status *status, MPI_Datatype datatype,
+			    int *count)
 {
 	static const char fn[] = "MPI_Get_elements";
 	MPI_Count n;
@@ -873,6 +1028,13 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
 	n = rc_dt_get_elements(datatype, status->rc_count);
 	*count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
 	return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
+		      int *count)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_get_elements(status, datatype, count));
 }
 RC_WEAK(MPI_Get_elements)
 
@@ -931,8 +1093,8 @@ RC_WEAK(MPI_Status_set_cancelled)
 
 /* ---- packing ---------------------------------------------------------- */
 
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
-	      void *outbuf, int outsize, int *position, MPI_Comm comm)
+static int api_pack(const void *inbuf, int incount, MPI_Datatype datatype,
+		    void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
 	static const char fn[] = "MPI_Pack";
 	size_t need;
@@ -961,10 +1123,18 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	*position += (int)need;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
+	      void *outbuf, int outsize, int *position, MPI_Comm comm)
+{
+	return RC_CS_CALL(&rc_cs_big, api_pack(inbuf, incount, datatype, outbuf,
+					       outsize, position, comm));
+}
 RC_WEAK(MPI_Pack)
 
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
-		int outcount, MPI_Datatype datatype, MPI_Comm comm)
+static int api_unpack(const void *inbuf, int insize, int *position,
+		      void *outbuf, int outcount, MPI_Datatype datatype,
+		      MPI_Comm comm)
 {
 	static const char fn[] = "MPI_Unpack";
 	size_t need;
@@ -993,10 +1163,18 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
 	*position += (int)need;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
+		int outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_unpack(inbuf, insize, position, outbuf, outcount,
+				     datatype, comm));
+}
 RC_WEAK(MPI_Unpack)
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
-		   int *size)
+static int api_pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
+			 int *size)
 {
 	static const char fn[] = "MPI_Pack_size";
 	size_t need;
@@ -1017,6 +1195,12 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 				  "packed size does not fit in an int");
 	*size = (int)need;
 	return MPI_SUCCESS;
+}
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_pack_size(incount, datatype, comm, size));
 }
 RC_WEAK(MPI_Pack_size)
 

@@ -6,6 +6,9 @@
 #include <time.h>
 #include "api.h"
 
+/* Wtime, Wtick, the versions and the processor name (set once by
+ * MPI_Init) read no state that changes after MPI_Init: outside the critical
+ * section (runtime/thread.h). */
 double PMPI_Wtime(void)
 {
 	struct timespec ts;

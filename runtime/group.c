@@ -13,6 +13,7 @@
 #include <string.h>
 #include "api.h"
 #include "comm.h"
+#include "thread.h"
 
 /* A group of the n world ranks in w (copied); my rank from myw. */
 static int group_make(int n, const int *w, int myw, struct rc_group **out)
@@ -57,7 +58,7 @@ static int group_out(int ret, struct rc_group *g, MPI_Group *out,
 	return MPI_SUCCESS;
 }
 
-int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+static int api_comm_group(MPI_Comm comm, MPI_Group *group)
 {
 	RC_API_CHECK_INIT("MPI_Comm_group");
 	if (!rc_comm_valid(comm))
@@ -68,9 +69,14 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 	*group = comm->group;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+	return RC_CS_CALL(&rc_cs_big, api_comm_group(comm, group));
+}
 RC_WEAK(MPI_Comm_group)
 
-int PMPI_Group_size(MPI_Group group, int *size)
+static int api_group_size(MPI_Group group, int *size)
 {
 	RC_API_CHECK_INIT("MPI_Group_size");
 	GROUP_CHECK(group, "MPI_Group_size");
@@ -79,9 +85,14 @@ int PMPI_Group_size(MPI_Group group, int *size)
 	*size = group->size;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Group_size(MPI_Group group, int *size)
+{
+	return RC_CS_CALL(&rc_cs_big, api_group_size(group, size));
+}
 RC_WEAK(MPI_Group_size)
 
-int PMPI_Group_rank(MPI_Group group, int *rank)
+static int api_group_rank(MPI_Group group, int *rank)
 {
 	RC_API_CHECK_INIT("MPI_Group_rank");
 	GROUP_CHECK(group, "MPI_Group_rank");
@@ -90,9 +101,14 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 	*rank = group->rank;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Group_rank(MPI_Group group, int *rank)
+{
+	return RC_CS_CALL(&rc_cs_big, api_group_rank(group, rank));
+}
 RC_WEAK(MPI_Group_rank)
 
-int PMPI_Group_free(MPI_Group *group)
+static int api_group_free(MPI_Group *group)
 {
 	RC_API_CHECK_INIT("MPI_Group_free");
 	if (!group)
@@ -102,10 +118,15 @@ int PMPI_Group_free(MPI_Group *group)
 	*group = MPI_GROUP_NULL;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Group_free(MPI_Group *group)
+{
+	return RC_CS_CALL(&rc_cs_big, api_group_free(group));
+}
 RC_WEAK(MPI_Group_free)
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[],
-		    MPI_Group *newgroup)
+static int api_group_incl(MPI_Group group, int n, const int ranks[],
+			  MPI_Group *newgroup)
 {
 	static const char fn[] = "MPI_Group_incl";
 	struct rc_group *g = NULL;
@@ -141,10 +162,17 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[],
 	free(w);
 	return group_out(ret, g, newgroup, fn);
 }
+
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[],
+		    MPI_Group *newgroup)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_group_incl(group, n, ranks, newgroup));
+}
 RC_WEAK(MPI_Group_incl)
 
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[],
-		    MPI_Group *newgroup)
+static int api_group_excl(MPI_Group group, int n, const int ranks[],
+			  MPI_Group *newgroup)
 {
 	static const char fn[] = "MPI_Group_excl";
 	struct rc_group *g = NULL;
@@ -181,6 +209,13 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[],
 	free(seen);
 	free(w);
 	return group_out(ret, g, newgroup, fn);
+}
+
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[],
+		    MPI_Group *newgroup)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_group_excl(group, n, ranks, newgroup));
 }
 RC_WEAK(MPI_Group_excl)
 
@@ -269,16 +304,18 @@ static int group_range(MPI_Group group, int n, int ranges[][3],
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
 			  MPI_Group *newgroup)
 {
-	return group_range(group, n, ranges, newgroup, true,
-			   "MPI_Group_range_incl");
+	return RC_CS_CALL(&rc_cs_big,
+			  group_range(group, n, ranges, newgroup, true,
+				      "MPI_Group_range_incl"));
 }
 RC_WEAK(MPI_Group_range_incl)
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
 			  MPI_Group *newgroup)
 {
-	return group_range(group, n, ranges, newgroup, false,
-			   "MPI_Group_range_excl");
+	return RC_CS_CALL(&rc_cs_big,
+			  group_range(group, n, ranges, newgroup, false,
+				      "MPI_Group_range_excl"));
 }
 RC_WEAK(MPI_Group_range_excl)
 
@@ -316,26 +353,29 @@ static int group_set(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup,
 
 int PMPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
-	return group_set(g1, g2, newgroup, SET_UNION, "MPI_Group_union");
+	return RC_CS_CALL(&rc_cs_big, group_set(g1, g2, newgroup, SET_UNION,
+						"MPI_Group_union"));
 }
 RC_WEAK(MPI_Group_union)
 
 int PMPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
-	return group_set(g1, g2, newgroup, SET_INTERSECTION,
-			 "MPI_Group_intersection");
+	return RC_CS_CALL(&rc_cs_big,
+			  group_set(g1, g2, newgroup, SET_INTERSECTION,
+				    "MPI_Group_intersection"));
 }
 RC_WEAK(MPI_Group_intersection)
 
 int PMPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
-	return group_set(g1, g2, newgroup, SET_DIFFERENCE,
-			 "MPI_Group_difference");
+	return RC_CS_CALL(&rc_cs_big,
+			  group_set(g1, g2, newgroup, SET_DIFFERENCE,
+				    "MPI_Group_difference"));
 }
 RC_WEAK(MPI_Group_difference)
 
-int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int ranks1[],
-			       MPI_Group g2, int ranks2[])
+static int api_group_translate_ranks(MPI_Group g1, int n, const int ranks1[],
+				     MPI_Group g2, int ranks2[])
 {
 	static const char fn[] = "MPI_Group_translate_ranks";
 	int i;
@@ -357,6 +397,13 @@ int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int ranks1[],
 						       g1->wranks[ranks1[i]]);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int ranks1[],
+			       MPI_Group g2, int ranks2[])
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_group_translate_ranks(g1, n, ranks1, g2, ranks2));
+}
 RC_WEAK(MPI_Group_translate_ranks)
 
 int rc_group_compare(const struct rc_group *a, const struct rc_group *b)
@@ -373,7 +420,7 @@ int rc_group_compare(const struct rc_group *a, const struct rc_group *b)
 	return MPI_SIMILAR;
 }
 
-int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
+static int api_group_compare(MPI_Group g1, MPI_Group g2, int *result)
 {
 	RC_API_CHECK_INIT("MPI_Group_compare");
 	GROUP_CHECK(g1, "MPI_Group_compare");
@@ -382,5 +429,10 @@ int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
 		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Group_compare");
 	*result = rc_group_compare(g1, g2);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
+{
+	return RC_CS_CALL(&rc_cs_big, api_group_compare(g1, g2, result));
 }
 RC_WEAK(MPI_Group_compare)

@@ -29,6 +29,7 @@
 #include "pt2pt.h"
 #include "request.h"
 #include "rma.h"
+#include "thread.h"
 
 /* What every rank publishes about itself. */
 struct rc_proc_info {
@@ -235,11 +236,14 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 			 rc_status_str(ret));
 		rc_abort(inst, 1, msg);
 	}
-	/* No locks inside: any thread may call, one at a time. */
-	inst->thread_level = required < MPI_THREAD_SERIALIZED
-				     ? (required < MPI_THREAD_SINGLE
-						? MPI_THREAD_SINGLE : required)
-				     : MPI_THREAD_SERIALIZED;
+	/* The level asked for is the level provided (MPI_THREAD_MULTIPLE
+	 * on every transport: runtime/thread.h's sections are taken from
+	 * here on). Below MULTIPLE no lock is ever taken. */
+	inst->thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+			     : required > MPI_THREAD_MULTIPLE
+				     ? MPI_THREAD_MULTIPLE
+				     : required;
+	rc_thread_multiple = inst->thread_level == MPI_THREAD_MULTIPLE;
 	inst->thread_main = (void *)pthread_self();
 	rc_info_env_fill(inst, required);
 	inst->initialized = true;
@@ -257,6 +261,10 @@ int PMPI_Init(int *argc, char ***argv)
 }
 RC_WEAK(MPI_Init)
 
+/* Initialized, Finalized, Query_thread and Is_thread_main stay outside the
+ * critical section (runtime/thread.h): they read what MPI_Init_thread and
+ * MPI_Finalize write, and no other thread runs while those do (MPI-3.1
+ * 12.4.3); they may be called before MPI_Init, when there is no section. */
 int PMPI_Initialized(int *flag)
 {
 	if (!flag)
@@ -342,7 +350,7 @@ static int finalize_attrs(struct rc_inst *inst)
 	return err;
 }
 
-int PMPI_Finalize(void)
+static int api_finalize(void)
 {
 	struct rc_inst *inst = &rc_g;
 	int ret, aerr;
@@ -363,10 +371,20 @@ int PMPI_Finalize(void)
 	rc_err_codes_fini();
 	rc_handles_fini();
 	inst->finalized = true;
+	/* The other threads have stopped calling MPI (MPI-3.1 12.4.3); the
+	 * caller's section is released by PMPI_Finalize on its way out. */
+	rc_thread_multiple = false;
 	return aerr;
+}
+
+int PMPI_Finalize(void)
+{
+	return RC_CS_CALL(&rc_cs_big, api_finalize());
 }
 RC_WEAK(MPI_Finalize)
 
+/* Outside the critical section: it must end the job even while another
+ * thread of this process holds the section in a blocking call. */
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
 	char msg[200];

@@ -20,6 +20,7 @@ struct rc_tp;
 struct rc_comm;
 struct rc_req;
 struct rc_p2p;
+struct rc_bsend;
 struct rc_ctx_agree;
 struct rc_rma;
 
@@ -70,6 +71,7 @@ struct rc_inst {
 	void *loop_fabric;
 
 	struct rc_p2p *p2p;	/* matching and protocol state (pt2pt) */
+	struct rc_bsend *bsend;	/* the attached buffer (pt2pt/bsend.c) */
 	void *coll;		/* collective module state (coll) */
 	struct rc_rma *rma;	/* one-sided state (rma) */
 

@@ -9,6 +9,7 @@
 #include "api.h"
 #include "dtype.h"
 #include "op.h"
+#include "thread.h"
 
 #define OP_CHECK(op, fn)                                                  \
 	do {                                                              \
@@ -16,7 +17,7 @@
 			return rc_err_handle(NULL, RC_HK_OP, (op), (fn)); \
 	} while (0)
 
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+static int api_op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
 	static const char fn[] = "MPI_Op_create";
 	struct rc_op *o;
@@ -31,9 +32,14 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 	*op = o;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	return RC_CS_CALL(&rc_cs_big, api_op_create(user_fn, commute, op));
+}
 RC_WEAK(MPI_Op_create)
 
-int PMPI_Op_free(MPI_Op *op)
+static int api_op_free(MPI_Op *op)
 {
 	static const char fn[] = "MPI_Op_free";
 
@@ -49,9 +55,14 @@ int PMPI_Op_free(MPI_Op *op)
 	*op = MPI_OP_NULL;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Op_free(MPI_Op *op)
+{
+	return RC_CS_CALL(&rc_cs_big, api_op_free(op));
+}
 RC_WEAK(MPI_Op_free)
 
-int PMPI_Op_commutative(MPI_Op op, int *commute)
+static int api_op_commutative(MPI_Op op, int *commute)
 {
 	static const char fn[] = "MPI_Op_commutative";
 
@@ -62,10 +73,15 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 	*commute = op->commute;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+	return RC_CS_CALL(&rc_cs_big, api_op_commutative(op, commute));
+}
 RC_WEAK(MPI_Op_commutative)
 
-int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
-		      MPI_Datatype datatype, MPI_Op op)
+static int api_reduce_local(const void *inbuf, void *inoutbuf, int count,
+			    MPI_Datatype datatype, MPI_Op op)
 {
 	static const char fn[] = "MPI_Reduce_local";
 
@@ -83,5 +99,12 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
 				  "MPI_IN_PLACE is not allowed here");
 	rc_op_apply(op, inbuf, inoutbuf, (size_t)count, datatype);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
+		      MPI_Datatype datatype, MPI_Op op)
+{
+	return RC_CS_CALL(&rc_cs_big, api_reduce_local(inbuf, inoutbuf, count,
+						       datatype, op));
 }
 RC_WEAK(MPI_Reduce_local)

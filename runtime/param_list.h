@@ -191,6 +191,11 @@ RC_PARAM(COLL_REDSCAT_SHORT, SIZE, "524288", 0, 1L << 40, "coll",
 RC_PARAM(COLL_TMP_CACHE, SIZE, "16m", 0, 1L << 40, "coll",
 	 "largest scratch arena a cached schedule keeps")
 
+/* ---- one-sided ---------------------------------------------------------- */
+RC_PARAM(RMA_SHM, BOOL, "1", 0, 0, "rma",
+	 "windows whose members all share this node use the shared-memory "
+	 "path (direct copies, CPU atomics, lock words); 0: active messages")
+
 /* ---- launcher (mpirun, rcmpid) ------------------------------------------- */
 RC_PARAM(LAUNCHER_VERBOSE, BOOL, "0", 0, 0, "mpirun",
 	 "narrate the job: each rank's start, PMIx events and end")

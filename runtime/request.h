@@ -30,6 +30,7 @@ enum rc_req_kind {
 	RC_REQ_NULL,	/* completes at once (MPI_PROC_NULL peers) */
 	RC_REQ_RMA,	/* one-sided: an operation or a synchronisation (rma/) */
 	RC_REQ_GREQ,	/* generalized request (MPI_Grequest_start) */
+	RC_REQ_PAIR,	/* MPI_Isendrecv(_replace): a send and a receive */
 };
 
 enum rc_req_state {
@@ -42,6 +43,7 @@ enum rc_send_mode {
 	RC_SEND_STD = 0,
 	RC_SEND_SYNC,
 	RC_SEND_READY,
+	RC_SEND_BUFFERED,	/* copied into the attached buffer (bsend.c) */
 };
 
 #define RC_REQ_PERSISTENT 0x1u /* MPI_Send_init, MPI_Bcast_init, ... */
@@ -63,6 +65,7 @@ struct rc_p2p_state {
 	void *tmp;		/* packing buffer for non-contiguous data */
 	void *mreg;		/* transport memory registration */
 	uint8_t proto;		/* chosen protocol (pt2pt/engine.c) */
+	uint8_t cancel;		/* send cancellation state (engine.c) */
 	struct rc_list plink;	/* on the peer's waiting list */
 };
 

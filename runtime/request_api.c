@@ -90,7 +90,7 @@ static int raise_on(struct rc_comm *comm, int cls, const char *fn)
 	return ret;
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+static int api_wait(MPI_Request *request, MPI_Status *status)
 {
 	struct rc_comm *comm;
 	int cls;
@@ -112,9 +112,14 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 		return raise_on(comm, cls, "MPI_Wait");
 	return MPI_SUCCESS;
 }
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big, api_wait(request, status));
+}
 RC_WEAK(MPI_Wait)
 
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+static int api_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	struct rc_comm *comm;
 	int cls;
@@ -142,6 +147,11 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	if (cls)
 		return raise_on(comm, cls, "MPI_Test");
 	return MPI_SUCCESS;
+}
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big, api_test(request, flag, status));
 }
 RC_WEAK(MPI_Test)
 
@@ -194,7 +204,7 @@ static int check_array(int count, MPI_Request reqs[], const char *fn)
 	return MPI_SUCCESS;
 }
 
-int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+static int api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
 	struct rc_comm *errcomm = NULL;
 	struct rc_inst *inst = &rc_g;
@@ -213,10 +223,15 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 		return raise_on(errcomm, ret, "MPI_Waitall");
 	return MPI_SUCCESS;
 }
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+	return RC_CS_CALL(&rc_cs_big, api_waitall(count, reqs, statuses));
+}
 RC_WEAK(MPI_Waitall)
 
-int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
-		 MPI_Status statuses[])
+static int api_testall(int count, MPI_Request reqs[], int *flag,
+		       MPI_Status statuses[])
 {
 	struct rc_comm *errcomm = NULL;
 	int ret;
@@ -238,6 +253,12 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
 	if (ret)
 		return raise_on(errcomm, ret, "MPI_Testall");
 	return MPI_SUCCESS;
+}
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
+		 MPI_Status statuses[])
+{
+	return RC_CS_CALL(&rc_cs_big, api_testall(count, reqs, flag, statuses));
 }
 RC_WEAK(MPI_Testall)
 
@@ -299,14 +320,16 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag,
 
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-	return any(count, reqs, index, NULL, status, true, "MPI_Waitany");
+	return RC_CS_CALL(&rc_cs_big, any(count, reqs, index, NULL, status,
+					  true, "MPI_Waitany"));
 }
 RC_WEAK(MPI_Waitany)
 
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
 		 MPI_Status *status)
 {
-	return any(count, reqs, index, flag, status, false, "MPI_Testany");
+	return RC_CS_CALL(&rc_cs_big, any(count, reqs, index, flag, status,
+					  false, "MPI_Testany"));
 }
 RC_WEAK(MPI_Testany)
 
@@ -364,20 +387,20 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
 		  int indices[], MPI_Status statuses[])
 {
-	return some(incount, reqs, outcount, indices, statuses, true,
-		    "MPI_Waitsome");
+	return RC_CS_CALL(&rc_cs_big, some(incount, reqs, outcount, indices,
+					   statuses, true, "MPI_Waitsome"));
 }
 RC_WEAK(MPI_Waitsome)
 
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount,
 		  int indices[], MPI_Status statuses[])
 {
-	return some(incount, reqs, outcount, indices, statuses, false,
-		    "MPI_Testsome");
+	return RC_CS_CALL(&rc_cs_big, some(incount, reqs, outcount, indices,
+					   statuses, false, "MPI_Testsome"));
 }
 RC_WEAK(MPI_Testsome)
 
-int PMPI_Request_free(MPI_Request *request)
+static int api_request_free(MPI_Request *request)
 {
 	struct rc_req *req;
 
@@ -408,10 +431,15 @@ int PMPI_Request_free(MPI_Request *request)
 	rc_req_free(req);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Request_free(MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big, api_request_free(request));
+}
 RC_WEAK(MPI_Request_free)
 
-int PMPI_Request_get_status(MPI_Request request, int *flag,
-			    MPI_Status *status)
+static int api_request_get_status(MPI_Request request, int *flag,
+				  MPI_Status *status)
 {
 	RC_API_CHECK_INIT("MPI_Request_get_status");
 	if (!flag)
@@ -448,8 +476,15 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
 	}
 	return MPI_SUCCESS;
 }
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_request_get_status(request, flag, status));
+}
 RC_WEAK(MPI_Request_get_status)
 
+/* Reads only the caller's status: outside the critical section. */
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
 	RC_API_CHECK_INIT("MPI_Test_cancelled");

@@ -34,6 +34,8 @@
 	  "target memory outside the window")                               \
 	X(RC_ERR_RMA_SHARED, MPI_ERR_RMA_SHARED,                             \
 	  "memory cannot be shared (ranks on different nodes)")             \
+	X(RC_ERR_BUFFER, MPI_ERR_BUFFER,                                     \
+	  "no room in the attached buffer (MPI_Buffer_attach)")            \
 	X(RC_ERR_INTERN, MPI_ERR_INTERN, "internal error")
 
 enum rc_status {

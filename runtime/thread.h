@@ -37,21 +37,26 @@
 #include "compiler.h"
 
 /* Set once by MPI_Init_thread when it provides MPI_THREAD_MULTIPLE, before
- * any other thread may call MPI; cleared by MPI_Finalize. */
-extern bool rc_thread_multiple;
+ * any other thread may call MPI; cleared by MPI_Finalize. Hidden: read
+ * straight, not through the GOT, by every MPI call (the library exports
+ * every other symbol). */
+extern bool rc_thread_multiple __attribute__((visibility("hidden")));
 
-/* A critical section: a mutex that its holder may re-enter. */
+/* A critical section: a lock that its holder may re-enter. The lock word
+ * (thread.c): 0 free, 1 held, 2 held and a thread may sleep on it (futex). */
 struct rc_cs {
-	pthread_mutex_t mu;
+	int word;
 	pthread_t owner;	/* valid while depth > 0 */
 	int depth;		/* nesting of the owning thread */
 	int held;		/* 1 while owned; read by other threads */
+	unsigned waiters;	/* threads waiting to take word (atomic) */
+	unsigned takes;		/* times word was taken (atomic): handoff */
 };
 
-#define RC_CS_INITIALIZER { .mu = PTHREAD_MUTEX_INITIALIZER }
+#define RC_CS_INITIALIZER { .word = 0 }
 
 /* The one section of the first implementation (every MPI call). */
-extern struct rc_cs rc_cs_big;
+extern struct rc_cs rc_cs_big __attribute__((visibility("hidden")));
 
 void rc_cs_lock(struct rc_cs *cs);
 void rc_cs_unlock(struct rc_cs *cs);

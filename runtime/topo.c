@@ -349,6 +349,7 @@ int rc_dims_create(int nnodes, int ndims, int *dims)
 
 /* ---- API ----------------------------------------------------------------- */
 
+/* Arithmetic on the caller's array only: outside the critical section. */
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
 	static const char fn[] = "MPI_Dims_create";
@@ -382,7 +383,7 @@ RC_WEAK(MPI_Dims_create)
 					  "no Cartesian topology");       \
 	} while (0)
 
-int PMPI_Topo_test(MPI_Comm comm, int *status)
+static int api_topo_test(MPI_Comm comm, int *status)
 {
 	RC_API_CHECK_INIT("MPI_Topo_test");
 	if (!rc_comm_valid(comm))
@@ -392,9 +393,14 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 	*status = comm->topo ? comm->topo->kind : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Topo_test(MPI_Comm comm, int *status)
+{
+	return RC_CS_CALL(&rc_cs_big, api_topo_test(comm, status));
+}
 RC_WEAK(MPI_Topo_test)
 
-int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+static int api_cartdim_get(MPI_Comm comm, int *ndims)
 {
 	struct rc_topo *t;
 
@@ -404,10 +410,15 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 	*ndims = t->ndims;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+{
+	return RC_CS_CALL(&rc_cs_big, api_cartdim_get(comm, ndims));
+}
 RC_WEAK(MPI_Cartdim_get)
 
-int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
-		  int coords[])
+static int api_cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
+			int coords[])
 {
 	static const char fn[] = "MPI_Cart_get";
 	struct rc_topo *t;
@@ -426,9 +437,16 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
 	}
 	return MPI_SUCCESS;
 }
+
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[],
+		  int coords[])
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_cart_get(comm, maxdims, dims, periods, coords));
+}
 RC_WEAK(MPI_Cart_get)
 
-int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+static int api_cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
 	static const char fn[] = "MPI_Cart_coords";
 	struct rc_topo *t;
@@ -443,9 +461,15 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 	rc_cart_coords(t, rank, coords);
 	return MPI_SUCCESS;
 }
+
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  api_cart_coords(comm, rank, maxdims, coords));
+}
 RC_WEAK(MPI_Cart_coords)
 
-int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+static int api_cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
 	static const char fn[] = "MPI_Cart_rank";
 	struct rc_topo *t;
@@ -461,10 +485,15 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 	*rank = r;
 	return MPI_SUCCESS;
 }
+
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+{
+	return RC_CS_CALL(&rc_cs_big, api_cart_rank(comm, coords, rank));
+}
 RC_WEAK(MPI_Cart_rank)
 
-int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
-		    int *rank_dest)
+static int api_cart_shift(MPI_Comm comm, int direction, int disp,
+			  int *rank_source, int *rank_dest)
 {
 	static const char fn[] = "MPI_Cart_shift";
 	struct rc_topo *t;
@@ -477,6 +506,13 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
 				  "direction out of range");
 	rc_cart_shift(t, comm->rank, direction, disp, rank_source, rank_dest);
 	return MPI_SUCCESS;
+}
+
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source,
+		    int *rank_dest)
+{
+	return RC_CS_CALL(&rc_cs_big, api_cart_shift(comm, direction, disp,
+						     rank_source, rank_dest));
 }
 RC_WEAK(MPI_Cart_shift)
 

@@ -7,11 +7,21 @@
  *   2. a counter guarded by an exclusive lock: lock, get, flush, put the
  *      value plus one, unlock, N times per rank; exactly size * N at the
  *      end (two holders of the lock at once would lose increments);
+ *      and inside the lock a fetch-and-add on an "inside" word must find
+ *      no other holder; then locks shared and exclusive mixed: a shared
+ *      holder must find no exclusive one inside, an exclusive one nobody;
  *   3. the same fetch-and-add through MPI_Accumulate of MPI_SUM, then one
- *      MPI_Compare_and_swap race per round with exactly one winner.
+ *      MPI_Compare_and_swap race per round with exactly one winner;
+ *   4. mixed accumulates on the same elements from every rank at once:
+ *      MPI_MAX of 0 and MPI_SUM of 1 on one 64-bit integer (a fetch-add
+ *      and a compare-and-swap loop on the shared-memory path: an update
+ *      lost between them shows), MPI_SUM on a double (compare-and-swap
+ *      loop), a 32-bit integer, an unaligned 64-bit integer and a short
+ *      (the window's lock word); each exact at the end.
  * Done on a window of MPI_Win_allocate and, when every rank shares this
- * node, of MPI_Win_allocate_shared (there the origins apply accumulates
- * themselves under the window's lock, while rank 0 reads it directly).
+ * node, of MPI_Win_allocate_shared (on one node both take the
+ * shared-memory path unless RCMPI_RMA_SHM=0: the origins apply
+ * accumulates themselves, while rank 0 reads the memory directly).
  *
  *   rma_counter [N] [create|allocate|shared|dynamic...]   (default 2000,
  *   allocate and shared)
@@ -19,6 +29,72 @@
 #include "jobs.h"
 
 static int rank, size;
+
+#define WINSZ 128
+#define INSIDE 64 /* the holders' word */
+
+/* Enter (d 1: exclusive, 1000: shared) or leave (-d) the lock's inside:
+ * an exclusive holder finds nobody there, a shared one no exclusive. */
+static void inside(MPI_Win w, MPI_Aint base, long long d, const char *what)
+{
+	long long old;
+
+	CHECK_MPI(MPI_Fetch_and_op(&d, &old, MPI_LONG_LONG, 0, base + INSIDE,
+				   MPI_SUM, w));
+	CHECK_MPI(MPI_Win_flush(0, w));
+	if (d == 1)
+		CHECK(old == 0, "%s: exclusive lock with %lld inside", what,
+		      old);
+	if (d == 1000)
+		CHECK(old % 1000 == 0,
+		      "%s: shared lock with an exclusive holder (%lld)", what,
+		      old);
+}
+
+/* 4. mixed accumulates on the same elements */
+static void mixed(MPI_Win w, char *mem, MPI_Aint base, int n, const char *what)
+{
+	long long one = 1, zero = 0, old, ll;
+	double d1 = 1, dv;
+	int i1 = 1, iv;
+	short s1 = 1, sv;
+	int i;
+
+	CHECK_MPI(MPI_Win_lock_all(0, w));
+	for (i = 0; i < n; i++) {
+		CHECK_MPI(MPI_Accumulate(&zero, 1, MPI_LONG_LONG, 0, base + 32,
+					 1, MPI_LONG_LONG, MPI_MAX, w));
+		CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0,
+					   base + 32, MPI_SUM, w));
+		CHECK_MPI(MPI_Accumulate(&d1, 1, MPI_DOUBLE, 0, base + 40, 1,
+					 MPI_DOUBLE, MPI_SUM, w));
+		CHECK_MPI(MPI_Accumulate(&i1, 1, MPI_INT, 0, base + 48, 1,
+					 MPI_INT, MPI_SUM, w));
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, base + 53,
+					 1, MPI_LONG_LONG, MPI_SUM, w));
+		CHECK_MPI(MPI_Accumulate(&s1, 1, MPI_SHORT, 0, base + 62, 1,
+					 MPI_SHORT, MPI_SUM, w));
+		if (i % 16 == 0)
+			CHECK_MPI(MPI_Win_flush(0, w));
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w));
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank)
+		return;
+	CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+	memcpy(&ll, mem + 32, 8);
+	CHECK(ll == (long long)n * size, "%s: max+sum counter %lld", what, ll);
+	memcpy(&dv, mem + 40, 8);
+	CHECK(dv == (double)n * size, "%s: double counter %g", what, dv);
+	memcpy(&iv, mem + 48, 4);
+	CHECK(iv == n * size, "%s: int counter %d", what, iv);
+	memcpy(&ll, mem + 53, 8);
+	CHECK(ll == (long long)n * size, "%s: unaligned counter %lld", what,
+	      ll);
+	memcpy(&sv, mem + 62, 2);
+	CHECK(sv == (short)(n * size), "%s: short counter %d", what, sv);
+	CHECK_MPI(MPI_Win_unlock(0, w));
+}
 
 static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		     const char *what)
@@ -49,12 +125,24 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 	/* 2. exclusive lock */
 	for (i = 0; i < n; i++) {
 		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+		inside(w, base, 1, what);
 		CHECK_MPI(MPI_Get(&v, 1, MPI_LONG_LONG, 0, base + 8, 1,
 				  MPI_LONG_LONG, w));
 		CHECK_MPI(MPI_Win_flush(0, w));
 		v++;
 		CHECK_MPI(MPI_Put(&v, 1, MPI_LONG_LONG, 0, base + 8, 1,
 				  MPI_LONG_LONG, w));
+		inside(w, base, -1, what);
+		CHECK_MPI(MPI_Win_unlock(0, w));
+	}
+	/* shared and exclusive holders mixed */
+	for (i = 0; i < n; i++) {
+		int excl = (i + rank) % 3 == 0;
+
+		CHECK_MPI(MPI_Win_lock(
+			excl ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, 0, 0, w));
+		inside(w, base, excl ? 1 : 1000, what);
+		inside(w, base, excl ? -1 : -1000, what);
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -100,6 +188,7 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		      "%s: accumulate counter %lld", what, mem[2]);
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
+	mixed(w, (char *)mem, base, n, what);
 }
 
 static void run(const char *flavor, int n)
@@ -111,17 +200,17 @@ static void run(const char *flavor, int n)
 	int nsize;
 
 	if (!strcmp(flavor, "allocate")) {
-		CHECK_MPI(MPI_Win_allocate(64, 1, MPI_INFO_NULL,
+		CHECK_MPI(MPI_Win_allocate(WINSZ, 1, MPI_INFO_NULL,
 					   MPI_COMM_WORLD, &mem, &w));
 	} else if (!strcmp(flavor, "create")) {
-		CHECK_MPI(MPI_Alloc_mem(64, MPI_INFO_NULL, &mem));
-		CHECK_MPI(MPI_Win_create(mem, 64, 1, MPI_INFO_NULL,
+		CHECK_MPI(MPI_Alloc_mem(WINSZ, MPI_INFO_NULL, &mem));
+		CHECK_MPI(MPI_Win_create(mem, WINSZ, 1, MPI_INFO_NULL,
 					 MPI_COMM_WORLD, &w));
 	} else if (!strcmp(flavor, "dynamic")) {
-		mem = malloc(64);
+		mem = malloc(WINSZ);
 		CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD,
 						 &w));
-		CHECK_MPI(MPI_Win_attach(w, mem, 64));
+		CHECK_MPI(MPI_Win_attach(w, mem, WINSZ));
 		MPI_Get_address(mem, &base);
 		MPI_Bcast(&base, 1, MPI_AINT, 0, MPI_COMM_WORLD);
 	} else {
@@ -131,10 +220,10 @@ static void run(const char *flavor, int n)
 		MPI_Comm_free(&node);
 		if (nsize < size)
 			return;	/* not every rank on this node */
-		CHECK_MPI(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL,
+		CHECK_MPI(MPI_Win_allocate_shared(WINSZ, 1, MPI_INFO_NULL,
 						  MPI_COMM_WORLD, &mem, &w));
 	}
-	memset(mem, 0, 64);
+	memset(mem, 0, WINSZ);
 	MPI_Barrier(MPI_COMM_WORLD);
 	counters(w, mem, base, n, flavor);
 	CHECK_MPI(MPI_Win_free(&w));

@@ -32,9 +32,12 @@
 #define NMAX 8
 #define TMO 120
 
-static const int flavors[] = { MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE,
-			       MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_FLAVOR_SHARED };
-#define NFLAVORS 4
+/* MPI_Win_allocate with RCMPI_RMA_SHM=0: part 1's active-message path */
+#define FLAVOR_ALLOCATE_AM 0x100
+static const int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE,
+			      MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_FLAVOR_SHARED,
+			      FLAVOR_ALLOCATE_AM};
+#define NFLAVORS 5
 
 static const char *flavor_name(int f)
 {
@@ -45,6 +48,8 @@ static const char *flavor_name(int f)
 		return "allocate";
 	case MPI_WIN_FLAVOR_DYNAMIC:
 		return "dynamic";
+	case FLAVOR_ALLOCATE_AM:
+		return "allocate-am";
 	default:
 		return "shared";
 	}
@@ -112,9 +117,14 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 	struct rw *rw = calloc(1, sizeof(*rw));
 	struct rc_req *req[NMAX];
 	struct rc_win_args a;
+	bool am = flavor == FLAVOR_ALLOCATE_AM;
 	int r;
 
 	ck_assert_ptr_nonnull(rw);
+	if (am) {
+		flavor = MPI_WIN_FLAVOR_ALLOCATE;
+		setenv("RCMPI_RMA_SHM", "0", 1);
+	}
 	rw->tw = rw_world(n, pressure);
 	rw->n = n;
 	rw->flavor = flavor;
@@ -136,8 +146,15 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 				 RC_OK);
 	}
 	wait_each(rw->tw, req, n, NULL);
+	unsetenv("RCMPI_RMA_SHM");
 	for (r = 0; r < n; r++) {
 		ck_assert(rc_win_valid(rw->w[r]));
+		/* the path: shared memory wherever every member is here
+		 * (all of them: one process) and it is not switched off */
+		ck_assert_int_eq(
+			rw->w[r]->shm_path,
+			flavor == MPI_WIN_FLAVOR_SHARED ||
+				(flavor == MPI_WIN_FLAVOR_ALLOCATE && !am));
 		rw->w[r]->comm->errh = &rc_mpi_errors_return;
 		rw->mem[r] = flavor == MPI_WIN_FLAVOR_CREATE ||
 					     flavor == MPI_WIN_FLAVOR_DYNAMIC
@@ -1010,6 +1027,70 @@ START_TEST(shared_layout)
 }
 END_TEST
 
+/* MPI_Win_allocate where one member does not see another on its node:
+ * every member falls back to private memory and active messages alike
+ * (cr_no_seg: also where the segment cannot be made), and the window
+ * works. */
+START_TEST(allocate_fallback)
+{
+	struct rc_req *req[NMAX];
+	struct rc_win_args a;
+	struct rc_win *w[NMAX];
+	int n = 3, r, v[NMAX], got[NMAX];
+	struct tw *tw = rw_world(n, 0);
+
+	tw->inst[1]->procs[tw->inst[2]->rank].local = false;
+	for (r = 0; r < n; r++) {
+		memset(&a, 0, sizeof(a));
+		a.flavor = MPI_WIN_FLAVOR_ALLOCATE;
+		a.size = 64;
+		a.disp_unit = 4;
+		a.acc_order = RC_ACC_ALL;
+		ck_assert_int_eq(rc_win_create_start(tw->inst[r]->world, &a,
+						     &w[r], &req[r]),
+				 RC_OK);
+	}
+	wait_each(tw, req, n, NULL);
+	for (r = 0; r < n; r++) {
+		ck_assert(!w[r]->shm_path);
+		ck_assert_ptr_null(w[r]->shm);
+		ck_assert_ptr_nonnull(w[r]->mem);
+		w[r]->comm->errh = &rc_mpi_errors_return;
+	}
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_fence_start(w[r], 0, &req[r]), RC_OK);
+	wait_each(tw, req, n, NULL);
+	for (r = 0; r < n; r++) {
+		v[r] = 100 + r;
+		ck_assert_int_eq(MPI_Put(&v[r], 1, MPI_INT, (r + 1) % n, r, 1,
+					 MPI_INT, w[r]),
+				 MPI_SUCCESS);
+	}
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_win_fence_start(w[r], 0, &req[r]), RC_OK);
+	wait_each(tw, req, n, NULL);
+	for (r = 0; r < n; r++) {
+		ck_assert_int_eq(((int *)rc_win_base(w[(r + 1) % n]))[r],
+				 100 + r);
+		ck_assert_int_eq(MPI_Get(&got[r], 1, MPI_INT, (r + 1) % n, r, 1,
+					 MPI_INT, w[r]),
+				 MPI_SUCCESS);
+	}
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(
+			rc_win_fence_start(w[r], MPI_MODE_NOSUCCEED, &req[r]),
+			RC_OK);
+	wait_each(tw, req, n, NULL);
+	for (r = 0; r < n; r++) {
+		ck_assert_int_eq(got[r], 100 + r);
+		ck_assert_int_eq(rc_win_free_start(w[r], &req[r]), RC_OK);
+	}
+	wait_each(tw, req, n, NULL);
+	tw_free(tw);
+	rc_g.initialized = false;
+}
+END_TEST
+
 /* Zero-size windows, MPI_PROC_NULL targets, disp_unit scaling. */
 START_TEST(zero_and_proc_null)
 {
@@ -1360,8 +1441,8 @@ START_TEST(failure_lock_holder)
 	rc_req_free(r1);
 	ck_assert_int_eq(rc_win_unlock_start(rw->w[1], 0, &req[0]), RC_OK);
 	wait_each(rw->tw, req, 1, NULL);
-	if (rw->flavor == MPI_WIN_FLAVOR_SHARED)
-		goto out;
+	if (rw->w[1]->shm_path)
+		goto out; /* a dead target's memory is still mapped */
 	/* a large get from rank 0, which dies before it answers */
 	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_SHARED, 0, 0,
 					   &req[0]), RC_OK);
@@ -1536,6 +1617,7 @@ static Suite *rma_suite(void)
 	CASE(lock_queue_fair, 3 * NFLAVORS);
 	CASE(request_ops, 3 * NFLAVORS);
 	CASE(shared_layout, 2);
+	CASE(allocate_fallback, 0);
 	CASE(zero_and_proc_null, 3 * NFLAVORS);
 	CASE(tiny_eager_limit, 3 * NFLAVORS);
 	CASE(errors_sync, NFLAVORS);

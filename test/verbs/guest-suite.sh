@@ -205,6 +205,10 @@ fi
 job jobs_p2p_sizes_4 4 ok "$SMALL" -- "$J/p2p_sizes" $(((4 << 20) + 13))
 job jobs_p2p_match_3 3 ok -- "$J/p2p_match"
 job jobs_p2p_misc_2 2 ok RCMPI_RNDV_MODE=put -- "$J/p2p_misc"
+# buffered mode, MPI_Isendrecv, and cancel of an RTS (the CANCEL round
+# trip over verbs, get and put rendezvous)
+job jobs_p2p_bsend_2 2 ok -- "$J/p2p_bsend"
+job jobs_p2p_bsend_3 3 ok RCMPI_RNDV_MODE=put -- "$J/p2p_bsend" 50000
 job jobs_coll_all_2 2 ok -- "$J/coll_all"
 job jobs_coll_all_4 4 ok "$SMALL" -- "$J/coll_all"
 job jobs_coll_comm_3 3 ok -- "$J/coll_comm"

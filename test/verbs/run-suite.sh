@@ -18,7 +18,7 @@
 # RCMPI_TEST_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 1200 s).
 set -uo pipefail
-EXPECTED=50	# 1 on the host + 49 in the VM
+EXPECTED=52	# 1 on the host + 51 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
 if [[ ${1:-} == --native ]]; then

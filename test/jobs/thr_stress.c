@@ -1,0 +1,439 @@
+/*
+ * thr_stress.c - MPI_THREAD_MULTIPLE under load (issue 14): several threads
+ * per rank call MPI at once; every message and every result is checked.
+ *
+ *	thr_stress [phase] [threads]
+ *
+ * phase (default all):
+ *   p2p     each thread exchanges messages of mixed sizes (eager and
+ *           rendezvous on shm and verbs) with every other rank: even
+ *           threads on a tag of their own on MPI_COMM_WORLD, odd threads on
+ *           a communicator of their own; and all threads on one shared tag
+ *           of one shared communicator, where any thread may receive any
+ *           message (headers checked, totals counted per sender thread).
+ *   anysrc  every thread receives with MPI_ANY_SOURCE and MPI_ANY_TAG on a
+ *           communicator shared by the threads; the totals per sender must be exact.
+ *   mprobe  as anysrc, with MPI_Mprobe / MPI_Improbe + MPI_Mrecv/Imrecv:
+ *           a message goes to exactly one thread (no loss, no duplicate).
+ *   coll    each thread runs collectives on a communicator of its own.
+ *   dup     two threads per rank duplicate and free communicators made
+ *           from two parents, the thread-to-parent mapping opposite on even
+ *           and odd ranks, while a third thread sends on MPI_COMM_WORLD;
+ *           each new communicator carries an allreduce that a context-id
+ *           clash would corrupt.
+ *
+ * Prints OK on rank 0; MPI_Abort(99) on the first mismatch (jobs.h).
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include "jobs.h"
+
+#define MAXT 8
+#define NITER 24
+#define MAXLEN (256 * 1024)
+
+static const int sizes[] = {0, 1, 100, 4000, 5000, 70000, MAXLEN};
+#define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+
+static int rank, nranks, nthr;
+static MPI_Comm own[MAXT], shared, race;
+
+/* A message: a header (sender rank, sender thread, iteration) followed by
+ * bytes that depend on it. */
+struct hdr {
+	int32_t src, thr, iter, len;
+};
+
+static int msg_len(int iter, int thr)
+{
+	int n = sizes[(iter + thr) % NSIZES];
+
+	return n < (int)sizeof(struct hdr) ? (int)sizeof(struct hdr) : n;
+}
+
+static void msg_fill(unsigned char *b, int src, int thr, int iter, int len)
+{
+	struct hdr h = {src, thr, iter, len};
+
+	memcpy(b, &h, sizeof(h));
+	job_fill(b + sizeof(h), (size_t)len - sizeof(h),
+		 src * 1000 + thr * 100 + iter);
+}
+
+/* Checks a received message; returns its header. */
+static struct hdr msg_check(const unsigned char *b, int got)
+{
+	struct hdr h;
+	size_t bad;
+
+	CHECK(got >= (int)sizeof(h), "short message (%d bytes)", got);
+	memcpy(&h, b, sizeof(h));
+	CHECK(h.len == got && h.src >= 0 && h.src < nranks && h.thr >= 0 &&
+		      h.thr < nthr && h.iter >= 0 && h.iter < NITER,
+	      "bad header src %d thr %d iter %d len %d (got %d)", h.src, h.thr,
+	      h.iter, h.len, got);
+	CHECK(h.len == msg_len(h.iter, h.thr), "length %d for iter %d thr %d",
+	      h.len, h.iter, h.thr);
+	bad = job_verify(b + sizeof(h), (size_t)got - sizeof(h),
+			 h.src * 1000 + h.thr * 100 + h.iter);
+	CHECK(bad == (size_t)-1, "byte %zu wrong from %d thr %d iter %d", bad,
+	      h.src, h.thr, h.iter);
+	return h;
+}
+
+/* Messages received per (sender rank, sender thread); several threads add. */
+static int counts[64][MAXT];
+
+static void count(struct hdr h)
+{
+	__atomic_add_fetch(&counts[h.src][h.thr], 1, __ATOMIC_RELAXED);
+}
+
+static void counts_expect(int want, const char *phase)
+{
+	int r, t;
+
+	for (r = 0; r < nranks; r++)
+		for (t = 0; t < nthr; t++) {
+			int got = counts[r][t];
+
+			CHECK(r == rank ? got == 0 : got == want,
+			      "%s: %d messages from rank %d thread %d, want %d",
+			      phase, got, r, t, r == rank ? 0 : want);
+		}
+	memset(counts, 0, sizeof(counts));
+}
+
+/* Phases share communicators and tags (anysrc and mprobe: race, tag =
+ * iteration): a rank that is done with a phase must not send the next
+ * one's messages while another still receives this one's. */
+static void phase_end(void)
+{
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+static void run_threads(void *(*fn)(void *), int n)
+{
+	pthread_t t[MAXT];
+	long i;
+
+	for (i = 0; i < n; i++)
+		CHECK(!pthread_create(&t[i], NULL, fn, (void *)i),
+		      "pthread_create");
+	for (i = 0; i < n; i++)
+		CHECK(!pthread_join(t[i], NULL), "pthread_join");
+}
+
+/* ---- p2p: own tags, own communicators, one shared tag ------------------- */
+
+static void *p2p_thread(void *arg)
+{
+	int t = (int)(long)arg, i, p, n = 0;
+	MPI_Comm c = t % 2 ? own[t] : MPI_COMM_WORLD;
+	int tag = t % 2 ? 7 : 100 + t;
+	unsigned char *sb = malloc((size_t)MAXLEN * nranks);
+	unsigned char *rb = malloc((size_t)MAXLEN * nranks);
+	MPI_Request rq[2 * 64], *srq = malloc(sizeof(*srq) * NITER * nranks);
+	MPI_Status st[2 * 64];
+	unsigned char *sbi[NITER];
+
+	CHECK(sb && rb && srq, "malloc");
+	for (i = 0; i < NITER; i++) {
+		int len = msg_len(i, t);
+
+		n = 0;
+		for (p = 0; p < nranks; p++) {
+			if (p == rank)
+				continue;
+			msg_fill(sb + (size_t)p * MAXLEN, rank, t, i, len);
+			CHECK_MPI(MPI_Irecv(rb + (size_t)p * MAXLEN, MAXLEN,
+					    MPI_BYTE, p, tag, c, &rq[n++]));
+			CHECK_MPI(MPI_Isend(sb + (size_t)p * MAXLEN, len,
+					    MPI_BYTE, p, tag, c, &rq[n++]));
+		}
+		CHECK_MPI(MPI_Waitall(n, rq, st));
+		for (p = 0, n = 0; p < nranks; p++) {
+			struct hdr h;
+			int got;
+
+			if (p == rank)
+				continue;
+			MPI_Get_count(&st[n], MPI_BYTE, &got);
+			h = msg_check(rb + (size_t)p * MAXLEN, got);
+			/* own tag: this thread's partner thread, in order */
+			CHECK(h.src == p && h.thr == t && h.iter == i,
+			      "p2p: from %d thr %d iter %d, want %d %d %d",
+			      h.src, h.thr, h.iter, p, t, i);
+			n += 2;
+		}
+	}
+	/* Shared tag on the shared communicator: any thread gets any
+	 * message. A thread waits for its receives of an iteration but keeps
+	 * its sends outstanding until the end: another rank's threads may
+	 * have claimed more of the messages sent to them than this thread's
+	 * partner, and a thread that waited for a rendezvous send there could
+	 * wait for a receive that only its own next iteration would post. */
+	n = 0;
+	for (i = 0; i < NITER; i++) {
+		int len = msg_len(i, t);
+
+		sbi[i] = malloc((size_t)len);
+		CHECK(sbi[i], "malloc");
+		msg_fill(sbi[i], rank, t, i, len);
+		for (p = 0; p < nranks - 1; p++)
+			CHECK_MPI(MPI_Irecv(rb + (size_t)p * MAXLEN, MAXLEN,
+					    MPI_BYTE, MPI_ANY_SOURCE, 5, shared,
+					    &rq[p]));
+		for (p = 0; p < nranks; p++)
+			if (p != rank)
+				CHECK_MPI(MPI_Isend(sbi[i], len, MPI_BYTE, p, 5,
+						    shared, &srq[n++]));
+		CHECK_MPI(MPI_Waitall(nranks - 1, rq, st));
+		for (p = 0; p < nranks - 1; p++) {
+			int got;
+
+			MPI_Get_count(&st[p], MPI_BYTE, &got);
+			CHECK(st[p].MPI_SOURCE != rank, "from myself");
+			count(msg_check(rb + (size_t)p * MAXLEN, got));
+		}
+	}
+	CHECK_MPI(MPI_Waitall(n, srq, MPI_STATUSES_IGNORE));
+	for (i = 0; i < NITER; i++)
+		free(sbi[i]);
+	free(srq);
+	free(sb);
+	free(rb);
+	return NULL;
+}
+
+/* ---- anysrc and mprobe: receivers race for the messages ---------------- */
+
+static int use_mprobe;
+static int claimed; /* messages this rank's threads set out to receive */
+
+/* Each thread sends all its messages first (one buffer per iteration,
+ * shared by the sends to every peer), then the threads receive until the
+ * rank has claimed every message sent to it: a thread blocks in a receive
+ * only for a message that is owed, so none waits for ever. */
+static void *race_thread(void *arg)
+{
+	int t = (int)(long)arg, i, p, n = 0;
+	int total = (nranks - 1) * nthr * NITER;
+	unsigned char *sb[NITER], *rb = malloc(MAXLEN);
+	MPI_Request *rq = malloc(sizeof(*rq) * NITER * nranks);
+
+	CHECK(rb && rq, "malloc");
+	for (i = 0; i < NITER; i++) {
+		int len = msg_len(i, t);
+
+		sb[i] = malloc((size_t)len);
+		CHECK(sb[i] != NULL, "malloc");
+		msg_fill(sb[i], rank, t, i, len);
+		for (p = 0; p < nranks; p++)
+			if (p != rank)
+				CHECK_MPI(MPI_Isend(sb[i], len, MPI_BYTE, p, i,
+						    race, &rq[n++]));
+	}
+	for (i = 0; __atomic_fetch_add(&claimed, 1, __ATOMIC_RELAXED) < total;
+	     i++) {
+		MPI_Status s;
+		struct hdr h;
+		int got;
+
+		if (!use_mprobe) {
+			CHECK_MPI(MPI_Recv(rb, MAXLEN, MPI_BYTE, MPI_ANY_SOURCE,
+					   MPI_ANY_TAG, race, &s));
+		} else {
+			MPI_Message m;
+			MPI_Request r;
+			int flag = 0;
+
+			if (t % 2) {
+				CHECK_MPI(MPI_Mprobe(MPI_ANY_SOURCE,
+						     MPI_ANY_TAG, race, &m,
+						     &s));
+			} else {
+				while (!flag)
+					CHECK_MPI(MPI_Improbe(MPI_ANY_SOURCE,
+							      MPI_ANY_TAG,
+							      race, &flag,
+							      &m, &s));
+			}
+			MPI_Get_count(&s, MPI_BYTE, &got);
+			CHECK(got <= MAXLEN, "probe count %d", got);
+			if (i % 2) {
+				CHECK_MPI(MPI_Mrecv(rb, got, MPI_BYTE, &m, &s));
+			} else {
+				CHECK_MPI(MPI_Imrecv(rb, got, MPI_BYTE, &m,
+						     &r));
+				CHECK_MPI(MPI_Wait(&r, &s));
+			}
+			CHECK(m == MPI_MESSAGE_NULL, "message kept");
+		}
+		MPI_Get_count(&s, MPI_BYTE, &got);
+		h = msg_check(rb, got);
+		CHECK(h.iter == s.MPI_TAG && h.src == s.MPI_SOURCE,
+		      "status tag %d src %d, header %d %d", s.MPI_TAG,
+		      s.MPI_SOURCE, h.iter, h.src);
+		count(h);
+	}
+	CHECK_MPI(MPI_Waitall(n, rq, MPI_STATUSES_IGNORE));
+	for (i = 0; i < NITER; i++)
+		free(sb[i]);
+	free(rq);
+	free(rb);
+	return NULL;
+}
+
+/* ---- coll: each thread on its own communicator -------------------------- */
+
+static void *coll_thread(void *arg)
+{
+	int t = (int)(long)arg, i, j;
+	MPI_Comm c = own[t];
+	long v, sum, want = 0, *all = malloc(sizeof(long) * nranks);
+
+	CHECK(all != NULL, "malloc");
+	for (j = 0; j < nranks; j++)
+		want += j * 10 + t;
+	for (i = 0; i < NITER; i++) {
+		v = rank * 10 + t;
+		CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, c));
+		CHECK(sum == want, "allreduce %ld, want %ld", sum,
+		      want);
+		v = i % nranks == rank ? 1000L * t + i : -1;
+		CHECK_MPI(MPI_Bcast(&v, 1, MPI_LONG, i % nranks, c));
+		CHECK(v == 1000L * t + i, "bcast %ld", v);
+		v = rank + 100L * t;
+		CHECK_MPI(MPI_Allgather(&v, 1, MPI_LONG, all, 1, MPI_LONG, c));
+		for (j = 0; j < nranks; j++)
+			CHECK(all[j] == j + 100L * t, "allgather[%d] %ld", j,
+			      all[j]);
+		if (i % 4 == 0)
+			CHECK_MPI(MPI_Barrier(c));
+	}
+	free(all);
+	return NULL;
+}
+
+/* ---- dup: communicator creation racing with itself and with traffic ----- */
+
+#define NDUP 30
+static MPI_Comm parent[2];
+static volatile int dups_done;
+
+static void *dup_thread(void *arg)
+{
+	int t = (int)(long)arg, i;
+	/* opposite mapping on even and odd ranks */
+	int which = rank % 2 ? 1 - t : t;
+	MPI_Comm p = parent[which];
+
+	for (i = 0; i < NDUP; i++) {
+		MPI_Comm nc, nc2;
+		long v = 1 + which * 1000 + i, sum;
+
+		CHECK_MPI(MPI_Comm_dup(p, &nc));
+		CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, nc));
+		CHECK(sum == v * nranks, "allreduce on dup of parent %d: %ld",
+		      which, sum);
+		if (i % 3 == 0) {
+			/* a second level: a child of the new communicator */
+			CHECK_MPI(MPI_Comm_split(nc, 0, nranks - rank, &nc2));
+			CHECK_MPI(MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_MAX,
+						nc2));
+			CHECK(sum == v, "allreduce on split: %ld", sum);
+			CHECK_MPI(MPI_Comm_free(&nc2));
+		}
+		CHECK_MPI(MPI_Comm_free(&nc));
+	}
+	__atomic_add_fetch(&dups_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Ring traffic on MPI_COMM_WORLD while the other two threads create. */
+static void *traffic_thread(void *arg)
+{
+	int i, to = (rank + 1) % nranks, from = (rank + nranks - 1) % nranks;
+	unsigned char sb[5000], rb[5000];
+
+	(void)arg;
+	for (i = 0; i < 4 * NDUP; i++) {
+		int len = i % 2 ? 64 : (int)sizeof(sb);
+
+		job_fill(sb, (size_t)len, rank * 10000 + i);
+		CHECK_MPI(MPI_Sendrecv(sb, len, MPI_BYTE, to, 77, rb,
+				       (int)sizeof(rb), MPI_BYTE, from, 77,
+				       MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+		CHECK(job_verify(rb, (size_t)len, from * 10000 + i) ==
+			      (size_t)-1,
+		      "ring message %d", i);
+	}
+	return NULL;
+}
+
+static void *dup_phase_thread(void *arg)
+{
+	return (long)arg < 2 ? dup_thread(arg) : traffic_thread(arg);
+}
+
+int main(int argc, char **argv)
+{
+	const char *phase = argc > 1 ? argv[1] : "all";
+	int provided, t, all = !strcmp(phase, "all");
+
+	nthr = argc > 2 ? atoi(argv[2]) : 3;
+	CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE,
+				  &provided));
+	CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	CHECK(nthr >= 1 && nthr <= MAXT && nranks <= 64, "threads %d", nthr);
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &shared));
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &race));
+	for (t = 0; t < nthr; t++)
+		CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &own[t]));
+
+	if (all || !strcmp(phase, "p2p")) {
+		run_threads(p2p_thread, nthr);
+		counts_expect(NITER, "p2p shared tag");
+		phase_end();
+	}
+	if (all || !strcmp(phase, "anysrc")) {
+		use_mprobe = 0;
+		claimed = 0;
+		run_threads(race_thread, nthr);
+		counts_expect(NITER, "anysrc");
+		phase_end();
+	}
+	if (all || !strcmp(phase, "mprobe")) {
+		use_mprobe = 1;
+		claimed = 0;
+		run_threads(race_thread, nthr);
+		counts_expect(NITER, "mprobe");
+		phase_end();
+	}
+	if (all || !strcmp(phase, "coll")) {
+		run_threads(coll_thread, nthr);
+		phase_end();
+	}
+	if (all || !strcmp(phase, "dup")) {
+		CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &parent[0]));
+		CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &parent[1]));
+		dups_done = 0;
+		run_threads(dup_phase_thread, 3);
+		CHECK(dups_done == 2, "dup threads %d", dups_done);
+		CHECK_MPI(MPI_Comm_free(&parent[0]));
+		CHECK_MPI(MPI_Comm_free(&parent[1]));
+	}
+
+	for (t = 0; t < nthr; t++)
+		CHECK_MPI(MPI_Comm_free(&own[t]));
+	CHECK_MPI(MPI_Comm_free(&shared));
+	CHECK_MPI(MPI_Comm_free(&race));
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	if (rank == 0)
+		printf("OK %s, %d ranks x %d threads\n", phase, nranks, nthr);
+	MPI_Finalize();
+	return 0;
+}
