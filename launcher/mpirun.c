@@ -40,14 +40,16 @@
  * The job is RUNNING until the first failure: a rank exits non-zero, dies
  * of a signal, exits without PMIx_Finalize after PMIx_Init, calls
  * PMIx_Abort; a signal to us; --timeout; a host lost (its launch agent
- * failed, its daemon did not connect within RCMPI_LAUNCH_TIMEOUT, closed
- * the connection, or sent nothing for RCMPI_HEARTBEAT_TIMEOUT seconds —
- * both sides send a PING every second). The first failure (a death by
- * signal outranks exits and aborts seen up to 200 ms before it: see
- * job_suspect) prints one line naming rank, pid, host and cause, fixes the
- * exit status and moves the job to TERMINATING: every rank on every node
- * gets SIGTERM (or the signal we received), SIGKILL 2 s later; a daemon
- * that has not reported its ranks' end 5 s after that is given up.
+ * failed, its daemon did not connect within RCMPI_LAUNCH_TIMEOUT or,
+ * connected, did not start within as long again (it is silent while it
+ * starts its ranks), closed the connection, or, started, sent nothing for
+ * RCMPI_HEARTBEAT_TIMEOUT seconds — both sides send a PING every second).
+ * The first failure (a death by signal outranks exits and aborts seen up
+ * to 200 ms before it: see job_suspect) prints one line naming rank, pid,
+ * host and cause, fixes the exit status and moves the job to TERMINATING:
+ * every rank on every node gets SIGTERM (or the signal we received),
+ * SIGKILL 2 s later; a daemon that has not reported its ranks' end 5 s
+ * after that is given up.
  *
  * End: once every rank ended and every output was drained (daemons say
  * DRAINED), the daemons get END and exit; their agents are reaped (killed
@@ -120,7 +122,11 @@ struct daemon {
 	struct agent *ag;	/* what started it (NULL: nothing) */
 	struct rc_conn conn;	/* fd -1 until authenticated */
 	bool drained;
-	double t_launch; /* must have authenticated by then */
+	bool started; /* sent STARTED: from then on its silence is judged */
+	/* must have authenticated by then; once authenticated, must have
+	 * started (its ranks forked, its PMIx server up: it sends nothing
+	 * while it does that) */
+	double t_launch;
 	size_t stdin_inflight;
 	int pi_conn; /* index in pfd, -1: none */
 };
@@ -749,6 +755,7 @@ static bool job_authed(void *arg, int node, struct rc_conn *c)
 		return false;
 	d->conn = *c;
 	d->state = DMN_RUNNING;
+	d->t_launch = rc_now() + job.launch_timeout;
 	if (job.verbose)
 		rc_lmsg("host %s: daemon connected", dmn_host(d));
 	dmn_send_job(d);
@@ -794,6 +801,7 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 	case RC_M_PING:
 		return;
 	case RC_M_STARTED:
+		d->started = true;
 		n = rc_rbuf_u32(rb);
 		for (i = 0; i < n && !rb->bad; i++) {
 			char *bound, *cpus;
@@ -1098,11 +1106,12 @@ static int job_launch_daemons(void)
 			continue;
 		if (!dmn_direct(&job.dmn[i])) {
 			/* started by its parent; the parent reports it lost
-			 * first, within its own launch timeout */
+			 * first: each daemon above it had the launch timeout
+			 * to connect and again to start */
 			dmn_launching(&job.dmn[i], NULL);
 			job.dmn[i].t_launch =
 				rc_now() + 1.0 +
-				job.launch_timeout *
+				2 * job.launch_timeout *
 					rc_tree_depth(&job.tree, i);
 			continue;
 		}
@@ -1228,7 +1237,9 @@ static int job_poll_ms(double t)
 		if (d->state == DMN_LAUNCHING)
 			dl_min(&dl, d->t_launch);
 		if (d->state == DMN_RUNNING && d->conn.fd >= 0)
-			dl_min(&dl, d->conn.last_rx + job.hb_timeout);
+			dl_min(&dl, d->started
+					    ? d->conn.last_rx + job.hb_timeout
+					    : d->t_launch);
 	}
 	for (i = 0; i < job.nagents; i++)
 		if (job.agents[i].alive)
@@ -1268,7 +1279,13 @@ static void job_timers(double t)
 		if (d->state == DMN_LAUNCHING && t >= d->t_launch)
 			dmn_lost(d, "its daemon did not connect back within "
 				 "%g s", job.launch_timeout);
-		if (d->state == DMN_RUNNING && d->conn.fd >= 0 &&
+		if (d->state == DMN_RUNNING && d->conn.fd >= 0 && !d->started &&
+		    t >= d->t_launch)
+			dmn_lost(d,
+				 "its daemon did not start within %g s "
+				 "of connecting",
+				 job.launch_timeout);
+		if (d->state == DMN_RUNNING && d->conn.fd >= 0 && d->started &&
 		    t - d->conn.last_rx >= job.hb_timeout)
 			dmn_lost(d, "no heartbeat from its daemon for %g s "
 				 "(stopped, or the host is down)",

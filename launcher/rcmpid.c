@@ -95,7 +95,8 @@ struct kid {
 	struct rc_lproc ag; /* its launch agent */
 	char label[320];
 	struct rc_iof_buf out, err;
-	double t_launch;
+	bool started;	 /* sent STARTED: from then on its silence is judged */
+	double t_launch; /* to connect; once connected, to start */
 	int pi; /* its first pollfd: conn, agent out, err */
 };
 
@@ -291,6 +292,7 @@ static bool kid_authed(void *arg, int node, struct rc_conn *c)
 		return false;
 	k->conn = *c;
 	k->state = KID_RUNNING;
+	k->t_launch = rc_now() + d.launch_timeout;
 	if (d.ending || d.abnormal)
 		kid_send(k, RC_M_END, (const char *)&zero, sizeof(zero));
 	else
@@ -353,6 +355,7 @@ static void kid_msg(struct kid *k, uint32_t type, struct rc_rbuf *rb)
 		free(sig);
 		return;
 	default:
+		k->started = k->started || type == RC_M_STARTED;
 		rc_wbuf_u32(&w, (uint32_t)k->node);
 		rc_wbuf_u32(&w, type);
 		rc_wbuf_bytes(&w, p0, l0);
@@ -832,8 +835,9 @@ static int poll_ms(double t)
 		struct kid *k = &d.kids[i];
 
 		x = k->state == KID_LAUNCHING ? k->t_launch
-		    : k->state == KID_RUNNING ? k->conn.last_rx + d.hb_timeout
-					      : 0;
+		    : k->state != KID_RUNNING ? 0
+		    : k->started	      ? k->conn.last_rx + d.hb_timeout
+					      : k->t_launch;
 		if (x && x < dl)
 			dl = x;
 	}
@@ -858,7 +862,12 @@ static void kids_timers(double t)
 				 "its daemon did not connect back within "
 				 "%g s",
 				 d.launch_timeout);
-		if (k->state == KID_RUNNING &&
+		if (k->state == KID_RUNNING && !k->started && t >= k->t_launch)
+			kid_lost(k,
+				 "its daemon did not start within %g s "
+				 "of connecting",
+				 d.launch_timeout);
+		if (k->state == KID_RUNNING && k->started &&
 		    t - k->conn.last_rx >= d.hb_timeout)
 			kid_lost(k,
 				 "no heartbeat from its daemon for %g s "
@@ -1388,6 +1397,11 @@ int main(int argc, char **argv)
 	 * the ranks is waiting in the socket */
 	d.conn.last_rx = rc_now();
 	d.t_hb = rc_now() + d.hb_interval;
+	/* nor did the daemons below us have a chance to connect: their
+	 * launch time counts from now too */
+	for (i = 0; i < d.nkids; i++)
+		if (d.kids[i].state == KID_LAUNCHING)
+			d.kids[i].t_launch = rc_now() + d.launch_timeout;
 	loop();
 	return 0;
 }

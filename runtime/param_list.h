@@ -207,7 +207,7 @@ RC_PARAM(LAUNCH_AGENT, STR, "ssh -x -o BatchMode=yes -o ConnectTimeout=10", 0,
 	 "command that starts the daemons: AGENT HOST COMMAND "
 	 "(--launch-agent)")
 RC_PARAM(LAUNCH_TIMEOUT, SECONDS, "30", 0, 1000000, "mpirun",
-	 "seconds a daemon has to connect back")
+	 "seconds a daemon has to connect back, and again to start")
 RC_PARAM(HEARTBEAT_TIMEOUT, SECONDS, "10", 0, 1000000, "mpirun",
 	 "seconds of silence after which a host is lost")
 RC_PARAM(LAUNCH_RADIX, INT, "16", 0, 4096, "mpirun",
