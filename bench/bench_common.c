@@ -12,10 +12,18 @@
 
 static void usage(const struct bench *b, const char *prog)
 {
+	const char *t = "calls";
+
+	if (b->mt == BENCH_MT_LAT)
+		t = "[senders:]receivers";
+	else if (b->mt == BENCH_MT_RATE)
+		t = "threads";
 	fprintf(stderr,
 		"usage: %s [-m [min:]max] [-i iters] [-x warmup] [-W window] "
-		"%s[-c] [-N cart:D:R|graph:FILE] [-t calls]\n", prog,
-		b->rma_syncs ? "[-w create|allocate|dynamic] [-s sync] " : "");
+		"%s[-c] [-N cart:D:R|graph:FILE] [-t %s]\n",
+		prog,
+		b->rma_syncs ? "[-w create|allocate|dynamic] [-s sync] " : "",
+		t);
 }
 
 /* -w and -s of the one-sided benchmarks (OSU's names); false if unknown */
@@ -42,6 +50,34 @@ static int rma_opt(struct bench *b, int opt, const char *arg)
 	return 0;
 }
 
+#define MAX_THREADS 64
+
+/* -t of the multi-threaded benchmarks: [S:]R or T; false if malformed */
+static int mt_threads(struct bench *b, const char *arg)
+{
+	char *end;
+	long s = b->tsend, r = strtol(arg, &end, 10);
+
+	if (b->mt == BENCH_MT_LAT && *end == ':') {
+		s = r;
+		r = strtol(end + 1, &end, 10);
+	} else if (b->mt == BENCH_MT_RATE) {
+		s = r;
+	}
+	if (*end || s < 1 || r < 1 || s > MAX_THREADS || r > MAX_THREADS) {
+		if (!b->rank)
+			fprintf(stderr, "%s: -t %s: want %s, each 1 to %d\n",
+				b->name, arg,
+				b->mt == BENCH_MT_LAT ? "[senders:]receivers"
+						      : "threads",
+				MAX_THREADS);
+		return 0;
+	}
+	b->tsend = (int)s;
+	b->trecv = (int)r;
+	return 1;
+}
+
 /* MPI_Init, the options, then the title lines on rank 0 */
 static void init(struct bench *b, int *argc, char ***argv, const char *name)
 {
@@ -49,7 +85,21 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 	char *colon;
 	size_t min = b->min;
 
-	MPI_Init(argc, argv);
+	if (b->mt) {
+		int provided;
+
+		MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+		if (provided < MPI_THREAD_MULTIPLE) {
+			fprintf(stderr,
+				"%s: the MPI provides thread level %d, "
+				"not MPI_THREAD_MULTIPLE\n",
+				(*argv)[0], provided);
+			MPI_Finalize();
+			exit(2);
+		}
+	} else {
+		MPI_Init(argc, argv);
+	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &b->rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &b->size);
 	b->name = strrchr((*argv)[0], '/') ? strrchr((*argv)[0], '/') + 1 :
@@ -100,9 +150,15 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 			b->nhbr = optarg;
 			break;
 		case 't':
-			b->ntest = atoi(optarg);
+			if (!b->mt) {
+				b->ntest = atoi(optarg);
+				break;
+			}
+			if (!mt_threads(b, optarg))
+				goto bad;
 			break;
 		default:
+		bad:
 			if (!b->rank)
 				usage(b, (*argv)[0]);
 			MPI_Finalize();
@@ -115,6 +171,12 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 		printf("# %s: %s\n", b->name, name);
 		printf("# ranks %d%s\n", b->size,
 		       b->validate ? ", results validated" : "");
+		if (b->mt == BENCH_MT_LAT)
+			printf("# Number of Sender threads: %d\n"
+			       "# Number of Receiver threads: %d\n",
+			       b->tsend, b->trecv);
+		else if (b->mt == BENCH_MT_RATE)
+			printf("# Threads per rank: %d\n", b->tsend);
 	}
 }
 
@@ -164,12 +226,16 @@ void bench_init_p2p(struct bench *b, int *argc, char ***argv,
 {
 	unsigned syncs = b->rma_syncs;
 	int win = b->win_type, sync = b->sync;
+	int mt = b->mt, tsend = b->tsend, trecv = b->trecv;
 
-	/* (bench_rma_init sets the one-sided fields first) */
+	/* (bench_rma_init and bench_init_mt set their fields first) */
 	memset(b, 0, sizeof(*b));
 	b->rma_syncs = syncs;
 	b->win_type = win;
 	b->sync = sync;
+	b->mt = mt;
+	b->tsend = tsend;
+	b->trecv = trecv;
 	b->kind = kind;
 	b->sized = 1;
 	b->min = kind == BENCH_RATE ? 1 : 0;
@@ -209,6 +275,18 @@ void bench_init_p2p(struct bench *b, int *argc, char ***argv,
 	else
 		printf("%-10s%18s%18s\n", "# Size", "MB/s", "Messages/s");
 	fflush(stdout);
+}
+
+void bench_init_mt(struct bench *b, int *argc, char ***argv, const char *name,
+		   enum bench_kind kind, int mt, int min_ranks, int exact,
+		   int even)
+{
+	memset(b, 0, sizeof(*b));
+	b->mt = mt;
+	/* OSU's osu_latency_mt: one sender, two receivers */
+	b->tsend = mt == BENCH_MT_LAT ? 1 : 2;
+	b->trecv = 2;
+	bench_init_p2p(b, argc, argv, name, kind, min_ranks, exact, even);
 }
 
 size_t bench_next(size_t size)
@@ -395,7 +473,7 @@ int bench_red_check(struct bench *b, const float *rb, size_t first, size_t n,
 void bench_fail(struct bench *b, size_t size, size_t index, double got,
 		double want)
 {
-	if (b->failed++ < 5)
+	if (__atomic_fetch_add(&b->failed, 1, __ATOMIC_RELAXED) < 5)
 		fprintf(stderr, "%s: rank %d, size %zu: element %zu is %g, "
 			"expected %g\n", b->name, b->rank, size, index, got,
 			want);

@@ -26,6 +26,11 @@
  *                line, '#' comments)
  *   -t CALLS     nonblocking benchmarks: MPI_Test calls spread over the
  *                dummy computation (default 0)
+ *   -t [S:]R     multi-threaded latency (bench_init_mt, BENCH_MT_LAT): S
+ *                sender threads on rank 0 (default 1), R receiver threads
+ *                on rank 1 (default 2), as OSU's osu_latency_mt
+ *   -t T         multi-threaded message rate (BENCH_MT_RATE): T threads
+ *                per rank (default 2)
  * Output: a header ("# program: title", "# ranks N"), a column line, then one
  * line per size in OSU's layout: point-to-point "size latency(us)", "size
  * MB/s", "size MB/s messages/s"; collectives the size, the latency in
@@ -63,7 +68,11 @@ struct bench {
 	/* one-sided (bench_rma.h): -w and -s, the sync modes allowed */
 	unsigned rma_syncs;
 	int win_type, sync;
-	int failed;		/* validation failures on this rank */
+	/* multi-threaded (bench_init_mt): 0, BENCH_MT_LAT or BENCH_MT_RATE;
+	 * thread counts from -t */
+	int mt;
+	int tsend, trecv;
+	int failed;		/* validation failures on this rank (atomic) */
 	double *laps;		/* this size's timed iterations */
 	int nlaps;
 };
@@ -78,6 +87,15 @@ void bench_init(struct bench *b, int *argc, char ***argv, const char *name,
 void bench_init_p2p(struct bench *b, int *argc, char ***argv,
 		    const char *name, enum bench_kind kind, int min_ranks,
 		    int exact, int even);
+/* Multi-threaded point-to-point benchmarks: bench_init_p2p after
+ * MPI_Init_thread(MPI_THREAD_MULTIPLE) (exits with a message when the MPI
+ * provides less), -t parsed as the thread counts of `mt`, and the counts
+ * printed in the header. */
+#define BENCH_MT_LAT 1	/* -t [S:]R: sender and receiver threads */
+#define BENCH_MT_RATE 2 /* -t T: threads per rank */
+void bench_init_mt(struct bench *b, int *argc, char ***argv, const char *name,
+		   enum bench_kind kind, int mt, int min_ranks, int exact,
+		   int even);
 /* The next size of the loop: 0, 1, 2, 4, ... */
 size_t bench_next(size_t size);
 /* Iterations and warm-up rounds for a message of `size` bytes. */
@@ -115,7 +133,7 @@ int bench_check(struct bench *b, const void *buf, size_t len, unsigned seed,
 void bench_red_fill(const struct bench *b, float *sb, size_t n);
 int bench_red_check(struct bench *b, const float *rb, size_t first, size_t n,
 		    size_t size);
-/* Note a validation failure (prints the first few). */
+/* Note a validation failure (prints the first few; any thread). */
 void bench_fail(struct bench *b, size_t size, size_t index, double got,
 		double want);
 /* Peak RSS line, MPI_Finalize; exit status 1 when any rank failed

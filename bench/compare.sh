@@ -24,7 +24,15 @@
 #                  OSU's defaults; put also with lock, fence and pscw), put
 #                  and get bandwidth, put bi-bandwidth; no gate (issue 11
 #                  records them for issue 15)
-#   shm            the four above
+#   shm-mt         MPI_THREAD_MULTIPLE: osu_latency_mt (8 B; 1 sender
+#                  thread and 1, 2, 4 receiver threads) and osu_mbw_mr_mt
+#                  (8 B, window 64; 1, 2, 4 threads per rank, each on its own
+#                  communicator) at 2 ranks, not bound (the threads need
+#                  both cores): oversubscribed with busy-polling threads on
+#                  2 cores, reported, no gate; MPICH left out unless
+#                  MPIS_OVER names it (as shm-over); MT_THREADS ("1 2 4")
+#                  and MT_OPTS (more options) change the runs
+#   shm            the four above (not shm-mt)
 #   callgrind      instructions per iteration of the software path
 #                  (bench/cg_self: Isend+Recv+Wait and Irecv+Send+Wait of
 #                  8 B on MPI_COMM_SELF, the difference of 11000 and 1000
@@ -51,7 +59,7 @@
 #                  flush) and put/get bandwidth at 64 KiB under rcmpi
 #                  (RCMPI_TRANSPORTS=verbs) and Open MPI + UCX (osc/ucx);
 #                  no gate (issue 11's active-message figures, for issue 15)
-#   all            shm callgrind memory startup verbs verbs-rma nbr
+#   all            shm callgrind memory startup verbs verbs-rma nbr shm-mt
 #                  (shm-rma included)
 #
 # Environment: BUILD (rcmpi's configured build tree, default ./_build),
@@ -82,6 +90,7 @@ INBR="ineighbor_allgather ineighbor_allgatherv ineighbor_alltoall
 	ineighbor_alltoallv ineighbor_alltoallw"
 RMA="put_latency get_latency put_bw get_bw put_bibw acc_latency
 	get_acc_latency fop_latency cas_latency"
+MT="latency_mt mbw_mr_mt"
 STATUS=0
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -123,6 +132,11 @@ build_all() {
 		for p in $RMA; do
 			$cc -O2 -o "$BIN/$m/osu_$p" "$top/bench/osu_$p.c" \
 				"$top/bench/bench_rma.c" \
+				"$top/bench/bench_common.c" >>"$log" 2>&1 ||
+				{ echo "compare.sh: $cc osu_$p.c failed ($log)" >&2; exit 1; }
+		done
+		for p in $MT; do
+			$cc -O2 -pthread -o "$BIN/$m/osu_$p" "$top/bench/osu_$p.c" \
 				"$top/bench/bench_common.c" >>"$log" 2>&1 ||
 				{ echo "compare.sh: $cc osu_$p.c failed ($log)" >&2; exit 1; }
 		done
@@ -413,6 +427,44 @@ mode_shm_rma() {
 		echo "#### ${J_TITLE[$j]}"
 		echo
 		cmp_table "$out" "$j" "$MPIS" "${J_BETTER[$j]}" "$REPS"
+	done
+	footer
+	[[ -s $out/failures ]] && STATUS=1
+}
+
+mode_shm_mt() {
+	local out=${OUT:-$BUILD/bench-compare/shm-mt} j jobs= t
+	local o=${MT_OPTS:-}
+	rm -rf "$out"
+	for t in ${MT_THREADS:-1 2 4}; do
+		job "lat$t" osu_latency_mt 2 none 2 lower \
+			"osu_latency_mt, 1 sender thread, $t receiver threads (µs)" \
+			"-t 1:$t -m 8:8 -i 1000 -x 100 $o"
+		jobs+="lat$t "
+	done
+	for t in ${MT_THREADS:-1 2 4}; do
+		job "mr$t" osu_mbw_mr_mt 2 none 3 higher \
+			"osu_mbw_mr_mt, 1 pair, $t threads per rank (messages/s)" \
+			"-t $t -m 8:8 -i 100 -x 10 $o"
+		jobs+="mr$t "
+	done
+	header "Shared memory, MPI_THREAD_MULTIPLE, 2 ranks, not bound" \
+		"REPS=$REPS bench/compare.sh shm-mt"
+	echo "Every MPI initialised with MPI_THREAD_MULTIPLE. osu_latency_mt: rank 0's"
+	echo "sender thread ping-pongs with rank 1's receiver threads, which race"
+	echo "for every message (same source and tag); osu_mbw_mr_mt: each thread"
+	echo "of a rank streams windows of 64 to its partner thread on a"
+	echo "communicator of its own. With more busy-polling threads than the 2"
+	echo "cores these runs measure the scheduler as much as the MPI: reported,"
+	echo "no gate."
+	[[ " $MPIS_OVER " != *" mpich "* && " $MPIS " == *" mpich "* ]] &&
+		echo "MPICH left out (as in shm-over): set MPIS_OVER to include it."
+	echo
+	cmp_collect "$out" "$REPS" "$MPIS_OVER" "$jobs"
+	for j in $jobs; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		cmp_table "$out" "$j" "$MPIS_OVER" "${J_BETTER[$j]}" "$REPS"
 	done
 	footer
 	[[ -s $out/failures ]] && STATUS=1
@@ -766,8 +818,8 @@ for a in "$@"; do
 	case $a in
 	shm) modes+=(shm-p2p shm-coll shm-over shm-rma) ;;
 	all) modes+=(shm-p2p shm-coll shm-over shm-rma callgrind memory startup
-		verbs verbs-rma nbr) ;;
-	shm-p2p | shm-coll | shm-over | shm-rma | callgrind | memory | \
+		verbs verbs-rma nbr shm-mt) ;;
+	shm-p2p | shm-coll | shm-over | shm-rma | shm-mt | callgrind | memory | \
 		startup | verbs | verbs-rma | nbr)
 		modes+=("$a") ;;
 	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2

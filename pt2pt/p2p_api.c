@@ -347,8 +347,9 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source, int tag,
 RC_WEAK(MPI_Recv_init)
 
 /* An inactive persistent request, else raise MPI_ERR_REQUEST: pt2pt's
- * own, or one a module above owns (req->pers: persistent collectives,
- * which must be completed by a wait or test before they start again). */
+ * own, or one a module above owns (req->pers: persistent collectives).
+ * Either must be completed by a wait or test before it starts again: one
+ * that is done but not yet waited for is still active (MPI-3.1 3.9). */
 static int persistent_check(struct rc_req *req, const char *fn)
 {
 	if (!rc_req_valid(req))
@@ -358,8 +359,7 @@ static int persistent_check(struct rc_req *req, const char *fn)
 	     req->kind != RC_REQ_RECV))
 		return RC_ERR_MSG(NULL, MPI_ERR_REQUEST, fn,
 				  "not a persistent request");
-	if (req->state == RC_REQ_ACTIVE ||
-	    (req->pers && req->state != RC_REQ_INACTIVE))
+	if (req->state != RC_REQ_INACTIVE)
 		return RC_ERR_MSG(NULL, MPI_ERR_REQUEST, fn,
 				  "request is active already");
 	return MPI_SUCCESS;

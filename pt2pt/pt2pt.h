@@ -182,5 +182,16 @@ int rc_am_send_now(struct rc_inst *inst, int w, unsigned id, const void *hdr,
  * "/rcmpi.<nspace>.<what>", the prefix the launcher sweeps after a crash. */
 void rc_shm_seg_name(char *out, size_t len, const char *nspace,
 		     const char *what);
+/* Reserve len bytes of a segment's pages now (a full /dev/shm is an error
+ * here, not a SIGBUS later), through signals: 0 or an errno. */
+int rc_shm_reserve(int fd, size_t len);
+
+/* The shared-memory eager limit that RCMPI_SHM_EAGER_LIMIT=auto picks from
+ * measured costs (tp_shm.c): one CMA call costs fixed_ns + cma_ns_per_byte
+ * per byte, one memcpy copy_ns_per_byte; at least RC_SHM_EAGER_FLOOR,
+ * at most max. */
+#define RC_SHM_EAGER_FLOOR 4096
+size_t rc_shm_eager_model(double fixed_ns, double cma_ns_per_byte,
+			  double copy_ns_per_byte, size_t max);
 
 #endif

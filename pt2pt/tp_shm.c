@@ -33,6 +33,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +148,24 @@ void rc_shm_seg_name(char *out, size_t len, const char *nspace,
 	snprintf(out, len, "/rcmpi.%s.%s", ns, what);
 }
 
+int rc_shm_reserve(int fd, size_t len)
+{
+	sigset_t all, old;
+	int ret;
+
+	/* tmpfs gives up with EINTR when a signal comes while it allocates,
+	 * and undoes what it allocated: a program's interval timer faster
+	 * than one allocation would make a retry loop spin for ever. The
+	 * signals wait until it is done instead. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	do
+		ret = posix_fallocate(fd, 0, (off_t)len);
+	while (ret == EINTR);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
 static void seg_name(char *out, size_t len, const char *nspace, int rank)
 {
 	char r[16];
@@ -216,9 +236,7 @@ static int shm_create(struct shm_tp *st)
 		rc_log_err("shm_open(%s): %s", st->name, strerror(errno));
 		return RC_ERR_IO;
 	}
-	/* Reserve the pages now: a full /dev/shm is an error here, not a
-	 * SIGBUS later. */
-	ret = posix_fallocate(fd, 0, (off_t)st->seg_len);
+	ret = rc_shm_reserve(fd, st->seg_len);
 	if (ret) {
 		rc_log_err("cannot allocate %zu bytes in /dev/shm for %s: %s",
 			   st->seg_len, st->name, strerror(ret));
@@ -308,10 +326,103 @@ static int shm_attach(struct shm_tp *st, int idx)
 	return RC_OK;
 }
 
+/*
+ * The eager limit when RCMPI_SHM_EAGER_LIMIT is "auto". Eager costs two
+ * copies (into the ring, out of it); a CMA rendezvous costs one
+ * process_vm_readv, which has a fixed price (the syscall, pinning the
+ * peer's pages) and a price per byte. Eager wins below
+ *	len = fixed / (2 / memcpy_bandwidth - cma_per_byte),
+ * and everywhere when one CMA byte costs more than two copied ones (a
+ * virtual machine whose page pinning is slow). Measured once here, on our
+ * own pages (the best of a few tries: a preemption only slows one), and
+ * kept between 4 KiB and max (half a ring less a header). The copies are
+ * measured in cache, as a ring's are, so most machines reach the cap, the
+ * range where MPICH also copies twice; above it the single copy saves
+ * memory bandwidth. Where CMA is cheap (a few hundred ns a call) the limit
+ * lands between.
+ */
+#define SHM_PROBE_LEN (64 << 10)
+#define SHM_PROBE_TRIES 8
+
+static double shm_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* best time of one copy of len bytes (CMA from ourselves, or memcpy);
+ * a negative time when CMA fails */
+static double shm_probe(char *dst, char *src, size_t len, bool cma)
+{
+	double best = 1e30;
+	int i;
+
+	for (i = 0; i < SHM_PROBE_TRIES; i++) {
+		struct iovec l = {dst, len}, r = {src, len};
+		double t = shm_now_ns();
+
+		if (cma) {
+			if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) !=
+			    (ssize_t)len)
+				return -1;
+		} else {
+			memcpy(dst, src, len);
+			__asm__ volatile("" : : "r"(dst) : "memory");
+		}
+		t = shm_now_ns() - t;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+size_t rc_shm_eager_model(double fixed_ns, double cma_ns_per_byte,
+			  double copy_ns_per_byte, size_t max)
+{
+	double gain = 2 * copy_ns_per_byte - cma_ns_per_byte;
+
+	if (max <= RC_SHM_EAGER_FLOOR)
+		return max;
+	if (gain <= 0 || fixed_ns / gain >= (double)max)
+		return max;
+	if (fixed_ns / gain <= RC_SHM_EAGER_FLOOR)
+		return RC_SHM_EAGER_FLOOR;
+	return (size_t)(fixed_ns / gain);
+}
+
+static size_t shm_auto_eager(struct shm_tp *st, size_t max)
+{
+	char *src = malloc(SHM_PROBE_LEN), *dst = malloc(SHM_PROBE_LEN);
+	double small, big, copy, per_byte;
+	size_t limit = max < RC_SHM_EAGER_FLOOR ? max : RC_SHM_EAGER_FLOOR;
+
+	if (!st->cma || !src || !dst)
+		goto out_free;
+	memset(src, 1, SHM_PROBE_LEN);
+	memset(dst, 2, SHM_PROBE_LEN);
+	small = shm_probe(dst, src, 64, true);
+	big = shm_probe(dst, src, SHM_PROBE_LEN, true);
+	copy = shm_probe(dst, src, SHM_PROBE_LEN, false) / SHM_PROBE_LEN;
+	if (small < 0 || big < 0)
+		goto out_free; /* no CMA: rendezvous goes through the rings */
+	per_byte = (big - small) / (SHM_PROBE_LEN - 64);
+	limit = rc_shm_eager_model(small, per_byte, copy, max);
+	rc_log_debug("shm: CMA %.0f ns + %.3f ns/B, memcpy %.3f ns/B: eager "
+		     "limit %zu",
+		     small, per_byte, copy, limit);
+out_free:
+	free(src);
+	free(dst);
+	return limit;
+}
+
 static int shm_connect(struct rc_tp *tp)
 {
 	struct shm_tp *st = (struct shm_tp *)tp;
 	struct rc_inst *inst = tp->inst;
+	const char *eager;
 	long ring;
 	int w, i, ret;
 
@@ -348,8 +459,13 @@ static int shm_connect(struct rc_tp *tp)
 		      (size_t)(st->nlocal - 1) *
 			      (sizeof(struct shm_ring_ctl) + st->ring_bytes);
 	tp->max_am = st->ring_bytes / 2 - SHM_REC_HDR;
-	tp->eager_limit = (size_t)rc_param_int_max(RC_P_SHM_EAGER_LIMIT,
-						   (long)tp->max_am - 64);
+	eager = rc_param_raw(RC_P_SHM_EAGER_LIMIT);
+	if (eager && strcmp(eager, "auto"))
+		tp->eager_limit = (size_t)rc_param_int_at(
+			RC_P_SHM_EAGER_LIMIT, RC_SHM_EAGER_FLOOR,
+			(long)tp->max_am - 64);
+	else
+		tp->eager_limit = shm_auto_eager(st, tp->max_am - 64);
 
 	st->peer_seg = calloc(st->nlocal, sizeof(void *));
 	st->in = calloc(st->nlocal, sizeof(*st->in));

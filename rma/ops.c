@@ -1019,6 +1019,104 @@ static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 
 /* ---- starting an operation ----------------------------------------------- */
 
+/* ---- the direct path: the transport's get/put into the target's memory --- */
+
+/* One put or get the transport completes later (RC_INPROGRESS). */
+struct rma_dop {
+	struct rc_tp_rdma rd;
+	struct rc_win *win;
+	int target;
+	struct rc_tp *tp;
+	void *lh; /* the origin buffer, exposed */
+	struct rc_req *req;
+};
+
+static void dop_end(struct rc_win *win, int t, struct rc_req *req, int status)
+{
+	struct rma_target *tg = &win->tg[t];
+
+	tg->nout--;
+	if (req) {
+		req->err = status;
+		rc_req_complete(req);
+	} else if (status && !tg->err) {
+		tg->err = status; /* raised by the next synchronisation */
+	}
+}
+
+static void dop_done(struct rc_tp_rdma *rd, int status)
+{
+	struct rma_dop *d = rc_container_of(rd, struct rma_dop, rd);
+
+	d->tp->ops->mem_release(d->tp, d->lh);
+	dop_end(d->win, d->target, d->req, status);
+	free(d);
+}
+
+/*
+ * A contiguous put or get of at least win->direct_min bytes to a target
+ * whose memory our transport to it reaches: one get/put, no message, no
+ * target CPU. Completion counts in the target's nout like an AM op's, so
+ * every synchronisation waits for it (a transport completes a put only
+ * once the bytes are in the target's memory: CMA at once, RC RDMA WRITE
+ * on the target's acknowledgement). RC_AGAIN: not for this path (or the
+ * transport is busy), take the AM path.
+ */
+static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
+		     struct rc_req *req)
+{
+	struct rma_target *tg = &win->tg[a->target];
+	struct rc_tp *tp = win->inst->procs[tg->wrank].tp;
+	bool put = a->kind == RC_RMA_PUT;
+	size_t len = a->ocount * a->odt->size;
+	uint64_t raddr;
+	uint8_t key[RC_TP_KEY_MAX]; /* ours: the peer does not need it */
+	struct rma_dop *d;
+	void *local;
+	int ret;
+
+	if (!tg->direct || (!put && a->kind != RC_RMA_GET) || !len ||
+	    !(tp->caps & (put ? RC_TP_CAP_PUT : RC_TP_CAP_GET)) ||
+	    len < (win->direct_auto ? tp->eager_limit : win->direct_min) ||
+	    !rc_dt_is_contig(a->odt, a->ocount) ||
+	    !rc_dt_is_contig(a->tdt, a->tcount))
+		return RC_AGAIN;
+	raddr = (uint64_t)(uintptr_t)rc_dt_contig_ptr(
+		a->tdt, (void *)(uintptr_t)(tg->base +
+					    (uint64_t)a->disp *
+						    (uint64_t)tg->disp_unit));
+	local = rc_dt_contig_ptr(a->odt, a->obuf);
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return RC_ERR_NOMEM;
+	if (tp->ops->mem_expose(tp, local, len, key, &d->lh)) {
+		free(d);
+		return RC_AGAIN;
+	}
+	d->rd.done = dop_done;
+	d->rd.len = len;
+	d->win = win;
+	d->target = a->target;
+	d->tp = tp;
+	d->req = req;
+	tg->nout++;
+	ret = put ? tp->ops->put(tp, tg->wrank, local, d->lh, len, raddr,
+				 tg->rkey, &d->rd)
+		  : tp->ops->get(tp, tg->wrank, local, d->lh, len, raddr,
+				 tg->rkey, &d->rd);
+	if (ret == RC_INPROGRESS)
+		return RC_OK;
+	if (ret == RC_AGAIN || ret == RC_ERR_UNSUPPORTED) {
+		/* busy, or CMA forbidden after all */
+		tg->nout--;
+		tp->ops->mem_release(tp, d->lh);
+		free(d);
+		return RC_AGAIN;
+	}
+	dop_done(&d->rd, ret); /* done at once (CMA), or failed */
+	return RC_OK;
+}
+
 static int check_epoch(const struct rc_win *win, int t)
 {
 	int i;
@@ -1090,7 +1188,9 @@ int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 		if (!req)
 			return RC_ERR_NOMEM;
 	}
-	ret = am_op(win, a, req);
+	ret = direct_op(win, a, req);
+	if (ret == RC_AGAIN)
+		ret = am_op(win, a, req);
 	if (ret) {
 		if (req) {
 			req->state = RC_REQ_DONE;

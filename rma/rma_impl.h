@@ -21,9 +21,13 @@
  *     rule per element, ops.c); passive-target locks are ticket locks in
  *     the segment (struct rma_lockw), flush is a memory barrier. No
  *     message moves data; fence and PSCW keep their messages.
- * Part 2 (RDMA and device atomics) adds paths per target (struct
- * rma_target) and agents per window, chosen at creation; synchronisation
- * messages stay as they are.
+   - direct (create, allocate off the SHM path; ops.c direct_op): a
+ *     contiguous put or get from RCMPI_RMA_DIRECT_MIN bytes is the
+ *     transport's get/put into the target's memory, exposed at creation
+ *     (keys in the creation allgather, struct rma_target's rkey); the
+ *     rest of the window's operations stay on the AM path.
+ * Part 2's device atomics add agents per window, chosen at creation;
+ * synchronisation messages stay as they are.
  *
  * Messages (struct rma_hdr first; `win` is the window's id, the context id
  * of its private communicator, the same on every member):
@@ -65,6 +69,7 @@
 #include "request.h"
 #include "rma.h"
 #include "status.h"
+#include "tp.h"
 
 /* ---- wire format --------------------------------------------------------- */
 
@@ -147,6 +152,10 @@ struct rma_target {
 	/* exposure side (this rank as target) */
 	uint8_t held;		/* lock it holds on my window */
 	unsigned long completes, completes_used; /* its COMPLETEs */
+	/* direct path (ops.c): its window memory's key on the transport
+	 * that reaches it, for that transport's get/put */
+	bool direct;
+	uint8_t rkey[RC_TP_KEY_MAX];
 };
 
 /* A memory region attached to a dynamic window. */
@@ -250,6 +259,14 @@ struct rc_win {
 
 	struct rc_list ops;	/* struct rma_op not complete */
 	unsigned nsyncs;	/* synchronisations running on it */
+
+	/* direct path: our memory exposed on each transport (by
+	 * inst->tps index; NULL: not exposed), and the size from which a
+	 * contiguous put or get goes by the transport's get/put */
+	void *expose[RC_TP_MAX];
+	unsigned exposed; /* bit i: expose[i] is ours to release */
+	bool direct_auto; /* direct_min: the transport's eager limit */
+	size_t direct_min;
 };
 
 /* The instance's one-sided state (inst->rma). */

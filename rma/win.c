@@ -49,6 +49,11 @@
 
 #define RMA_PAGE 4096
 
+/* Transports whose get/put may reach window memory (the direct path),
+ * by the name every rank gives them: a key's place in rma_wininfo. */
+static const char *const direct_tps[] = {"shm", "verbs", "self"};
+#define RMA_NDIRECT 3
+
 /* What each rank tells the others at creation. */
 struct rma_wininfo {
 	uint64_t base;
@@ -57,6 +62,10 @@ struct rma_wininfo {
 	int32_t status;
 	int32_t shm; /* every member is on my node, RCMPI_RMA_SHM */
 	int32_t rsvd;
+	/* the direct path: my memory's key on each transport I have */
+	uint8_t has_key[RMA_NDIRECT];
+	uint8_t pad[8 - RMA_NDIRECT];
+	uint8_t key[RMA_NDIRECT][RC_TP_KEY_MAX];
 };
 
 /* Rank 0's word on the shared segment. */
@@ -273,7 +282,7 @@ static int shm_map(struct rma_shm *sh, bool create)
 		rc_log_err("shm_open(%s): %s", sh->name, strerror(errno));
 		return RC_ERR_IO;
 	}
-	if (create && (errno = posix_fallocate(fd, 0, (off_t)sh->len))) {
+	if (create && (errno = rc_shm_reserve(fd, sh->len))) {
 		rc_log_err("cannot allocate %zu bytes in /dev/shm for a shared "
 			   "window (%s): %s", sh->len, sh->name,
 			   strerror(errno));
@@ -301,6 +310,18 @@ out:
 
 /* ---- window objects ------------------------------------------------------ */
 
+/* what cr_expose (below) registered */
+static void win_unexpose(struct rc_win *win)
+{
+	int i;
+
+	for (i = 0; i < win->inst->ntps; i++)
+		if (win->exposed & (1u << i))
+			win->inst->tps[i]->ops->mem_release(win->inst->tps[i],
+							    win->expose[i]);
+	win->exposed = 0;
+}
+
 static void win_destroy(struct rc_win *win)
 {
 	struct rc_rma *rma = rma_of(win->inst);
@@ -315,6 +336,7 @@ static void win_destroy(struct rc_win *win)
 		free(w);
 	}
 	assert(rc_list_empty(&win->ops));
+	win_unexpose(win);
 	if (win->shm) {
 		if (win->shm->seg)
 			munmap(win->shm->seg, win->shm->len);
@@ -412,6 +434,65 @@ static int cr_coll(struct rma_sync *s, int coll, const void *sbuf,
 	return rma_coll_start(s, s->cr->win->comm, coll, &a);
 }
 
+/* ---- the direct path ----------------------------------------------------- */
+
+static int direct_kind(const struct rc_tp *tp)
+{
+	int k;
+
+	for (k = 0; tp && k < RMA_NDIRECT; k++)
+		if (!strcmp(tp->name, direct_tps[k]))
+			return k;
+	return -1;
+}
+
+/* Our window memory on every transport that can read and write it, its
+ * keys in what we tell the others (create and private allocate). */
+static void cr_expose(struct rma_create *cr)
+{
+	struct rc_win *win = cr->win;
+	struct rc_inst *inst = win->inst;
+	int i, k;
+
+	if (!rc_param_bool(RC_P_RMA_DIRECT) || !win->size || !win->base)
+		return;
+	for (i = 0; i < inst->ntps; i++) {
+		struct rc_tp *tp = inst->tps[i];
+
+		k = direct_kind(tp);
+		if (k < 0 || (win->exposed & (1u << i)) ||
+		    !(tp->caps & (RC_TP_CAP_GET | RC_TP_CAP_PUT)))
+			continue;
+		if (tp->ops->mem_expose(tp, win->base, (size_t)win->size,
+					cr->mine.key[k], &win->expose[i]))
+			continue; /* not on this one: active messages */
+		win->exposed |= 1u << i;
+		cr->mine.has_key[k] = 1;
+	}
+}
+
+/* The targets whose memory our transport to them can reach. */
+static void cr_direct(struct rma_create *cr)
+{
+	struct rc_win *win = cr->win;
+	const char *min = rc_param_raw(RC_P_RMA_DIRECT_MIN);
+	int t, k;
+
+	win->direct_auto = !min || !strcmp(min, "auto");
+	if (!win->direct_auto)
+		win->direct_min = (size_t)rc_param_int_at(RC_P_RMA_DIRECT_MIN,
+							  0, 1L << 40);
+	for (t = 0; t < win->comm->size; t++) {
+		struct rma_target *tg = &win->tg[t];
+
+		k = direct_kind(win->inst->procs[tg->wrank].tp);
+		if (t == win->comm->rank || k < 0 || !cr->all[t].has_key[k])
+			continue;
+		tg->direct = true;
+		memcpy(tg->rkey, cr->all[t].key[k], RC_TP_KEY_MAX);
+	}
+}
+
 /* Step 2 for this rank: its memory. */
 static void cr_local(struct rma_create *cr)
 {
@@ -458,6 +539,9 @@ static void cr_local(struct rma_create *cr)
 		break;
 	}
 	cr->mine.base = (uint64_t)(uintptr_t)win->base;
+	if (cr->a.flavor == MPI_WIN_FLAVOR_CREATE ||
+	    (cr->a.flavor == MPI_WIN_FLAVOR_ALLOCATE && !cr->mine.status))
+		cr_expose(cr);
 }
 
 /* After the allgather: every target's window; the first failure. */
@@ -481,6 +565,7 @@ static int cr_learn(struct rma_create *cr)
 		else
 			cr->shm_any = true;
 	}
+	cr_direct(cr); /* windows on the SHM path exposed nothing */
 	return ret;
 }
 

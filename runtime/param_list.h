@@ -50,8 +50,10 @@ RC_PARAM(EAGER_LIMIT, SIZE, "0", 0, 1L << 30, "pt2pt",
 	 "caps every transport's eager limit (bytes; 0: no cap)")
 
 /* ---- shared memory ------------------------------------------------------- */
-RC_PARAM(SHM_EAGER_LIMIT, SIZE, "4096", 0, 1L << 30, "shm",
-	 "shared-memory eager limit (bytes; at most half a ring)")
+RC_PARAM(SHM_EAGER_LIMIT, SIZE, "auto", 0, 1L << 30, "shm",
+	 "shared-memory eager limit (bytes; at most half a ring; auto: "
+	 "where two copies cost less than one CMA call, measured at start, "
+	 "at least 4 KiB)")
 RC_PARAM(SHM_RING_SIZE, SIZE, "auto", 4096, 1L << 30, "shm",
 	 "bytes of each sender's ring (auto: 256 KiB, less past 64 local "
 	 "ranks)")
@@ -195,6 +197,12 @@ RC_PARAM(COLL_TMP_CACHE, SIZE, "16m", 0, 1L << 40, "coll",
 RC_PARAM(RMA_SHM, BOOL, "1", 0, 0, "rma",
 	 "windows whose members all share this node use the shared-memory "
 	 "path (direct copies, CPU atomics, lock words); 0: active messages")
+RC_PARAM(RMA_DIRECT, BOOL, "1", 0, 0, "rma",
+	 "put and get of create/allocate windows by the transport's own "
+	 "read and write (CMA on a node, RDMA over verbs); 0: active messages")
+RC_PARAM(RMA_DIRECT_MIN, SIZE, "auto", 0, 1L << 40, "rma",
+	 "bytes from which a contiguous put or get goes direct (auto: the "
+	 "transport's eager limit)")
 
 /* ---- launcher (mpirun, rcmpid) ------------------------------------------- */
 RC_PARAM(LAUNCHER_VERBOSE, BOOL, "0", 0, 0, "mpirun",

@@ -291,6 +291,22 @@ static void errors_and_inter(void)
 	CHECK(cls == MPI_ERR_REQUEST, "start of an active request: %d", cls);
 	CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
 	CHECK(fy == wsize, "allreduce %d", fy);
+	/* a point-to-point one done (MPI_PROC_NULL) but not waited for is
+	 * still active */
+	CHECK_MPI(MPI_Send_init(&x, 1, MPI_INT, MPI_PROC_NULL, 3,
+				MPI_COMM_WORLD, &q));
+	CHECK_MPI(MPI_Start(&q));
+	ret = MPI_Start(&q);
+	MPI_Error_class(ret, &cls);
+	CHECK(cls == MPI_ERR_REQUEST, "start of a done, unwaited request: %d",
+	      cls);
+	ret = MPI_Startall(1, &q);
+	MPI_Error_class(ret, &cls);
+	CHECK(cls == MPI_ERR_REQUEST, "startall of it: %d", cls);
+	CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+	CHECK_MPI(MPI_Start(&q));
+	CHECK_MPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+	CHECK_MPI(MPI_Request_free(&q));
 	/* free while active: released when it completes */
 	CHECK_MPI(MPI_Start(&r));
 	CHECK_MPI(MPI_Request_free(&r));

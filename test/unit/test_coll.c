@@ -22,7 +22,7 @@
  * (2x2 matrix product) through every reduction algorithm; uneven v-counts
  * with zeros; overlapping nonblocking collectives waited in reverse order;
  * count 0 with NULL buffers through every algorithm.
- * Check records every assertion, so a case collects its verdict first and
+ * Check records every assertion, so a case collects its tw_verdict first and
  * asserts once.
  */
 #include <check.h>
@@ -47,31 +47,6 @@
 
 #define NMAX 9
 #define TMO 300
-
-static char verdict[512];
-
-/* Record the first failure of a case. */
-static bool note_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (verdict[0])
-		return false;
-	va_start(ap, fmt);
-	vsnprintf(verdict, sizeof(verdict), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = NULL;
-
-	if (posix_memalign(&p, 64, n ? n : 1))
-		p = NULL;
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
 
 /* ---- types --------------------------------------------------------------- */
 
@@ -207,12 +182,13 @@ static bool run(struct group *g, int coll, struct rc_cargs *args)
 
 	for (i = 0; i < g->m; i++)
 		if (rc_coll_start(g->c[i], coll, &args[i], &req[i]) != RC_OK)
-			return note_fail("rc_coll_start failed on rank %d", i);
+			return tw_note_fail("rc_coll_start failed on rank %d",
+					    i);
 	for (i = g->m - 1; i >= 0; i--) {
 		tw_wait(g->tw, req[i]);
 		if (req[i]->err)
-			ok = note_fail("rank %d: %s", i,
-				       rc_status_str(req[i]->err));
+			ok = tw_note_fail("rank %d: %s", i,
+					  rc_status_str(req[i]->err));
 		rc_req_free(req[i]);
 	}
 	return ok;
@@ -231,7 +207,7 @@ static void fill(void *buf, size_t count, struct rc_dtype *dt, int r,
 		 size_t from, unsigned seed)
 {
 	size_t n = count * dt->size / sizeof(int), j;
-	int *s = xmalloc(n * sizeof(int) + 1);
+	int *s = tw_xmalloc(n * sizeof(int) + 1);
 
 	for (j = 0; j < n; j++)
 		s[j] = pat(r, from + j, seed);
@@ -244,15 +220,16 @@ static bool holds(const void *buf, size_t count, struct rc_dtype *dt, int r,
 		  size_t from, unsigned seed, const char *what, int rank)
 {
 	size_t n = count * dt->size / sizeof(int), j;
-	int *s = xmalloc(n * sizeof(int) + 1);
+	int *s = tw_xmalloc(n * sizeof(int) + 1);
 	bool ok = true;
 
 	rc_dt_pack(dt, count, buf, 0, s, n * sizeof(int));
 	for (j = 0; j < n; j++)
 		if (s[j] != pat(r, from + j, seed)) {
-			ok = note_fail("%s on rank %d: int %zu is %d, want %d "
-				  "(from rank %d)", what, rank, j, s[j],
-				  pat(r, from + j, seed), r);
+			ok = tw_note_fail(
+				"%s on rank %d: int %zu is %d, want %d "
+				"(from rank %d)",
+				what, rank, j, s[j], pat(r, from + j, seed), r);
 			break;
 		}
 	free(s);
@@ -322,7 +299,7 @@ static bool check_move(struct group *g, const struct mcase *c)
 		case RC_COLL_BCAST:
 			x->dt = c->sdt;
 			x->count = k;
-			rb[i] = xmalloc(span(k, c->sdt));
+			rb[i] = tw_xmalloc(span(k, c->sdt));
 			if (i == c->root)
 				fill(rb[i], k, c->sdt, i, 0, seed);
 			x->rbuf = rb[i];
@@ -365,8 +342,8 @@ static bool check_move(struct group *g, const struct mcase *c)
 			x->sdispls = x->rdispls = dsp[i];
 			break;
 		}
-		sb[i] = xmalloc(span(ns, c->sdt));
-		rb[i] = xmalloc(span(nr, c->rdt));
+		sb[i] = tw_xmalloc(span(ns, c->sdt));
+		rb[i] = tw_xmalloc(span(nr, c->rdt));
 		memset(rb[i], 0xab, span(nr, c->rdt));
 		x->sbuf = sb[i];
 		x->rbuf = rb[i];
@@ -645,7 +622,7 @@ static void red_input(void *buf, size_t count, struct rc_dtype *dt, int r,
 {
 	enum rc_basic b = dt->basic;
 	size_t bs = rc_basic_size(b), n = count * dt->size / bs, j;
-	char *s = xmalloc(n * bs + 1);
+	char *s = tw_xmalloc(n * bs + 1);
 
 	for (j = 0; j < n; j++) {
 		int v = (int)(((unsigned)r * 7 + (unsigned)j * 3 + seed) % 6)
@@ -665,16 +642,16 @@ static bool red_same(const void *buf, const void *ref, size_t count,
 {
 	enum rc_basic b = dt->basic;
 	size_t bs = rc_basic_size(b), len = count * dt->size, j;
-	char *p = xmalloc(len + 1), *q = xmalloc(len + 1);
+	char *p = tw_xmalloc(len + 1), *q = tw_xmalloc(len + 1);
 	bool ok = true;
 
 	rc_dt_pack(dt, count, buf, 0, p, len);
 	rc_dt_pack(dt, count, ref, 0, q, len);
 	for (j = 0; j < len; j += bs)
 		if (!same_val(b, p + j, q + j)) {
-			ok = note_fail("%s on rank %d: element %zu of %zu "
-				       "differs", what, rank, j / bs,
-				       len / bs);
+			ok = tw_note_fail("%s on rank %d: element %zu of %zu "
+					  "differs",
+					  what, rank, j / bs, len / bs);
 			break;
 		}
 	free(p);
@@ -692,7 +669,7 @@ static void **prefixes(void **x, int m, size_t count, struct rc_dtype *dt,
 
 	ck_assert_ptr_nonnull(ref);
 	for (r = 0; r < m; r++) {
-		ref[r] = xmalloc(sp);
+		ref[r] = tw_xmalloc(sp);
 		memcpy(ref[r], x[r], sp);
 		if (r)
 			rc_op_apply(op, ref[r - 1], ref[r], count, dt);
@@ -722,10 +699,10 @@ static bool check_red(struct group *g, const struct rcase *c)
 	nin = rs || blk ? (blk ? k * (size_t)m : total) : k;
 	memset(a, 0, sizeof(a));
 	for (i = 0; i < m; i++) {
-		x[i] = xmalloc(span(nin, dt));
+		x[i] = tw_xmalloc(span(nin, dt));
 		red_input(x[i], nin, dt, i, c->seed);
-		sb[i] = xmalloc(span(nin, dt));
-		rb[i] = xmalloc(span(nin, dt));
+		sb[i] = tw_xmalloc(span(nin, dt));
+		rb[i] = tw_xmalloc(span(nin, dt));
 		memcpy(sb[i], x[i], span(nin, dt));
 		memset(rb[i], 0x5a, span(nin, dt));
 		a[i].sbuf = sb[i];
@@ -817,8 +794,9 @@ static bool check_barrier(struct group *g)
 			tw_quiesce(g->tw);
 			for (int j = 0; j < i; j++)
 				if (rc_req_done(req[j]))
-					ok = note_fail("barrier: rank %d "
-						       "left early", j);
+					ok = tw_note_fail("barrier: rank %d "
+							  "left early",
+							  j);
 		}
 		ck_assert_int_eq(rc_coll_start(g->c[i], RC_COLL_BARRIER, &a,
 					       &req[i]),
@@ -871,14 +849,6 @@ static bool one(struct group *g, int coll, size_t count, int root,
 
 /* ---- tests --------------------------------------------------------------- */
 
-static struct tw *open_world(int n)
-{
-	struct tw *tw = tw_new(n);
-
-	tw_open(tw);
-	return tw;
-}
-
 /* Every case of collective coll with algorithm alg on g (size n): counts,
  * roots 0 and last, with and without MPI_IN_PLACE, every layout. */
 static void alg_cases(struct group *g, int coll, const char *alg, int n)
@@ -895,16 +865,16 @@ static void alg_cases(struct group *g, int coll, const char *alg, int n)
 					if (lay >= 2 && ci == 3)
 						continue;
 					root = rs ? n - 1 : 0;
-					verdict[0] = 0;
+					tw_verdict[0] = 0;
 					one(g, coll, counts[ci], root, ip, lay,
 					    (unsigned)(n * 131 + ci));
-					ck_assert_msg(!verdict[0],
+					ck_assert_msg(!tw_verdict[0],
 						      "%s/%s n=%d count=%zu "
 						      "root=%d inplace=%d "
 						      "layout=%d: %s",
 						      rc_coll_name(coll), alg,
 						      n, counts[ci], root, ip,
-						      lay, verdict);
+						      lay, tw_verdict);
 				}
 }
 
@@ -918,7 +888,7 @@ static void each_algorithm(int coll, cases_fn cases)
 
 	types_setup();
 	for (n = 1; n <= NMAX; n++) {
-		struct tw *tw = open_world(n);
+		struct tw *tw = tw_open_new(n);
 		struct group g = world_group(tw);
 
 		for (alg = 0; alg < nalgs; alg++) {
@@ -950,7 +920,7 @@ START_TEST(large)
 	types_setup();
 	for (si = 0; si < 3; si++) {
 		int n = sizes[si];
-		struct tw *tw = open_world(n);
+		struct tw *tw = tw_open_new(n);
 		struct group g = world_group(tw);
 		/* bcast/reductions: 1.2 MB vectors; the rest: 1.2 MB per
 		 * rank in total */
@@ -962,11 +932,11 @@ START_TEST(large)
 			const char *an = rc_coll_alg_name(coll, alg);
 
 			force(tw, coll, an);
-			verdict[0] = 0;
+			tw_verdict[0] = 0;
 			one(&g, coll, count, n - 1, false, 0, 7);
-			ck_assert_msg(!verdict[0], "%s/%s n=%d count=%zu: %s",
-				      rc_coll_name(coll), an, n, count,
-				      verdict);
+			ck_assert_msg(
+				!tw_verdict[0], "%s/%s n=%d count=%zu: %s",
+				rc_coll_name(coll), an, n, count, tw_verdict);
 		}
 		tw_free(tw);
 	}
@@ -1011,12 +981,12 @@ static void null_cases(struct group *g, int coll, const char *alg, int n)
 
 	for (k = 0; k < 8; k++) {
 		root = k & 1 ? n - 1 : 0;
-		verdict[0] = 0;
+		tw_verdict[0] = 0;
 		null_case(g, coll, root, k & 2, k & 4 ? t_sint : &rc_mpi_int);
-		ck_assert_msg(!verdict[0],
+		ck_assert_msg(!tw_verdict[0],
 			      "%s/%s n=%d root=%d inplace=%d holes=%d: %s",
 			      rc_coll_name(coll), alg, n, root, !!(k & 2),
-			      !!(k & 4), verdict);
+			      !!(k & 4), tw_verdict);
 	}
 }
 
@@ -1042,7 +1012,7 @@ START_TEST(subcomm)
 	struct tw *tw;
 
 	types_setup();
-	tw = open_world(9);
+	tw = tw_open_new(9);
 	for (sp = 0; sp < 3; sp++) {
 		struct rc_comm *sub[NMAX];
 		struct group g = sp == 0 ? split_group(tw, color_odd, key_rev,
@@ -1062,15 +1032,15 @@ START_TEST(subcomm)
 
 			force(tw, coll, an);
 			for (lay = 0; lay < (is_red(coll) ? 4 : 3); lay++) {
-				verdict[0] = 0;
+				tw_verdict[0] = 0;
 				one(&g, coll, 13, g.m > 2 ? 2 : 0,
 				    has_inplace(coll) && lay == 0, lay,
 				    (unsigned)(sp + 3));
-				ck_assert_msg(!verdict[0],
+				ck_assert_msg(!tw_verdict[0],
 					      "%s/%s split %d (size %d) "
 					      "layout %d: %s",
 					      rc_coll_name(coll), an, sp, g.m,
-					      lay, verdict);
+					      lay, tw_verdict);
 			}
 		}
 		for (r = 0; r < tw->n; r++)
@@ -1125,7 +1095,7 @@ START_TEST(ops_types)
 	int n, o, t, ci, tested = 0;
 
 	for (n = 3; n <= 4; n++) {
-		struct tw *tw = open_world(n);
+		struct tw *tw = tw_open_new(n);
 		struct group g = world_group(tw);
 
 		for (o = 0; o < (int)(sizeof(ops) / sizeof(ops[0])); o++)
@@ -1141,14 +1111,15 @@ START_TEST(ops_types)
 						.seed = (unsigned)(o * 7 + t),
 					};
 
-					verdict[0] = 0;
+					tw_verdict[0] = 0;
 					check_red(&g, &c);
-					ck_assert_msg(!verdict[0],
+					ck_assert_msg(
+						!tw_verdict[0],
 						"%s, %s on %s, %d ranks: %s",
 						rc_coll_name(colls[ci]),
 						ops[o]->name,
 						rc_basic_name(types[t]->basic),
-						n, verdict);
+						n, tw_verdict);
 					tested++;
 				}
 			}
@@ -1167,7 +1138,7 @@ START_TEST(overlap)
 	struct tw *tw;
 
 	types_setup();
-	tw = open_world(n);
+	tw = tw_open_new(n);
 	for (it = 0; it < 3; it++) {
 		int bc[NMAX][64], sum[NMAX][300], in[NMAX][300];
 		int a2a[NMAX][NMAX], out[NMAX][NMAX];
@@ -1242,7 +1213,7 @@ START_TEST(free_pending)
 	int n = 3, r, x[NMAX], y[NMAX];
 	struct rc_comm *d[NMAX];
 	struct rc_req *req[NMAX];
-	struct tw *tw = open_world(n);
+	struct tw *tw = tw_open_new(n);
 	uint32_t ctx;
 
 	for (r = 0; r < n; r++)
@@ -1290,7 +1261,7 @@ START_TEST(ctx_stress)
 {
 	enum { NLIVE = 40, ROUNDS = 300 };
 	int n = 4, r, i, k;
-	struct tw *tw = open_world(n);
+	struct tw *tw = tw_open_new(n);
 	struct rc_comm *live[NLIVE][NMAX];
 	struct rc_req *req[NMAX];
 	unsigned seed = 1;
@@ -1402,7 +1373,7 @@ END_TEST
 START_TEST(constructors)
 {
 	int n = 6, r, i;
-	struct tw *tw = open_world(n);
+	struct tw *tw = tw_open_new(n);
 	struct rc_comm *c[NMAX], *sub[NMAX];
 	struct rc_req *req[NMAX];
 	struct rc_group *g = rc_group_new(3);
@@ -1517,12 +1488,12 @@ START_TEST(pressure)
 		g = world_group(tw);
 		for (alg = 0; alg < rc_coll_nalgs(colls[ci]); alg++) {
 			force(tw, colls[ci], rc_coll_alg_name(colls[ci], alg));
-			verdict[0] = 0;
+			tw_verdict[0] = 0;
 			one(&g, colls[ci], 3000, 2, false, 1, 9);
-			ck_assert_msg(!verdict[0], "%s/%s: %s",
+			ck_assert_msg(!tw_verdict[0], "%s/%s: %s",
 				      rc_coll_name(colls[ci]),
 				      rc_coll_alg_name(colls[ci], alg),
-				      verdict);
+				      tw_verdict);
 		}
 		tw_free(tw);
 	}
@@ -1545,22 +1516,22 @@ START_TEST(segmented)
 	types_setup();
 	setenv("RCMPI_COLL_REDUCE_SEGSIZE", "100", 1);
 	for (n = 1; n <= NMAX; n++) {
-		struct tw *tw = open_world(n);
+		struct tw *tw = tw_open_new(n);
 		struct group g = world_group(tw);
 
 		for (ci = 0; ci < 3; ci++) {
 			force(tw, colls[ci], algs[ci]);
 			for (k = 0; k < 4; k++)
 				for (lay = 0; lay < 4; lay++) {
-					verdict[0] = 0;
+					tw_verdict[0] = 0;
 					one(&g, colls[ci], counts[k], n / 2,
 					    lay == 1, lay, (unsigned)k);
-					ck_assert_msg(!verdict[0],
+					ck_assert_msg(!tw_verdict[0],
 						      "%s/%s n=%d count=%zu "
 						      "layout=%d: %s",
 						      rc_coll_name(colls[ci]),
 						      algs[ci], n, counts[k],
-						      lay, verdict);
+						      lay, tw_verdict);
 				}
 		}
 		tw_free(tw);
@@ -1573,7 +1544,7 @@ END_TEST
 /* Algorithm names and forcing. */
 START_TEST(names)
 {
-	struct tw *tw = open_world(1);
+	struct tw *tw = tw_open_new(1);
 	int c, a;
 
 	for (c = 0; c < RC_COLL_N; c++) {

@@ -36,30 +36,6 @@
 #define NMAX 9
 #define TMO 300
 
-static char verdict[512];
-
-static bool note_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (verdict[0])
-		return false;
-	va_start(ap, fmt);
-	vsnprintf(verdict, sizeof(verdict), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = NULL;
-
-	if (posix_memalign(&p, 64, n ? n : 1))
-		p = NULL;
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
-
 /* ---- types --------------------------------------------------------------- */
 
 static struct rc_dtype *t_sint; /* an int with extent 8: holes */
@@ -428,7 +404,7 @@ static void fill(void *buf, size_t count, struct rc_dtype *dt, int g, int i,
 		 size_t from, unsigned seed)
 {
 	size_t n = count * dt->size / sizeof(int), j;
-	int *s = xmalloc(n * sizeof(int) + 1);
+	int *s = tw_xmalloc(n * sizeof(int) + 1);
 
 	for (j = 0; j < n; j++)
 		s[j] = val(g, i, from + j, seed);
@@ -440,15 +416,15 @@ static bool holds(const void *buf, size_t count, struct rc_dtype *dt, int g,
 		  int i, size_t from, unsigned seed, const char *what, int w)
 {
 	size_t n = count * dt->size / sizeof(int), j;
-	int *s = xmalloc(n * sizeof(int) + 1);
+	int *s = tw_xmalloc(n * sizeof(int) + 1);
 	bool ok = true;
 
 	rc_dt_pack(dt, count, buf, 0, s, n * sizeof(int));
 	for (j = 0; j < n; j++)
 		if (s[j] != val(g, i, from + j, seed)) {
-			ok = note_fail("%s on world rank %d: int %zu of the "
-				       "block from (%d, %d) is wrong",
-				       what, w, j, g, i);
+			ok = tw_note_fail("%s on world rank %d: int %zu of the "
+					  "block from (%d, %d) is wrong",
+					  what, w, j, g, i);
 			break;
 		}
 	free(s);
@@ -480,12 +456,12 @@ static bool run(struct ix *x, int coll, struct rc_cargs *a)
 
 	for (w = 0; w < x->n; w++)
 		if (rc_coll_start(x->ic[w], coll, &a[w], &req[w]) != RC_OK)
-			return note_fail("rc_coll_start failed on %d", w);
+			return tw_note_fail("rc_coll_start failed on %d", w);
 	for (w = x->n - 1; w >= 0; w--) {
 		tw_wait(x->tw, req[w]);
 		if (req[w]->err)
-			ok = note_fail("world rank %d: %s", w,
-				       rc_status_str(req[w]->err));
+			ok = tw_note_fail("world rank %d: %s", w,
+					  rc_status_str(req[w]->err));
 		rc_req_free(req[w]);
 	}
 	return ok;
@@ -504,9 +480,9 @@ static bool check_barrier(struct ix *x)
 			tw_quiesce(x->tw);
 			for (j = 0; j < w; j++)
 				if (rc_req_done(req[j]))
-					ok = note_fail("barrier: %d left "
-						       "early",
-						       j);
+					ok = tw_note_fail("barrier: %d left "
+							  "early",
+							  j);
 		}
 		ck_assert_int_eq(
 			rc_coll_start(x->ic[w], RC_COLL_BARRIER, &a, &req[w]),
@@ -547,9 +523,10 @@ static bool untouched(const void *buf, size_t len, int w)
 
 	for (i = 0; i < len; i++)
 		if (p[i] != 0x77)
-			return note_fail("world rank %d (MPI_PROC_NULL): its "
-					 "buffer was written",
-					 w);
+			return tw_note_fail(
+				"world rank %d (MPI_PROC_NULL): its "
+				"buffer was written",
+				w);
 	return true;
 }
 
@@ -635,8 +612,8 @@ static bool check_move(struct ix *x, const struct icase *c)
 		}
 		slen[w] = span(ns, in);
 		rlen[w] = span(nr, rdt);
-		sb[w] = xmalloc(slen[w]);
-		rb[w] = xmalloc(rlen[w]);
+		sb[w] = tw_xmalloc(slen[w]);
+		rb[w] = tw_xmalloc(rlen[w]);
 		memset(sb[w], 0x77, slen[w]);
 		memset(rb[w], 0x77, rlen[w]);
 		if (ro == R_NULL)
@@ -826,7 +803,7 @@ static void red_input(void *buf, size_t count, struct rc_dtype *dt, int g,
 		      int i, unsigned seed)
 {
 	size_t n = count * dt->size / sizeof(int), j;
-	int *s = xmalloc(n * sizeof(int) + 1);
+	int *s = tw_xmalloc(n * sizeof(int) + 1);
 
 	for (j = 0; j < n; j++)
 		s[j] = dt == t_mat
@@ -841,7 +818,7 @@ static void *fold(struct ix *x, int g, size_t len, struct rc_dtype *dt,
 		  struct rc_op *op, unsigned seed)
 {
 	size_t sp = span(len, dt);
-	void *acc = xmalloc(sp), *v = xmalloc(sp);
+	void *acc = tw_xmalloc(sp), *v = tw_xmalloc(sp);
 	int i;
 
 	red_input(acc, len, dt, g, 0, seed);
@@ -858,13 +835,13 @@ static bool same(const void *buf, const void *ref, size_t count,
 		 struct rc_dtype *dt, const char *what, int w)
 {
 	size_t len = count * dt->size;
-	char *p = xmalloc(len + 1), *q = xmalloc(len + 1);
+	char *p = tw_xmalloc(len + 1), *q = tw_xmalloc(len + 1);
 	bool ok = true;
 
 	rc_dt_pack(dt, count, buf, 0, p, len);
 	rc_dt_pack(dt, count, ref, 0, q, len);
 	if (memcmp(p, q, len))
-		ok = note_fail("%s on world rank %d: wrong result", what, w);
+		ok = tw_note_fail("%s on world rank %d: wrong result", what, w);
 	free(p);
 	free(q);
 	return ok;
@@ -903,8 +880,8 @@ static bool check_red(struct ix *x, const struct icase *c)
 		if (c->coll == RC_COLL_REDUCE)
 			ro = role(x, c, w);
 		rlen[w] = span(len, dt);
-		sb[w] = xmalloc(span(len, dt));
-		rb[w] = xmalloc(rlen[w]);
+		sb[w] = tw_xmalloc(span(len, dt));
+		rb[w] = tw_xmalloc(rlen[w]);
 		memset(rb[w], 0x77, rlen[w]);
 		red_input(sb[w], len, dt, g, i, c->seed);
 		a[w].dt = dt;
@@ -1002,10 +979,10 @@ static void cases(struct ix *x, int coll, const char *alg, const char *sh)
 	int nlay = is_red(coll) ? 3 : 2;
 
 	if (coll == RC_COLL_BARRIER) {
-		verdict[0] = 0;
+		tw_verdict[0] = 0;
 		check_barrier(x);
-		ck_assert_msg(!verdict[0], "barrier/%s %s n=%d: %s", alg, sh,
-			      x->n, verdict);
+		ck_assert_msg(!tw_verdict[0], "barrier/%s %s n=%d: %s", alg, sh,
+			      x->n, tw_verdict);
 		return;
 	}
 	for (ci = 0; ci < 4; ci++)
@@ -1027,16 +1004,16 @@ static void cases(struct ix *x, int coll, const char *alg, const char *sh)
 					c.rdt = t_mat;
 					c.op = op_matmul;
 				}
-				verdict[0] = 0;
+				tw_verdict[0] = 0;
 				if (is_red(coll))
 					check_red(x, &c);
 				else
 					check_move(x, &c);
-				ck_assert_msg(!verdict[0],
+				ck_assert_msg(!tw_verdict[0],
 					      "%s/%s %s n=%d count=%zu root="
 					      "(%d,%d) layout=%d: %s",
 					      rc_coll_name(coll), alg, sh, x->n,
-					      c.k, c.rg, c.rr, lay, verdict);
+					      c.k, c.rg, c.rr, lay, tw_verdict);
 			}
 }
 
@@ -1096,12 +1073,13 @@ START_TEST(large)
 	if (coll == RC_COLL_REDUCE_SCATTER ||
 	    coll == RC_COLL_REDUCE_SCATTER_BLOCK)
 		c.k = 300000 / 16;
-	verdict[0] = 0;
+	tw_verdict[0] = 0;
 	if (is_red(coll))
 		check_red(&x, &c);
 	else
 		check_move(&x, &c);
-	ck_assert_msg(!verdict[0], "%s large: %s", rc_coll_name(coll), verdict);
+	ck_assert_msg(!tw_verdict[0], "%s large: %s", rc_coll_name(coll),
+		      tw_verdict);
 	ix_close(&x);
 	types_teardown();
 }

@@ -38,30 +38,6 @@
 #define DMAX 24
 #define TMO 120
 
-static char verdict[512];
-
-static bool note_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (verdict[0])
-		return false;
-	va_start(ap, fmt);
-	vsnprintf(verdict, sizeof(verdict), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = NULL;
-
-	if (posix_memalign(&p, 64, n ? n : 1))
-		p = NULL;
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
-
 /* ---- arithmetic ---------------------------------------------------------- */
 
 START_TEST(cart_arith)
@@ -148,14 +124,6 @@ END_TEST
 
 /* ---- worlds -------------------------------------------------------------- */
 
-static struct tw *open_world(int n)
-{
-	struct tw *tw = tw_new(n);
-
-	tw_open(tw);
-	return tw;
-}
-
 static void wait_all(struct tw *tw, struct rc_req **req, int n)
 {
 	int r;
@@ -237,7 +205,7 @@ static void build(struct tw *tw, const struct topo_spec *sp, struct rc_comm **c)
 
 START_TEST(constructors)
 {
-	struct tw *tw = open_world(5);
+	struct tw *tw = tw_open_new(5);
 	struct rc_comm *c[NMAX], *d[NMAX];
 	struct rc_req *req[NMAX];
 	struct topo_spec g = {.kind = 'g',
@@ -335,7 +303,7 @@ static void fill(void *buf, size_t count, struct rc_dtype *dt, int r, int slot,
 		 unsigned seed)
 {
 	size_t n = count * dt->size / sizeof(int), j;
-	int *s = xmalloc(n * sizeof(int) + 1);
+	int *s = tw_xmalloc(n * sizeof(int) + 1);
 
 	for (j = 0; j < n; j++)
 		s[j] = val(r, slot, j, seed);
@@ -347,15 +315,16 @@ static bool holds(const void *buf, size_t count, struct rc_dtype *dt, int r,
 		  int slot, unsigned seed, int me, int myslot)
 {
 	size_t n = count * dt->size / sizeof(int), j;
-	int *s = xmalloc(n * sizeof(int) + 1);
+	int *s = tw_xmalloc(n * sizeof(int) + 1);
 	bool ok = true;
 
 	rc_dt_pack(dt, count, buf, 0, s, n * sizeof(int));
 	for (j = 0; j < n; j++)
 		if (s[j] != val(r, slot, j, seed)) {
-			ok = note_fail("rank %d slot %d: int %zu is not from "
-				       "rank %d's slot %d",
-				       me, myslot, j, r, slot);
+			ok = tw_note_fail(
+				"rank %d slot %d: int %zu is not from "
+				"rank %d's slot %d",
+				me, myslot, j, r, slot);
 			break;
 		}
 	free(s);
@@ -445,9 +414,9 @@ static bool check_nbr(struct tw *tw, struct rc_comm **c, int coll, size_t k,
 		if (!a2a)
 			so = v ? scnt(r, 0, k) : k;
 		rlen[r] = span(ro, rdt);
-		rb[r] = xmalloc(rlen[r]);
+		rb[r] = tw_xmalloc(rlen[r]);
 		memset(rb[r], 0x77, rlen[r]);
-		sb[r] = xmalloc(span(so, &rc_mpi_int));
+		sb[r] = tw_xmalloc(span(so, &rc_mpi_int));
 		if (a2a)
 			for (i = 0; i < t->nout; i++)
 				fill(rc_off(sb[r], (size_t)sd[r][i],
@@ -482,8 +451,8 @@ static bool check_nbr(struct tw *tw, struct rc_comm **c, int coll, size_t k,
 		if (c[r]) {
 			tw_wait(tw, req[r]);
 			if (req[r]->err)
-				ok = note_fail("rank %d: %s", r,
-					       rc_status_str(req[r]->err));
+				ok = tw_note_fail("rank %d: %s", r,
+						  rc_status_str(req[r]->err));
 			rc_req_free(req[r]);
 		}
 	for (r = 0; r < n && ok; r++) {
@@ -502,17 +471,17 @@ static bool check_nbr(struct tw *tw, struct rc_comm **c, int coll, size_t k,
 
 				for (b = 0; b < len && ok; b++)
 					if ((unsigned char)blk[b] != 0x77)
-						ok = note_fail("rank %d: "
-							       "PROC_NULL "
-							       "slot %d "
-							       "written",
-							       r, i);
+						ok = tw_note_fail("rank %d: "
+								  "PROC_NULL "
+								  "slot %d "
+								  "written",
+								  r, i);
 				continue;
 			}
 			j = sender_slot(c, r, i);
 			if (j < 0)
-				ok = note_fail("rank %d slot %d: no sender", r,
-					       i);
+				ok = tw_note_fail("rank %d slot %d: no sender",
+						  r, i);
 			else
 				ok = holds(blk, (size_t)rc[r][i], rdt, p,
 					   a2a ? j : 0, seed, r, i);
@@ -622,19 +591,19 @@ START_TEST(every_topology)
 		int n;
 
 		spec_of(which, &sp, &n);
-		tw = open_world(n);
+		tw = tw_open_new(n);
 		build(tw, &sp, c);
 		for (ci = 0; ci < 4; ci++)
 			for (lay = 0; lay < 2; lay++) {
-				verdict[0] = 0;
+				tw_verdict[0] = 0;
 				check_nbr(tw, c, coll, counts[ci],
 					  lay ? t_sint : &rc_mpi_int,
 					  (unsigned)(which * 17 + ci));
-				ck_assert_msg(!verdict[0],
+				ck_assert_msg(!tw_verdict[0],
 					      "%s on %s, count %zu, layout "
 					      "%d: %s",
 					      rc_coll_name(coll), sp.what,
-					      counts[ci], lay, verdict);
+					      counts[ci], lay, tw_verdict);
 			}
 		for (r = 0; r < n; r++)
 			if (c[r])
@@ -657,7 +626,7 @@ START_TEST(overlapping)
 	spec_of(1, &sp, &n); /* ring of 2: both slots the same peer */
 	n = 2;
 	{
-		struct tw *tw = open_world(n);
+		struct tw *tw = tw_open_new(n);
 
 		build(tw, &sp, c);
 		for (r = 0; r < n; r++)

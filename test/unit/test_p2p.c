@@ -780,6 +780,26 @@ START_TEST(am_peer_failure)
 }
 END_TEST
 
+/* RCMPI_SHM_EAGER_LIMIT=auto: the crossover of two copies against one CMA
+ * call, between the floor and the cap. */
+START_TEST(shm_eager_model)
+{
+	/* 1 us a call, CMA 0.1 ns/B, copies 0.1 ns/B: two copies cost
+	 * 0.1 ns/B more, even at 1 us / 0.1 ns/B = 10000 bytes */
+	ck_assert_uint_eq(rc_shm_eager_model(1000, 0.1, 0.1, 131008), 10000);
+	/* a CMA byte dearer than two copied ones: eager up to the cap */
+	ck_assert_uint_eq(rc_shm_eager_model(3000, 0.05, 0.01, 131008), 131008);
+	ck_assert_uint_eq(rc_shm_eager_model(3000, 0.02, 0.01, 131008), 131008);
+	/* a crossover past the cap: the cap */
+	ck_assert_uint_eq(rc_shm_eager_model(100000, 0.1, 0.1, 131008), 131008);
+	/* cheap CMA: never below the floor */
+	ck_assert_uint_eq(rc_shm_eager_model(100, 0.1, 0.1, 131008),
+			  RC_SHM_EAGER_FLOOR);
+	/* a ring so small that half of it is below the floor */
+	ck_assert_uint_eq(rc_shm_eager_model(1000, 0.1, 0.1, 1000), 1000);
+}
+END_TEST
+
 static Suite *p2p_suite(void)
 {
 	Suite *s = suite_create("pt2pt");
@@ -808,6 +828,7 @@ static Suite *p2p_suite(void)
 	CASE(peer_failure_mid_rendezvous, 4);
 	CASE(am_order, 9);
 	CASE(am_peer_failure, 0);
+	CASE(shm_eager_model, 0);
 #undef CASE
 	return s;
 }

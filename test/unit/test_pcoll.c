@@ -30,23 +30,6 @@
 #define TMO 300
 #define ITERS 6
 
-static char verdict[512];
-
-static bool note_fail(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static bool note_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (verdict[0])
-		return false;
-	va_start(ap, fmt);
-	vsnprintf(verdict, sizeof(verdict), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
 static int in(int r, int i, int it)
 {
 	return r * 131 + i * 7 + it * 1009 + 1;
@@ -196,8 +179,8 @@ static bool want(const struct pc *p, int r, int at, int v, const char *what)
 {
 	if (p->rb[r][at] == v)
 		return true;
-	return note_fail("%s: rank %d of %d, int %d is %d, want %d", what, r,
-			 p->n, at, p->rb[r][at], v);
+	return tw_note_fail("%s: rank %d of %d, int %d is %d, want %d", what, r,
+			    p->n, at, p->rb[r][at], v);
 }
 
 /* Rank r's result of iteration it. */
@@ -296,7 +279,7 @@ static bool pc_check(const struct pc *p, int r, int it)
 		return true;
 	}
 	}
-	return note_fail("no check for %s", nm);
+	return tw_note_fail("no check for %s", nm);
 }
 
 static void pc_free(struct pc *p)
@@ -319,9 +302,9 @@ static bool pc_finish(struct tw *tw, struct pc *p, int r)
 	tw_wait(tw, req);
 	err = rc_req_finish(&req, MPI_STATUS_IGNORE);
 	if (req != p->req[r] || req->state != RC_REQ_INACTIVE)
-		return note_fail("rank %d: the request did not stay", r);
+		return tw_note_fail("rank %d: the request did not stay", r);
 	if (err)
-		return note_fail("rank %d: %s", r, rc_status_str(err));
+		return tw_note_fail("rank %d: %s", r, rc_status_str(err));
 	return true;
 }
 
@@ -333,18 +316,10 @@ static void force(struct tw *tw, int coll, const char *alg)
 		ck_assert_int_eq(rc_coll_force(tw->inst[r], coll, alg), RC_OK);
 }
 
-static struct tw *open_world(int n)
-{
-	struct tw *tw = tw_new(n);
-
-	tw_open(tw);
-	return tw;
-}
-
 /* coll with algorithm alg on n ranks, k ints a block: ITERS starts. */
 static bool restarts(int coll, const char *alg, int n, int k)
 {
-	struct tw *tw = open_world(n);
+	struct tw *tw = tw_open_new(n);
 	struct pc p;
 	bool ok = true;
 	int r, it;
@@ -375,10 +350,10 @@ static bool restarts(int coll, const char *alg, int n, int k)
 		for (r = 0; r < n && ok; r++)
 			ok = pc_check(&p, r, it);
 	}
-	if (!ok && verdict[0]) {
-		size_t l = strlen(verdict);
+	if (!ok && tw_verdict[0]) {
+		size_t l = strlen(tw_verdict);
 
-		snprintf(verdict + l, sizeof(verdict) - l,
+		snprintf(tw_verdict + l, sizeof(tw_verdict) - l,
 			 " (%s, %d ranks, k %d, iteration %d)", alg, n, k,
 			 it - 1);
 	}
@@ -397,15 +372,15 @@ START_TEST(every_collective)
 	int coll = _i, a, s, kk;
 	static const int ks[] = {3, 700};
 
-	verdict[0] = 0;
+	tw_verdict[0] = 0;
 	for (a = 0; a < rc_coll_nalgs(coll); a++)
 		for (s = 0; s < (int)(sizeof(sizes) / sizeof(sizes[0])); s++)
 			for (kk = 0; kk < 2; kk++)
 				if (!restarts(coll, rc_coll_alg_name(coll, a),
 					      sizes[s], ks[kk]))
-					ck_abort_msg("%s", verdict);
+					ck_abort_msg("%s", tw_verdict);
 	if (!restarts(coll, "auto", 7, 5000))
-		ck_abort_msg("%s", verdict);
+		ck_abort_msg("%s", tw_verdict);
 }
 END_TEST
 
@@ -420,12 +395,12 @@ START_TEST(startall_orders)
 	};
 	enum { NC = sizeof(colls) / sizeof(colls[0]) };
 	int n = 5, c, r, it, pos;
-	struct tw *tw = open_world(n);
+	struct tw *tw = tw_open_new(n);
 	struct pc p[NC];
 	struct rc_req *nb[NMAX];
 	bool ok = true;
 
-	verdict[0] = 0;
+	tw_verdict[0] = 0;
 	memset(p, 0, sizeof(p));
 	for (c = 0; c < NC; c++) {
 		p[c].coll = colls[c];
@@ -478,7 +453,7 @@ START_TEST(startall_orders)
 	for (c = 0; c < NC; c++)
 		pc_free(&p[c]);
 	tw_free(tw);
-	ck_assert_msg(ok, "%s (iteration %d)", verdict, it - 1);
+	ck_assert_msg(ok, "%s (iteration %d)", tw_verdict, it - 1);
 }
 END_TEST
 
@@ -487,10 +462,10 @@ END_TEST
 START_TEST(barrier_waits)
 {
 	int n = 6, r, it, i;
-	struct tw *tw = open_world(n);
+	struct tw *tw = tw_open_new(n);
 	struct pc p;
 
-	verdict[0] = 0;
+	tw_verdict[0] = 0;
 	memset(&p, 0, sizeof(p));
 	p.coll = RC_COLL_BARRIER;
 	p.n = n;
@@ -511,7 +486,7 @@ START_TEST(barrier_waits)
 				      it, r, late);
 		ck_assert_int_eq(rc_req_start(p.req[late]), RC_OK);
 		for (r = 0; r < n; r++)
-			ck_assert_msg(pc_finish(tw, &p, r), "%s", verdict);
+			ck_assert_msg(pc_finish(tw, &p, r), "%s", tw_verdict);
 	}
 	pc_free(&p);
 	tw_free(tw);
@@ -524,10 +499,10 @@ END_TEST
 START_TEST(free_states)
 {
 	int n = 3, r;
-	struct tw *tw = open_world(n);
+	struct tw *tw = tw_open_new(n);
 	struct pc p;
 
-	verdict[0] = 0;
+	tw_verdict[0] = 0;
 	memset(&p, 0, sizeof(p));
 	p.coll = RC_COLL_ALLREDUCE;
 	p.n = n;

@@ -38,6 +38,11 @@ static const int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE,
 			      MPI_WIN_FLAVOR_DYNAMIC, MPI_WIN_FLAVOR_SHARED,
 			      FLAVOR_ALLOCATE_AM};
 #define NFLAVORS 5
+/* loop index: flavour x pressure (3), and past 3 * NFLAVORS the same with
+ * every contiguous put and get on the direct path (RCMPI_RMA_DIRECT_MIN=0:
+ * the loop transport's get/put) */
+#define FLAVOR_OF(i) flavors[((i) / 3) % NFLAVORS]
+#define DIRECT(i) ((i) >= 3 * NFLAVORS)
 
 static const char *flavor_name(int f)
 {
@@ -125,6 +130,8 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 		flavor = MPI_WIN_FLAVOR_ALLOCATE;
 		setenv("RCMPI_RMA_SHM", "0", 1);
 	}
+	if (DIRECT(pressure))
+		setenv("RCMPI_RMA_DIRECT_MIN", "0", 1);
 	rw->tw = rw_world(n, pressure);
 	rw->n = n;
 	rw->flavor = flavor;
@@ -147,8 +154,20 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 	}
 	wait_each(rw->tw, req, n, NULL);
 	unsetenv("RCMPI_RMA_SHM");
+	unsetenv("RCMPI_RMA_DIRECT_MIN");
 	for (r = 0; r < n; r++) {
+		int t;
+
 		ck_assert(rc_win_valid(rw->w[r]));
+		/* the direct path to every other member of a window in
+		 * private memory (create, allocate off the SHM path) */
+		for (t = 0; t < n; t++)
+			ck_assert_int_eq(
+				rw->w[r]->tg[t].direct,
+				t != r && size &&
+					(flavor == MPI_WIN_FLAVOR_CREATE ||
+					 (flavor == MPI_WIN_FLAVOR_ALLOCATE &&
+					  am)));
 		/* the path: shared memory wherever every member is here
 		 * (all of them: one process) and it is not switched off */
 		ck_assert_int_eq(
@@ -254,7 +273,7 @@ static struct rc_dtype *vec_int(size_t count, size_t stride)
 
 START_TEST(put_get_fence)
 {
-	int flavor = flavors[_i / 3], n = 3, o, t;
+	int flavor = FLAVOR_OF(_i), n = 3, o, t;
 	size_t size = (size_t)n * REG + (size_t)n * VEC * 3 * sizeof(int);
 	struct rw *rw = rw_open(n, _i, flavor, size, 1);
 	struct rc_dtype *tvec = vec_int(VEC, 3), *ovec = vec_int(REG / 4, 2);
@@ -314,6 +333,9 @@ START_TEST(put_get_fence)
 				 MPI_SUCCESS);
 	}
 	fence_all(rw, MPI_MODE_NOSUCCEED);
+	/* the REG-byte puts and gets went by the transport's get/put where
+	 * the window is direct, never where it is not */
+	ck_assert(rw->w[0]->tg[1].direct == (rw->tw->fab->nrdma > 0));
 	for (o = 0; o < n; o++) {
 		unsigned char packed[REG];
 		int i;
@@ -475,7 +497,7 @@ static bool acc_case(struct rw *rw, const struct rc_op *op, enum rc_basic b)
 
 START_TEST(acc_every_op)
 {
-	int flavor = flavors[_i / 3], k, b;
+	int flavor = FLAVOR_OF(_i), k, b;
 	struct rw *rw = rw_open(3, _i, flavor, K * 32, 1);
 	int cases = 0;
 
@@ -503,7 +525,7 @@ END_TEST
  * enough to stream, chunked at the target. */
 START_TEST(acc_strided_and_no_op)
 {
-	int flavor = flavors[_i / 3], n = 3, o, i;
+	int flavor = FLAVOR_OF(_i), n = 3, o, i;
 	const int cnt = 3000;
 	struct rw *rw = rw_open(n, _i, flavor, 2 * cnt * sizeof(double), 1);
 	struct rc_dtype *tv;
@@ -550,7 +572,7 @@ END_TEST
 /* ---- ordering: accumulates from one origin apply in issue order ---------- */
 START_TEST(acc_ordering)
 {
-	int flavor = flavors[_i / 3], v, got = -1, big[4096], i;
+	int flavor = FLAVOR_OF(_i), v, got = -1, big[4096], i;
 	struct rw *rw = rw_open(2, _i, flavor, sizeof(big) + 64, 1);
 	int *t = (int *)rw->mem[1];
 
@@ -595,7 +617,7 @@ END_TEST
  * exact and the values fetched are all different. */
 START_TEST(counter_fetch_and_op)
 {
-	int flavor = flavors[_i / 3], n = 4, r, k;
+	int flavor = FLAVOR_OF(_i), n = 4, r, k;
 	const int N = 150;
 	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
 	struct rc_req *req[NMAX];
@@ -640,7 +662,7 @@ END_TEST
  * holders at once would lose updates. */
 START_TEST(counter_exclusive_lock)
 {
-	int flavor = flavors[_i / 3], n = 4, r, done = 0;
+	int flavor = FLAVOR_OF(_i), n = 4, r, done = 0;
 	const int N = 40;
 	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
 	struct rc_req *req[NMAX] = { 0 };
@@ -707,7 +729,7 @@ END_TEST
 /* compare_and_swap: one winner per round */
 START_TEST(cas_one_winner)
 {
-	int flavor = flavors[_i / 3], n = 4, r, round, winners;
+	int flavor = FLAVOR_OF(_i), n = 4, r, round, winners;
 	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
 	long cmp, val, res[NMAX];
 
@@ -746,10 +768,11 @@ END_TEST
  */
 START_TEST(pscw_ring)
 {
-	int flavor = flavors[_i / 3], n = 4, r, iter;
+	int flavor = FLAVOR_OF(_i), n = 4, r, iter;
 	struct rw *rw = rw_open(n, _i, flavor, 64 + 8000, 1);
 	struct rc_req *req[NMAX];
 	static char buf[NMAX][8000];	/* in use until complete */
+	static int val[NMAX];		/* the same */
 
 	for (iter = 0; iter < 6; iter++) {
 		int nocheck = iter % 2 ? MPI_MODE_NOCHECK : 0;
@@ -772,7 +795,8 @@ START_TEST(pscw_ring)
 			int to = (r + 1) % n, v = iter * 10 + r;
 
 			memset(buf[r], v, sizeof(buf[r]));
-			ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, to,
+			val[r] = v;
+			ck_assert_int_eq(MPI_Put(&val[r], 1, MPI_INT, to,
 						 rw_disp(rw, to, 0, 1), 1,
 						 MPI_INT, rw->w[r]),
 					 MPI_SUCCESS);
@@ -827,7 +851,7 @@ END_TEST
 /* ---- passive target: lock_all, flushes, gets under shared locks ---------- */
 START_TEST(passive_flushes)
 {
-	int flavor = flavors[_i / 3], n = 3, r, t, i;
+	int flavor = FLAVOR_OF(_i), n = 3, r, t, i;
 	struct rw *rw = rw_open(n, _i, flavor, 3 * 6000, 1);
 	struct rc_req *req[NMAX];
 	unsigned char out[NMAX][6000], in[NMAX][6000];
@@ -884,7 +908,7 @@ END_TEST
  * shared ones that come after it; shared ones in a row go together. */
 START_TEST(lock_queue_fair)
 {
-	struct rw *rw = rw_open(4, _i, flavors[_i / 3], 64, 1);
+	struct rw *rw = rw_open(4, _i, FLAVOR_OF(_i), 64, 1);
 	struct rc_req *r1, *r2, *r3, *u;
 
 	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_SHARED, 0, 0,
@@ -921,7 +945,7 @@ END_TEST
 /* ---- request-based operations -------------------------------------------- */
 START_TEST(request_ops)
 {
-	int flavor = flavors[_i / 3];
+	int flavor = FLAVOR_OF(_i);
 	struct rw *rw = rw_open(2, _i, flavor, 40000, 8);
 	struct rc_req *req[2];
 	MPI_Request rq[6];
@@ -937,12 +961,21 @@ START_TEST(request_ops)
 	ck_assert_int_eq(MPI_Rput(a, 4000, MPI_LONG, 1, rw_disp(rw, 1, 0, 8),
 				  4000, MPI_LONG, rw->w[0], &rq[0]),
 			 MPI_SUCCESS);
+	/* a put and an accumulate on one location conflict unless a flush
+	 * separates them (the put may go direct, the accumulate never) */
+	ck_assert_int_eq(rc_win_flush_start(rw->w[0], 1, false, &req[0]),
+			 RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert(rc_req_done(rq[0]));
 	ck_assert_int_eq(MPI_Raccumulate(a, 4000, MPI_LONG, 1,
 					 rw_disp(rw, 1, 0, 8), 4000, MPI_LONG,
 					 MPI_SUM, rw->w[0], &rq[1]),
 			 MPI_SUCCESS);
-	ck_assert_int_eq(MPI_Rget(b, 4000, MPI_LONG, 1, rw_disp(rw, 1, 0, 8),
-				  4000, MPI_LONG, rw->w[0], &rq[2]),
+	/* ordered after it: an accumulate-class read */
+	ck_assert_int_eq(MPI_Rget_accumulate(NULL, 0, MPI_LONG, b, 4000,
+					     MPI_LONG, 1, rw_disp(rw, 1, 0, 8),
+					     4000, MPI_LONG, MPI_NO_OP,
+					     rw->w[0], &rq[2]),
 			 MPI_SUCCESS);
 	/* (not on what the get reads: a get and an accumulate on one
 	 * location in one epoch conflict) */
@@ -1094,7 +1127,7 @@ END_TEST
 /* Zero-size windows, MPI_PROC_NULL targets, disp_unit scaling. */
 START_TEST(zero_and_proc_null)
 {
-	int flavor = flavors[_i / 3];
+	int flavor = FLAVOR_OF(_i);
 	struct rw *rw = rw_open(2, _i, flavor, 0, 4);
 	int v = 5, got = 7;
 	MPI_Request rq;
@@ -1388,7 +1421,7 @@ END_TEST
  * nothing hangs; the survivors' windows still work between them. */
 START_TEST(failure_lock_target)
 {
-	struct rw *rw = rw_open(3, _i, flavors[_i / 3], 64, 1);
+	struct rw *rw = rw_open(3, _i, FLAVOR_OF(_i), 64, 1);
 	struct rc_req *req[NMAX];
 	int errs[NMAX], v = 1;
 
@@ -1422,7 +1455,7 @@ END_TEST
  * dies gets the error, in its request and from the flush. */
 START_TEST(failure_lock_holder)
 {
-	struct rw *rw = rw_open(3, _i, flavors[_i / 3], 64000, 1);
+	struct rw *rw = rw_open(3, _i, FLAVOR_OF(_i), 64000, 1);
 	struct rc_req *req[NMAX], *r1;
 	int errs[NMAX];
 	MPI_Request rq;
@@ -1467,7 +1500,7 @@ END_TEST
  * its complete, both end with the error. */
 START_TEST(failure_pscw)
 {
-	struct rw *rw = rw_open(3, _i, flavors[_i / 3], 64, 1);
+	struct rw *rw = rw_open(3, _i, FLAVOR_OF(_i), 64, 1);
 	struct rc_req *req[NMAX];
 	int errs[NMAX], g[2] = { 1, 2 };
 
@@ -1502,7 +1535,7 @@ START_TEST(tiny_eager_limit)
 	int i;
 
 	setenv("RCMPI_EAGER_LIMIT", "1", 1);
-	rw = rw_open(2, _i, flavors[_i / 3], sizeof(src), 1);
+	rw = rw_open(2, _i, FLAVOR_OF(_i), sizeof(src), 1);
 	t = (struct rc_pair_LONG_DOUBLE_INT *)rw->mem[1];
 	for (i = 0; i < 300; i++) {
 		src[i].v = i;
@@ -1627,6 +1660,23 @@ static Suite *rma_suite(void)
 	CASE(failure_lock_holder, 3 * NFLAVORS);
 	CASE(failure_pscw, 3 * NFLAVORS);
 	CASE(handles_and_handlers, NFLAVORS);
+	/* the same over the direct path */
+#define DCASE(fn)                                                        \
+	do {                                                             \
+		TCase *tc = tcase_create(#fn "_direct");                 \
+		tcase_set_timeout(tc, TMO);                              \
+		tcase_add_loop_test(tc, fn, 3 * NFLAVORS, 6 * NFLAVORS); \
+		suite_add_tcase(s, tc);                                  \
+	} while (0)
+	DCASE(put_get_fence);
+	DCASE(counter_exclusive_lock);
+	DCASE(passive_flushes);
+	DCASE(request_ops);
+	DCASE(pscw_ring);
+	DCASE(tiny_eager_limit);
+	DCASE(failure_lock_target);
+	DCASE(failure_pscw);
+#undef DCASE
 #undef CASE
 	return s;
 }

@@ -2,6 +2,7 @@
  * world.c - see world.h.
  */
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "coll.h"
@@ -117,4 +118,36 @@ void tw_quiesce(struct tw *tw)
 
 	while (idle < 3)
 		idle = tw_progress(tw) ? 0 : idle + 1;
+}
+
+struct tw *tw_open_new(int n)
+{
+	struct tw *tw = tw_new(n);
+
+	tw_open(tw);
+	return tw;
+}
+
+char tw_verdict[512];
+
+bool tw_note_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (tw_verdict[0])
+		return false;
+	va_start(ap, fmt);
+	vsnprintf(tw_verdict, sizeof(tw_verdict), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+void *tw_xmalloc(size_t n)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 64, n ? n : 1))
+		p = NULL;
+	ck_assert_ptr_nonnull(p);
+	return p;
 }

@@ -22,6 +22,16 @@ struct tw {
 struct tw *tw_new(int n);
 void tw_open(struct tw *tw);
 void tw_free(struct tw *tw);
+/* tw_new and tw_open at once, for worlds with the fabric's defaults. */
+struct tw *tw_open_new(int n);
+
+/* A case's first failure, for checks that run on many ranks and report
+ * once: tw_note_fail records it (if none is yet) and returns false; the
+ * case clears tw_verdict before and asserts it empty after. */
+extern char tw_verdict[512];
+bool tw_note_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 64-byte aligned memory, never NULL (fails the case). */
+void *tw_xmalloc(size_t n);
 
 /* One progress call on every rank; events handled. */
 unsigned tw_progress(struct tw *tw);

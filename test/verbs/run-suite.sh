@@ -16,9 +16,9 @@
 #
 # BUILD_DIR must be visible in the guest (not under /tmp). Environment:
 # RCMPI_TEST_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
-# harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 1200 s).
+# harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 1500 s).
 set -uo pipefail
-EXPECTED=52	# 1 on the host + 51 in the VM
+EXPECTED=60	# 1 on the host + 59 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
 if [[ ${1:-} == --native ]]; then
@@ -109,7 +109,7 @@ fi
 vmlog=$(mktemp)
 envs=()
 [[ -n ${RCMPI_TEST_VT_MPIRUN:-} ]] && envs+=(--env "RCMPI_TEST_VT_MPIRUN=$RCMPI_TEST_VT_MPIRUN")
-"$rxe_vm" --quiet --timeout "${VT_TIMEOUT:-1200}" "${envs[@]}" -- \
+"$rxe_vm" --quiet --timeout "${VT_TIMEOUT:-1500}" "${envs[@]}" -- \
 	"bash $top/test/verbs/guest-suite.sh $build $*" 2>&1 | tee "$vmlog"
 vmrc=${PIPESTATUS[0]}
 vm_ran=$(grep -cE '^(ok|not ok) [0-9]+ ' "$vmlog")
@@ -118,7 +118,7 @@ rm -f "$vmlog"
 if [[ $vmrc -eq 125 ]]; then
 	echo "run-suite.sh: the VM could not be set up (see above): FAILED" >&2
 elif [[ $vmrc -eq 124 ]]; then
-	echo "run-suite.sh: the VM ran past ${VT_TIMEOUT:-1200} s: FAILED" >&2
+	echo "run-suite.sh: the VM ran past ${VT_TIMEOUT:-1500} s: FAILED" >&2
 fi
 ran=$((ran + vm_ran))
 passed=$((passed + vm_ok))
