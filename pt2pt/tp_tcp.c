@@ -518,6 +518,18 @@ static void peer_retry(struct tcp_tp *tt, struct tcp_peer *p, int err,
 	p->retry_at = now + p->backoff;
 }
 
+/* Close: an empty frame says goodbye, then our side shuts down (once the
+ * queue is out; otherwise the peer's end of stream or the deadline ends
+ * the wait). */
+static void peer_goodbye(struct tcp_tp *tt, struct tcp_peer *p)
+{
+	int err;
+
+	if (rc_tcp_sq_send(&p->sq, p->fd, NULL, 0, NULL, 0, &err) == RC_OK &&
+	    rc_tcp_sq_empty(&p->sq))
+		shutdown(p->fd, SHUT_WR);
+}
+
 /* The connection fd is p's from now on: flush what waited. */
 static void peer_up(struct tcp_tp *tt, struct tcp_peer *p, int fd)
 {
@@ -535,6 +547,8 @@ static void peer_up(struct tcp_tp *tt, struct tcp_peer *p, int fd)
 	p->backoff = 0;
 	if (rc_tcp_sq_flush(&p->sq, fd, &moved, &err))
 		peer_fail(tt, p, "send", err);
+	else if (tt->closing)
+		peer_goodbye(tt, p);
 }
 
 static bool hs_write(int fd, uint32_t magic, int rank, uint64_t job)
@@ -624,6 +638,8 @@ static void pend_hello(struct tcp_tp *tt, struct tcp_pend *pd)
 	case TCP_CONNECTING:
 	case TCP_HELLO:
 		/* both connect: the lower rank's connection wins */
+		rc_log_debug("tcp: rank %d and we connect at once: %s", w,
+			     w > inst->rank ? "ours wins" : "theirs wins");
 		if (w > inst->rank) {
 			close(fd);
 			return;
@@ -714,7 +730,7 @@ static void tcp_deliver(void *arg, const void *msg, size_t len)
 		}
 		return;
 	}
-	if (rx->p->state != TCP_UP)
+	if (rx->p->state != TCP_UP || rx->tt->closing)
 		return; /* after its goodbye, or at our close */
 	rx->tt->tp.recv(rx->tt->tp.inst, rx->p->wrank, msg, len);
 }
@@ -806,10 +822,10 @@ static int tcp_poll(struct tcp_tp *tt, int timeout_ms)
 		tt->powner = no;
 		tt->pfd_cap = cap;
 	}
-	if (!tt->closing) {
-		tt->pfd[n] = (struct pollfd){ tt->lfd, POLLIN, 0 };
-		tt->powner[n++] = -1;
-	}
+	/* the listener stays open at close: a peer may still be sending
+	 * what we have finished with, until it has said goodbye */
+	tt->pfd[n] = (struct pollfd){ tt->lfd, POLLIN, 0 };
+	tt->powner[n++] = -1;
 	for (w = 0; w < inst->size; w++) {
 		struct tcp_peer *p = &tt->peers[w];
 		short ev;
@@ -898,9 +914,12 @@ static bool close_busy(struct tcp_tp *tt, bool flushing)
 	for (w = 0; w < tt->tp.inst->size; w++) {
 		struct tcp_peer *p = &tt->peers[w];
 
-		if (p->fd < 0)
+		if (p->fd < 0 && p->state != TCP_BACKOFF)
 			continue;
-		if (flushing ? p->state == TCP_UP && !rc_tcp_sq_empty(&p->sq)
+		/* flushing: messages wait in a queue, also behind a
+		 * connection still being made; then: no end of stream yet */
+		if (flushing ? p->state < TCP_BYE && p->sq.buf &&
+				       !rc_tcp_sq_empty(&p->sq)
 			     : (p->state == TCP_UP || p->state == TCP_BYE) &&
 				       !p->eof)
 			return true;
@@ -912,24 +931,20 @@ static void tcp_close(struct rc_tp *tp)
 {
 	struct tcp_tp *tt = (struct tcp_tp *)tp;
 	double t0 = now_s();
-	int w, err;
+	int w;
 
+	/* MPI_Finalize has drained the engine and met every rank: what
+	 * still arrives is dropped, and an end of stream is no failure */
+	tt->closing = true;
 	if (tt->peers && tt->ntcp) {
 		/* what the engine handed us goes out first */
 		while (close_busy(tt, true) && now_s() - t0 < TCP_CLOSE_WAIT_S)
 			if (!tcp_progress(tp))
 				tcp_poll(tt, 1);
-		tt->closing = true;
-		for (w = 0; w < tp->inst->size; w++) {
-			struct tcp_peer *p = &tt->peers[w];
-
-			if (p->fd < 0 || p->state != TCP_UP)
-				continue;
-			if (rc_tcp_sq_send(&p->sq, p->fd, NULL, 0, NULL, 0,
-					   &err) == RC_OK &&
-			    rc_tcp_sq_empty(&p->sq))
-				shutdown(p->fd, SHUT_WR);
-		}
+		for (w = 0; w < tp->inst->size; w++)
+			if (tt->peers[w].fd >= 0 &&
+			    tt->peers[w].state == TCP_UP)
+				peer_goodbye(tt, &tt->peers[w]);
 		while (close_busy(tt, false) && now_s() - t0 < TCP_CLOSE_WAIT_S)
 			if (!tcp_progress(tp))
 				tcp_poll(tt, 1);
