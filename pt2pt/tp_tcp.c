@@ -366,8 +366,9 @@ static int tcp_open(struct rc_inst *inst, struct rc_tp **tpp)
 	tt->max_frame = (size_t)rc_param_int(RC_P_TCP_MAX_MSG) +
 			RC_TCP_FRAME_HDR;
 	tt->tp.max_am = tt->max_frame - RC_TCP_FRAME_HDR;
-	tt->tp.eager_limit = (size_t)rc_param_int_max(
-		RC_P_TCP_EAGER_LIMIT, (long)tt->tp.max_am - 64);
+	tt->tp.eager_limit = (size_t)rc_param_int(RC_P_TCP_EAGER_LIMIT);
+	if (tt->tp.eager_limit > tt->tp.max_am - 64)
+		tt->tp.eager_limit = tt->tp.max_am - 64;
 	tt->queue = (size_t)rc_param_int(RC_P_TCP_QUEUE);
 	if (tt->queue < 2 * tt->max_frame)
 		tt->queue = 2 * tt->max_frame;
