@@ -1754,7 +1754,8 @@ int rc_p2p_open(struct rc_inst *inst)
 	/* TCP comes last: it serves the peers no other transport reaches.
 	 * A job on one node with shared memory never needs it. */
 	if (rc_param_list_has(list, "tcp") && inst->size > 1 &&
-	    (inst->local_size < inst->size || !rc_param_list_has(list, "shm"))) {
+	    (inst->local_size < inst->size ||
+	     !rc_param_list_has(list, "shm"))) {
 		ret = p2p_add_tp(inst, &rc_tp_tcp_ops, NULL);
 		if (ret && ret != RC_ERR_NODEV)
 			return ret;

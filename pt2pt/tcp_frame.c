@@ -42,7 +42,7 @@ void rc_tcp_sq_fini(struct rc_tcp_sq *sq)
  * -1 with *err on failure */
 static ssize_t sq_write(int fd, struct iovec *iov, int n, int *err)
 {
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
 	ssize_t w;
 
 	do
@@ -82,9 +82,9 @@ int rc_tcp_sq_send(struct rc_tcp_sq *sq, int fd, const void *hdr, size_t hlen,
 	uint32_t flen = (uint32_t)(hlen + len);
 	size_t total = RC_TCP_FRAME_HDR + hlen + len;
 	struct iovec iov[3] = {
-		{ &flen, RC_TCP_FRAME_HDR },
-		{ (void *)hdr, hlen },
-		{ (void *)payload, len },
+		{&flen, RC_TCP_FRAME_HDR},
+		{(void *)hdr, hlen},
+		{(void *)payload, len},
 	};
 	ssize_t w = 0;
 
@@ -113,7 +113,7 @@ int rc_tcp_sq_flush(struct rc_tcp_sq *sq, int fd, size_t *moved, int *err)
 {
 	*moved = 0;
 	while (!rc_tcp_sq_empty(sq)) {
-		struct iovec iov = { sq->buf + sq->head, sq->tail - sq->head };
+		struct iovec iov = {sq->buf + sq->head, sq->tail - sq->head};
 		ssize_t w = sq_write(fd, &iov, 1, err);
 
 		if (w < 0)

@@ -89,8 +89,8 @@
 /* Our modex section. */
 struct tcp_addr {
 	uint32_t magic;
-	uint32_t ipv4;	   /* network order */
-	uint16_t port;	   /* network order */
+	uint32_t ipv4; /* network order */
+	uint16_t port; /* network order */
 	uint16_t rsvd;
 	uint32_t max_frame; /* largest frame we send (length word included) */
 };
@@ -108,7 +108,7 @@ enum tcp_state {
 	TCP_HELLO,	/* our hello sent, waiting for the ack */
 	TCP_BACKOFF,	/* our attempt failed or was refused: retry later */
 	TCP_UP,
-	TCP_BYE,	/* the peer said goodbye: no more traffic */
+	TCP_BYE, /* the peer said goodbye: no more traffic */
 	TCP_FAILED,
 };
 
@@ -118,12 +118,12 @@ struct tcp_peer {
 	int wrank;
 	struct rc_tcp_sq sq;
 	struct rc_tcp_rq rq;
-	struct tcp_hs hs;	/* the ack being read (connector) */
+	struct tcp_hs hs; /* the ack being read (connector) */
 	size_t hs_got;
-	double retry_at;	/* TCP_BACKOFF: when to connect again */
-	double refused_since;	/* first refusal in a row, or 0 */
+	double retry_at;      /* TCP_BACKOFF: when to connect again */
+	double refused_since; /* first refusal in a row, or 0 */
 	double backoff;
-	bool eof;		/* closing: the peer shut its side down */
+	bool eof; /* closing: the peer shut its side down */
 };
 
 /* An accepted socket whose hello has not arrived in full. */
@@ -135,19 +135,19 @@ struct tcp_pend {
 
 struct tcp_tp {
 	struct rc_tp tp;
-	int lfd;		/* listening socket */
+	int lfd; /* listening socket */
 	struct sockaddr_in me;
 	uint64_t job;
 	int ntcp;		/* peers that use this transport */
 	struct tcp_peer *peers; /* by world rank */
 	struct tcp_pend *pend;
 	int npend, pend_cap;
-	int nhs;		/* peers in CONNECTING, HELLO or BACKOFF */
+	int nhs; /* peers in CONNECTING, HELLO or BACKOFF */
 	struct pollfd *pfd;
 	int pfd_cap;
-	int *powner;		/* >= 0 peer, -1 listener, -2 - i pend[i] */
-	size_t max_frame;	/* ours */
-	size_t queue;		/* send queue bytes per peer */
+	int *powner;	  /* >= 0 peer, -1 listener, -2 - i pend[i] */
+	size_t max_frame; /* ours */
+	size_t queue;	  /* send queue bytes per peer */
 	double connect_timeout;
 	bool closing;
 };
@@ -165,7 +165,7 @@ static const char *peer_host(struct tcp_tp *tt, int w)
 	struct rc_inst *inst = tt->tp.inst;
 
 	return inst->procs && inst->procs[w].host[0] ? inst->procs[w].host
-						      : "?";
+						     : "?";
 }
 
 static const struct tcp_addr *peer_addr(struct tcp_tp *tt, int w)
@@ -225,8 +225,8 @@ static void peer_fail(struct tcp_tp *tt, struct tcp_peer *p, const char *what,
 	p->state = TCP_FAILED;
 	addr_str(peer_addr(tt, p->wrank), a, sizeof(a));
 	rc_log_err("tcp: connection to rank %d on %s (%s) failed: %s%s%s",
-		   p->wrank, peer_host(tt, p->wrank), a, what,
-		   err ? ": " : "", err ? strerror(err) : "");
+		   p->wrank, peer_host(tt, p->wrank), a, what, err ? ": " : "",
+		   err ? strerror(err) : "");
 	if (errors_fatal(tt))
 		rc_abort(tt->tp.inst, MPI_ERR_PROC_FAILED,
 			 "tcp: ending the job after a connection failure "
@@ -352,7 +352,7 @@ static int tcp_open(struct rc_inst *inst, struct rc_tp **tpp)
 {
 	struct tcp_tp *tt = calloc(1, sizeof(*tt));
 	const char *want = rc_param_str(RC_P_TCP_IF);
-	struct tcp_addr a = { .magic = TCP_ADDR_MAGIC };
+	struct tcp_addr a = {.magic = TCP_ADDR_MAGIC};
 	char ifname[IF_NAMESIZE + 1];
 	int ret;
 
@@ -363,8 +363,8 @@ static int tcp_open(struct rc_inst *inst, struct rc_tp **tpp)
 	tt->tp.name = "tcp";
 	tt->tp.caps = 0; /* active messages only */
 	tt->lfd = -1;
-	tt->max_frame = (size_t)rc_param_int(RC_P_TCP_MAX_MSG) +
-			RC_TCP_FRAME_HDR;
+	tt->max_frame =
+		(size_t)rc_param_int(RC_P_TCP_MAX_MSG) + RC_TCP_FRAME_HDR;
 	tt->tp.max_am = tt->max_frame - RC_TCP_FRAME_HDR;
 	tt->tp.eager_limit = (size_t)rc_param_int(RC_P_TCP_EAGER_LIMIT);
 	if (tt->tp.eager_limit > tt->tp.max_am - 64)
@@ -466,7 +466,7 @@ static int peer_buffers(struct tcp_tp *tt, struct tcp_peer *p)
 static void peer_connect(struct tcp_tp *tt, struct tcp_peer *p)
 {
 	const struct tcp_addr *pa = peer_addr(tt, p->wrank);
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa = {.sin_family = AF_INET};
 	int fd;
 
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -554,7 +554,7 @@ static void peer_up(struct tcp_tp *tt, struct tcp_peer *p, int fd)
 
 static bool hs_write(int fd, uint32_t magic, int rank, uint64_t job)
 {
-	struct tcp_hs hs = { .magic = magic, .rank = rank, .job = job };
+	struct tcp_hs hs = {.magic = magic, .rank = rank, .job = job};
 
 	/* a fresh socket's buffer always has room for these 16 bytes */
 	return send(fd, &hs, sizeof(hs), MSG_NOSIGNAL | MSG_DONTWAIT) ==
@@ -627,8 +627,8 @@ static void pend_hello(struct tcp_tp *tt, struct tcp_pend *pd)
 	struct tcp_peer *p;
 
 	pd->fd = -1;
-	if (pd->hs.magic != TCP_HELLO_MAGIC || pd->hs.job != tt->job ||
-	    w < 0 || w >= inst->size || w == inst->rank ||
+	if (pd->hs.magic != TCP_HELLO_MAGIC || pd->hs.job != tt->job || w < 0 ||
+	    w >= inst->size || w == inst->rank ||
 	    inst->procs[w].tp != &tt->tp) {
 		rc_log_debug("tcp: dropped a connection with a bad hello");
 		close(fd);
@@ -738,7 +738,7 @@ static void tcp_deliver(void *arg, const void *msg, size_t len)
 
 static unsigned peer_io(struct tcp_tp *tt, struct tcp_peer *p, short revents)
 {
-	struct tcp_rx rx = { tt, p };
+	struct tcp_rx rx = {tt, p};
 	unsigned events = 0;
 	size_t moved;
 	int err = 0, n;
@@ -763,8 +763,8 @@ static unsigned peer_io(struct tcp_tp *tt, struct tcp_peer *p, short revents)
 			}
 			peer_fail(tt, p,
 				  err == EPROTO ? "bad frame length"
-				  : err	       ? "receive"
-					       : "connection closed by the peer",
+				  : err		? "receive"
+					: "connection closed by the peer",
 				  err == EPROTO ? 0 : err);
 			return 1;
 		}
@@ -825,7 +825,7 @@ static int tcp_poll(struct tcp_tp *tt, int timeout_ms)
 	}
 	/* the listener stays open at close: a peer may still be sending
 	 * what we have finished with, until it has said goodbye */
-	tt->pfd[n] = (struct pollfd){ tt->lfd, POLLIN, 0 };
+	tt->pfd[n] = (struct pollfd){tt->lfd, POLLIN, 0};
 	tt->powner[n++] = -1;
 	for (w = 0; w < inst->size; w++) {
 		struct tcp_peer *p = &tt->peers[w];
@@ -845,11 +845,11 @@ static int tcp_poll(struct tcp_tp *tt, int timeout_ms)
 			ev = POLLIN;
 			break;
 		}
-		tt->pfd[n] = (struct pollfd){ p->fd, ev, 0 };
+		tt->pfd[n] = (struct pollfd){p->fd, ev, 0};
 		tt->powner[n++] = w;
 	}
 	for (i = 0; i < tt->npend; i++) {
-		tt->pfd[n] = (struct pollfd){ tt->pend[i].fd, POLLIN, 0 };
+		tt->pfd[n] = (struct pollfd){tt->pend[i].fd, POLLIN, 0};
 		tt->powner[n++] = -2 - i;
 	}
 	return poll(tt->pfd, (nfds_t)n, timeout_ms) > 0 ? n : 0;

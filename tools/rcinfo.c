@@ -309,15 +309,18 @@ void rc_info_probe_tcp(struct rc_finding *f)
 			     want);
 		else
 			FSET(f, why, "getifaddrs: %s", strerror(errno));
-		FSET(f, fix, "unset RCMPI_TCP_IF or name an interface, an "
-			     "address or a subnet of `ip -4 addr`");
+		FSET(f, fix,
+		     "unset RCMPI_TCP_IF or name an interface, an "
+		     "address or a subnet of `ip -4 addr`");
 		return;
 	}
 	inet_ntop(AF_INET, &a, ip, sizeof(ip));
 	f->ok = true;
 	if ((ntohl(a.s_addr) >> 24) == 127)
-		FSET(f, what, "listens on %s (%s): loopback, reaches ranks of "
-			      "this node only", ip, ifname);
+		FSET(f, what,
+		     "listens on %s (%s): loopback, reaches ranks of "
+		     "this node only",
+		     ip, ifname);
 	else
 		FSET(f, what, "listens on %s (%s)", ip, ifname);
 }

@@ -84,7 +84,7 @@ START_TEST(frames_arrive_whole_in_order)
 	const size_t max = 70000, n = 400;
 	struct rc_tcp_sq sq;
 	struct rc_tcp_rq rq;
-	struct rx rx = { 0, max, 0 };
+	struct rx rx = {0, max, 0};
 	unsigned char *pl = malloc(max);
 	uint32_t seq = 0;
 	unsigned again = 0, rounds = 0;
@@ -116,9 +116,8 @@ START_TEST(frames_arrive_whole_in_order)
 		}
 		ck_assert_int_eq(rc_tcp_sq_flush(&sq, sp[0], &moved, &err),
 				 RC_OK);
-		ck_assert_int_ge(rc_tcp_rq_read(&rq, sp[1], rx_check, &rx,
-						&err),
-				 0);
+		ck_assert_int_ge(
+			rc_tcp_rq_read(&rq, sp[1], rx_check, &rx, &err), 0);
 	}
 	ck_assert_uint_eq(rx.bad, 0);
 	ck_assert_uint_eq(rx.next, n);
@@ -152,7 +151,7 @@ static size_t frame_build(unsigned char *f, uint32_t seq, size_t max)
 START_TEST(byte_by_byte)
 {
 	struct rc_tcp_rq rq;
-	struct rx rx = { 4, 1000, 0 };
+	struct rx rx = {4, 1000, 0};
 	unsigned char f[2 * 1008];
 	size_t t4, t5, i;
 	int err, n;
@@ -187,7 +186,7 @@ START_TEST(errors)
 {
 	struct rc_tcp_sq sq;
 	struct rc_tcp_rq rq;
-	char big[256] = { 0 };
+	char big[256] = {0};
 	int err = 0, got = 0;
 
 	pair_open(0);
@@ -224,7 +223,7 @@ START_TEST(queue_before_connect)
 {
 	struct rc_tcp_sq sq;
 	struct rc_tcp_rq rq;
-	struct rx rx = { 0, 50, 0 };
+	struct rx rx = {0, 50, 0};
 	unsigned char pl[64];
 	uint32_t seq;
 	size_t moved;
@@ -274,9 +273,9 @@ START_TEST(pick_addr)
 	ck_assert_uint_eq(ntohl(a.s_addr), 0x7f000001u);
 	ck_assert_int_eq(rc_tcp_pick_addr("nosuch0", &a, ifn, sizeof(ifn)),
 			 RC_ERR_NODEV);
-	ck_assert_int_eq(rc_tcp_pick_addr("203.0.113.0/24", &a, ifn,
-					  sizeof(ifn)),
-			 RC_ERR_NODEV);
+	ck_assert_int_eq(
+		rc_tcp_pick_addr("203.0.113.0/24", &a, ifn, sizeof(ifn)),
+		RC_ERR_NODEV);
 	/* the default always finds something (loopback at worst) */
 	ck_assert_int_eq(rc_tcp_pick_addr(NULL, &a, ifn, sizeof(ifn)), RC_OK);
 }
