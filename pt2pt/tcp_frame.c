@@ -21,21 +21,21 @@
 #include "status.h"
 #include "tcp_frame.h"
 
-int rc_tcp_sq_init(struct rc_tcp_sq *sq, size_t cap)
+int rc_tcp_buf_init(struct rc_tcp_buf *b, size_t cap)
 {
-	sq->buf = malloc(cap);
-	if (!sq->buf)
+	b->buf = malloc(cap);
+	if (!b->buf)
 		return RC_ERR_NOMEM;
-	sq->cap = cap;
-	sq->head = sq->tail = 0;
+	b->cap = cap;
+	b->head = b->tail = 0;
 	return RC_OK;
 }
 
-void rc_tcp_sq_fini(struct rc_tcp_sq *sq)
+void rc_tcp_buf_fini(struct rc_tcp_buf *b)
 {
-	free(sq->buf);
-	sq->buf = NULL;
-	sq->cap = sq->head = sq->tail = 0;
+	free(b->buf);
+	b->buf = NULL;
+	b->cap = b->head = b->tail = 0;
 }
 
 /* bytes written by one nonblocking sendmsg, 0 when the socket is full,
@@ -57,7 +57,7 @@ static ssize_t sq_write(int fd, struct iovec *iov, int n, int *err)
 }
 
 /* copy the pieces of a frame from byte `skip` on into the queue's tail */
-static void sq_append(struct rc_tcp_sq *sq, const struct iovec *iov, int n,
+static void sq_append(struct rc_tcp_buf *sq, const struct iovec *iov, int n,
 		      size_t skip)
 {
 	int i;
@@ -76,7 +76,7 @@ static void sq_append(struct rc_tcp_sq *sq, const struct iovec *iov, int n,
 	}
 }
 
-int rc_tcp_sq_send(struct rc_tcp_sq *sq, int fd, const void *hdr, size_t hlen,
+int rc_tcp_sq_send(struct rc_tcp_buf *sq, int fd, const void *hdr, size_t hlen,
 		   const void *payload, size_t len, int *err)
 {
 	uint32_t flen = (uint32_t)(hlen + len);
@@ -109,7 +109,7 @@ int rc_tcp_sq_send(struct rc_tcp_sq *sq, int fd, const void *hdr, size_t hlen,
 	return RC_OK;
 }
 
-int rc_tcp_sq_flush(struct rc_tcp_sq *sq, int fd, size_t *moved, int *err)
+int rc_tcp_sq_flush(struct rc_tcp_buf *sq, int fd, size_t *moved, int *err)
 {
 	*moved = 0;
 	while (!rc_tcp_sq_empty(sq)) {
@@ -128,26 +128,9 @@ int rc_tcp_sq_flush(struct rc_tcp_sq *sq, int fd, size_t *moved, int *err)
 	return RC_OK;
 }
 
-int rc_tcp_rq_init(struct rc_tcp_rq *rq, size_t cap)
-{
-	rq->buf = malloc(cap);
-	if (!rq->buf)
-		return RC_ERR_NOMEM;
-	rq->cap = cap;
-	rq->head = rq->tail = 0;
-	return RC_OK;
-}
-
-void rc_tcp_rq_fini(struct rc_tcp_rq *rq)
-{
-	free(rq->buf);
-	rq->buf = NULL;
-	rq->cap = rq->head = rq->tail = 0;
-}
-
 /* Hand up every complete frame; -1 (EPROTO) on a frame that can never
  * fit. Leaves a partial frame where its rest fits. */
-static int rq_cut(struct rc_tcp_rq *rq, rc_tcp_deliver_fn fn, void *arg,
+static int rq_cut(struct rc_tcp_buf *rq, rc_tcp_deliver_fn fn, void *arg,
 		  int *err)
 {
 	int n = 0;
@@ -189,7 +172,7 @@ static int rq_cut(struct rc_tcp_rq *rq, rc_tcp_deliver_fn fn, void *arg,
 
 #define RQ_READS 4 /* reads per call: a streaming peer cannot hold us */
 
-int rc_tcp_rq_read(struct rc_tcp_rq *rq, int fd, rc_tcp_deliver_fn fn,
+int rc_tcp_rq_read(struct rc_tcp_buf *rq, int fd, rc_tcp_deliver_fn fn,
 		   void *arg, int *err)
 {
 	int frames = 0, i, n;

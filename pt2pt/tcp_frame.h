@@ -18,23 +18,18 @@
 
 #define RC_TCP_FRAME_HDR 4u
 
-/* Bytes queued for one socket: [head, tail) of buf. */
-struct rc_tcp_sq {
+/* Bytes of one socket's stream: [head, tail) of buf. Sending: what the
+ * socket has not taken yet. Receiving: what was read and not yet handed
+ * up (cap >= the largest frame). */
+struct rc_tcp_buf {
 	char *buf;
 	size_t cap;
 	size_t head, tail;
 };
 
-/* Bytes read from one socket: [head, tail) of buf, cap >= largest frame. */
-struct rc_tcp_rq {
-	char *buf;
-	size_t cap;
-	size_t head, tail;
-};
-
-int rc_tcp_sq_init(struct rc_tcp_sq *sq, size_t cap);
-void rc_tcp_sq_fini(struct rc_tcp_sq *sq);
-static inline bool rc_tcp_sq_empty(const struct rc_tcp_sq *sq)
+int rc_tcp_buf_init(struct rc_tcp_buf *b, size_t cap);
+void rc_tcp_buf_fini(struct rc_tcp_buf *b);
+static inline bool rc_tcp_sq_empty(const struct rc_tcp_buf *sq)
 {
 	return sq->head == sq->tail;
 }
@@ -46,14 +41,11 @@ static inline bool rc_tcp_sq_empty(const struct rc_tcp_sq *sq)
  * room in the queue now (nothing written); RC_ERR_PEER: the socket failed
  * (*err holds errno).
  */
-int rc_tcp_sq_send(struct rc_tcp_sq *sq, int fd, const void *hdr, size_t hlen,
+int rc_tcp_sq_send(struct rc_tcp_buf *sq, int fd, const void *hdr, size_t hlen,
 		   const void *payload, size_t len, int *err);
 /* Write queued bytes. RC_OK: progress or nothing to do (*moved: bytes
  * written); RC_ERR_PEER: the socket failed (*err holds errno). */
-int rc_tcp_sq_flush(struct rc_tcp_sq *sq, int fd, size_t *moved, int *err);
-
-int rc_tcp_rq_init(struct rc_tcp_rq *rq, size_t cap);
-void rc_tcp_rq_fini(struct rc_tcp_rq *rq);
+int rc_tcp_sq_flush(struct rc_tcp_buf *sq, int fd, size_t *moved, int *err);
 
 typedef void (*rc_tcp_deliver_fn)(void *arg, const void *msg, size_t len);
 
@@ -63,7 +55,7 @@ typedef void (*rc_tcp_deliver_fn)(void *arg, const void *msg, size_t len);
  * dry. Returns frames delivered, or -1 with *err = errno (0: end of
  * stream; EPROTO: a frame longer than the buffer).
  */
-int rc_tcp_rq_read(struct rc_tcp_rq *rq, int fd, rc_tcp_deliver_fn fn,
+int rc_tcp_rq_read(struct rc_tcp_buf *rq, int fd, rc_tcp_deliver_fn fn,
 		   void *arg, int *err);
 
 #endif

@@ -116,8 +116,8 @@ struct tcp_peer {
 	enum tcp_state state;
 	int fd;
 	int wrank;
-	struct rc_tcp_sq sq;
-	struct rc_tcp_rq rq;
+	struct rc_tcp_buf sq;
+	struct rc_tcp_buf rq;
 	struct tcp_hs hs; /* the ack being read (connector) */
 	size_t hs_got;
 	double retry_at;      /* TCP_BACKOFF: when to connect again */
@@ -453,12 +453,12 @@ static int peer_buffers(struct tcp_tp *tt, struct tcp_peer *p)
 		return RC_OK;
 	if (pa && pa->max_frame > rcap)
 		rcap = pa->max_frame;
-	ret = rc_tcp_sq_init(&p->sq, tt->queue);
+	ret = rc_tcp_buf_init(&p->sq, tt->queue);
 	if (ret)
 		return ret;
-	ret = rc_tcp_rq_init(&p->rq, rcap);
+	ret = rc_tcp_buf_init(&p->rq, rcap);
 	if (ret)
-		rc_tcp_sq_fini(&p->sq);
+		rc_tcp_buf_fini(&p->sq);
 	return ret;
 }
 
@@ -956,8 +956,8 @@ static void tcp_close(struct rc_tp *tp)
 
 			if (p->fd >= 0)
 				close(p->fd);
-			rc_tcp_sq_fini(&p->sq);
-			rc_tcp_rq_fini(&p->rq);
+			rc_tcp_buf_fini(&p->sq);
+			rc_tcp_buf_fini(&p->rq);
 		}
 	while (tt->npend)
 		close(tt->pend[--tt->npend].fd);

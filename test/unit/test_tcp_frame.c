@@ -82,8 +82,8 @@ static void rx_check(void *arg, const void *msg, size_t len)
 START_TEST(frames_arrive_whole_in_order)
 {
 	const size_t max = 70000, n = 400;
-	struct rc_tcp_sq sq;
-	struct rc_tcp_rq rq;
+	struct rc_tcp_buf sq;
+	struct rc_tcp_buf rq;
 	struct rx rx = {0, max, 0};
 	unsigned char *pl = malloc(max);
 	uint32_t seq = 0;
@@ -91,8 +91,8 @@ START_TEST(frames_arrive_whole_in_order)
 	int err = 0;
 
 	pair_open(4096);
-	ck_assert_int_eq(rc_tcp_sq_init(&sq, 3 * (max + 8)), RC_OK);
-	ck_assert_int_eq(rc_tcp_rq_init(&rq, max + 8), RC_OK);
+	ck_assert_int_eq(rc_tcp_buf_init(&sq, 3 * (max + 8)), RC_OK);
+	ck_assert_int_eq(rc_tcp_buf_init(&rq, max + 8), RC_OK);
 	while (rx.next < n) {
 		size_t moved;
 
@@ -124,8 +124,8 @@ START_TEST(frames_arrive_whole_in_order)
 	ck_assert(rc_tcp_sq_empty(&sq));
 	/* the queue filled up at least once: bounded, nothing dropped */
 	ck_assert_uint_gt(again, 0);
-	rc_tcp_sq_fini(&sq);
-	rc_tcp_rq_fini(&rq);
+	rc_tcp_buf_fini(&sq);
+	rc_tcp_buf_fini(&rq);
 	free(pl);
 	close(sp[0]);
 	close(sp[1]);
@@ -150,7 +150,7 @@ static size_t frame_build(unsigned char *f, uint32_t seq, size_t max)
  * the partial frame moves to the front */
 START_TEST(byte_by_byte)
 {
-	struct rc_tcp_rq rq;
+	struct rc_tcp_buf rq;
 	struct rx rx = {4, 1000, 0};
 	unsigned char f[2 * 1008];
 	size_t t4, t5, i;
@@ -160,7 +160,7 @@ START_TEST(byte_by_byte)
 	t4 = frame_build(f, 4, 1000);
 	t5 = frame_build(f + t4, 5, 1000);
 	ck_assert_uint_gt(t4 + t5, t5 + 8);
-	ck_assert_int_eq(rc_tcp_rq_init(&rq, t5 + 8), RC_OK);
+	ck_assert_int_eq(rc_tcp_buf_init(&rq, t5 + 8), RC_OK);
 	ck_assert_int_eq(write(sp[0], f, t4 + 3), (ssize_t)(t4 + 3));
 	ck_assert_int_eq(rc_tcp_rq_read(&rq, sp[1], rx_check, &rx, &err), 1);
 	n = 0;
@@ -171,7 +171,7 @@ START_TEST(byte_by_byte)
 	}
 	ck_assert_uint_eq(rx.bad, 0);
 	ck_assert_uint_eq(rx.next, 6);
-	rc_tcp_rq_fini(&rq);
+	rc_tcp_buf_fini(&rq);
 	close(sp[0]);
 	close(sp[1]);
 }
@@ -184,14 +184,14 @@ static void rx_count(void *arg, const void *msg, size_t len)
 
 START_TEST(errors)
 {
-	struct rc_tcp_sq sq;
-	struct rc_tcp_rq rq;
+	struct rc_tcp_buf sq;
+	struct rc_tcp_buf rq;
 	char big[256] = {0};
 	int err = 0, got = 0;
 
 	pair_open(0);
-	ck_assert_int_eq(rc_tcp_sq_init(&sq, 128), RC_OK);
-	ck_assert_int_eq(rc_tcp_rq_init(&rq, 64), RC_OK);
+	ck_assert_int_eq(rc_tcp_buf_init(&sq, 128), RC_OK);
+	ck_assert_int_eq(rc_tcp_buf_init(&rq, 64), RC_OK);
 	/* larger than the queue can ever hold */
 	ck_assert_int_eq(rc_tcp_sq_send(&sq, sp[0], big, 8, big, 200, &err),
 			 RC_ERR_INVAL);
@@ -213,16 +213,16 @@ START_TEST(errors)
 			 RC_ERR_PEER);
 	ck_assert_int_eq(err, EPIPE);
 	close(sp[0]);
-	rc_tcp_sq_fini(&sq);
-	rc_tcp_rq_fini(&rq);
+	rc_tcp_buf_fini(&sq);
+	rc_tcp_buf_fini(&rq);
 }
 END_TEST
 
 /* without a socket (connection not up yet) frames queue, then flush */
 START_TEST(queue_before_connect)
 {
-	struct rc_tcp_sq sq;
-	struct rc_tcp_rq rq;
+	struct rc_tcp_buf sq;
+	struct rc_tcp_buf rq;
 	struct rx rx = {0, 50, 0};
 	unsigned char pl[64];
 	uint32_t seq;
@@ -230,8 +230,8 @@ START_TEST(queue_before_connect)
 	int err, i;
 
 	pair_open(0);
-	ck_assert_int_eq(rc_tcp_sq_init(&sq, 4 * 64), RC_OK);
-	ck_assert_int_eq(rc_tcp_rq_init(&rq, 128), RC_OK);
+	ck_assert_int_eq(rc_tcp_buf_init(&sq, 4 * 64), RC_OK);
+	ck_assert_int_eq(rc_tcp_buf_init(&rq, 128), RC_OK);
 	for (seq = 0;; seq++) {
 		size_t len = frame_len(seq, 50), j;
 		int ret;
@@ -250,8 +250,8 @@ START_TEST(queue_before_connect)
 		rc_tcp_rq_read(&rq, sp[1], rx_check, &rx, &err);
 	ck_assert_uint_eq(rx.next, seq);
 	ck_assert_uint_eq(rx.bad, 0);
-	rc_tcp_sq_fini(&sq);
-	rc_tcp_rq_fini(&rq);
+	rc_tcp_buf_fini(&sq);
+	rc_tcp_buf_fini(&rq);
 	close(sp[0]);
 	close(sp[1]);
 }
