@@ -79,12 +79,14 @@ static void sq_append(struct rc_tcp_buf *sq, const struct iovec *iov, int n,
 int rc_tcp_sq_send(struct rc_tcp_buf *sq, int fd, const void *hdr, size_t hlen,
 		   const void *payload, size_t len, int *err)
 {
-	uint32_t flen = (uint32_t)(hlen + len);
-	size_t total = RC_TCP_FRAME_HDR + hlen + len;
-	struct iovec iov[3] = {
-		{&flen, RC_TCP_FRAME_HDR},
+	static const uint64_t zero;
+	uint32_t fh[2] = {(uint32_t)(hlen + len), 0};
+	size_t total = RC_TCP_FRAME_SIZE(hlen + len);
+	struct iovec iov[4] = {
+		{fh, RC_TCP_FRAME_HDR},
 		{(void *)hdr, hlen},
 		{(void *)payload, len},
+		{(void *)&zero, total - RC_TCP_FRAME_HDR - hlen - len},
 	};
 	ssize_t w = 0;
 
@@ -93,7 +95,7 @@ int rc_tcp_sq_send(struct rc_tcp_buf *sq, int fd, const void *hdr, size_t hlen,
 	if (rc_tcp_sq_empty(sq)) {
 		sq->head = sq->tail = 0;
 		if (fd >= 0) {
-			w = sq_write(fd, iov, len ? 3 : 2, err);
+			w = sq_write(fd, iov, 4, err);
 			if (w < 0)
 				return RC_ERR_PEER;
 		}
@@ -105,7 +107,7 @@ int rc_tcp_sq_send(struct rc_tcp_buf *sq, int fd, const void *hdr, size_t hlen,
 		sq->head = 0;
 	}
 	if ((size_t)w < total)
-		sq_append(sq, iov, 3, (size_t)w);
+		sq_append(sq, iov, 4, (size_t)w);
 	return RC_OK;
 }
 
@@ -142,13 +144,13 @@ static int rq_cut(struct rc_tcp_buf *rq, rc_tcp_deliver_fn fn, void *arg,
 		if (have < RC_TCP_FRAME_HDR)
 			break;
 		memcpy(&flen, rq->buf + rq->head, sizeof(flen));
-		if (RC_TCP_FRAME_HDR + (size_t)flen > rq->cap) {
+		if (RC_TCP_FRAME_SIZE(flen) > rq->cap) {
 			*err = EPROTO;
 			return -1;
 		}
-		if (have < RC_TCP_FRAME_HDR + (size_t)flen) {
+		if (have < RC_TCP_FRAME_SIZE(flen)) {
 			/* the rest would not fit behind it: move it forward */
-			if (rq->head + RC_TCP_FRAME_HDR + flen > rq->cap) {
+			if (rq->head + RC_TCP_FRAME_SIZE(flen) > rq->cap) {
 				memmove(rq->buf, rq->buf + rq->head, have);
 				rq->head = 0;
 				rq->tail = have;
@@ -156,7 +158,7 @@ static int rq_cut(struct rc_tcp_buf *rq, rc_tcp_deliver_fn fn, void *arg,
 			break;
 		}
 		fn(arg, rq->buf + rq->head + RC_TCP_FRAME_HDR, flen);
-		rq->head += RC_TCP_FRAME_HDR + flen;
+		rq->head += RC_TCP_FRAME_SIZE(flen);
 		n++;
 	}
 	if (rq->head == rq->tail)

@@ -5,7 +5,9 @@
  *
  * Frame on the wire: u32 length (host order: both ends run the same build
  * on the same kind of machine, as the rest of rcmpi's wire formats assume),
- * then `length` bytes (the engine's header, then its payload). Kept apart
+ * u32 zero, then `length` bytes (the engine's header, then its payload),
+ * then zeros up to a multiple of 8 bytes (the engine reads its headers in
+ * place, which needs them aligned). Kept apart
  * from tp_tcp.c so that partial writes and reads are tested without a job
  * (test/unit/test_tcp_frame.c).
  */
@@ -16,7 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RC_TCP_FRAME_HDR 4u
+#define RC_TCP_FRAME_HDR 8u /* u32 length, u32 zero: messages 8-aligned */
+/* bytes a frame of hdr + message takes on the wire: padded to 8, so that
+ * every message lands 8-aligned in the receive buffer */
+#define RC_TCP_FRAME_SIZE(msglen) \
+	(((size_t)RC_TCP_FRAME_HDR + (msglen) + 7) & ~(size_t)7)
 
 /* Bytes of one socket's stream: [head, tail) of buf. Sending: what the
  * socket has not taken yet. Receiving: what was read and not yet handed

@@ -363,9 +363,8 @@ static int tcp_open(struct rc_inst *inst, struct rc_tp **tpp)
 	tt->tp.name = "tcp";
 	tt->tp.caps = 0; /* active messages only */
 	tt->lfd = -1;
-	tt->max_frame =
-		(size_t)rc_param_int(RC_P_TCP_MAX_MSG) + RC_TCP_FRAME_HDR;
-	tt->tp.max_am = tt->max_frame - RC_TCP_FRAME_HDR;
+	tt->tp.max_am = (size_t)rc_param_int(RC_P_TCP_MAX_MSG);
+	tt->max_frame = RC_TCP_FRAME_SIZE(tt->tp.max_am);
 	tt->tp.eager_limit = (size_t)rc_param_int(RC_P_TCP_EAGER_LIMIT);
 	if (tt->tp.eager_limit > tt->tp.max_am - 64)
 		tt->tp.eager_limit = tt->tp.max_am - 64;
