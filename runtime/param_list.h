@@ -40,9 +40,9 @@ RC_PARAM(REQ_QUARANTINE, INT, "64", 0, 1L << 24, "runtime",
 	 "the same for requests")
 
 /* ---- pt2pt --------------------------------------------------------------- */
-RC_PARAM(TRANSPORTS, LIST, "shm,verbs", 0, 0, "pt2pt",
-	 "transports to use (shm, verbs); verbs alone sends everything "
-	 "through verbs")
+RC_PARAM(TRANSPORTS, LIST, "shm,verbs,tcp", 0, 0, "pt2pt",
+	 "transports to use, the first that reaches a peer wins (shm, "
+	 "verbs, tcp); one alone sends everything through it")
 RC_PARAM(RNDV_MODE, STR, "get", 0, 0, "pt2pt",
 	 "rendezvous: get (receiver reads), put (sender writes), frag "
 	 "(through active messages)")
@@ -118,6 +118,21 @@ RC_PARAM(VERBS_RCACHE_SIZE, SIZE, "0", 0, 1L << 50, "verbs",
 RC_PARAM(VERBS_MALLOPT, BOOL, "1", 0, 0, "verbs",
 	 "keep malloc from returning memory to the kernel (fewer "
 	 "invalidations)")
+
+/* ---- tcp ---------------------------------------------------------------- */
+RC_PARAM(TCP_IF, STR, "", 0, 0, "tcp",
+	 "interface name, IPv4 address or subnet (a.b.c.d/n) to listen on "
+	 "(default: the first interface up and not loopback, else loopback)")
+RC_PARAM(TCP_EAGER_LIMIT, SIZE, "65536", 0, 1L << 30, "tcp",
+	 "tcp eager limit (bytes; at most TCP_MAX_MSG less 64)")
+RC_PARAM(TCP_MAX_MSG, SIZE, "262144", 4096, 1L << 30, "tcp",
+	 "largest message on a connection: eager sends and rendezvous "
+	 "fragments (bytes)")
+RC_PARAM(TCP_QUEUE, SIZE, "4m", 0, 1L << 40, "tcp",
+	 "bytes queued per peer before a send waits (at least two largest "
+	 "messages)")
+RC_PARAM(TCP_CONNECT_TIMEOUT, INT, "10", 1, 3600, "tcp",
+	 "seconds a peer may refuse connections before it counts as failed")
 
 /* ---- collectives --------------------------------------------------------- */
 #define RC_PARAM_COLL_ALG(NAME, coll)                                     \
