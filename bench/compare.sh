@@ -59,6 +59,11 @@
 #                  flush) and put/get bandwidth at 64 KiB under rcmpi
 #                  (RCMPI_TRANSPORTS=verbs) and Open MPI + UCX (osc/ucx);
 #                  no gate (issue 11's active-message figures, for issue 15)
+#   tcp            osu_latency and osu_bw at 2 ranks bound, on one machine
+#                  through TCP: rcmpi with RCMPI_TRANSPORTS=tcp, Open MPI
+#                  with --mca pml ob1 --mca btl tcp,self (issue 17's goal:
+#                  at least Open MPI's latency and bandwidth); the gate
+#                  prints, within 10 % at 8 B and at 1-4 MiB
 #   all            shm callgrind memory startup verbs verbs-rma nbr shm-mt
 #                  (shm-rma included)
 #
@@ -164,6 +169,10 @@ launcher() {
 		"-x UCX_TLS=rc_verbs,ud_verbs,self -x UCX_UD_VERBS_ETH_DGID_CHECK=n" ;;
 	rcmpi-verbs) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
 		"-x RCMPI_TRANSPORTS=verbs" ;;
+	rcmpi-tcp) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
+		"-x RCMPI_TRANSPORTS=tcp" ;;
+	ompi-tcp) echo "mpirun.openmpi --allow-run-as-root -np $2 --bind-to $3" \
+		"--mca pml ob1 --mca btl tcp,self" ;;
 	esac
 }
 
@@ -654,6 +663,37 @@ mode_startup() {
 
 # ---- verbs: host side boots the VM, guest side runs the jobs ---------------
 
+mode_tcp() {
+	local out=${OUT:-$BUILD/bench-compare/tcp} labels="rcmpi-tcp ompi-tcp" p
+	local o=${P2P_OPTS:-}
+	have mpirun.openmpi || labels=rcmpi-tcp
+	rm -rf "$out"
+	job tlat osu_latency 2 core 2 lower "osu_latency over TCP (µs)" \
+		"-m 0:4194304 $o"
+	job tbw osu_bw 2 core 2 higher "osu_bw over TCP (MB/s)" \
+		"-m 1:4194304 $o"
+	header "TCP on one machine, 2 ranks bound to cores 0 and 1: rcmpi RCMPI_TRANSPORTS=tcp, Open MPI --mca pml ob1 --mca btl tcp,self" \
+		"REPS=$REPS bench/compare.sh tcp"
+	cmp_collect "$out" "$REPS" "$labels" "tlat tbw"
+	for p in tlat tbw; do
+		echo "#### ${J_TITLE[$p]}"
+		echo
+		cmp_table "$out" "$p" "$labels" "${J_BETTER[$p]}" "$REPS"
+	done
+	if [[ $labels == *ompi-tcp* ]]; then
+		echo "Issue 17 goal (rcmpi within 10 % of Open MPI or better):"
+		echo
+		cmp_gate "$out" tlat rcmpi-tcp ompi-tcp lower 1.10 8 |
+			tee "$out/gates"
+		cmp_gate "$out" tbw rcmpi-tcp ompi-tcp higher 0.90 1048576 \
+			2097152 4194304 | tee -a "$out/gates"
+		echo
+	fi
+	footer
+	[[ -s $out/failures ]] && STATUS=1
+	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
+}
+
 mode_verbs() {
 	local out=${OUT:-$BUILD/bench-compare/verbs} rc
 	pgrep -f '^qemu-system' >/dev/null &&
@@ -820,7 +860,7 @@ for a in "$@"; do
 	all) modes+=(shm-p2p shm-coll shm-over shm-rma callgrind memory startup
 		verbs verbs-rma nbr shm-mt) ;;
 	shm-p2p | shm-coll | shm-over | shm-rma | shm-mt | callgrind | memory | \
-		startup | verbs | verbs-rma | nbr)
+		startup | verbs | verbs-rma | nbr | tcp)
 		modes+=("$a") ;;
 	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2
 	   exit 2 ;;

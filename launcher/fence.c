@@ -15,6 +15,12 @@
  * fence completes with its first contribution; the head of a multi-node
  * job feeds this table with its own node's blob and the blobs the daemons
  * relay, and learns on completion which nodes to answer.
+ *
+ * In a launch tree (tree.c) every daemon feeds its own table with its
+ * node's blob and its children's combined blobs for fences every node
+ * takes part in, and passes one blob up that counts for its whole subtree
+ * (rc_fence_add_count): the concatenation is the same, only built in
+ * steps.
  */
 #include "config.h"
 
@@ -106,10 +112,21 @@ int rc_fence_add_node(struct rc_fence_tab *t, const char *sig,
 		      int nexpected, int node, const char *data, size_t len,
 		      char **out, size_t *outlen, int **nodes, int *nnodes)
 {
+	return rc_fence_add_count(t, sig, nexpected, node, 1, data, len, out,
+				  outlen, nodes, nnodes);
+}
+
+int rc_fence_add_count(struct rc_fence_tab *t, const char *sig, int nexpected,
+		       int node, int count, const char *data, size_t len,
+		       char **out, size_t *outlen, int **nodes, int *nnodes)
+{
 	struct fence_coll *c = fence_find(t, sig, nexpected);
 	char *nb;
+	int i;
 
 	if (!c)
+		return -1;
+	if (count < 1 || c->ngot + count > c->nexpected)
 		return -1;
 	if (len) {
 		nb = realloc(c->buf, c->len + len);
@@ -119,9 +136,11 @@ int rc_fence_add_node(struct rc_fence_tab *t, const char *sig,
 		c->buf = nb;
 		c->len += len;
 	}
+	/* a subtree's combined blob: its root stands for all of them */
+	for (i = 0; i < count; i++)
+		c->nodes[c->ngot + i] = i ? -1 : node;
+	c->ngot += count;
 	if (c->ngot < c->nexpected)
-		c->nodes[c->ngot] = node;
-	if (++c->ngot < c->nexpected)
 		return 0;
 	fence_unlink(t, c);
 	*out = c->buf;

@@ -227,3 +227,20 @@ void rc_stdin_on_dst(struct rc_stdin *s)
 	if (s->eof)
 		rc_stdin_close(s);
 }
+
+int rc_iof_pump_close(struct rc_iof_buf *b, int *fd, int stream,
+		      rc_iof_emit_fn emit, void *arg)
+{
+	int rc;
+
+	if (*fd < 0)
+		return 0;
+	rc = rc_iof_pump(b, *fd, -1, stream, emit, arg);
+	if (rc <= 0) {
+		rc_iof_flush(b, -1, stream, emit, arg);
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	return rc;
+}

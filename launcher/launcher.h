@@ -211,6 +211,43 @@ int rc_fence_add_node(struct rc_fence_tab *t, const char *sig,
 		      int nexpected, int node, const char *data, size_t len,
 		      char **out, size_t *outlen, int **nodes, int *nnodes);
 
+/* the same for `count` nodes at once (a subtree's combined blob, from
+ * its root `node`; the others are listed as -1); -1 also when more than
+ * nexpected contributions would arrive */
+int rc_fence_add_count(struct rc_fence_tab *t, const char *sig, int nexpected,
+		       int node, int count, const char *data, size_t len,
+		       char **out, size_t *outlen, int **nodes, int *nnodes);
+
+/* ---- the launch tree (tree.c) -------------------------------------------
+ *
+ * The daemons' nodes (every node but the head's, in order) form a k-ary
+ * tree under mpirun: positions 0..k-1 are mpirun's children, the children
+ * of position p are positions (p+1)k .. (p+1)k+k-1. Radix 0: flat (every
+ * daemon a child of mpirun, none has children).
+ */
+struct rc_tree {
+	int radix;     /* 0: flat */
+	int nnodes;    /* of the job */
+	int ndmn;      /* nodes with a daemon */
+	int *pos_node; /* ndmn: position -> node */
+	int *node_pos; /* nnodes: node -> position, -1: the head's */
+};
+/* head_node: the node mpirun serves itself (-1: none); 0 or -1 (ENOMEM) */
+int rc_tree_init(struct rc_tree *t, int nnodes, int head_node, int radix);
+void rc_tree_free(struct rc_tree *t);
+/* the node that started `node`'s daemon, -1: mpirun */
+int rc_tree_parent(const struct rc_tree *t, int node);
+/* the children of `node` (-1: mpirun's) into kids (radix or ndmn
+ * entries); the count */
+int rc_tree_kids(const struct rc_tree *t, int node, int *kids, int max);
+/* the child of `from` (-1: mpirun) whose subtree holds `dst`, or -1 if
+ * dst is not below from */
+int rc_tree_next_hop(const struct rc_tree *t, int from, int dst);
+/* how many daemons are below `node` (not counting itself) */
+int rc_tree_below(const struct rc_tree *t, int node);
+/* links between mpirun and `node` (1: a child of mpirun) */
+int rc_tree_depth(const struct rc_tree *t, int node);
+
 /* ---- local processes (procs.c) ---------------------------------------- */
 struct rc_lproc {
 	int rank;
@@ -261,6 +298,8 @@ int rc_procs_spawn(struct rc_lproc *p, const char *path, char *const argv[],
 		   bool want_stdin);
 /* signal the rank's process group */
 void rc_procs_kill(struct rc_lproc *p, int sig);
+/* "exited with status N" / "was killed by signal N" */
+void rc_wait_str(int ws, char *out, size_t len);
 /* one exited child, or 0 when none is left to collect now */
 pid_t rc_procs_reap(int *wstatus);
 
@@ -300,7 +339,7 @@ int rc_auth_check(int kind, const char *secret, const char *role,
 
 /* ---- the head-daemon link (net.c) --------------------------------------- */
 #define RC_NET_MAGIC 0x72636d70u	/* "rcmp" */
-#define RC_NET_VERSION 2
+#define RC_NET_VERSION 3
 
 /* message types; see rcmpid.c for the payloads */
 enum rc_msg {
@@ -326,6 +365,13 @@ enum rc_msg {
 	RC_M_STDIN_CLOSED, /* d→h: rank 0 takes no more input */
 	RC_M_DRAINED,	   /* d→h: every rank ended, output all sent */
 	RC_M_SIGNALED,	   /* d→h: the daemon got a signal */
+	/* the launch tree (rcmpid.c) */
+	RC_M_RELAY_UP,	 /* d→h: node, type, payload: from a descendant */
+	RC_M_RELAY_DOWN, /* h→d: node, type, payload: for a descendant */
+	RC_M_BCAST,	 /* h→d: type, payload: for every daemon below */
+	RC_M_FENCE_SUB,	 /* d→h: sig, nnodes, count, a subtree's blobs */
+	RC_M_LOST,	 /* d→h: node, why: a child daemon is lost */
+	RC_M_NOTE,	 /* d→h: node, line: a child's launch agent said */
 };
 
 struct rc_wbuf {
@@ -359,6 +405,12 @@ struct rc_conn {
 };
 
 double rc_now(void);	/* CLOCK_MONOTONIC seconds */
+/* this process's connections (every rc_conn, handshakes included) */
+struct rc_net_stats {
+	int conns, conns_max;	/* open now, most at once */
+	uint64_t tx_bytes, rx_bytes, tx_msgs;
+};
+extern struct rc_net_stats rc_net_stats;
 void rc_conn_init(struct rc_conn *c, int fd);	/* non-blocking, NODELAY */
 void rc_conn_close(struct rc_conn *c);
 /* queue a message and send what the socket takes; -1 on error */
@@ -387,10 +439,13 @@ struct rc_remote;
 /* a daemon proved it knows the secret: true if the owner takes `c`
  * (copies the struct), false to close it */
 typedef bool (*rc_remote_authed_fn)(void *arg, int node, struct rc_conn *c);
-/* secret, listening socket, agent; NULL (message printed) on failure */
-struct rc_remote *rc_remote_new(const char *agent, int auth, int nnodes,
-				rc_remote_authed_fn authed, void *arg,
-				bool verbose);
+/* secret (a new one; a daemon starting daemons passes the job's),
+ * listening socket, agent; NULL (message printed) on failure */
+struct rc_remote *rc_remote_new(const char *agent, int auth, const char *secret,
+				int nnodes, rc_remote_authed_fn authed,
+				void *arg, bool verbose);
+/* the launch agent's command, as it is used */
+const char *rc_remote_agent(const struct rc_remote *r);
 void rc_remote_free(struct rc_remote *r);
 /* the remote command line that starts rcmpid for `node` (malloc'd) */
 char *rc_remote_command(const struct rc_remote *r, int node,
@@ -429,6 +484,10 @@ typedef void (*rc_iof_emit_fn)(void *arg, int rank, int stream,
  * 0: EOF, -1: error */
 int rc_iof_pump(struct rc_iof_buf *b, int fd, int rank, int stream,
 		rc_iof_emit_fn emit, void *arg);
+/* a launch agent's stream (rank -1): pump once; at its end (0) or on an
+ * error, emit what is left and close *fd (set to -1); 1, 2 or 0 */
+int rc_iof_pump_close(struct rc_iof_buf *b, int *fd, int stream,
+		      rc_iof_emit_fn emit, void *arg);
 /* emit whatever is left (a last line without '\n') and free the buffer */
 void rc_iof_flush(struct rc_iof_buf *b, int rank, int stream,
 		  rc_iof_emit_fn emit, void *arg);

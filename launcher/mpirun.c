@@ -21,21 +21,35 @@
  *   head → daemon: JOB, KILL (signal), FENCE_DONE (every node's blobs),
  *                  STDIN/STDIN_EOF (rank 0's input), END, PING
  *
+ * Launch tree (tree.c, RCMPI_LAUNCH_RADIX; 0 or under Slurm: flat): we
+ * start and hold connections to our children only; each daemon starts
+ * its own children once it has the JOB. A daemon below reports through
+ * its parent (RELAY_UP: node, type, payload, handled by dmn_relayed as if
+ * it came from its own connection; its first one says it is up); ours to
+ * one daemon go down the same way (dmn_send), KILL, END and the results
+ * of fences every node is in to all (dmn_bcast); a parent reports a lost
+ * child (LOST), and a lost daemon takes its subtree with it (dmn_gone).
+ * Heartbeats are per link: we check our children, each daemon its own.
+ *
  * Fences: each node's blob (ours from libpmix, the daemons' relayed) goes
  * into fence.c; when every node hosting participants contributed, the
- * concatenation goes back to each of them.
+ * concatenation goes back to each of them. In a tree, a fence every node
+ * is in arrives as one blob per child's subtree (FENCE_SUB) and goes back
+ * as one broadcast.
  *
  * The job is RUNNING until the first failure: a rank exits non-zero, dies
  * of a signal, exits without PMIx_Finalize after PMIx_Init, calls
  * PMIx_Abort; a signal to us; --timeout; a host lost (its launch agent
- * failed, its daemon did not connect within RCMPI_LAUNCH_TIMEOUT, closed
- * the connection, or sent nothing for RCMPI_HEARTBEAT_TIMEOUT seconds —
- * both sides send a PING every second). The first failure (a death by
- * signal outranks exits and aborts seen up to 200 ms before it: see
- * job_suspect) prints one line naming rank, pid, host and cause, fixes the
- * exit status and moves the job to TERMINATING: every rank on every node
- * gets SIGTERM (or the signal we received), SIGKILL 2 s later; a daemon
- * that has not reported its ranks' end 5 s after that is given up.
+ * failed, its daemon did not connect within RCMPI_LAUNCH_TIMEOUT or,
+ * connected, did not start within as long again (it is silent while it
+ * starts its ranks), closed the connection, or, started, sent nothing for
+ * RCMPI_HEARTBEAT_TIMEOUT seconds — both sides send a PING every second).
+ * The first failure (a death by signal outranks exits and aborts seen up
+ * to 200 ms before it: see job_suspect) prints one line naming rank, pid,
+ * host and cause, fixes the exit status and moves the job to TERMINATING:
+ * every rank on every node gets SIGTERM (or the signal we received),
+ * SIGKILL 2 s later; a daemon that has not reported its ranks' end 5 s
+ * after that is given up.
  *
  * End: once every rank ended and every output was drained (daemons say
  * DRAINED), the daemons get END and exit; their agents are reaped (killed
@@ -56,6 +70,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,7 +122,11 @@ struct daemon {
 	struct agent *ag;	/* what started it (NULL: nothing) */
 	struct rc_conn conn;	/* fd -1 until authenticated */
 	bool drained;
-	double t_launch; /* must have authenticated by then */
+	bool started; /* sent STARTED: from then on its silence is judged */
+	/* must have authenticated by then; once authenticated, must have
+	 * started (its ranks forked, its PMIx server up: it sends nothing
+	 * while it does that) */
+	double t_launch;
 	size_t stdin_inflight;
 	int pi_conn; /* index in pfd, -1: none */
 };
@@ -130,6 +149,7 @@ static struct job {
 	bool srun;	     /* daemons started by one srun */
 	enum rc_batch batch; /* where the hosts came from, if not -H */
 	struct rc_remote *remote;
+	struct rc_tree tree;	/* who starts and relays for whom */
 	char **xset;		/* -x as VAR=value */
 	int nxset;
 	struct pollfd *pfd;
@@ -252,18 +272,16 @@ static void agent_emit(void *arg, int rank, int stream, const char *buf,
 /* ---- job state ---------------------------------------------------------- */
 
 static void dmn_send(struct daemon *d, uint32_t type, struct rc_wbuf *w);
+static void dmn_bcast(uint32_t type, const struct rc_wbuf *w);
 static void dmn_abandon(struct daemon *d);
 
 static void job_signal_all(int sig)
 {
-	struct rc_wbuf w = { 0 };
-	int i;
+	struct rc_wbuf w = {0};
 
 	rc_node_kill(&job.node, sig);
 	rc_wbuf_u32(&w, (uint32_t)sig);
-	for (i = 0; i < job.map.nnodes; i++)
-		if (i != job.me && job.dmn[i].state == DMN_RUNNING)
-			dmn_send(&job.dmn[i], RC_M_KILL, &w);
+	dmn_bcast(RC_M_KILL, &w);
 	rc_wbuf_free(&w);
 }
 
@@ -433,7 +451,17 @@ static void job_on_signal(int sig)
 
 /* ---- fences --------------------------------------------------------------- */
 
-static void job_fence_add(int node, const char *sig, int nnodes,
+/*
+ * A fence every node takes part in travels the launch tree: each daemon
+ * passes up one blob for its subtree (RC_M_FENCE_SUB), the result goes
+ * down as a broadcast. Other fences (some nodes only) go node by node.
+ */
+static bool job_tree_fence(int nnodes)
+{
+	return job.tree.radix > 0 && nnodes == job.map.nnodes;
+}
+
+static void job_fence_add(int node, const char *sig, int nnodes, int count,
 			  const char *data, size_t len)
 {
 	struct rc_pev *ev, **pp;
@@ -443,8 +471,8 @@ static void job_fence_add(int node, const char *sig, int nnodes,
 	int *nodes = NULL, nn = 0, i, rc;
 	bool ours = false;
 
-	rc = rc_fence_add_node(job.fences, sig, nnodes, node, data, len,
-			       &out, &outlen, &nodes, &nn);
+	rc = rc_fence_add_count(job.fences, sig, nnodes, node, count, data, len,
+				&out, &outlen, &nodes, &nn);
 	if (rc < 0) {
 		job_fail(1, SIGTERM, "fence %s: out of memory; terminating "
 			 "the job", sig);
@@ -455,6 +483,11 @@ static void job_fence_add(int node, const char *sig, int nnodes,
 	rc_wbuf_str(&w, sig);
 	rc_wbuf_u32(&w, 1);
 	rc_wbuf_bytes(&w, out, outlen);
+	if (job_tree_fence(nnodes)) {
+		dmn_bcast(RC_M_FENCE_DONE, &w);
+		ours = job.me >= 0;
+		nn = 0;
+	}
 	for (i = 0; i < nn; i++) {
 		if (nodes[i] == job.me)
 			ours = true;
@@ -490,7 +523,7 @@ static void local_fence(void *arg, struct rc_pev *ev)
 			ev->sig, ev->ndata, ev->nnodes);
 	ev->next = job.lfences;
 	job.lfences = ev;
-	job_fence_add(job.me, ev->sig, ev->nnodes, ev->data, ev->ndata);
+	job_fence_add(job.me, ev->sig, ev->nnodes, 1, ev->data, ev->ndata);
 }
 
 static void local_abort(void *arg, struct rc_pev *ev)
@@ -568,10 +601,21 @@ static void dmn_kill_agent(struct daemon *d)
 		ag_kill(d->ag);
 }
 
+/* d is gone, and with it every daemon below it in the tree */
 static void dmn_gone(struct daemon *d)
 {
+	int node = (int)(d - job.dmn), i;
+
 	rc_conn_close(&d->conn);
 	d->state = DMN_GONE;
+	/* its subtree (nodes after it in the tree's order) */
+	for (i = 0; i < job.map.nnodes; i++) {
+		if (i == job.me || job.dmn[i].state == DMN_GONE ||
+		    rc_tree_parent(&job.tree, i) != node)
+			continue;
+		dmn_end_ranks(&job.dmn[i]);
+		dmn_gone(&job.dmn[i]);
+	}
 }
 
 /* not needed any more before it connected */
@@ -610,13 +654,58 @@ static void dmn_lost(struct daemon *d, const char *fmt, ...)
 	dmn_kill_agent(d);
 }
 
+/* one of our children in the launch tree (it has a connection to us) */
+static bool dmn_direct(const struct daemon *d)
+{
+	return rc_tree_parent(&job.tree, (int)(d - job.dmn)) < 0;
+}
+
+/* `type` + payload w wrapped as `wrap`, preceded by node (>= 0) */
+static void wrap_msg(struct rc_wbuf *out, int node, uint32_t type,
+		     const struct rc_wbuf *w)
+{
+	if (node >= 0)
+		rc_wbuf_u32(out, (uint32_t)node);
+	rc_wbuf_u32(out, type);
+	rc_wbuf_bytes(out, w ? w->p : NULL, w ? w->len : 0);
+	if (w && w->oom)
+		out->oom = true;
+}
+
 static void dmn_send(struct daemon *d, uint32_t type, struct rc_wbuf *w)
 {
+	struct rc_wbuf rw = {0};
+	int node = (int)(d - job.dmn), hop;
+
 	if (d->state != DMN_RUNNING && d->state != DMN_ENDING)
 		return;
+	if (!dmn_direct(d)) {
+		/* down the tree, through the child above it */
+		hop = rc_tree_next_hop(&job.tree, -1, node);
+		if (hop < 0)
+			return;
+		wrap_msg(&rw, node, type, w);
+		dmn_send(&job.dmn[hop], RC_M_RELAY_DOWN, &rw);
+		rc_wbuf_free(&rw);
+		return;
+	}
 	if (rc_conn_send(&d->conn, type, w))
 		dmn_lost(d, "cannot send to its daemon: %s", w && w->oom ?
 			 "out of memory" : strerror(errno));
+}
+
+/* to every daemon in the tree: our children forward it down */
+static void dmn_bcast(uint32_t type, const struct rc_wbuf *w)
+{
+	struct rc_wbuf bw = {0};
+	int i;
+
+	wrap_msg(&bw, -1, type, w);
+	for (i = 0; i < job.map.nnodes; i++)
+		if (i != job.me && dmn_direct(&job.dmn[i]) &&
+		    job.dmn[i].state == DMN_RUNNING)
+			dmn_send(&job.dmn[i], RC_M_BCAST, &bw);
+	rc_wbuf_free(&bw);
 }
 
 static void dmn_send_job(struct daemon *d)
@@ -643,6 +732,11 @@ static void dmn_send_job(struct daemon *d)
 	rc_wbuf_u32(&w, (uint32_t)job.opts.bind);
 	rc_wbuf_u32(&w, (uint32_t)(HB_INTERVAL_S * 1000));
 	rc_wbuf_u32(&w, (uint32_t)(job.hb_timeout * 1000));
+	/* the launch tree: its shape, and how daemons start daemons */
+	rc_wbuf_u32(&w, (uint32_t)job.tree.radix);
+	rc_wbuf_u32(&w, (uint32_t)job.me); /* -1: none */
+	rc_wbuf_str(&w, rc_remote_agent(job.remote));
+	rc_wbuf_u32(&w, (uint32_t)(job.launch_timeout * 1000));
 	dmn_send(d, RC_M_JOB, &w);
 	rc_wbuf_free(&w);
 }
@@ -656,10 +750,12 @@ static bool job_authed(void *arg, int node, struct rc_conn *c)
 	if (node < 0 || node >= job.map.nnodes || node == job.me)
 		return false;
 	d = &job.dmn[node];
-	if (d->state != DMN_LAUNCHING || job.phase != PHASE_RUN)
+	if (d->state != DMN_LAUNCHING || job.phase != PHASE_RUN ||
+	    !dmn_direct(d))
 		return false;
 	d->conn = *c;
 	d->state = DMN_RUNNING;
+	d->t_launch = rc_now() + job.launch_timeout;
 	if (job.verbose)
 		rc_lmsg("host %s: daemon connected", dmn_host(d));
 	dmn_send_job(d);
@@ -692,6 +788,8 @@ static void job_report_rank(int rank, pid_t pid, const char *host,
 			cpus && *cpus ? cpus : "any");
 }
 
+static void dmn_relayed(struct daemon *via, struct rc_rbuf *rb);
+
 static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 {
 	uint32_t rank = 0, n, i, v;
@@ -703,6 +801,7 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 	case RC_M_PING:
 		return;
 	case RC_M_STARTED:
+		d->started = true;
 		n = rc_rbuf_u32(rb);
 		for (i = 0; i < n && !rb->bad; i++) {
 			char *bound, *cpus;
@@ -760,7 +859,7 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 		if (job.verbose)
 			rc_lmsg("fence %s: %zu bytes from %s, %u node(s)", sig,
 				len, dmn_host(d), v);
-		job_fence_add((int)(d - job.dmn), sig, (int)v, data, len);
+		job_fence_add((int)(d - job.dmn), sig, (int)v, 1, data, len);
 		break;
 	case RC_M_EXITED:
 		rank = rc_rbuf_u32(rb);
@@ -788,6 +887,46 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 	case RC_M_DRAINED:
 		d->drained = true;
 		break;
+	case RC_M_RELAY_UP:
+		dmn_relayed(d, rb);
+		break;
+	case RC_M_FENCE_SUB:
+		sig = rc_rbuf_strdup(rb);
+		v = rc_rbuf_u32(rb);
+		n = rc_rbuf_u32(rb);
+		data = rc_rbuf_bytes(rb, &len);
+		if (rb->bad || !dmn_direct(d) ||
+		    n != 1 + (uint32_t)rc_tree_below(&job.tree,
+						     (int)(d - job.dmn))) {
+			rb->bad = true;
+			break;
+		}
+		if (job.verbose && n == 1)
+			rc_lmsg("fence %s: %zu bytes from %s, %u node(s)", sig,
+				len, dmn_host(d), v);
+		else if (job.verbose)
+			rc_lmsg("fence %s: %zu bytes from %s and the %u "
+				"daemon(s) below it, %u node(s)", sig, len,
+				dmn_host(d), n - 1, v);
+		job_fence_add((int)(d - job.dmn), sig, (int)v, (int)n, data,
+			      len);
+		break;
+	case RC_M_LOST:
+	case RC_M_NOTE:
+		v = rc_rbuf_u32(rb);
+		s = rc_rbuf_strdup(rb);
+		if (rb->bad || !dmn_direct(d) ||
+		    rc_tree_next_hop(&job.tree, -1, (int)v) !=
+			    (int)(d - job.dmn) ||
+		    (int)v == (int)(d - job.dmn)) {
+			rb->bad = true;
+			break;
+		}
+		if (type == RC_M_LOST)
+			dmn_lost(&job.dmn[v], "%s", s);
+		else if (job.dmn[v].state != DMN_GONE || job.verbose)
+			rc_lmsg("%s: %s", job.map.hosts[v], s);
+		break;
 	default:
 		rb->bad = true;
 	}
@@ -796,6 +935,40 @@ static void dmn_msg(struct daemon *d, uint32_t type, struct rc_rbuf *rb)
 			 type);
 	free(s);
 	free(sig);
+}
+
+/*
+ * A message of a daemon below one of our children, relayed up by its
+ * parent (node, type, payload): handled as if it came from its own
+ * connection. Its first one says it connected and got the job.
+ */
+static void dmn_relayed(struct daemon *via, struct rc_rbuf *rb)
+{
+	uint32_t node = rc_rbuf_u32(rb), type = rc_rbuf_u32(rb);
+	struct rc_rbuf in = {0};
+	struct daemon *d;
+
+	in.p = rc_rbuf_bytes(rb, &in.len);
+	if (rb->bad || !dmn_direct(via) || node >= (uint32_t)job.map.nnodes ||
+	    rc_tree_next_hop(&job.tree, -1, (int)node) !=
+		    (int)(via - job.dmn) ||
+	    (int)node == (int)(via - job.dmn) || type == RC_M_RELAY_UP) {
+		rb->bad = true;
+		return;
+	}
+	d = &job.dmn[node];
+	if (d->state == DMN_LAUNCHING && job.phase == PHASE_RUN) {
+		d->state = DMN_RUNNING;
+		if (job.verbose)
+			rc_lmsg("host %s: daemon connected (through %s)",
+				dmn_host(d), dmn_host(via));
+		if (job.state != JOB_RUNNING) {
+			/* too late: the job is ending (it got the KILL) */
+			dmn_end_ranks(d);
+		}
+	}
+	if (d->state == DMN_RUNNING)
+		dmn_msg(d, type, &in);
 }
 
 static void dmn_conn_io(struct daemon *d, short revents)
@@ -835,20 +1008,10 @@ static void dmn_conn_io(struct daemon *d, short revents)
 
 static int ag_pump(struct agent *a, int stream)
 {
-	int *fd = stream == RC_IOF_OUT ? &a->p.fd_out : &a->p.fd_err;
-	struct rc_iof_buf *b = stream == RC_IOF_OUT ? &a->out : &a->err;
-	int rc;
-
-	if (*fd < 0)
-		return 0;
-	rc = rc_iof_pump(b, *fd, -1, stream, agent_emit, a);
-	if (rc <= 0) {
-		rc_iof_flush(b, -1, stream, agent_emit, a);
-		close(*fd);
-		*fd = -1;
-		return 0;
-	}
-	return rc;
+	return rc_iof_pump_close(stream == RC_IOF_OUT ? &a->out : &a->err,
+				 stream == RC_IOF_OUT ? &a->p.fd_out :
+							&a->p.fd_err,
+				 stream, agent_emit, a);
 }
 
 static void ag_exited(struct agent *a)
@@ -860,12 +1023,7 @@ static void ag_exited(struct agent *a)
 		;
 	for (i = 0; i < 64 && ag_pump(a, RC_IOF_ERR) == 1; i++)
 		;
-	if (WIFSIGNALED(ws))
-		snprintf(how, sizeof(how), "was killed by signal %d",
-			 WTERMSIG(ws));
-	else
-		snprintf(how, sizeof(how), "exited with status %d",
-			 WEXITSTATUS(ws));
+	rc_wait_str(ws, how, sizeof(how));
 	if (job.verbose)
 		rc_lmsg("%s: the launch agent %s", a->who ? a->who : a->name,
 			how);
@@ -934,8 +1092,9 @@ static int job_launch_daemons(void)
 				   : "ssh";
 	int i;
 
-	job.remote = rc_remote_new(job.opts.agent, job.auth, job.map.nnodes,
-				   job_authed, NULL, job.verbose);
+	job.remote =
+		rc_remote_new(job.opts.agent, job.auth, NULL, job.map.nnodes,
+			      job_authed, NULL, job.verbose);
 	if (!job.remote)
 		return -1;
 	if (job.srun)
@@ -945,6 +1104,17 @@ static int job_launch_daemons(void)
 
 		if (i == job.me)
 			continue;
+		if (!dmn_direct(&job.dmn[i])) {
+			/* started by its parent; the parent reports it lost
+			 * first: each daemon above it had the launch timeout
+			 * to connect and again to start */
+			dmn_launching(&job.dmn[i], NULL);
+			job.dmn[i].t_launch =
+				rc_now() + 1.0 +
+				2 * job.launch_timeout *
+					rc_tree_depth(&job.tree, i);
+			continue;
+		}
 		ag_init(a, name, job.map.hosts[i]);
 		snprintf(a->label, sizeof(a->label),
 			 "the launch agent for host %s", job.map.hosts[i]);
@@ -1066,8 +1236,10 @@ static int job_poll_ms(double t)
 			continue;
 		if (d->state == DMN_LAUNCHING)
 			dl_min(&dl, d->t_launch);
-		if (d->state == DMN_RUNNING)
-			dl_min(&dl, d->conn.last_rx + job.hb_timeout);
+		if (d->state == DMN_RUNNING && d->conn.fd >= 0)
+			dl_min(&dl, d->started
+					    ? d->conn.last_rx + job.hb_timeout
+					    : d->t_launch);
 	}
 	for (i = 0; i < job.nagents; i++)
 		if (job.agents[i].alive)
@@ -1107,7 +1279,13 @@ static void job_timers(double t)
 		if (d->state == DMN_LAUNCHING && t >= d->t_launch)
 			dmn_lost(d, "its daemon did not connect back within "
 				 "%g s", job.launch_timeout);
-		if (d->state == DMN_RUNNING &&
+		if (d->state == DMN_RUNNING && d->conn.fd >= 0 && !d->started &&
+		    t >= d->t_launch)
+			dmn_lost(d,
+				 "its daemon did not start within %g s "
+				 "of connecting",
+				 job.launch_timeout);
+		if (d->state == DMN_RUNNING && d->conn.fd >= 0 && d->started &&
 		    t - d->conn.last_rx >= job.hb_timeout)
 			dmn_lost(d, "no heartbeat from its daemon for %g s "
 				 "(stopped, or the host is down)",
@@ -1127,8 +1305,9 @@ static void job_timers(double t)
 	}
 	if (job.ndmn && t >= job.t_hb) {
 		for (i = 0; i < job.map.nnodes; i++)
-			if (i != job.me && (job.dmn[i].state == DMN_RUNNING ||
-					    job.dmn[i].state == DMN_ENDING))
+			if (i != job.me && job.dmn[i].conn.fd >= 0 &&
+			    (job.dmn[i].state == DMN_RUNNING ||
+			     job.dmn[i].state == DMN_ENDING))
 				dmn_send(&job.dmn[i], RC_M_PING, &w);
 		job.t_hb = t + HB_INTERVAL_S;
 	}
@@ -1161,13 +1340,12 @@ static void job_begin_end(double t)
 	job.stdin_on = job.rstdin_on = false;
 	rc_node_close_outputs(&job.node);
 	rc_wbuf_u32(&w, !job.abnormal);
+	/* our children pass it down and go once their children went */
+	dmn_bcast(RC_M_END, &w);
 	for (i = 0; i < job.map.nnodes; i++) {
 		struct daemon *d = &job.dmn[i];
 
-		if (i == job.me || d->state != DMN_RUNNING)
-			continue;
-		dmn_send(d, RC_M_END, &w);
-		if (d->state == DMN_RUNNING)
+		if (i != job.me && d->state == DMN_RUNNING)
 			d->state = DMN_ENDING;
 	}
 	rc_wbuf_free(&w);
@@ -1316,6 +1494,34 @@ static void job_loop(void)
 }
 
 /* ---- start-up ------------------------------------------------------------------ */
+
+/* RCMPI_LAUNCHER_STATS: what the job cost mpirun itself (bench/) */
+static void job_stats(void)
+{
+	struct rusage ru;
+	int i, depth = 0, kids = 0;
+
+	getrusage(RUSAGE_SELF, &ru);
+	for (i = 0; i < job.map.nnodes; i++) {
+		if (i == job.me)
+			continue;
+		if (rc_tree_depth(&job.tree, i) > depth)
+			depth = rc_tree_depth(&job.tree, i);
+		kids += rc_tree_parent(&job.tree, i) < 0;
+	}
+	rc_lmsg("stats: hosts %d daemons %d radix %d children %d depth %d "
+		"connections-max %d sent %llu B %llu msgs received %llu B "
+		"cpu %.3f s (user %.3f sys %.3f)",
+		job.map.nnodes, job.ndmn, job.tree.radix, kids, depth,
+		rc_net_stats.conns_max,
+		(unsigned long long)rc_net_stats.tx_bytes,
+		(unsigned long long)rc_net_stats.tx_msgs,
+		(unsigned long long)rc_net_stats.rx_bytes,
+		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+}
 
 static void ensure_std_fds(void)
 {
@@ -1753,6 +1959,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* under Slurm, srun fans out itself: no tree */
+	if (rc_tree_init(&job.tree, job.map.nnodes, job.me,
+			 job.srun ? 0 : (int)rc_param_int(RC_P_LAUNCH_RADIX))) {
+		rc_lerr("out of memory");
+		return 1;
+	}
 	/* the daemons first: ssh takes longer than anything here */
 	if (job.ndmn && job_launch_daemons())
 		job_abort_startup();
@@ -1791,6 +2003,8 @@ int main(int argc, char **argv)
 	job.state = JOB_RUNNING;
 
 	job_loop();
+	if (rc_param_bool(RC_P_LAUNCHER_STATS))
+		job_stats();
 	if (job.abnormal)
 		rc_node_kill_groups(&job.node);
 	rc_remote_free(job.remote);

@@ -177,12 +177,16 @@ char *rc_rbuf_strdup(struct rc_rbuf *r)
 
 /* ---- connections ------------------------------------------------------- */
 
+struct rc_net_stats rc_net_stats;
+
 void rc_conn_init(struct rc_conn *c, int fd)
 {
 	int one = 1;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
+	if (++rc_net_stats.conns > rc_net_stats.conns_max)
+		rc_net_stats.conns_max = rc_net_stats.conns;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->last_rx = c->last_tx = rc_now();
@@ -190,8 +194,10 @@ void rc_conn_init(struct rc_conn *c, int fd)
 
 void rc_conn_close(struct rc_conn *c)
 {
-	if (c->fd >= 0)
+	if (c->fd >= 0) {
 		close(c->fd);
+		rc_net_stats.conns--;
+	}
 	c->fd = -1;
 	free(c->out);
 	free(c->in);
@@ -220,6 +226,7 @@ int rc_conn_flush(struct rc_conn *c)
 			return -1;
 		}
 		c->outoff += (size_t)n;
+		rc_net_stats.tx_bytes += (uint64_t)n;
 		c->last_tx = rc_now();
 	}
 	if (c->outoff == c->outlen)
@@ -261,6 +268,7 @@ int rc_conn_send(struct rc_conn *c, uint32_t type, const struct rc_wbuf *w)
 	if (plen)
 		memcpy(c->out + c->outlen + NET_HDR, w->p, plen);
 	c->outlen += NET_HDR + plen;
+	rc_net_stats.tx_msgs++;
 	return rc_conn_flush(c);
 }
 
@@ -291,6 +299,7 @@ int rc_conn_fill(struct rc_conn *c)
 	if (n == 0)
 		return 0;
 	c->inlen += (size_t)n;
+	rc_net_stats.rx_bytes += (uint64_t)n;
 	c->last_rx = rc_now();
 	return 1;
 }

@@ -308,3 +308,11 @@ pid_t rc_procs_reap(int *wstatus)
 	} while (pid < 0 && errno == EINTR);
 	return pid < 0 ? 0 : pid;
 }
+
+void rc_wait_str(int ws, char *out, size_t len)
+{
+	if (WIFSIGNALED(ws))
+		snprintf(out, len, "was killed by signal %d", WTERMSIG(ws));
+	else
+		snprintf(out, len, "exited with status %d", WEXITSTATUS(ws));
+}

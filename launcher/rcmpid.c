@@ -38,8 +38,24 @@
  * 8 MiB the ranks' pipes are not read until it drains (the ranks block on
  * a full pipe, as they would on a slow terminal).
  *
+ * Launch tree: JOB also says the tree's radix, mpirun's node and launch
+ * agent. A daemon with children (tree.c) starts them after its chdir,
+ * before its own ranks, through that agent with the job's secret (remote.c,
+ * as mpirun does; the secret is wiped once they are started), accepts and
+ * authenticates them on its own port, passes them the JOB as it came, and
+ * relays: their messages up wrapped with their node (RELAY_UP; LOST, NOTE
+ * and RELAY_UP from further down as they are), RELAY_DOWN to the child
+ * whose subtree holds the node, BCAST to every child and then to itself.
+ * For a fence every node is in it concatenates its node's blob and its
+ * children's FENCE_SUB blobs and sends one FENCE_SUB up. It pings its
+ * children and reports one lost (closed connection, heartbeat, launch
+ * timeout, launch agent ended first) as LOST; their launch agents'
+ * output goes up as NOTE. On END it passes END down and exits once its
+ * children did (at most END_WAIT_S).
+ *
  * The head gone (connection closed, no heartbeat for the timeout the head
- * chose): the ranks are killed and the daemon exits. The daemon killed:
+ * chose): the ranks are killed and the daemon exits. (The "head" of a
+ * daemon in the tree is its parent: when a daemon dies, its subtree goes.) The daemon killed:
  * its ranks die with it (PR_SET_PDEATHSIG). A signal to the daemon is
  * reported to the head (SIGNALED), which ends the job.
  */
@@ -69,6 +85,20 @@
 #define OUT_BACKLOG (8u << 20)
 #define SIGNAL_GRACE_S 2.0
 #define LOST_REAP_S 2.0
+#define END_WAIT_S 4.0
+
+/* a daemon we started (the launch tree) */
+struct kid {
+	int node;
+	enum { KID_LAUNCHING, KID_RUNNING, KID_GONE } state;
+	struct rc_conn conn;
+	struct rc_lproc ag; /* its launch agent */
+	char label[320];
+	struct rc_iof_buf out, err;
+	bool started;	 /* sent STARTED: from then on its silence is judged */
+	double t_launch; /* to connect; once connected, to start */
+	int pi; /* its first pollfd: conn, agent out, err */
+};
 
 static struct {
 	char *head;		/* ADDR,...:PORT */
@@ -91,6 +121,19 @@ static struct {
 	int sigfd;
 	bool drained_sent, abnormal;
 	double t_drain, t_sigkill;
+	/* the launch tree (tree.c): the daemons we start and relay for */
+	struct rc_tree tree;
+	int radix, head_node;
+	char *agent; /* how to start them (mpirun's agent) */
+	double launch_timeout;
+	char *jobmsg; /* the JOB payload, passed on to them */
+	size_t joblen;
+	struct kid *kids;
+	int nkids;
+	struct rc_remote *remote;
+	struct rc_fence_tab *ftab; /* our subtree's fence blobs */
+	bool ending, end_normal;
+	double t_end;
 } d;
 
 static void usage(void)
@@ -165,6 +208,361 @@ static void flush_for(double s)
 	}
 }
 
+/* ---- the daemons below us (launch tree)
+ * -------------------------------------- */
+
+static __attribute__((noreturn)) void start_failed(void);
+static __attribute__((noreturn)) void on_end(bool normal);
+static void on_msg(uint32_t type, struct rc_rbuf *rb);
+
+/* a payload passed on as it came */
+static int conn_send_raw(struct rc_conn *c, uint32_t type, const char *p,
+			 size_t len)
+{
+	struct rc_wbuf w = {.p = (char *)p, .len = len, .cap = len};
+
+	return rc_conn_send(c, type, &w);
+}
+
+static void send_raw(uint32_t type, const char *p, size_t len)
+{
+	if (conn_send_raw(&d.conn, type, p, len))
+		head_lost("cannot send to mpirun: %s", strerror(errno));
+}
+
+static struct kid *kid_of(int node)
+{
+	int i;
+
+	for (i = 0; i < d.nkids; i++)
+		if (d.kids[i].node == node)
+			return &d.kids[i];
+	return NULL;
+}
+
+/* given up on (or gone at the end): its agent goes too */
+static void kid_gone(struct kid *k)
+{
+	rc_conn_close(&k->conn);
+	k->state = KID_GONE;
+	if (k->ag.pid > 0 && k->ag.alive) {
+		rc_procs_kill(&k->ag, SIGTERM);
+		rc_procs_kill(&k->ag, SIGCONT);
+	}
+}
+
+static void kid_lost(struct kid *k, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* a daemon below us is lost: mpirun names its host and ends the job */
+static void kid_lost(struct kid *k, const char *fmt, ...)
+{
+	struct rc_wbuf w = {0};
+	char why[512];
+	va_list ap;
+
+	if (k->state == KID_GONE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	kid_gone(k);
+	if (d.ending)
+		return;
+	rc_wbuf_u32(&w, (uint32_t)k->node);
+	rc_wbuf_str(&w, why);
+	send_msg(RC_M_LOST, &w);
+}
+
+static void kid_send(struct kid *k, uint32_t type, const char *p, size_t len)
+{
+	if (k->state != KID_RUNNING)
+		return;
+	if (conn_send_raw(&k->conn, type, p, len))
+		kid_lost(k, "cannot send to its daemon: %s", strerror(errno));
+}
+
+/* remote.c: a daemon we started proved itself: the job, or the end */
+static bool kid_authed(void *arg, int node, struct rc_conn *c)
+{
+	struct kid *k = kid_of(node);
+	uint32_t zero = 0;
+
+	if (!k || k->state != KID_LAUNCHING)
+		return false;
+	k->conn = *c;
+	k->state = KID_RUNNING;
+	k->t_launch = rc_now() + d.launch_timeout;
+	if (d.ending || d.abnormal)
+		kid_send(k, RC_M_END, (const char *)&zero, sizeof(zero));
+	else
+		kid_send(k, RC_M_JOB, d.jobmsg, d.joblen);
+	return true;
+}
+
+/* one blob for our subtree's part of a fence every node is in */
+static void fence_sub(const char *sig, uint32_t nnodes, int count, int node,
+		      const char *data, size_t len)
+{
+	int below = rc_tree_below(&d.tree, d.me), rc;
+	struct rc_wbuf w = {0};
+	char *out = NULL;
+	size_t outlen = 0;
+
+	rc = rc_fence_add_count(d.ftab, sig, 1 + below, node, count, data, len,
+				&out, &outlen, NULL, NULL);
+	if (rc < 0)
+		head_lost("fence %s: out of memory or too many contributions",
+			  sig);
+	if (rc == 0)
+		return;
+	rc_wbuf_str(&w, sig);
+	rc_wbuf_u32(&w, nnodes);
+	rc_wbuf_u32(&w, (uint32_t)(1 + below));
+	rc_wbuf_bytes(&w, out, outlen);
+	free(out);
+	send_msg(RC_M_FENCE_SUB, &w);
+}
+
+/* a message from a daemon we started: relayed up (or combined) */
+static void kid_msg(struct kid *k, uint32_t type, struct rc_rbuf *rb)
+{
+	const char *p0 = rb->p + rb->off, *data;
+	size_t l0 = rb->len - rb->off, len;
+	struct rc_wbuf w = {0};
+	uint32_t nn, cnt;
+	char *sig;
+
+	switch (type) {
+	case RC_M_PING:
+		return;
+	case RC_M_RELAY_UP:
+	case RC_M_LOST:
+	case RC_M_NOTE:
+		/* from further down: names its node already */
+		send_raw(type, p0, l0);
+		return;
+	case RC_M_FENCE_SUB:
+		sig = rc_rbuf_strdup(rb);
+		nn = rc_rbuf_u32(rb);
+		cnt = rc_rbuf_u32(rb);
+		data = rc_rbuf_bytes(rb, &len);
+		if (rb->bad ||
+		    cnt != 1 + (uint32_t)rc_tree_below(&d.tree, k->node))
+			kid_lost(k, "its daemon sent a malformed message");
+		else
+			fence_sub(sig, nn, (int)cnt, k->node, data, len);
+		free(sig);
+		return;
+	default:
+		k->started = k->started || type == RC_M_STARTED;
+		rc_wbuf_u32(&w, (uint32_t)k->node);
+		rc_wbuf_u32(&w, type);
+		rc_wbuf_bytes(&w, p0, l0);
+		send_msg(RC_M_RELAY_UP, &w);
+	}
+}
+
+static void kid_io(struct kid *k, short revents)
+{
+	struct rc_rbuf rb;
+	uint32_t type;
+	int rc, nx = 0;
+
+	if (revents & POLLOUT && rc_conn_flush(&k->conn)) {
+		kid_lost(k, "the connection to its daemon broke (%s)",
+			 strerror(errno));
+		return;
+	}
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	rc = rc_conn_fill(&k->conn);
+	while (k->state == KID_RUNNING &&
+	       (nx = rc_conn_next(&k->conn, &type, &rb)) == 1)
+		kid_msg(k, type, &rb);
+	if (nx < 0)
+		kid_lost(k, "its daemon sent a malformed message");
+	if (rc > 0 || k->state != KID_RUNNING)
+		return;
+	if (d.ending) {
+		kid_gone(k);
+		return;
+	}
+	kid_lost(k, "its daemon closed the connection%s%s", rc < 0 ? ": " : "",
+		 rc < 0 ? strerror(errno) : "");
+}
+
+/* what a child's launch agent says (ssh, the daemon before it
+ * connected): up to mpirun, which prints it with the host's name */
+static void kid_note(void *arg, int rank, int stream, const char *buf,
+		     size_t len)
+{
+	struct kid *k = arg;
+	const char *p, *nl, *end = buf + len;
+	struct rc_wbuf w;
+
+	for (p = buf; p < end && k->state != KID_GONE; p = nl) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		nl = nl ? nl + 1 : end;
+		memset(&w, 0, sizeof(w));
+		rc_wbuf_u32(&w, (uint32_t)k->node);
+		rc_wbuf_bytes(&w, p, (size_t)(nl - p - (nl[-1] == '\n')));
+		/* a string on the wire is length + bytes */
+		send_msg(RC_M_NOTE, &w);
+	}
+}
+
+static int kid_pump(struct kid *k, int stream)
+{
+	return rc_iof_pump_close(stream == RC_IOF_OUT ? &k->out : &k->err,
+				 stream == RC_IOF_OUT ? &k->ag.fd_out :
+							&k->ag.fd_err,
+				 stream, kid_note, k);
+}
+
+/* a child's launch agent ended: before its daemon connected, it is lost */
+static void kid_agent_exited(struct kid *k, int ws)
+{
+	char how[64];
+	int i;
+
+	k->ag.alive = false;
+	for (i = 0; i < 64 && kid_pump(k, RC_IOF_OUT) == 1; i++)
+		;
+	for (i = 0; i < 64 && kid_pump(k, RC_IOF_ERR) == 1; i++)
+		;
+	rc_wait_str(ws, how, sizeof(how));
+	if (k->state == KID_LAUNCHING)
+		kid_lost(k,
+			 "could not start its daemon: the launch agent (%s) %s",
+			 d.agent, how);
+}
+
+/* our children in the tree, started once we have the job */
+static void kids_launch(void)
+{
+	int *nodes, n, i;
+
+	if (!d.radix)
+		return;
+	nodes = calloc((size_t)d.radix, sizeof(int));
+	if (!nodes) {
+		rc_lerr("out of memory");
+		start_failed();
+	}
+	n = rc_tree_kids(&d.tree, d.me, nodes, d.radix);
+	d.kids = calloc(n ? (size_t)n : 1, sizeof(*d.kids));
+	if (!d.kids) {
+		free(nodes);
+		rc_lerr("out of memory");
+		start_failed();
+	}
+	d.nkids = n;
+	for (i = 0; i < n; i++) {
+		d.kids[i].node = nodes[i];
+		d.kids[i].state = KID_GONE;
+		d.kids[i].conn.fd = -1;
+	}
+	free(nodes);
+	if (!n)
+		return;
+	d.remote = rc_remote_new(d.agent, d.auth, d.secret, d.map.nnodes,
+				 kid_authed, NULL, d.verbose);
+	if (!d.remote)
+		start_failed();
+	for (i = 0; i < n; i++) {
+		struct kid *k = &d.kids[i];
+		const char *host = d.map.hosts[k->node];
+
+		k->ag.rank = -1;
+		k->ag.fd_in = k->ag.fd_out = k->ag.fd_err = -1;
+		k->ag.label = k->label;
+		k->ag.deathsig = SIGTERM;
+		snprintf(k->label, sizeof(k->label),
+			 "the launch agent for host %s", host);
+		if (rc_remote_launch(d.remote, k->node, host, &k->ag))
+			start_failed();
+		k->ag.alive = true;
+		k->state = KID_LAUNCHING;
+		k->t_launch = rc_now() + d.launch_timeout;
+	}
+}
+
+/* END from above: pass it down, go once the daemons below went */
+static void begin_end(bool normal)
+{
+	uint32_t v = normal;
+	struct rc_wbuf w = {0};
+	bool wait = false;
+	int i;
+
+	if (d.ending)
+		return;
+	d.ending = true;
+	d.end_normal = normal;
+	d.t_end = rc_now() + END_WAIT_S;
+	rc_wbuf_u32(&w, v);
+	for (i = 0; i < d.nkids; i++) {
+		struct kid *k = &d.kids[i];
+
+		if (k->state == KID_RUNNING) {
+			kid_send(k, RC_M_END, w.p, w.len);
+			wait = wait || k->state == KID_RUNNING;
+		} else if (k->state == KID_LAUNCHING) {
+			kid_gone(k);
+		}
+	}
+	rc_wbuf_free(&w);
+	if (!wait)
+		on_end(normal);
+}
+
+/* for a daemon below us, or for us */
+static void on_relay_down(struct rc_rbuf *rb)
+{
+	const char *p0 = rb->p + rb->off;
+	size_t l0 = rb->len - rb->off;
+	uint32_t node = rc_rbuf_u32(rb), type = rc_rbuf_u32(rb);
+	struct rc_rbuf in = {0};
+	struct kid *k;
+
+	in.p = rc_rbuf_bytes(rb, &in.len);
+	if (rb->bad || type == RC_M_RELAY_DOWN || type == RC_M_BCAST) {
+		rb->bad = true;
+		return;
+	}
+	if (node == (uint32_t)d.me) {
+		on_msg(type, &in);
+		return;
+	}
+	k = kid_of(rc_tree_next_hop(&d.tree, d.me, (int)node));
+	if (!k) {
+		rb->bad = true;
+		return;
+	}
+	kid_send(k, RC_M_RELAY_DOWN, p0, l0);
+}
+
+/* for every daemon: ours first, then us (END: begin_end passes it on) */
+static void on_bcast(struct rc_rbuf *rb)
+{
+	const char *p0 = rb->p + rb->off;
+	size_t l0 = rb->len - rb->off;
+	uint32_t type = rc_rbuf_u32(rb);
+	struct rc_rbuf in = {0};
+	int i;
+
+	in.p = rc_rbuf_bytes(rb, &in.len);
+	if (rb->bad || type == RC_M_RELAY_DOWN || type == RC_M_BCAST) {
+		rb->bad = true;
+		return;
+	}
+	if (type != RC_M_END)
+		for (i = 0; i < d.nkids; i++)
+			kid_send(&d.kids[i], RC_M_BCAST, p0, l0);
+	on_msg(type, &in);
+}
+
 /* ---- this node's ranks (node.c callbacks) -------------------------------------- */
 
 static void on_output(void *arg, int rank, int stream, const char *buf,
@@ -190,6 +588,12 @@ static void on_fence(void *arg, struct rc_pev *ev)
 
 	ev->next = d.fences;
 	d.fences = ev;
+	if (d.radix && ev->nnodes == d.map.nnodes) {
+		/* every node is in: through the tree */
+		fence_sub(ev->sig, (uint32_t)ev->nnodes, 1, d.me, ev->data,
+			  ev->ndata);
+		return;
+	}
 	rc_wbuf_str(&w, ev->sig);
 	rc_wbuf_u32(&w, (uint32_t)ev->nnodes);
 	rc_wbuf_bytes(&w, ev->data, ev->ndata);
@@ -337,7 +741,14 @@ static void on_msg(uint32_t type, struct rc_rbuf *rb)
 		break;
 	case RC_M_END:
 		v = rc_rbuf_u32(rb);
-		on_end(!rb->bad && v);
+		begin_end(!rb->bad && v);
+		break;
+	case RC_M_RELAY_DOWN:
+		on_relay_down(rb);
+		break;
+	case RC_M_BCAST:
+		on_bcast(rb);
+		break;
 	default:
 		rb->bad = true;
 	}
@@ -375,7 +786,7 @@ static void on_sigfd(void)
 	struct signalfd_siginfo si;
 	bool chld = false;
 	pid_t pid;
-	int ws;
+	int ws, i;
 
 	while (read(d.sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
@@ -394,8 +805,13 @@ static void on_sigfd(void)
 	}
 	if (!chld)
 		return;
-	while ((pid = rc_procs_reap(&ws)) > 0)
-		rc_node_child(&d.node, pid, ws);
+	while ((pid = rc_procs_reap(&ws)) > 0) {
+		if (rc_node_child(&d.node, pid, ws))
+			continue;
+		for (i = 0; i < d.nkids; i++)
+			if (d.kids[i].ag.pid == pid && d.kids[i].ag.alive)
+				kid_agent_exited(&d.kids[i], ws);
+	}
 	rc_node_judge(&d.node);
 }
 
@@ -404,6 +820,7 @@ static void on_sigfd(void)
 static int poll_ms(double t)
 {
 	double dl = d.t_hb, x;
+	int i;
 
 	x = d.conn.last_rx + d.hb_timeout;
 	if (x < dl)
@@ -412,25 +829,115 @@ static int poll_ms(double t)
 		dl = d.t_drain;
 	if (d.t_sigkill && d.t_sigkill < dl)
 		dl = d.t_sigkill;
+	if (d.ending && d.t_end < dl)
+		dl = d.t_end;
+	for (i = 0; i < d.nkids; i++) {
+		struct kid *k = &d.kids[i];
+
+		x = k->state == KID_LAUNCHING ? k->t_launch
+		    : k->state != KID_RUNNING ? 0
+		    : k->started	      ? k->conn.last_rx + d.hb_timeout
+					      : k->t_launch;
+		if (x && x < dl)
+			dl = x;
+	}
+	if (d.remote) {
+		x = rc_remote_timers(d.remote, t);
+		if (x && x < dl)
+			dl = x;
+	}
 	x = (dl - t) * 1000.0 + 1;
 	return x < 0 ? 0 : (int)x;
+}
+
+static void kids_timers(double t)
+{
+	int i, alive = 0;
+
+	for (i = 0; i < d.nkids; i++) {
+		struct kid *k = &d.kids[i];
+
+		if (k->state == KID_LAUNCHING && t >= k->t_launch)
+			kid_lost(k,
+				 "its daemon did not connect back within "
+				 "%g s",
+				 d.launch_timeout);
+		if (k->state == KID_RUNNING && !k->started && t >= k->t_launch)
+			kid_lost(k,
+				 "its daemon did not start within %g s "
+				 "of connecting",
+				 d.launch_timeout);
+		if (k->state == KID_RUNNING && k->started &&
+		    t - k->conn.last_rx >= d.hb_timeout)
+			kid_lost(k,
+				 "no heartbeat from its daemon for %g s "
+				 "(stopped, or the host is down)",
+				 d.hb_timeout);
+		alive += k->state == KID_RUNNING;
+	}
+	if (d.remote)
+		rc_remote_timers(d.remote, t);
+	if (d.ending && (!alive || t >= d.t_end))
+		on_end(d.end_normal);
+}
+
+/* the children's connections and agents' outputs, from pfd[base] */
+static int kids_pollfds(struct pollfd *pfd, int base)
+{
+	int i, n = 0;
+
+	for (i = 0; i < d.nkids; i++) {
+		struct kid *k = &d.kids[i];
+
+		k->pi = base + n;
+		pfd[n].fd = k->state == KID_RUNNING ? k->conn.fd : -1;
+		pfd[n++].events =
+			POLLIN | (rc_conn_pending(&k->conn) ? POLLOUT : 0);
+		pfd[n].fd = k->ag.fd_out;
+		pfd[n++].events = POLLIN;
+		pfd[n].fd = k->ag.fd_err;
+		pfd[n++].events = POLLIN;
+	}
+	return n;
+}
+
+static void kids_handle(const struct pollfd *pfd)
+{
+	int i;
+
+	for (i = 0; i < d.nkids; i++) {
+		struct kid *k = &d.kids[i];
+
+		if (pfd[k->pi].revents && pfd[k->pi].fd == k->conn.fd &&
+		    k->state == KID_RUNNING)
+			kid_io(k, pfd[k->pi].revents);
+		if (pfd[k->pi + 1].revents && k->ag.fd_out >= 0)
+			kid_pump(k, RC_IOF_OUT);
+		if (pfd[k->pi + 2].revents && k->ag.fd_err >= 0)
+			kid_pump(k, RC_IOF_ERR);
+	}
 }
 
 static void loop(void)
 {
 	struct pollfd *pfd;
-	int n, nn, pi_in;
+	int n, nn, pi_in, pi_remote, i;
 	double t;
 
-	pfd = calloc(3 + rc_node_npollfd(&d.node), sizeof(*pfd));
+	pfd = calloc(3 + rc_remote_npollfd() + 3 * (size_t)d.nkids +
+			     rc_node_npollfd(&d.node),
+		     sizeof(*pfd));
 	if (!pfd)
 		head_lost("out of memory");
 	for (;;) {
 		t = rc_now();
 		if (t >= d.t_hb) {
 			send_msg(RC_M_PING, NULL);
+			for (i = 0; i < d.nkids; i++)
+				kid_send(&d.kids[i], RC_M_PING, NULL, 0);
 			d.t_hb = t + d.hb_interval;
 		}
+		kids_timers(t);
 		if (t - d.conn.last_rx >= d.hb_timeout)
 			head_lost("no heartbeat from mpirun for %g s",
 				  d.hb_timeout);
@@ -459,6 +966,10 @@ static void loop(void)
 		pfd[n].fd = d.stdin_on && rc_stdin_want_dst(&d.in) ?
 			    d.in.dst : -1;
 		pfd[n++].events = POLLOUT;
+		pi_remote = n;
+		if (d.remote)
+			n += rc_remote_pollfds(d.remote, pfd + n);
+		n += kids_pollfds(pfd + n, n);
 		nn = rc_node_pollfds(&d.node, pfd + n,
 				     rc_conn_pending(&d.conn) < OUT_BACKLOG);
 		if (poll(pfd, n + nn, poll_ms(t)) < 0 && errno != EINTR)
@@ -469,6 +980,9 @@ static void loop(void)
 			conn_io(pfd[1].revents);
 		if (pfd[pi_in].revents)
 			stdin_push();
+		kids_handle(pfd);
+		if (d.remote)
+			rc_remote_handle(d.remote, pfd + pi_remote);
 		rc_node_handle(&d.node, pfd + n, nn);
 	}
 }
@@ -645,7 +1159,7 @@ static int connect_head(void)
 			d.hostname, why);
 		return -1;
 	}
-	memset(d.secret, 0, sizeof(d.secret));
+	/* kept until our children in the tree are started (start) */
 	return 0;
 }
 
@@ -709,6 +1223,19 @@ static int parse_job(struct rc_rbuf *rb)
 	d.hb_timeout = rc_rbuf_u32(rb) / 1000.0;
 	if (rb->bad || d.hb_interval <= 0 || d.hb_timeout <= 0)
 		goto bad;
+	d.radix = (int)rc_rbuf_u32(rb);
+	d.head_node = (int)rc_rbuf_u32(rb);
+	d.agent = rc_rbuf_strdup(rb);
+	d.launch_timeout = rc_rbuf_u32(rb) / 1000.0;
+	if (rb->bad || d.radix < 0 || d.radix > 1 << 16 ||
+	    d.head_node >= (int)nnodes || d.head_node == d.me ||
+	    rc_tree_init(&d.tree, m->nnodes, d.head_node, d.radix))
+		goto bad;
+	if (d.radix) {
+		d.ftab = rc_fence_tab_new();
+		if (!d.ftab)
+			goto bad;
+	}
 	free(ns);
 	free(count);
 	return 0;
@@ -738,6 +1265,14 @@ static int wait_job(void)
 			type);
 		return -1;
 	}
+	/* the daemons we start get the same */
+	d.joblen = rb.len - rb.off;
+	d.jobmsg = malloc(d.joblen ? d.joblen : 1);
+	if (!d.jobmsg) {
+		rc_lerr("out of memory");
+		return -1;
+	}
+	memcpy(d.jobmsg, rb.p + rb.off, d.joblen);
 	return parse_job(&rb);
 }
 
@@ -775,6 +1310,9 @@ static void start(void)
 		if (!home || chdir(home))
 			(void)!chdir("/");
 	}
+	/* the daemons below us first: their launch takes longest */
+	kids_launch();
+	memset(d.secret, 0, sizeof(d.secret));
 	d.path = rc_resolve_prog(d.prog);
 	if (!d.path) {
 		if (errno == ENOENT && !strchr(d.prog, '/'))
@@ -855,7 +1393,15 @@ int main(int argc, char **argv)
 			d.map.hosts[d.me]);
 	d.hostname = d.map.hosts[d.me];
 	start();
+	/* silence counts from now: what mpirun sent while we were starting
+	 * the ranks is waiting in the socket */
+	d.conn.last_rx = rc_now();
 	d.t_hb = rc_now() + d.hb_interval;
+	/* nor did the daemons below us have a chance to connect: their
+	 * launch time counts from now too */
+	for (i = 0; i < d.nkids; i++)
+		if (d.kids[i].state == KID_LAUNCHING)
+			d.kids[i].t_launch = rc_now() + d.launch_timeout;
 	loop();
 	return 0;
 }

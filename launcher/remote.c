@@ -70,6 +70,7 @@ struct rc_remote {
 	char secret[RC_SECRET_HEX + 1]; /* RC_AUTH_SECRET */
 	int lfd, port;
 	char addrs[1024];
+	char *agent_cmd;	/* the launch agent, as given */
 	char **agent;		/* argv of the launch agent */
 	int nagent;
 	char *daemon;		/* rcmpid's path on the other hosts */
@@ -130,12 +131,13 @@ static char *remote_daemon_path(void)
 	return out;
 }
 
-struct rc_remote *rc_remote_new(const char *agent, int auth, int nnodes,
-				rc_remote_authed_fn authed, void *arg,
-				bool verbose)
+struct rc_remote *rc_remote_new(const char *agent, int auth, const char *secret,
+				int nnodes, rc_remote_authed_fn authed,
+				void *arg, bool verbose)
 {
 	struct rc_remote *r = calloc(1, sizeof(*r));
-	const char *addrs = rc_param_str(RC_P_HEAD_ADDRESS);
+	/* RCMPI_HEAD_ADDRESS is mpirun's: a daemon offers all of its own */
+	const char *addrs = secret ? NULL : rc_param_str(RC_P_HEAD_ADDRESS);
 
 	if (!r) {
 		rc_lerr("out of memory");
@@ -151,14 +153,17 @@ struct rc_remote *rc_remote_new(const char *agent, int auth, int nnodes,
 		agent = rc_param_str(RC_P_LAUNCH_AGENT);
 	if (!agent[strspn(agent, " \t")])
 		agent = rc_params[RC_P_LAUNCH_AGENT].def;
-	if (remote_split(r, agent)) {
+	r->agent_cmd = strdup(agent);
+	if (!r->agent_cmd || remote_split(r, agent)) {
 		rc_lerr("launch agent '%s': no command (or out of memory)",
 			agent);
 		goto err;
 	}
 	r->daemon = remote_daemon_path();
+	if (secret)
+		snprintf(r->secret, sizeof(r->secret), "%s", secret);
 	if (!r->daemon ||
-	    (auth == RC_AUTH_SECRET && rc_secret_new(r->secret))) {
+	    (auth == RC_AUTH_SECRET && !secret && rc_secret_new(r->secret))) {
 		rc_lerr("cannot make the job's secret: %s", strerror(errno));
 		goto err;
 	}
@@ -193,9 +198,15 @@ void rc_remote_free(struct rc_remote *r)
 	for (i = 0; i < r->nagent; i++)
 		free(r->agent[i]);
 	free(r->agent);
+	free(r->agent_cmd);
 	free(r->daemon);
 	memset(r->secret, 0, sizeof(r->secret));
 	free(r);
+}
+
+const char *rc_remote_agent(const struct rc_remote *r)
+{
+	return r->agent_cmd;
 }
 
 /* 'it'\''s' */

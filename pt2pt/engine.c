@@ -108,6 +108,7 @@ struct rc_p2p {
 	struct rc_umsg *umsg_free; /* small unexpected-message buffers */
 	unsigned numsg_free;
 	const struct rc_am_ops *am[RC_AM_NIDS]; /* upper layers' handlers */
+	bool verbs_absent;	/* asked for, no device: fence in its stead */
 };
 
 /* Unexpected messages with up to this much payload reuse buffers; a flood
@@ -1750,6 +1751,16 @@ int rc_p2p_open(struct rc_inst *inst)
 		/* no device: an error only if a peer needs verbs (connect) */
 		if (ret && ret != RC_ERR_NODEV)
 			return ret;
+		p2p->verbs_absent = ret == RC_ERR_NODEV;
+	}
+	/* TCP comes last: it serves the peers no other transport reaches.
+	 * A job on one node with shared memory never needs it. */
+	if (rc_param_list_has(list, "tcp") && inst->size > 1 &&
+	    (inst->local_size < inst->size ||
+	     !rc_param_list_has(list, "shm"))) {
+		ret = p2p_add_tp(inst, &rc_tp_tcp_ops, NULL);
+		if (ret && ret != RC_ERR_NODEV)
+			return ret;
 	}
 	return rc_progress_register(inst, p2p_progress, p2p);
 }
@@ -1804,6 +1815,12 @@ int rc_p2p_connect(struct rc_inst *inst)
 		if (tp->max_am > bounce)
 			bounce = tp->max_am;
 	}
+	/* the ranks with a device fence in verbs' connect: so do we */
+	if (p2p->verbs_absent && rc_tp_verbs_fences(inst, false, false)) {
+		ret = inst->boot.ops->fence(&inst->boot, false);
+		if (ret)
+			return ret;
+	}
 	p2p->bounce_len = bounce;
 	p2p->bounce = malloc(bounce);
 	return p2p->bounce ? RC_OK : RC_ERR_NOMEM;
@@ -1832,6 +1849,10 @@ void rc_p2p_close(struct rc_inst *inst)
 		return;
 	for (i = inst->ntps - 1; i >= 0; i--)
 		inst->tps[i]->ops->close(inst->tps[i]);
+	/* and in verbs' close */
+	if (p2p->verbs_absent && rc_tp_verbs_fences(inst, false, true) &&
+	    inst->boot.ops && inst->boot.ops->fence(&inst->boot, false))
+		rc_log_debug("fence at close (for verbs) failed");
 	inst->ntps = 0;
 	inst->self_tp = NULL;
 	/* operations a closed transport never completed (a failed peer) */

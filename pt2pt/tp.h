@@ -12,7 +12,7 @@
  * A transport never blocks and never drops: when it cannot take a message
  * now it returns RC_AGAIN and the caller retries after progress, in order.
  * Transports: self/in-process (tp_loop.c), shared memory (tp_shm.c),
- * verbs RC (tp_verbs.c).
+ * verbs RC (tp_verbs.c), TCP sockets (tp_tcp.c, active messages only).
  */
 #ifndef RC_TP_H
 #define RC_TP_H
@@ -111,5 +111,6 @@ struct rc_tp {
 extern const struct rc_tp_ops rc_tp_loop_ops;
 extern const struct rc_tp_ops rc_tp_shm_ops;
 extern const struct rc_tp_ops rc_tp_verbs_ops;
+extern const struct rc_tp_ops rc_tp_tcp_ops;
 
 #endif

@@ -125,6 +125,7 @@ enum rc_modex_tag {
 	RC_MODEX_PROC = 1,	/* host, boot id, pid */
 	RC_MODEX_SHM,
 	RC_MODEX_VERBS,
+	RC_MODEX_TCP,
 };
 
 void rc_modex_free(struct rc_inst *inst);

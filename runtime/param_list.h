@@ -40,9 +40,9 @@ RC_PARAM(REQ_QUARANTINE, INT, "64", 0, 1L << 24, "runtime",
 	 "the same for requests")
 
 /* ---- pt2pt --------------------------------------------------------------- */
-RC_PARAM(TRANSPORTS, LIST, "shm,verbs", 0, 0, "pt2pt",
-	 "transports to use (shm, verbs); verbs alone sends everything "
-	 "through verbs")
+RC_PARAM(TRANSPORTS, LIST, "shm,verbs,tcp", 0, 0, "pt2pt",
+	 "transports to use, the first that reaches a peer wins (shm, "
+	 "verbs, tcp); one alone sends everything through it")
 RC_PARAM(RNDV_MODE, STR, "get", 0, 0, "pt2pt",
 	 "rendezvous: get (receiver reads), put (sender writes), frag "
 	 "(through active messages)")
@@ -118,6 +118,21 @@ RC_PARAM(VERBS_RCACHE_SIZE, SIZE, "0", 0, 1L << 50, "verbs",
 RC_PARAM(VERBS_MALLOPT, BOOL, "1", 0, 0, "verbs",
 	 "keep malloc from returning memory to the kernel (fewer "
 	 "invalidations)")
+
+/* ---- tcp ---------------------------------------------------------------- */
+RC_PARAM(TCP_IF, STR, "", 0, 0, "tcp",
+	 "interface name, IPv4 address or subnet (a.b.c.d/n) to listen on "
+	 "(default: the first interface up and not loopback, else loopback)")
+RC_PARAM(TCP_EAGER_LIMIT, SIZE, "65536", 0, 1L << 30, "tcp",
+	 "tcp eager limit (bytes; at most TCP_MAX_MSG less 64)")
+RC_PARAM(TCP_MAX_MSG, SIZE, "262144", 4096, 1L << 30, "tcp",
+	 "largest message on a connection: eager sends and rendezvous "
+	 "fragments (bytes)")
+RC_PARAM(TCP_QUEUE, SIZE, "4m", 0, 1L << 40, "tcp",
+	 "bytes queued per peer before a send waits (at least two largest "
+	 "messages)")
+RC_PARAM(TCP_CONNECT_TIMEOUT, INT, "10", 1, 3600, "tcp",
+	 "seconds a peer may refuse connections before it counts as failed")
 
 /* ---- collectives --------------------------------------------------------- */
 #define RC_PARAM_COLL_ALG(NAME, coll)                                     \
@@ -212,14 +227,20 @@ RC_PARAM(RMA_ATOMIC, STR, "auto", 0, 0, "rma",
 /* ---- launcher (mpirun, rcmpid) ------------------------------------------- */
 RC_PARAM(LAUNCHER_VERBOSE, BOOL, "0", 0, 0, "mpirun",
 	 "narrate the job: each rank's start, PMIx events and end")
+RC_PARAM(LAUNCHER_STATS, BOOL, "0", 0, 0, "mpirun",
+	 "at the end, one line of mpirun's own costs: connections, bytes "
+	 "and messages to and from daemons, its CPU time, the tree's depth")
 RC_PARAM(LAUNCH_AGENT, STR, "ssh -x -o BatchMode=yes -o ConnectTimeout=10", 0,
 	 0, "mpirun",
 	 "command that starts the daemons: AGENT HOST COMMAND "
 	 "(--launch-agent)")
 RC_PARAM(LAUNCH_TIMEOUT, SECONDS, "30", 0, 1000000, "mpirun",
-	 "seconds a daemon has to connect back")
+	 "seconds a daemon has to connect back, and again to start")
 RC_PARAM(HEARTBEAT_TIMEOUT, SECONDS, "10", 0, 1000000, "mpirun",
 	 "seconds of silence after which a host is lost")
+RC_PARAM(LAUNCH_RADIX, INT, "16", 0, 4096, "mpirun",
+	 "daemons each daemon starts and relays for (launch tree); 0: "
+	 "mpirun starts and serves every daemon itself")
 RC_PARAM(HEAD_ADDRESS, LIST, "", 0, 0, "mpirun",
 	 "mpirun's IPv4 addresses the daemons connect to (default: all)")
 RC_PARAM(DAEMON, STR, "", 0, 0, "mpirun",

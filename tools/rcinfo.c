@@ -17,12 +17,15 @@
 #include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 #include <pmix.h>
 
 #include "rcinfo.h"
 #include "param.h"
 #include "verbs_info.h"
+#include "status.h"
+#include "tp_tcp.h"
 
 #define SHM_MIN_FREE (32ull << 20)  /* two ranks' segments */
 #define MEMLOCK_MIN (4ull << 20)    /* the verbs transport's own buffers */
@@ -287,6 +290,41 @@ void rc_info_probe_memlock(struct rc_finding *f)
 			      has_cap_ipc_lock(), f);
 }
 
+/* TCP: the address the transport would listen on (RCMPI_TCP_IF) */
+void rc_info_probe_tcp(struct rc_finding *f)
+{
+	const char *want = rc_param_str(RC_P_TCP_IF);
+	char ifname[64], ip[INET_ADDRSTRLEN];
+	struct in_addr a;
+	int ret;
+
+	finding_init(f);
+	ret = rc_tcp_pick_addr(want, &a, ifname, sizeof(ifname));
+	if (ret) {
+		FSET(f, what, "no address to listen on");
+		if (want)
+			FSET(f, why,
+			     "RCMPI_TCP_IF=%s: no interface that is up has "
+			     "that name or an IPv4 address in that subnet",
+			     want);
+		else
+			FSET(f, why, "getifaddrs: %s", strerror(errno));
+		FSET(f, fix,
+		     "unset RCMPI_TCP_IF or name an interface, an "
+		     "address or a subnet of `ip -4 addr`");
+		return;
+	}
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	f->ok = true;
+	if ((ntohl(a.s_addr) >> 24) == 127)
+		FSET(f, what,
+		     "listens on %s (%s): loopback, reaches ranks of "
+		     "this node only",
+		     ip, ifname);
+	else
+		FSET(f, what, "listens on %s (%s)", ip, ifname);
+}
+
 /* ---- verbs ----------------------------------------------------------------
  */
 
@@ -456,25 +494,27 @@ static void report_finding(struct out *o, const char *key, const char *label,
 static void report_transports(struct out *o, const char *root,
 			      const struct rc_vinfo *vi)
 {
-	struct rc_finding shm, cma, verbs, mem;
+	struct rc_finding shm, cma, verbs, tcp, mem;
 
 	rc_info_probe_shm(root, &shm);
 	rc_info_probe_cma(root, &cma);
 	rc_info_probe_memlock(&mem);
 	verbs_finding(root, vi, &verbs);
+	rc_info_probe_tcp(&tcp);
 	if (!o->p)
 		fprintf(o->f,
-			"Transports (compiled in: self, shm, verbs; "
+			"Transports (compiled in: self, shm, verbs, tcp; "
 			"chosen by RCMPI_TRANSPORTS=%s):\n",
 			rc_param_str(RC_P_TRANSPORTS));
 	if (o->p) {
-		kv(o, "transport:compiled", "", "self,shm,verbs");
+		kv(o, "transport:compiled", "", "self,shm,verbs,tcp");
 		kv(o, "transport:selected", "", "%s",
 		   rc_param_str(RC_P_TRANSPORTS));
 	}
 	report_finding(o, "transport:shm", "shm", &shm);
 	report_finding(o, "transport:shm:cma", "shm single-copy", &cma);
 	report_finding(o, "transport:verbs", "verbs", &verbs);
+	report_finding(o, "transport:tcp", "tcp", &tcp);
 	report_finding(o, "limit:memlock", "locked memory", &mem);
 }
 

@@ -42,6 +42,9 @@ void rc_info_memlock_judge(unsigned long long limit, bool cap_ipc_lock,
 			   struct rc_finding *f);
 void rc_info_probe_memlock(struct rc_finding *f);
 
+/* TCP: the address the transport would listen on (RCMPI_TCP_IF) */
+void rc_info_probe_tcp(struct rc_finding *f);
+
 enum rc_info_section {
 	RC_INFO_BUILD = 1,
 	RC_INFO_TRANSPORTS = 2,

@@ -787,7 +787,7 @@ static int vb_connect(struct rc_tp *tp)
 		vt->tp.caps |= RC_TP_CAP_ATOMIC;
 	if (vt->nverbs && vt->prm.mallopt && vt->prm.rcache)
 		rc_verbs_hooks_malloc_tune();
-	if (vt->nverbs && !vt->prm.cm) {
+	if (rc_tp_verbs_fences(inst, vt->nverbs, false)) {
 		/* every QP we talk to is in RTR before anyone sends */
 		ret = inst->boot.ops->fence(&inst->boot, false);
 		if (ret)
@@ -1405,18 +1405,26 @@ static void vb_teardown(struct vb_tp *vt)
 	free(vt);
 }
 
+bool rc_tp_verbs_fences(struct rc_inst *inst, bool carries, bool at_close)
+{
+	/* rdma_cm connects on first use: no fence at connect */
+	if (!at_close && !strcmp(rc_param_str(RC_P_VERBS_CM), "rdmacm"))
+		return false;
+	return carries || inst->local_size < inst->size;
+}
+
 static void vb_close(struct rc_tp *tp)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
 	struct rc_inst *inst = vt->inst;
 
 	vt->closing = true;
-	if (vt->resources && vt->nverbs) {
+	if (vt->resources && vt->nverbs)
 		vb_drain(vt);
-		/* nobody destroys a QP before everyone has drained */
-		if (inst->boot.ops && inst->boot.ops->fence(&inst->boot, false))
-			rc_log_debug("verbs: fence at close failed");
-	}
+	/* nobody destroys a QP before everyone has drained */
+	if (rc_tp_verbs_fences(inst, vt->resources && vt->nverbs, true) &&
+	    inst->boot.ops && inst->boot.ops->fence(&inst->boot, false))
+		rc_log_debug("verbs: fence at close failed");
 	if (vt->rcache && rc_log_level() >= 1) {
 		struct rc_rcache_stats st;
 

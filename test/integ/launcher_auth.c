@@ -70,7 +70,7 @@ static void head_new(struct head *h, int auth)
 	fclose(f);
 	chmod(agent, 0755);
 	unlink(file);
-	h->r = rc_remote_new(agent, auth, 2, on_authed, h, false);
+	h->r = rc_remote_new(agent, auth, NULL, 2, on_authed, h, false);
 	ck_assert_ptr_nonnull(h->r);
 	memset(&lp, 0, sizeof(lp));
 	lp.fd_in = lp.fd_out = lp.fd_err = -1;

@@ -1,7 +1,8 @@
 /*
  * launcher_unit.c - Check tests of the launcher pieces that need no
  * process: fence bookkeeping (fence.c) with several nodes, as the head of
- * a multi-node job sees it; line assembly of forwarded output (iof.c) over
+ * a multi-node job sees it, and per subtree; the launch tree's shape
+ * (tree.c); line assembly of forwarded output (iof.c) over
  * a real pipe, fed in awkward pieces; host lists and mapping (hostfile.c);
  * HMAC-SHA-256 (libcrypto, through auth.c) against published vectors;
  * message framing (net.c) over a socketpair and the handshake MACs. The
@@ -100,6 +101,120 @@ START_TEST(fence_reports_contributing_nodes)
 	free(nodes);
 	free(out);
 	rc_fence_tab_free(t);
+}
+END_TEST
+
+/* a subtree's combined blob counts for all its nodes */
+START_TEST(fence_subtree_counts)
+{
+	struct rc_fence_tab *t = rc_fence_tab_new();
+	char *out = NULL;
+	size_t len = 0;
+	int *nodes = NULL, nn = 0;
+
+	ck_assert_int_eq(rc_fence_add_count(t, "ns:*", 6, 2, 3, "abc", 3, &out,
+					    &len, &nodes, &nn),
+			 0);
+	ck_assert_int_eq(rc_fence_add_count(t, "ns:*", 6, 0, 1, "d", 1, &out,
+					    &len, &nodes, &nn),
+			 0);
+	/* more than expected is refused, nothing counted */
+	ck_assert_int_eq(rc_fence_add_count(t, "ns:*", 6, 1, 3, "x", 1, &out,
+					    &len, &nodes, &nn),
+			 -1);
+	ck_assert_int_eq(rc_fence_add_count(t, "ns:*", 6, 1, 2, "ef", 2, &out,
+					    &len, &nodes, &nn),
+			 1);
+	ck_assert_uint_eq(len, 6);
+	ck_assert_mem_eq(out, "abcdef", 6);
+	ck_assert_int_eq(nn, 6);
+	ck_assert_int_eq(nodes[0], 2);
+	ck_assert_int_eq(nodes[1], -1);
+	ck_assert_int_eq(nodes[3], 0);
+	ck_assert_int_eq(nodes[4], 1);
+	free(out);
+	free(nodes);
+	rc_fence_tab_free(t);
+}
+END_TEST
+
+/* ---- the launch tree ------------------------------------------------------- */
+
+START_TEST(tree_shape)
+{
+	struct rc_tree t;
+	int kids[64], n, i, below;
+
+	/* 10 nodes, mpirun serves node 3, radix 2: daemons on 0,1,2,4..9 at
+	 * positions 0..8; mpirun's children 0,1; position 0's: 2,3 (nodes
+	 * 2,4); position 1's: 4,5 (nodes 5,6); position 2's: 6,7 (7,8) */
+	ck_assert_int_eq(rc_tree_init(&t, 10, 3, 2), 0);
+	ck_assert_int_eq(rc_tree_kids(&t, -1, kids, 64), 2);
+	ck_assert_int_eq(kids[0], 0);
+	ck_assert_int_eq(kids[1], 1);
+	ck_assert_int_eq(rc_tree_kids(&t, 0, kids, 64), 2);
+	ck_assert_int_eq(kids[0], 2);
+	ck_assert_int_eq(kids[1], 4);
+	ck_assert_int_eq(rc_tree_kids(&t, 2, kids, 64), 2);
+	ck_assert_int_eq(kids[0], 7);
+	ck_assert_int_eq(kids[1], 8);
+	ck_assert_int_eq(rc_tree_kids(&t, 4, kids, 64), 1);
+	ck_assert_int_eq(kids[0], 9);
+	ck_assert_int_eq(rc_tree_kids(&t, 9, kids, 64), 0);
+	ck_assert_int_eq(rc_tree_kids(&t, 3, kids, 64), 0);
+	ck_assert_int_eq(rc_tree_parent(&t, 0), -1);
+	ck_assert_int_eq(rc_tree_parent(&t, 1), -1);
+	ck_assert_int_eq(rc_tree_parent(&t, 7), 2);
+	ck_assert_int_eq(rc_tree_parent(&t, 9), 4);
+	ck_assert_int_eq(rc_tree_parent(&t, 3), -1);
+	ck_assert_int_eq(rc_tree_depth(&t, 9), 3);
+	ck_assert_int_eq(rc_tree_depth(&t, 1), 1);
+	ck_assert_int_eq(rc_tree_next_hop(&t, -1, 9), 0);
+	ck_assert_int_eq(rc_tree_next_hop(&t, 0, 9), 4);
+	ck_assert_int_eq(rc_tree_next_hop(&t, 4, 9), 9);
+	ck_assert_int_eq(rc_tree_next_hop(&t, 1, 9), -1);
+	ck_assert_int_eq(rc_tree_next_hop(&t, 9, 9), -1);
+	ck_assert_int_eq(rc_tree_below(&t, 0), 5); /* 2,4,7,8,9 */
+	ck_assert_int_eq(rc_tree_below(&t, 1), 2);
+	ck_assert_int_eq(rc_tree_below(&t, 2), 2);
+	ck_assert_int_eq(rc_tree_below(&t, 9), 0);
+	/* every daemon is below exactly one of mpirun's children */
+	n = rc_tree_kids(&t, -1, kids, 64);
+	for (i = 0, below = 0; i < n; i++)
+		below += 1 + rc_tree_below(&t, kids[i]);
+	ck_assert_int_eq(below, 9);
+	rc_tree_free(&t);
+}
+END_TEST
+
+START_TEST(tree_flat_and_large)
+{
+	struct rc_tree t;
+	int kids[200], n, i, j, cnt;
+
+	/* radix 0: mpirun starts every daemon, they start none */
+	ck_assert_int_eq(rc_tree_init(&t, 5, -1, 0), 0);
+	ck_assert_int_eq(rc_tree_kids(&t, -1, kids, 200), 5);
+	ck_assert_int_eq(rc_tree_kids(&t, 2, kids, 200), 0);
+	ck_assert_int_eq(rc_tree_parent(&t, 4), -1);
+	ck_assert_int_eq(rc_tree_below(&t, 0), 0);
+	rc_tree_free(&t);
+	/* 128 daemons, radix 4: each below its parent's range, depth 4 */
+	ck_assert_int_eq(rc_tree_init(&t, 128, -1, 4), 0);
+	ck_assert_int_eq(rc_tree_kids(&t, -1, kids, 200), 4);
+	for (i = 0, cnt = 0; i < 128; i++) {
+		n = rc_tree_kids(&t, i, kids, 200);
+		cnt += n;
+		ck_assert_int_le(n, 4);
+		for (j = 0; j < n; j++)
+			ck_assert_int_eq(rc_tree_parent(&t, kids[j]), i);
+		ck_assert_int_le(rc_tree_depth(&t, i), 4);
+	}
+	ck_assert_int_eq(cnt, 124);
+	ck_assert_int_eq(rc_tree_below(&t, 0) + rc_tree_below(&t, 1) +
+				 rc_tree_below(&t, 2) + rc_tree_below(&t, 3),
+			 124);
+	rc_tree_free(&t);
 }
 END_TEST
 
@@ -765,6 +880,9 @@ int main(void)
 	tcase_add_test(tc, fence_waits_for_every_node_and_concatenates);
 	tcase_add_test(tc, fence_barrier_has_no_data);
 	tcase_add_test(tc, fence_reports_contributing_nodes);
+	tcase_add_test(tc, fence_subtree_counts);
+	tcase_add_test(tc, tree_shape);
+	tcase_add_test(tc, tree_flat_and_large);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("hosts");
 	tcase_set_timeout(tc, 10);

@@ -87,6 +87,17 @@ check_clean() {
 	[[ -z $left ]] || fail "PMIx dirs left in /tmp: $left"
 }
 
+# this build's daemons (rcmpid) that belong to this case: they inherit its
+# TMPDIR (tests that start daemons may run at the same time: make -j)
+own_daemons() {
+	local pids
+	pids=$(pgrep -f -- "^$top_builddir/launcher/rcmpid ") || return 0
+	# one grep for all of them; a daemon gone meanwhile is not listed
+	grep -lzxF -- "TMPDIR=$TMPDIR" $(printf '/proc/%s/environ ' $pids) \
+		2>/dev/null | cut -d/ -f3
+	return 0
+}
+
 # the client with this case's marker
 client() {
 	echo "$CLIENT" "--mark=$MARK"

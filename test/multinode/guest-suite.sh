@@ -151,6 +151,19 @@ case_mpi_rma() {
 	[[ -n $WHY ]] && WHY="rma_ops: $WHY"
 }
 
+# node2 without RDMA (nodev.sh hides its devices): node1's ranks reach
+# each other over verbs (no shared memory), node2's ranks reach everyone
+# over TCP; every rank fences where verbs' ranks do, or the job hangs
+case_mpi_tcp_node2_without_rdma() {
+	local f
+	f=$(cd "$(dirname "$0")" && pwd)/nodev.sh
+	mr -H "$HOSTS" -x RCMPI_TRANSPORTS=verbs,tcp -x RCMPI_VERBOSE=1 \
+		"$f" "$J/p2p_sizes"
+	expect 0 "ranks OK" "rank [23] on node2: no RDMA device found" \
+		"rank [01] on node1: verbs: 1 peers over" \
+		"rank [23] on node2: tcp: listening on 10\\.99\\.0\\.2"
+}
+
 case_rank_killed_on_node2() {
 	mr -H "$HOSTS" "$CLIENT" init @3:kill:9 sleep:60 fin
 	expect 137 '^mpirun: rank 3 \(pid [0-9]+\) on node2 killed by signal 9 \(Killed\); terminating the job$' || return
@@ -220,7 +233,8 @@ case_node2_powered_off() {
 }
 
 for c in hostname hostfile_tagged_wdir keys_fence stdin_to_node2 \
-	mpi_p2p_sizes mpi_p2p_match mpi_coll mpi_rma rank_killed_on_node2 \
+	mpi_p2p_sizes mpi_p2p_match mpi_coll mpi_rma \
+	mpi_tcp_node2_without_rdma rank_killed_on_node2 \
 	rank_exit_on_node2 abort_on_node2 daemon_killed_on_node2 \
 	unreachable_host node2_powered_off; do
 	run_case "$c"

@@ -101,7 +101,7 @@ START_TEST(defaults_come_from_the_table)
 	ck_assert(!rc_param_bool(RC_P_YIELD));
 	ck_assert_ptr_null(rc_param_str(RC_P_VERBS_DEVICE));
 	ck_assert_str_eq(rc_param_str(RC_P_RNDV_MODE), "get");
-	ck_assert_str_eq(rc_param_str(RC_P_TRANSPORTS), "shm,verbs");
+	ck_assert_str_eq(rc_param_str(RC_P_TRANSPORTS), "shm,verbs,tcp");
 	/* an empty value is no value */
 	setenv("RCMPI_RNDV_MODE", "", 1);
 	ck_assert_str_eq(rc_param_str(RC_P_RNDV_MODE), "get");
