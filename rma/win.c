@@ -538,7 +538,8 @@ static int32_t cr_atomic_vote(struct rma_create *cr)
 		v |= RMA_AV_DEV;
 	if (rma_all_local(win))
 		v |= RMA_AV_NODE;
-	if (!tp || k < 0 || !cr->mine.has_key[k])
+	/* (a member without memory needs no key: nothing targets it) */
+	if (!tp || k < 0 || (win->size && !cr->mine.has_key[k]))
 		return (int32_t)v;
 	/* every member through this device (ours: its loopback QP; a
 	 * member on this node: a QP for atomics beside shared memory) */
@@ -561,6 +562,12 @@ static void cr_atomic(struct rma_create *cr)
 	uint32_t all = ~0u, any = 0;
 	int t, k;
 
+	/* windows in private memory only: not dynamic ones (attached
+	 * later, not exposed for atomics), nor those in a node's segment */
+	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC ||
+	    win->flavor == MPI_WIN_FLAVOR_SHARED ||
+	    (win->flavor == MPI_WIN_FLAVOR_ALLOCATE && cr->shm_path))
+		return;
 	for (t = 0; t < win->comm->size; t++) {
 		all &= (uint32_t)cr->all[t].atomic;
 		any |= (uint32_t)cr->all[t].atomic;
