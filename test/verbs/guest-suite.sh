@@ -254,6 +254,22 @@ job jobs_rma_counter_atomic_am_2 2 ok RCMPI_RMA_ATOMIC=am -- \
 job jobs_rma_counter_atomic_shm_2 2 ok RCMPI_TRANSPORTS=shm,verbs \
 	RCMPI_RMA_SHM=0 RCMPI_RMA_ATOMIC=device -- \
 	"$J/rma_counter" 150 allocate create agent=device
+# progress without the target (test/jobs/rma_progress): rank 0 computes,
+# no MPI call, while the others put, get and fetch-and-add to its window,
+# which it must see land before its next MPI call; meanwhile the device
+# has no receive completion (rdma_recvs: no message) and sent packets.
+# 64 B by RDMA (RCMPI_RMA_DIRECT_MIN=0), and 256 KiB (direct by default);
+# then with the target's CPU as the agent, which must fail: the fetch-
+# and-adds wait for the target (the check can fail)
+HWC=/sys/class/infiniband/$DEV/ports/1/hw_counters
+[[ -r $HWC/rdma_recvs && -r $HWC/sent_pkts ]] && HWC="counters=$HWC" || HWC=
+job jobs_rma_progress_3 3 ok RCMPI_RMA_ATOMIC=device \
+	RCMPI_RMA_DIRECT_MIN=0 -- "$J/rma_progress" 50 agent=device $HWC
+job jobs_rma_progress_large_2 2 ok RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_progress" 20 bytes=262144 agent=device allocate $HWC
+job jobs_rma_progress_am_2 2 'fail:of computing, counter 0 of' \
+	RCMPI_RMA_ATOMIC=am RCMPI_RMA_DIRECT_MIN=0 -- \
+	"$J/rma_progress" 5 deadline=4 allocate
 
 # MPI_THREAD_MULTIPLE over verbs (test/jobs/thr_stress, issue 14): several
 # threads per rank post, poll and complete on the same QPs, CQ and SRQ
