@@ -787,6 +787,9 @@ static int vb_connect(struct rc_tp *tp)
 		vt->tp.caps |= RC_TP_CAP_ATOMIC;
 	if (vt->nverbs && vt->prm.mallopt && vt->prm.rcache)
 		rc_verbs_hooks_malloc_tune();
+	/* (QPs for atomics only need no fence: their first use is inside
+	 * a window, created collectively after everyone's connect; their
+	 * last ends before the window's free returns) */
 	if (rc_tp_verbs_fences(inst, vt->nverbs, false)) {
 		/* every QP we talk to is in RTR before anyone sends */
 		ret = inst->boot.ops->fence(&inst->boot, false);
