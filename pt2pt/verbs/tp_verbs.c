@@ -1026,6 +1026,9 @@ static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 	memcpy(&key, rkey, sizeof(key));
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = opcode;
+	/* a small write's bytes go in the WQE: no DMA read of them */
+	if (opcode == IBV_WR_RDMA_WRITE && len <= vt->inline_max)
+		wr.send_flags = IBV_SEND_INLINE;
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = key.rkey;
 	ret = vb_post_rdma(

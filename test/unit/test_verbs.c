@@ -1154,6 +1154,53 @@ static void op_done(struct rc_tp_rdma *op, int status)
 	op_status = status;
 }
 
+/* A put of at most the inline limit (RCMPI_VERBS_INLINE) carries its
+ * bytes in the WQE; a larger one is read from its registered buffer;
+ * both land whole. */
+START_TEST(data_put_inline)
+{
+	static char src[4096], dst[4096];
+	struct rc_tp_rdma op = {.done = op_done};
+	uint8_t key[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX];
+	struct rc_tp *tp, *peer;
+	unsigned long w0, i0;
+	size_t len[] = {8, sizeof(src)};
+	void *h, *lh;
+	struct vw w;
+	int i, k;
+
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	tp = vw_tp(&w, 0, 1);
+	peer = vw_tp(&w, 1, 0);
+	ck_assert_int_eq(peer->ops->mem_expose(peer, dst, sizeof(dst), key, &h),
+			 RC_OK);
+	ck_assert_int_eq(tp->ops->mem_expose(tp, src, sizeof(src), lkey, &lh),
+			 RC_OK);
+	for (k = 0; k < 2; k++) {
+		memset(src, 'a' + k, sizeof(src));
+		memset(dst, 0, sizeof(dst));
+		w0 = fk.writes;
+		i0 = fk.inline_writes;
+		op_status = -1;
+		ck_assert_int_eq(tp->ops->put(tp, 1, src, lh, len[k],
+					      (uintptr_t)dst, key, &op),
+				 RC_INPROGRESS);
+		for (i = 0; i < 100 && op_status < 0; i++)
+			vw_progress(&w);
+		ck_assert_int_eq(op_status, RC_OK);
+		ck_assert_uint_eq(fk.writes, w0 + 1);
+		ck_assert_uint_eq(fk.inline_writes, i0 + (k == 0));
+		ck_assert(!memcmp(dst, src, len[k]));
+		ck_assert(k == 1 || !dst[len[k]]);
+	}
+	tp->ops->mem_release(tp, lh);
+	peer->ops->mem_release(peer, h);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* A completion error: the message names both ranks, the device, the QPs
  * and the status; with MPI_ERRORS_RETURN the operation fails with
  * RC_ERR_PEER and so does everything after it. */
@@ -1359,6 +1406,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_sizes, 0, 6);
 	tcase_add_loop_test(tc, data_flood_tiny_credits, 0, 2);
 	tcase_add_loop_test(tc, data_cm_simultaneous, 0, 2);
+	tcase_add_test(tc, data_put_inline);
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_set_timeout(tc, 120);

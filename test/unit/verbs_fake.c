@@ -704,6 +704,7 @@ static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 	}
 	case IBV_WR_RDMA_WRITE:
 		fk.writes++;
+		fk.inline_writes += !!(wr->send_flags & IBV_SEND_INLINE);
 		if (!mr_ok(wr->wr.rdma.rkey, wr->wr.rdma.remote_addr, len,
 			   IBV_ACCESS_REMOTE_WRITE)) {
 			fk.bad_key++;

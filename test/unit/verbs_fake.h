@@ -58,7 +58,8 @@ struct fk_state {
 	unsigned long rnr; /* SENDs that found no receive posted */
 	unsigned long cq_overflow;
 	unsigned long bad_key; /* RDMA or local access outside an MR */
-	unsigned long sends, writes, reads, inline_sends, atomics;
+	unsigned long sends, writes, reads, inline_sends, inline_writes;
+	unsigned long atomics;
 	struct ibv_send_wr last_atomic; /* the last atomic WR posted */
 	struct ibv_sge last_atomic_sge;
 	unsigned long cm_rejects, cm_connects;
