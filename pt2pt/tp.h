@@ -98,6 +98,9 @@ struct rc_tp {
 	size_t max_am;		/* largest hdr + payload of one message */
 	size_t rdma_chunk;	/* pipeline chunk for get/put */
 	unsigned max_rdma;	/* get/put operations kept in flight */
+	/* One-sided (rma/): contiguous puts and gets of at least this many
+	 * bytes use put()/get() (RCMPI_RMA_DIRECT_MIN=auto) */
+	size_t direct_min;
 	/* Upcall into pt2pt: a message from world rank src; msg is valid
 	 * only during the call. */
 	void (*recv)(struct rc_inst *inst, int src, const void *msg,

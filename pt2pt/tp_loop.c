@@ -113,6 +113,7 @@ static int loop_open(struct rc_inst *inst, struct rc_tp **tpp)
 	lt->tp.caps = RC_TP_CAP_GET | RC_TP_CAP_PUT |
 		      (lt->fabric->atomics ? RC_TP_CAP_ATOMIC : 0);
 	lt->tp.eager_limit = lt->fabric->eager_limit;
+	lt->tp.direct_min = lt->fabric->eager_limit;
 	lt->tp.max_am = lt->fabric->max_am;
 	lt->tp.rdma_chunk = lt->fabric->rdma_chunk;
 	lt->tp.max_rdma = lt->fabric->max_rdma;

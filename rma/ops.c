@@ -1070,7 +1070,7 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 
 	if (!tg->direct || (!put && a->kind != RC_RMA_GET) || !len ||
 	    !(tp->caps & (put ? RC_TP_CAP_PUT : RC_TP_CAP_GET)) ||
-	    len < (win->direct_auto ? tp->eager_limit : win->direct_min) ||
+	    len < (win->direct_auto ? tp->direct_min : win->direct_min) ||
 	    !rc_dt_is_contig(a->odt, a->ocount) ||
 	    !rc_dt_is_contig(a->tdt, a->tcount))
 		return RC_AGAIN;

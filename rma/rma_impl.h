@@ -274,7 +274,7 @@ struct rc_win {
 	 * contiguous put or get goes by the transport's get/put */
 	void *expose[RC_TP_MAX];
 	unsigned exposed; /* bit i: expose[i] is ours to release */
-	bool direct_auto; /* direct_min: the transport's eager limit */
+	bool direct_auto; /* direct_min: the transport's (tp->direct_min) */
 	size_t direct_min;
 	/* the device is the atomic agent (atomic.c): through atp, whose
 	 * keys are the targets' akey */

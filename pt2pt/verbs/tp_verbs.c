@@ -552,6 +552,8 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	vt->buf_size =
 		(sizeof(struct vb_hdr) + vt->tp.max_am + 63) & ~(size_t)63;
 	vt->tp.eager_limit = vt->prm.eager_limit;
+	/* every size: one WRITE or READ, no target CPU, no message */
+	vt->tp.direct_min = 1;
 	vt->tp.caps = RC_TP_CAP_GET | RC_TP_CAP_PUT;
 	vt->tp.rdma_chunk = vt->prm.rdma_chunk;
 	if (vt->pattr.max_msg_sz && vt->tp.rdma_chunk > vt->pattr.max_msg_sz)

@@ -158,6 +158,7 @@ case_mpi_rma() {
 # others put, get and fetch-and-add to it (RDMA from node2, CMA and the
 # device's atomics from node1's second rank), which must land before its
 # next MPI call, with no receive completion on node1's device meanwhile
+# (RCMPI_RMA_DIRECT_MIN=0: CMA's default starts at the eager limit)
 case_mpi_rma_agents() {
 	mr -H "$HOSTS" -x RCMPI_RMA_ATOMIC=am "$J/rma_counter" 50 allocate \
 		create agent=am
