@@ -61,8 +61,8 @@
 #                  (rcmpi-direct: RCMPI_TRANSPORTS=verbs,
 #                  RCMPI_RMA_ATOMIC=device, RCMPI_RMA_DIRECT_MIN=0) and
 #                  with its defaults (rcmpi-verbs: RCMPI_TRANSPORTS=verbs
-#                  only, small puts/gets and on one node the atomics as
-#                  active messages), Open MPI + UCX (osc/ucx) and perftest
+#                  only: on one node the atomics are active messages),
+#                  Open MPI + UCX (osc/ucx) and perftest
 #                  as the device's ceiling (2 x ib_write_lat for put,
 #                  ib_read_lat, ib_atomic_lat FETCH_AND_ADD / CMP_AND_SWAP,
 #                  ib_write_bw / ib_read_bw); issue 15's gates for
@@ -810,8 +810,8 @@ guest_verbs_rma() {	# out
 	echo "compare_and_swap and accumulate as device atomics (on one node \`auto\`"
 	echo "would pick the target's CPU; across nodes it picks the device);"
 	echo "rcmpi-verbs: \`$(launcher rcmpi-verbs 2 core)\`, rcmpi's defaults:"
-	echo "puts and gets below the eager limit, and on one node every atomic, are"
-	echo "active messages the target's CPU applies (part 1's path);"
+	echo "puts and gets by RDMA too, but on one node every atomic an active"
+	echo "message the target's CPU applies (part 1's path);"
 	echo "ompi-ucx: \`$(launcher ompi-ucx 2 core) --mca osc ucx\`;"
 	echo "perftest, the device's own figure (a pair of processes on rxe0):"
 	echo "put: 2 × \`ib_write_lat -s 8 -n 2000\` (perftest reports half a round"
