@@ -55,10 +55,20 @@
 #                  osu_alltoallw: 2 ranks bound with issue 12's gate, 4
 #                  and 8 ranks oversubscribed (reported, no gate)
 #   verbs-rma      in ONE Soft-RoCE VM boot: the one-sided latencies (put,
-#                  get, accumulate, fetch_and_op, compare_and_swap at 8 B,
-#                  flush) and put/get bandwidth at 64 KiB under rcmpi
-#                  (RCMPI_TRANSPORTS=verbs) and Open MPI + UCX (osc/ucx);
-#                  no gate (issue 11's active-message figures, for issue 15)
+#                  get, fetch_and_op, compare_and_swap, accumulate at 8 B,
+#                  flush; put also lock/unlock) and put/get bandwidth at
+#                  64 KiB and 1 MiB under rcmpi on its device path
+#                  (rcmpi-direct: RCMPI_TRANSPORTS=verbs,
+#                  RCMPI_RMA_ATOMIC=device, RCMPI_RMA_DIRECT_MIN=0) and
+#                  with its defaults (rcmpi-verbs: RCMPI_TRANSPORTS=verbs
+#                  only: on one node the atomics are active messages),
+#                  Open MPI + UCX (osc/ucx) and perftest
+#                  as the device's ceiling (2 x ib_write_lat for put,
+#                  ib_read_lat, ib_atomic_lat FETCH_AND_ADD / CMP_AND_SWAP,
+#                  ib_write_bw / ib_read_bw); issue 15's gates for
+#                  rcmpi-direct: latency <= 1.2 x perftest's and <= Open
+#                  MPI's, bandwidth at 1 MiB >= 0.9 x perftest's and >= Open
+#                  MPI's
 #   tcp            osu_latency and osu_bw at 2 ranks bound, on one machine
 #                  through TCP: rcmpi with RCMPI_TRANSPORTS=tcp, Open MPI
 #                  with --mca pml ob1 --mca btl tcp,self (issue 17's goal:
@@ -169,6 +179,9 @@ launcher() {
 		"-x UCX_TLS=rc_verbs,ud_verbs,self -x UCX_UD_VERBS_ETH_DGID_CHECK=n" ;;
 	rcmpi-verbs) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
 		"-x RCMPI_TRANSPORTS=verbs" ;;
+	rcmpi-direct) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
+		"-x RCMPI_TRANSPORTS=verbs -x RCMPI_RMA_ATOMIC=device" \
+		"-x RCMPI_RMA_DIRECT_MIN=0" ;;
 	rcmpi-tcp) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
 		"-x RCMPI_TRANSPORTS=tcp" ;;
 	ompi-tcp) echo "mpirun.openmpi --allow-run-as-root -np $2 --bind-to $3" \
@@ -178,7 +191,9 @@ launcher() {
 
 # jobs: J_PROG (benchmark), J_NP, J_BIND, J_COL (output column), J_OPTS,
 # J_BETTER (lower|higher), J_TITLE
-declare -A J_PROG J_NP J_BIND J_COL J_OPTS J_BETTER J_TITLE J_OMPI
+# J_OMPI: more options of the Open MPI runs; J_PERF: the perftest
+# counterpart of a job (perftest_exec)
+declare -A J_PROG J_NP J_BIND J_COL J_OPTS J_BETTER J_TITLE J_OMPI J_PERF
 job() {	# name prog np bind col better title [opts]
 	J_PROG[$1]=$2 J_NP[$1]=$3 J_BIND[$1]=$4 J_COL[$1]=$5 J_BETTER[$1]=$6
 	J_TITLE[$1]=$7 J_OPTS[$1]=${8:-}
@@ -189,7 +204,7 @@ cmp_exec() {	# mpi job
 	local m=$1 j=$2
 	[[ $m == perftest ]] && { perftest_exec "$j"; return; }
 	[[ ${J_COL[$j]} == hwm-* ]] && { cmp_exec_mem "$m" "$j"; return; }
-	# BIN/rcmpi for rcmpi-verbs, BIN/ompi for ompi-ucx
+	# BIN/rcmpi for rcmpi-verbs and rcmpi-direct, BIN/ompi for ompi-ucx
 	# shellcheck disable=SC2046,SC2086 # command lines
 	timeout -k 10 "$TIMEOUT" $(launcher "$m" "${J_NP[$j]}" "${J_BIND[$j]}") \
 		$([[ $m == ompi* ]] && echo "${J_OMPI[$j]:-}") \
@@ -728,7 +743,9 @@ mode_verbs_rma() {
 	mkdir -p "$out"
 	header "Verbs, one-sided: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
 		"REPS=$REPS bench/compare.sh verbs-rma"
-	"$top/test/vm/rxe-vm" --quiet --timeout 3000 --workdir "$out" -- \
+	# about 4.5 minutes per repetition on a loaded 2-core host
+	"$top/test/vm/rxe-vm" --quiet --timeout $((600 + REPS * 420)) \
+		--workdir "$out" -- \
 		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out" \
 		>"$out/vm.log" 2>&1
 	rc=$?
@@ -740,57 +757,130 @@ mode_verbs_rma() {
 		STATUS=1
 	fi
 	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
+	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
 	footer
 }
 
+# the one-sided jobs in the VM: rcmpi on its device path (rcmpi-direct) and
+# with its defaults (rcmpi-verbs), Open MPI + UCX with osc/ucx, and each
+# job's perftest counterpart; then issue 15's gates
 guest_verbs_rma() {	# out
-	local out=$1 labels="rcmpi-verbs ompi-ucx" j
+	local out=$1 labels="rcmpi-direct rcmpi-verbs ompi-ucx perftest" j
+	local mpis="rcmpi-direct rcmpi-verbs ompi-ucx"
+	local jobs="put get fop cas acc putlock putbw getbw putbw1m getbw1m"
 	local lat="-m 8:8 -i 500 -x 50" bw="-m 65536:65536 -i 10 -x 2"
+	local bw1m="-m 1048576:1048576 -i 5 -x 1"
 	DEV=${RXE_VM_DEV:-rxe0}
+	GID=$(rxe-gid -d "$DEV" | cut -d' ' -f1)
 	job put osu_put_latency 2 core 2 lower "osu_put_latency, flush (µs)" "$lat"
 	job get osu_get_latency 2 core 2 lower "osu_get_latency, flush (µs)" "$lat"
-	job acc osu_acc_latency 2 core 2 lower "osu_acc_latency, flush (µs)" "$lat"
 	job fop osu_fop_latency 2 core 2 lower "osu_fop_latency, flush (µs)" \
 		"-i 500 -x 50"
 	job cas osu_cas_latency 2 core 2 lower "osu_cas_latency, flush (µs)" \
 		"-i 500 -x 50"
+	job acc osu_acc_latency 2 core 2 lower "osu_acc_latency, flush (µs)" "$lat"
 	job putlock osu_put_latency 2 core 2 lower \
 		"osu_put_latency -s lock (µs)" "-s lock $lat"
 	job putbw osu_put_bw 2 core 2 higher "osu_put_bw, flush, window 32 (MB/s)" "$bw"
 	job getbw osu_get_bw 2 core 2 higher "osu_get_bw, flush, window 32 (MB/s)" "$bw"
-	for j in put get acc fop cas putlock putbw getbw; do
+	job putbw1m osu_put_bw 2 core 2 higher \
+		"osu_put_bw, flush, window 32 (MB/s)" "$bw1m"
+	job getbw1m osu_get_bw 2 core 2 higher \
+		"osu_get_bw, flush, window 32 (MB/s)" "$bw1m"
+	for j in $jobs; do
 		J_OMPI[$j]="--mca osc ucx"
 	done
-	cmp_collect "$out" "$REPS" "$labels" \
-		"put get acc fop cas putlock putbw getbw"
+	# perftest reports half a round trip for writes: put's is doubled
+	J_PERF[put]="ib_write_lat 5 2 -n 2000"
+	J_PERF[get]="ib_read_lat 5 1 -n 2000"
+	J_PERF[fop]="ib_atomic_lat 5 1 -n 2000 -A FETCH_AND_ADD"
+	J_PERF[cas]="ib_atomic_lat 5 1 -n 2000 -A CMP_AND_SWAP"
+	J_PERF[putbw]="ib_write_bw 4 1.048576 -n 100"
+	J_PERF[putbw1m]=${J_PERF[putbw]}
+	J_PERF[getbw]="ib_read_bw 4 1.048576 -n 100"
+	J_PERF[getbw1m]=${J_PERF[getbw]}
+	cmp_collect "$out" "$REPS" "$labels" "$jobs"
 	echo "=== report"
 	echo "Both ranks on one rxe device (its internal loopback), qemu TCG"
 	echo "emulation: absolute figures mean little, ratios within the boot do."
-	echo "rcmpi-verbs: \`mpirun -n 2 --bind-to core -x RCMPI_TRANSPORTS=verbs\`"
-	echo "(windows of MPI_Win_allocate; every operation an active message the"
-	echo "target's CPU applies: part 1); ompi-ucx: \`$(launcher ompi-ucx 2 core) --mca osc ucx\`."
+	echo "Windows of MPI_Win_allocate, OSU's defaults (lock once, then operation and"
+	echo "MPI_Win_flush per iteration; -s lock: lock, operation, unlock)."
+	echo "rcmpi-direct: \`$(launcher rcmpi-direct 2 core)\`: contiguous"
+	echo "put and get of any size as RDMA WRITE/READ, 64-bit integer fetch_and_op,"
+	echo "compare_and_swap and accumulate as device atomics (on one node \`auto\`"
+	echo "would pick the target's CPU; across nodes it picks the device);"
+	echo "rcmpi-verbs: \`$(launcher rcmpi-verbs 2 core)\`, rcmpi's defaults:"
+	echo "puts and gets by RDMA too, but on one node every atomic an active"
+	echo "message the target's CPU applies (part 1's path);"
+	echo "ompi-ucx: \`$(launcher ompi-ucx 2 core) --mca osc ucx\`;"
+	echo "perftest, the device's own figure (a pair of processes on rxe0):"
+	echo "put: 2 × \`ib_write_lat -s 8 -n 2000\` (perftest reports half a round"
+	echo "trip for writes; osu_put_latency's flush waits for a full one), get:"
+	echo "\`ib_read_lat -s 8 -n 2000\`, fop and cas: \`ib_atomic_lat -n 2000 -A"
+	echo "FETCH_AND_ADD\` and \`-A CMP_AND_SWAP\` (reads and atomics: a full round"
+	echo "trip), all t_typical; bandwidth: \`ib_write_bw\` / \`ib_read_bw -s SIZE -n"
+	echo "100\`, BW average (MiB/s converted to MB/s). Benchmarks: latency"
+	echo "\`$lat\` (fop, cas: 8 B, \`-i 500 -x 50\`), bandwidth \`$bw\` and"
+	echo "\`$bw1m\`. acc (MPI_SUM on MPI_CHAR, as OSU's: not a device"
+	echo "atomic) and put with lock/unlock have no perftest counterpart."
 	echo
-	for j in put get acc fop cas putlock putbw getbw; do
+	for j in $jobs; do
 		echo "#### ${J_TITLE[$j]}"
 		echo
-		cmp_table "$out" "$j" "$labels" "${J_BETTER[$j]}" "$REPS"
+		if [[ -n ${J_PERF[$j]:-} ]]; then
+			cmp_table "$out" "$j" "$labels" "${J_BETTER[$j]}" "$REPS"
+		else
+			cmp_table "$out" "$j" "$mpis" "${J_BETTER[$j]}" "$REPS"
+		fi
 	done
+	echo "Issue 15 goals, rcmpi-direct against the device (perftest: within 1.2 ×"
+	echo "its latency; bandwidth at 1 MiB at the device's ceiling, within 10 %)"
+	echo "and against Open MPI + UCX (ahead of it: latency ≤ 1.00 ×, bandwidth ≥ 1.00 ×):"
+	echo
+	{
+		for j in put get fop cas; do
+			cmp_gate "$out" "$j" rcmpi-direct perftest lower 1.20 8
+		done
+		for j in putbw1m getbw1m; do
+			cmp_gate "$out" "$j" rcmpi-direct perftest higher 0.90 1048576
+		done
+		for j in put get fop cas; do
+			cmp_gate "$out" "$j" rcmpi-direct ompi-ucx lower 1.00 8
+		done
+		for j in putbw1m getbw1m; do
+			cmp_gate "$out" "$j" rcmpi-direct ompi-ucx higher 1.00 1048576
+		done
+	} | tee "$out/gates"
+	echo
 	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
 }
 
-perftest_exec() {	# job: perftest pair on one node, per size of the job
-	local j=$1 tool field s v lo hi
-	if [[ $j == vlat ]]; then tool=ib_send_lat field=5; else tool=ib_write_bw field=4; fi
-	lo=$(sed -n 's/.*-m \([0-9]*\):.*/\1/p' <<<"${J_OPTS[$j]}")
-	hi=$(sed -n 's/.*-m [0-9]*:\([0-9]*\).*/\1/p' <<<"${J_OPTS[$j]}")
-	for ((s = lo; s <= hi; s = s ? s * 2 : 1)); do
+# the engine's hook for the label perftest: the job's counterpart
+# J_PERF[JOB] ("TOOL FIELD SCALE ARGS...": column FIELD of TOOL's result
+# line times SCALE) as a server and a client on one device, for each size
+# of the job's -m (ib_atomic_lat: 8 bytes, no -s); prints nothing for a
+# job without one
+perftest_exec() {	# job
+	local j=$1 tool field scale rest s v lo hi sizes=
+	local -a args
+	[[ -n ${J_PERF[$j]:-} ]] || return 0
+	read -r tool field scale rest <<<"${J_PERF[$j]}"
+	read -r -a args <<<"$rest"
+	if [[ $tool == ib_atomic_lat ]]; then
+		sizes=8
+	else
+		lo=$(sed -n 's/.*-m \([0-9]*\):.*/\1/p' <<<"${J_OPTS[$j]}")
+		hi=$(sed -n 's/.*-m [0-9]*:\([0-9]*\).*/\1/p' <<<"${J_OPTS[$j]}")
+		for ((s = lo; s <= hi; s = s ? s * 2 : 1)); do sizes+=" $s"; done
+	fi
+	for s in $sizes; do
 		v=
 		# it sometimes exits 1 without a message under emulation: again
 		for _ in 1 2 3; do
-			if [[ $tool == ib_send_lat ]]; then
-				set -- -s "$s" -n 2000
+			if [[ $tool == ib_atomic_lat ]]; then
+				set -- "${args[@]}"
 			else
-				set -- -s "$s" -n 100
+				set -- -s "$s" "${args[@]}"
 			fi
 			timeout 60 "$tool" -d "$DEV" -x "$GID" "$@" >/dev/null 2>&1 &
 			sleep 0.5
@@ -801,9 +891,9 @@ perftest_exec() {	# job: perftest pair on one node, per size of the job
 			v=
 		done
 		[[ -n $v ]] || return 1
-		# perftest's MB/sec are MiB/s; OSU's MB/s are 10^6 bytes/s
-		[[ $tool == ib_write_bw ]] && v=$(awk -v x="$v" 'BEGIN { printf "%.2f\n", x * 1.048576 }')
-		echo "$s $v"
+		# perftest's MB/sec are MiB/s (SCALE 1.048576: OSU's 10^6 bytes/s)
+		awk -v s="$s" -v x="$v" -v k="$scale" \
+			'BEGIN { printf "%s %.2f\n", s, x * k }'
 	done
 }
 
@@ -815,6 +905,8 @@ guest_verbs() {	# out
 		"${VERBS_LAT:--m 8:8 -i 2000 -x 200}"
 	job vbw osu_bw 2 core 2 higher "osu_bw, window 64 (MB/s)" \
 		"${VERBS_BW:--m 1048576:1048576 -i 5 -x 1}"
+	J_PERF[vlat]="ib_send_lat 5 1 -n 2000"
+	J_PERF[vbw]="ib_write_bw 4 1.048576 -n 100"
 	cmp_collect "$out" "$REPS" "$labels" "vlat vbw"
 	echo "=== report"
 	echo "Both ranks on one rxe device (its internal loopback), qemu TCG"

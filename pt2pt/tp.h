@@ -5,7 +5,10 @@
  *   - active messages (am_send): a header and a payload delivered, in order
  *     per peer, to the peer's `recv` upcall during its progress;
  *   - one-sided get/put of exposed memory, for rendezvous (optional: without
- *     them the protocol streams fragments through active messages).
+ *     them the protocol streams fragments through active messages);
+ *   - optionally, device atomics (fetch-and-add, compare-and-swap) on an
+ *     aligned 8-byte word of exposed memory, for one-sided windows whose
+ *     atomic agent is the device (rma/README.md).
  * A transport never blocks and never drops: when it cannot take a message
  * now it returns RC_AGAIN and the caller retries after progress, in order.
  * Transports: self/in-process (tp_loop.c), shared memory (tp_shm.c),
@@ -26,6 +29,14 @@ struct rc_tp;
 
 #define RC_TP_CAP_GET 0x1u	/* get() reads peer memory */
 #define RC_TP_CAP_PUT 0x2u	/* put() writes peer memory */
+/* atomic() on peer memory, this process's own included (loopback) */
+#define RC_TP_CAP_ATOMIC 0x4u
+
+/* Device atomics on one aligned 64-bit word of exposed memory. */
+enum rc_tp_atomic {
+	RC_TP_FADD = 1, /* *raddr += operand */
+	RC_TP_CSWAP,	/* if (*raddr == compare) *raddr = operand */
+};
 
 /* One outstanding get or put; the transport calls done() from progress. */
 struct rc_tp_rdma {
@@ -62,6 +73,18 @@ struct rc_tp_ops {
 	int (*put)(struct rc_tp *tp, int wrank, const void *local, void *lh,
 		   size_t len, uint64_t raddr, const void *rkey,
 		   struct rc_tp_rdma *op);
+	/* RC_TP_CAP_ATOMIC: one atomic on the 8-byte word at raddr (8-byte
+	 * aligned) of world rank wrank, this process included; the word's
+	 * value before it lands in *result (8 bytes, exposed: handle lh).
+	 * Completes like get. Atomic only against other atomics of the same
+	 * device (IBV_ATOMIC_HCA), not against CPU stores. */
+	int (*atomic)(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
+		      uint64_t operand, uint64_t compare, void *result,
+		      void *lh, uint64_t raddr, const void *rkey,
+		      struct rc_tp_rdma *op);
+	/* After connect: does atomic() reach world rank wrank (this process
+	 * included)? Possibly a peer another transport carries messages to. */
+	bool (*atomic_reach)(struct rc_tp *tp, int wrank);
 	/* Poll; returns events handled. */
 	unsigned (*progress)(struct rc_tp *tp);
 };
@@ -75,6 +98,9 @@ struct rc_tp {
 	size_t max_am;		/* largest hdr + payload of one message */
 	size_t rdma_chunk;	/* pipeline chunk for get/put */
 	unsigned max_rdma;	/* get/put operations kept in flight */
+	/* One-sided (rma/): contiguous puts and gets of at least this many
+	 * bytes use put()/get() (RCMPI_RMA_DIRECT_MIN=auto) */
+	size_t direct_min;
 	/* Upcall into pt2pt: a message from world rank src; msg is valid
 	 * only during the call. */
 	void (*recv)(struct rc_inst *inst, int src, const void *msg,

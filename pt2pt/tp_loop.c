@@ -8,7 +8,8 @@
  * progress, and get/put complete only inside the initiator's progress, so the
  * asynchronous paths of the protocols are really taken. For flow-control
  * tests the fabric can cap the messages queued towards a rank (am_send then
- * answers RC_AGAIN) and refuse every n-th send.
+ * answers RC_AGAIN) and refuse every n-th send, and offer device atomics
+ * (applied when the initiator's progress completes them, like get/put).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ struct loop_rdma {
 	void *dst;
 	const void *src;
 	size_t len;
+	int akind; /* enum rc_tp_atomic: an atomic on dst, old value to src */
+	uint64_t operand, compare;
 };
 
 struct rc_loop_fabric *rc_loop_fabric_new(int size)
@@ -107,8 +110,10 @@ static int loop_open(struct rc_inst *inst, struct rc_tp **tpp)
 	lt->tp.ops = &rc_tp_loop_ops;
 	lt->tp.inst = inst;
 	lt->tp.name = "self";
-	lt->tp.caps = RC_TP_CAP_GET | RC_TP_CAP_PUT;
+	lt->tp.caps = RC_TP_CAP_GET | RC_TP_CAP_PUT |
+		      (lt->fabric->atomics ? RC_TP_CAP_ATOMIC : 0);
 	lt->tp.eager_limit = lt->fabric->eager_limit;
+	lt->tp.direct_min = lt->fabric->eager_limit;
 	lt->tp.max_am = lt->fabric->max_am;
 	lt->tp.rdma_chunk = lt->fabric->rdma_chunk;
 	lt->tp.max_rdma = lt->fabric->max_rdma;
@@ -204,7 +209,7 @@ static int loop_rdma(struct rc_tp *tp, int peer, void *dst, const void *src,
 
 	if (!lt->fabric->tps[peer])
 		return RC_ERR_PEER;
-	r = malloc(sizeof(*r));
+	r = calloc(1, sizeof(*r));
 	if (!r)
 		return RC_ERR_NOMEM;
 	r->peer = peer;
@@ -232,6 +237,47 @@ static int loop_put(struct rc_tp *tp, int wrank, const void *local, void *lh,
 	return loop_rdma(tp, wrank, (void *)(uintptr_t)raddr, local, len, op);
 }
 
+static int loop_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
+		       uint64_t operand, uint64_t compare, void *result,
+		       void *lh, uint64_t raddr, const void *rkey,
+		       struct rc_tp_rdma *op)
+{
+	struct loop_tp *lt = (struct loop_tp *)tp;
+	struct loop_rdma *r;
+	int ret;
+
+	if (!(tp->caps & RC_TP_CAP_ATOMIC) || (raddr & 7))
+		return RC_ERR_UNSUPPORTED;
+	lt->nsend++;
+	if (lt->fabric->again_every && lt->nsend % lt->fabric->again_every == 0)
+		return RC_AGAIN;
+	ret = loop_rdma(tp, wrank, (void *)(uintptr_t)raddr, result, 8, op);
+	if (ret != RC_INPROGRESS)
+		return ret;
+	r = rc_list_entry(lt->rdma.prev, struct loop_rdma, link);
+	r->akind = kind;
+	r->operand = operand;
+	r->compare = compare;
+	return RC_INPROGRESS;
+}
+
+static bool loop_atomic_reach(struct rc_tp *tp, int wrank)
+{
+	return (tp->caps & RC_TP_CAP_ATOMIC) && loop_reachable(tp, wrank);
+}
+
+/* An atomic's effect: the word's old value into the result. */
+static void loop_apply_atomic(struct loop_rdma *r)
+{
+	uint64_t *w = r->dst, old = *w;
+
+	if (r->akind == RC_TP_FADD)
+		*w = old + r->operand;
+	else if (old == r->compare)
+		*w = r->operand;
+	memcpy((void *)r->src, &old, 8);
+}
+
 static unsigned loop_progress(struct rc_tp *tp)
 {
 	struct loop_tp *lt = (struct loop_tp *)tp;
@@ -245,7 +291,10 @@ static unsigned loop_progress(struct rc_tp *tp)
 
 		rc_list_del(&r->link);
 		if (lt->fabric->tps[r->peer]) {
-			memcpy(r->dst, r->src, r->len);
+			if (r->akind)
+				loop_apply_atomic(r);
+			else
+				memcpy(r->dst, r->src, r->len);
 			r->op->done(r->op, RC_OK);
 		} else {
 			/* the peer died with the operation out */
@@ -285,5 +334,7 @@ const struct rc_tp_ops rc_tp_loop_ops = {
 	.mem_release = loop_mem_release,
 	.get = loop_get,
 	.put = loop_put,
+	.atomic = loop_atomic,
+	.atomic_reach = loop_atomic_reach,
 	.progress = loop_progress,
 };

@@ -20,6 +20,10 @@ struct rc_loop_fabric {
 	/* flow-control knobs for tests: 0 disables */
 	unsigned max_queued;	/* messages queued towards one rank */
 	unsigned again_every;	/* refuse every n-th send with RC_AGAIN */
+	/* device atomics (RC_TP_CAP_ATOMIC), for unit tests of rma's device
+	 * agent: applied in the initiator's progress; again_every refuses
+	 * every n-th of them too */
+	bool atomics;
 	/* counters */
 	unsigned long nmsgs, nrdma;
 };

@@ -466,6 +466,8 @@ static int shm_connect(struct rc_tp *tp)
 			(long)tp->max_am - 64);
 	else
 		tp->eager_limit = shm_auto_eager(st, tp->max_am - 64);
+	/* below it a copy through the rings beats a CMA system call */
+	tp->direct_min = tp->eager_limit;
 
 	st->peer_seg = calloc(st->nlocal, sizeof(void *));
 	st->in = calloc(st->nlocal, sizeof(*st->in));

@@ -795,7 +795,7 @@ static int am_op(struct rc_win *win, const struct rc_rma_args *a,
  * accumulate_ordering holds.
  */
 
-static bool basic_is_int(enum rc_basic b)
+bool rma_basic_is_int(enum rc_basic b)
 {
 	switch (b) {
 	case RC_BASIC_INT:
@@ -862,7 +862,7 @@ static void elem_apply(struct rc_win *win, const struct rc_op *op,
 		       const char *cmp, char *old)
 {
 	const enum rc_op_kind k = op ? op->kind : RC_OP_REPLACE;
-	const bool isint = basic_is_int(b);
+	const bool isint = rma_basic_is_int(b);
 
 	if (es == 8 && !((uintptr_t)p & 7)) {
 		ELEM_ATOMIC(uint64_t);
@@ -883,14 +883,7 @@ static void elem_apply(struct rc_win *win, const struct rc_op *op,
 	rma_shm_unlock(win);
 }
 
-/* The elements of (buf, count, dt) in type-map order. */
-struct elem_walk {
-	const struct rc_dtype *dt;
-	char *buf;
-	size_t i, j, in;
-};
-
-static char *walk_next(struct elem_walk *w, size_t es)
+char *rma_walk_next(struct elem_walk *w, size_t es)
 {
 	const struct rc_dt_block *bl = &w->dt->blocks[w->j];
 	char *p = w->buf + (ptrdiff_t)w->i * rc_dt_extent(w->dt) + bl->disp +
@@ -927,7 +920,7 @@ static void shm_acc_atomic(struct rc_win *win, const struct rc_rma_args *a,
 		if (!noop)
 			rc_dt_pack(a->odt, a->ocount, a->obuf, off, in.b, n);
 		for (k = 0; k < n; k += es)
-			elem_apply(win, a->op, b, es, walk_next(&w, es),
+			elem_apply(win, a->op, b, es, rma_walk_next(&w, es),
 				   (char *)in.b + (noop ? 0 : k), NULL,
 				   fetch ? (char *)old.b + k : NULL);
 		if (fetch)
@@ -1031,7 +1024,7 @@ struct rma_dop {
 	struct rc_req *req;
 };
 
-static void dop_end(struct rc_win *win, int t, struct rc_req *req, int status)
+void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status)
 {
 	struct rma_target *tg = &win->tg[t];
 
@@ -1049,7 +1042,7 @@ static void dop_done(struct rc_tp_rdma *rd, int status)
 	struct rma_dop *d = rc_container_of(rd, struct rma_dop, rd);
 
 	d->tp->ops->mem_release(d->tp, d->lh);
-	dop_end(d->win, d->target, d->req, status);
+	rma_dop_end(d->win, d->target, d->req, status);
 	free(d);
 }
 
@@ -1077,7 +1070,7 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 
 	if (!tg->direct || (!put && a->kind != RC_RMA_GET) || !len ||
 	    !(tp->caps & (put ? RC_TP_CAP_PUT : RC_TP_CAP_GET)) ||
-	    len < (win->direct_auto ? tp->eager_limit : win->direct_min) ||
+	    len < (win->direct_auto ? tp->direct_min : win->direct_min) ||
 	    !rc_dt_is_contig(a->odt, a->ocount) ||
 	    !rc_dt_is_contig(a->tdt, a->tcount))
 		return RC_AGAIN;
@@ -1188,7 +1181,9 @@ int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 		if (!req)
 			return RC_ERR_NOMEM;
 	}
-	ret = direct_op(win, a, req);
+	ret = rma_atomic_op(win, a, req);
+	if (ret == RC_AGAIN)
+		ret = direct_op(win, a, req);
 	if (ret == RC_AGAIN)
 		ret = am_op(win, a, req);
 	if (ret) {

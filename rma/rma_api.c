@@ -181,6 +181,12 @@ static int hints_write(const struct rc_win *win, struct rc_info **out)
 	if (!err && win->flavor == MPI_WIN_FLAVOR_SHARED)
 		err = rc_info_set(i, "alloc_shared_noncontig",
 				  BOOLSTR(RC_WIN_NONCONTIG));
+	/* rcmpi's own: who applies accumulates (rma/README.md, "Agents") */
+	if (!err)
+		err = rc_info_set(i, "rcmpi_atomic_agent",
+				  win->shm_path	    ? "shm"
+				  : win->dev_atomic ? "device"
+						    : "am");
 #undef BOOLSTR
 	if (err) {
 		rc_info_free(i);

@@ -21,13 +21,17 @@
  *     rule per element, ops.c); passive-target locks are ticket locks in
  *     the segment (struct rma_lockw), flush is a memory barrier. No
  *     message moves data; fence and PSCW keep their messages.
-   - direct (create, allocate off the SHM path; ops.c direct_op): a
+ *   - direct (create, allocate off the SHM path; ops.c direct_op): a
  *     contiguous put or get from RCMPI_RMA_DIRECT_MIN bytes is the
  *     transport's get/put into the target's memory, exposed at creation
  *     (keys in the creation allgather, struct rma_target's rkey); the
  *     rest of the window's operations stay on the AM path.
- * Part 2's device atomics add agents per window, chosen at creation;
- * synchronisation messages stay as they are.
+ *   - device agent (create, allocate off the SHM path, when every
+ *     member's verbs transport has device atomics and reaches every
+ *     other member; win->dev_atomic, decided at creation from the
+ *     allgather; atomic.c): accumulates of 8-byte integers are the
+ *     device's atomics, from every origin, the target itself included.
+ * Synchronisation messages stay as they are.
  *
  * Messages (struct rma_hdr first; `win` is the window's id, the context id
  * of its private communicator, the same on every member):
@@ -156,6 +160,11 @@ struct rma_target {
 	 * that reaches it, for that transport's get/put */
 	bool direct;
 	uint8_t rkey[RC_TP_KEY_MAX];
+	/* device agent (atomic.c): its window memory's key on win->atp,
+	 * our device operations to it not finished, in issue order */
+	uint8_t akey[RC_TP_KEY_MAX];
+	struct rc_list aq;
+	bool aadv, aagain; /* tg_advance running, asked again */
 };
 
 /* A memory region attached to a dynamic window. */
@@ -265,8 +274,12 @@ struct rc_win {
 	 * contiguous put or get goes by the transport's get/put */
 	void *expose[RC_TP_MAX];
 	unsigned exposed; /* bit i: expose[i] is ours to release */
-	bool direct_auto; /* direct_min: the transport's eager limit */
+	bool direct_auto; /* direct_min: the transport's (tp->direct_min) */
 	size_t direct_min;
+	/* the device is the atomic agent (atomic.c): through atp, whose
+	 * keys are the targets' akey */
+	bool dev_atomic;
+	struct rc_tp *atp;
 };
 
 /* The instance's one-sided state (inst->rma). */
@@ -281,7 +294,11 @@ struct rc_rma {
 	unsigned long nshm;	/* shared segments created (names) */
 	unsigned nreplies;	/* operations awaiting a reply */
 	double probe_at;	/* when to PING the targets of those */
+	struct rc_list apending; /* device operations awaiting room */
+	int atomic_mode;	 /* RCMPI_RMA_ATOMIC: RMA_ATOMIC_* */
 };
+
+enum { RMA_ATOMIC_AUTO = 0, RMA_ATOMIC_DEVICE, RMA_ATOMIC_AM };
 
 static inline struct rc_rma *rma_of(struct rc_inst *inst)
 {
@@ -443,6 +460,29 @@ void rma_ops_probe(struct rc_rma *rma, double now);
 /* Fail every operation of win to target t (its process failed). */
 void rma_ops_fail_target(struct rc_win *win, int t, int status);
 void rma_in_reset(struct rma_in *in);
+/* Is b a C or Fortran integer kind (accumulates: fetch-add for SUM)? */
+bool rma_basic_is_int(enum rc_basic b);
+/* The elements of (buf, count, dt) in type-map order: rma_walk_next
+ * gives the address of the next es bytes. */
+struct elem_walk {
+	const struct rc_dtype *dt;
+	char *buf;
+	size_t i, j, in;
+};
+char *rma_walk_next(struct elem_walk *w, size_t es);
+/* A direct or device operation to t is over: nout, then its request or
+ * the target's error for the next synchronisation. */
+void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status);
+
+/* ---- the device agent (atomic.c) ----------------------------------------- */
+/* An accumulate, get_accumulate or compare_and_swap of 8-byte integers on
+ * a device-agent window: RC_OK (started, counted in nout), RC_AGAIN (not
+ * for the device: active messages), or an error. */
+int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
+		  struct rc_req *req);
+/* Retry posts that found no room; events. */
+unsigned rma_atomic_progress(struct rc_rma *rma);
+
 /* Locally complete: nothing of win to t (or every target, t -1) still
  * streaming out or awaiting a reply. */
 bool rma_local_done(const struct rc_win *win, int t);

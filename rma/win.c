@@ -61,12 +61,20 @@ struct rma_wininfo {
 	int32_t disp_unit;
 	int32_t status;
 	int32_t shm; /* every member is on my node, RCMPI_RMA_SHM */
-	int32_t rsvd;
+	int32_t atomic; /* RMA_AV_*: the device agent's vote */
 	/* the direct path: my memory's key on each transport I have */
 	uint8_t has_key[RMA_NDIRECT];
 	uint8_t pad[8 - RMA_NDIRECT];
 	uint8_t key[RMA_NDIRECT][RC_TP_KEY_MAX];
 };
+
+/* What a member says about the device agent (atomic.c): device atomics
+ * from me to every member and to my own memory (exposed with them);
+ * RCMPI_RMA_ATOMIC=am or device here; every member is on my node. */
+#define RMA_AV_CAN 0x1u
+#define RMA_AV_AM 0x2u
+#define RMA_AV_DEV 0x4u
+#define RMA_AV_NODE 0x8u
 
 /* Rank 0's word on the shared segment. */
 struct rma_shminfo {
@@ -375,8 +383,10 @@ static struct rc_win *win_new(struct rma_create *cr)
 	}
 	for (w = 0; w < inst->size; w++)
 		win->wmap[w] = -1;
-	for (t = 0; t < n; t++)
+	for (t = 0; t < n; t++) {
 		win->wmap[rc_comm_wrank(cr->wcomm, t)] = t;
+		rc_list_init(&win->tg[t].aq);
+	}
 	rc_list_init(&win->link);
 	win->inst = cr->wcomm->inst;
 	win->comm = cr->wcomm;
@@ -446,22 +456,40 @@ static int direct_kind(const struct rc_tp *tp)
 	return -1;
 }
 
-/* Our window memory on every transport that can read and write it, its
- * keys in what we tell the others (create and private allocate). */
+/* The transport whose device atomics a window may use: verbs (or the
+ * in-process fabric of unit tests, the only other one that has them). */
+static struct rc_tp *atomic_tp(struct rc_inst *inst)
+{
+	int i;
+
+	for (i = 0; i < inst->ntps; i++)
+		if ((inst->tps[i]->caps & RC_TP_CAP_ATOMIC) &&
+		    direct_kind(inst->tps[i]) >= 0)
+			return inst->tps[i];
+	return NULL;
+}
+
+/* Our window memory on every transport that can read and write it (the
+ * direct path) or apply atomics to it (the device agent), its keys in
+ * what we tell the others (create and private allocate). */
 static void cr_expose(struct rma_create *cr)
 {
 	struct rc_win *win = cr->win;
 	struct rc_inst *inst = win->inst;
+	bool direct = rc_param_bool(RC_P_RMA_DIRECT);
+	bool atomic = rma_of(inst)->atomic_mode != RMA_ATOMIC_AM;
 	int i, k;
 
-	if (!rc_param_bool(RC_P_RMA_DIRECT) || !win->size || !win->base)
+	if (!win->size || !win->base)
 		return;
 	for (i = 0; i < inst->ntps; i++) {
 		struct rc_tp *tp = inst->tps[i];
 
 		k = direct_kind(tp);
 		if (k < 0 || (win->exposed & (1u << i)) ||
-		    !(tp->caps & (RC_TP_CAP_GET | RC_TP_CAP_PUT)))
+		    !((direct &&
+		       (tp->caps & (RC_TP_CAP_GET | RC_TP_CAP_PUT))) ||
+		      (atomic && (tp->caps & RC_TP_CAP_ATOMIC))))
 			continue;
 		if (tp->ops->mem_expose(tp, win->base, (size_t)win->size,
 					cr->mine.key[k], &win->expose[i]))
@@ -478,6 +506,8 @@ static void cr_direct(struct rma_create *cr)
 	const char *min = rc_param_raw(RC_P_RMA_DIRECT_MIN);
 	int t, k;
 
+	if (!rc_param_bool(RC_P_RMA_DIRECT))
+		return; /* keys for the device agent only */
 	win->direct_auto = !min || !strcmp(min, "auto");
 	if (!win->direct_auto)
 		win->direct_min = (size_t)rc_param_int_at(RC_P_RMA_DIRECT_MIN,
@@ -491,6 +521,65 @@ static void cr_direct(struct rma_create *cr)
 		tg->direct = true;
 		memcpy(tg->rkey, cr->all[t].key[k], RC_TP_KEY_MAX);
 	}
+}
+
+/* This member's vote on the device agent (after cr_expose). */
+static int32_t cr_atomic_vote(struct rma_create *cr)
+{
+	struct rc_win *win = cr->win;
+	struct rc_inst *inst = win->inst;
+	struct rc_tp *tp = atomic_tp(inst);
+	int mode = rma_of(inst)->atomic_mode, t, k = direct_kind(tp);
+	uint32_t v = 0;
+
+	if (mode == RMA_ATOMIC_AM)
+		v |= RMA_AV_AM;
+	if (mode == RMA_ATOMIC_DEVICE)
+		v |= RMA_AV_DEV;
+	if (rma_all_local(win))
+		v |= RMA_AV_NODE;
+	/* (a member without memory needs no key: nothing targets it) */
+	if (!tp || k < 0 || (win->size && !cr->mine.has_key[k]))
+		return (int32_t)v;
+	/* every member through this device (ours: its loopback QP; a
+	 * member on this node: a QP for atomics beside shared memory) */
+	for (t = 0; t < win->comm->size; t++)
+		if (!tp->ops->atomic_reach(tp, rc_comm_wrank(win->comm, t)))
+			return (int32_t)v;
+	return (int32_t)(v | RMA_AV_CAN);
+}
+
+/*
+ * The atomic agent, from every member's vote (so the same on all): the
+ * device when every member can use it and has its memory exposed for it,
+ * no member forces active messages, and either one forces the device or
+ * the members are not all on one node (auto: on one node the target's
+ * CPU agent costs no network round trip the device would save).
+ */
+static void cr_atomic(struct rma_create *cr)
+{
+	struct rc_win *win = cr->win;
+	uint32_t all = ~0u, any = 0;
+	int t, k;
+
+	/* windows in private memory only: not dynamic ones (attached
+	 * later, not exposed for atomics), nor those in a node's segment */
+	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC ||
+	    win->flavor == MPI_WIN_FLAVOR_SHARED ||
+	    (win->flavor == MPI_WIN_FLAVOR_ALLOCATE && cr->shm_path))
+		return;
+	for (t = 0; t < win->comm->size; t++) {
+		all &= (uint32_t)cr->all[t].atomic;
+		any |= (uint32_t)cr->all[t].atomic;
+	}
+	win->dev_atomic = (all & RMA_AV_CAN) && !(any & RMA_AV_AM) &&
+			  ((any & RMA_AV_DEV) || !(all & RMA_AV_NODE));
+	if (!win->dev_atomic)
+		return;
+	win->atp = atomic_tp(win->inst);
+	k = direct_kind(win->atp);
+	for (t = 0; t < win->comm->size; t++)
+		memcpy(win->tg[t].akey, cr->all[t].key[k], RC_TP_KEY_MAX);
 }
 
 /* Step 2 for this rank: its memory. */
@@ -542,6 +631,7 @@ static void cr_local(struct rma_create *cr)
 	if (cr->a.flavor == MPI_WIN_FLAVOR_CREATE ||
 	    (cr->a.flavor == MPI_WIN_FLAVOR_ALLOCATE && !cr->mine.status))
 		cr_expose(cr);
+	cr->mine.atomic = cr_atomic_vote(cr);
 }
 
 /* After the allgather: every target's window; the first failure. */
@@ -566,6 +656,8 @@ static int cr_learn(struct rma_create *cr)
 			cr->shm_any = true;
 	}
 	cr_direct(cr); /* windows on the SHM path exposed nothing */
+	if (!ret)
+		cr_atomic(cr);
 	return ret;
 }
 
@@ -948,8 +1040,11 @@ static unsigned rma_progress(struct rc_inst *inst, void *arg)
 	unsigned events = 0;
 	double now;
 
-	if (RC_LIKELY(rc_list_empty(&rma->syncs) && !rma->nreplies))
+	if (RC_LIKELY(rc_list_empty(&rma->syncs) && !rma->nreplies &&
+		      rc_list_empty(&rma->apending)))
 		return 0;
+	if (!rc_list_empty(&rma->apending))
+		events += rma_atomic_progress(rma);
 	/* (a clock read per progress call, only while something waits) */
 	now = rma_now();
 	if (rma->nreplies)
@@ -973,12 +1068,25 @@ static unsigned rma_progress(struct rc_inst *inst, void *arg)
 int rc_rma_open(struct rc_inst *inst)
 {
 	struct rc_rma *rma = calloc(1, sizeof(*rma));
+	const char *mode;
 	int i;
 
 	if (!rma)
 		return RC_ERR_NOMEM;
 	rma->inst = inst;
 	rc_list_init(&rma->syncs);
+	rc_list_init(&rma->apending);
+	mode = rc_param_str(RC_P_RMA_ATOMIC);
+	if (!strcmp(mode, "device")) {
+		rma->atomic_mode = RMA_ATOMIC_DEVICE;
+	} else if (!strcmp(mode, "am")) {
+		rma->atomic_mode = RMA_ATOMIC_AM;
+	} else if (strcmp(mode, "auto")) {
+		rc_log_err("RCMPI_RMA_ATOMIC=%s: expected auto, device or am",
+			   mode);
+		free(rma);
+		return RC_ERR_INVAL;
+	}
 	rc_list_init(&rma->winlist);
 	rma->in = calloc((size_t)inst->size, sizeof(*rma->in));
 	/* a message's payload, to any peer */

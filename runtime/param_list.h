@@ -218,6 +218,11 @@ RC_PARAM(RMA_DIRECT, BOOL, "1", 0, 0, "rma",
 RC_PARAM(RMA_DIRECT_MIN, SIZE, "auto", 0, 1L << 40, "rma",
 	 "bytes from which a contiguous put or get goes direct (auto: the "
 	 "transport's eager limit)")
+RC_PARAM(RMA_ATOMIC, STR, "auto", 0, 0, "rma",
+	 "atomic agent of create/allocate windows off the shared-memory "
+	 "path: auto (the device when every member has device atomics and "
+	 "not all are on one node), device (whenever every member has "
+	 "them), am (the target's CPU, through active messages)")
 
 /* ---- launcher (mpirun, rcmpid) ------------------------------------------- */
 RC_PARAM(LAUNCHER_VERBOSE, BOOL, "0", 0, 0, "mpirun",

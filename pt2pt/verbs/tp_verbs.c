@@ -286,10 +286,7 @@ static int rcache_reg(void *ctx, void *addr, size_t len, void **mr,
 		      uint32_t *lkey, uint32_t *rkey)
 {
 	struct vb_tp *vt = ctx;
-	struct ibv_mr *m = vt->ops->reg_mr(vt->pd, addr, len,
-					   IBV_ACCESS_LOCAL_WRITE |
-						   IBV_ACCESS_REMOTE_READ |
-						   IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_mr *m = vt->ops->reg_mr(vt->pd, addr, len, vb_access(vt));
 
 	if (!m)
 		return errno ? errno : EIO;
@@ -492,6 +489,15 @@ static bool peer_expected(struct vb_tp *vt, int w, bool shm)
 	return true;
 }
 
+/* A peer shared memory reaches, to which we still want a QP: for device
+ * atomics only (no messages, no credits), so that every member of a
+ * window can use the device as its atomic agent (rma/README.md). */
+static bool peer_atomic_only(struct vb_tp *vt, int w, bool shm)
+{
+	return vt->atomic_local && w != vt->inst->rank &&
+	       !peer_expected(vt, w, shm);
+}
+
 static void vb_teardown(struct vb_tp *vt);
 
 static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
@@ -500,7 +506,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	bool shm = rc_param_list_has(rc_param_str(RC_P_TRANSPORTS), "shm");
 	struct vb_addr *addr;
 	size_t alen, tab;
-	unsigned nexp = 0, nrx, init = 0, srq_max;
+	unsigned nexp = 0, nloc = 0, nrx, init = 0, srq_max;
 	int w, ret;
 
 	if (!vt)
@@ -527,10 +533,16 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 		ret = RC_ERR_NOMEM;
 		goto err_dev;
 	}
+	/* QPs to the peers on our node too, for device atomics: modex
+	 * wiring, a device that has them, RCMPI_RMA_ATOMIC not am */
+	vt->atomic_local = shm && !vt->prm.cm &&
+			   vt->dattr.atomic_cap != IBV_ATOMIC_NONE &&
+			   strcmp(rc_param_str(RC_P_RMA_ATOMIC), "am");
 	for (w = 0; w < inst->size; w++) {
 		vt->peers[w].vt = vt;
 		vt->peers[w].wrank = w;
 		nexp += peer_expected(vt, w, shm);
+		nloc += peer_atomic_only(vt, w, shm);
 	}
 
 	vt->inline_max = vt->prm.inline_max;
@@ -540,13 +552,15 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	vt->buf_size =
 		(sizeof(struct vb_hdr) + vt->tp.max_am + 63) & ~(size_t)63;
 	vt->tp.eager_limit = vt->prm.eager_limit;
+	/* every size: one WRITE or READ, no target CPU, no message */
+	vt->tp.direct_min = 1;
 	vt->tp.caps = RC_TP_CAP_GET | RC_TP_CAP_PUT;
 	vt->tp.rdma_chunk = vt->prm.rdma_chunk;
 	if (vt->pattr.max_msg_sz && vt->tp.rdma_chunk > vt->pattr.max_msg_sz)
 		vt->tp.rdma_chunk = vt->pattr.max_msg_sz;
 	vt->tp.max_rdma = vt->prm.max_rdma;
 
-	if (nexp) {
+	if (nexp || nloc) {
 		/* Modex: every expected peer gets its window now, so the SRQ
 		 * holds at least credits_min per peer. rdma_cm: windows are
 		 * given as connections come, growing the SRQ when needed. */
@@ -575,13 +589,14 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 				ret = RC_ERR_NOMEM;
 				goto err_peers;
 			}
-			init = vt->pool.total / nexp;
+			init = nexp ? vt->pool.total / nexp : 0;
 			if (init > vt->prm.credits)
 				init = vt->prm.credits;
 			for (w = 0; w < inst->size; w++) {
 				struct vb_peer *p = &vt->peers[w];
+				bool loc = peer_atomic_only(vt, w, shm);
 
-				if (!peer_expected(vt, w, shm))
+				if (!loc && !peer_expected(vt, w, shm))
 					continue;
 				ret = vb_qp_create(vt, p);
 				if (!ret)
@@ -590,7 +605,9 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 					ret = vb_qpn_add(vt, p->qp->qp_num, p);
 				if (ret)
 					goto err_peers;
-				vb_rx_open(&vt->pool, &p->rx, init);
+				p->atomic_only = loc;
+				if (!loc) /* atomics only: no receive window */
+					vb_rx_open(&vt->pool, &p->rx, init);
 			}
 			vt->modex_qps = true;
 		} else {
@@ -696,8 +713,8 @@ static bool vb_reachable(struct rc_tp *tp, int w)
 	struct vb_tp *vt = (struct vb_tp *)tp;
 	const struct vb_addr *pa;
 
-	if (!vt->resources)
-		return false;
+	if (!vt->resources || vt->peers[w].atomic_only)
+		return false; /* no receive window: never for messages */
 	pa = peer_addr(vt, w, false);
 	if (!pa || !pa->credit_addr)
 		return false;
@@ -705,6 +722,19 @@ static bool vb_reachable(struct rc_tp *tp, int w)
 		return pa->ipv4 && pa->cm_port;
 	return vt->peers[w].qp && pa->nqpn > (uint32_t)vt->inst->rank &&
 	       pa->qpn[vt->inst->rank];
+}
+
+/* A QP for device atomics only, to a peer shared memory reaches. */
+static bool atomic_connect(struct vb_tp *vt, struct vb_peer *p)
+{
+	const struct vb_addr *pa = peer_addr(vt, p->wrank, true);
+
+	if (!pa || pa->nqpn <= (uint32_t)vt->inst->rank ||
+	    !pa->qpn[vt->inst->rank] || vb_qp_connect(vt, p, pa))
+		return false;
+	p->state = VB_PEER_CONNECTED;
+	vt->natomic++;
+	return true;
 }
 
 static int vb_connect(struct rc_tp *tp)
@@ -718,8 +748,11 @@ static int vb_connect(struct rc_tp *tp)
 		const struct vb_addr *pa;
 
 		if (inst->procs[w].tp != tp) {
-			/* a QP made for a peer that another transport reaches
-			 */
+			/* a QP made for a peer that another transport reaches:
+			 * kept for device atomics when the peer made one for
+			 * us too */
+			if (p->qp && p->atomic_only && atomic_connect(vt, p))
+				continue;
 			if (p->qp) {
 				vb_rx_close(&vt->pool, &p->rx);
 				peer_release(vt, p);
@@ -747,8 +780,18 @@ static int vb_connect(struct rc_tp *tp)
 		vb_peer_connected(vt, p, pa->init_credits, pa->credit_addr,
 				  pa->credit_rkey);
 	}
+	/* device atomics: modex wiring (our QPs carry remote-atomic
+	 * access), a device that has them, and a loopback QP for our own
+	 * memory; anything less: windows keep the CPU as their agent */
+	if ((vt->nverbs || vt->natomic) && !vt->prm.cm && vt->rcache &&
+	    vt->dattr.atomic_cap != IBV_ATOMIC_NONE &&
+	    !vb_qp_loopback(vt, &vt->peers[inst->rank]))
+		vt->tp.caps |= RC_TP_CAP_ATOMIC;
 	if (vt->nverbs && vt->prm.mallopt && vt->prm.rcache)
 		rc_verbs_hooks_malloc_tune();
+	/* (QPs for atomics only need no fence: their first use is inside
+	 * a window, created collectively after everyone's connect; their
+	 * last ends before the window's free returns) */
 	if (rc_tp_verbs_fences(inst, vt->nverbs, false)) {
 		/* every QP we talk to is in RTR before anyone sends */
 		ret = inst->boot.ops->fence(&inst->boot, false);
@@ -947,39 +990,95 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 	return true;
 }
 
-static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
-		   size_t len, uint64_t raddr, const void *rkey,
-		   struct rc_tp_rdma *op, enum ibv_wr_opcode opcode)
+/* Post wr (opcode and remote side set) to wrank with one SGE (local, len,
+ * registered: lh), signaled, completing op: get, put, atomic. */
+static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
+			uint32_t len, struct ibv_send_wr *wr, uint8_t kind,
+			struct rc_tp_rdma *op)
 {
 	struct vb_peer *p = &vt->peers[wrank];
 	struct rc_rcache_entry *e = lh;
-	struct ibv_send_wr wr;
 	struct ibv_sge sge;
-	struct vb_key key;
 	int ret;
 
 	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
 		return peer_not_ready(vt, p);
 	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail))
 		return vb_again(vt);
-	memcpy(&key, rkey, sizeof(key));
 	sge.addr = (uintptr_t)local;
-	sge.length = (uint32_t)len;
+	sge.length = len;
 	sge.lkey = e->lkey;
-	memset(&wr, 0, sizeof(wr));
-	wr.opcode = opcode;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = key.rkey;
-	ret = sq_post(vt, p, &wr,
-		      opcode == IBV_WR_RDMA_READ ? VB_SWR_READ : VB_SWR_WRITE,
-		      op, true);
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	ret = sq_post(vt, p, wr, kind, op, true);
 	if (RC_UNLIKELY(ret))
 		return ret;
 	p->nrdma++;
-	vt->n_rdma++;
 	return RC_INPROGRESS;
+}
+
+static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
+		   size_t len, uint64_t raddr, const void *rkey,
+		   struct rc_tp_rdma *op, enum ibv_wr_opcode opcode)
+{
+	struct ibv_send_wr wr;
+	struct vb_key key;
+	int ret;
+
+	memcpy(&key, rkey, sizeof(key));
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = opcode;
+	/* a small write's bytes go in the WQE: no DMA read of them */
+	if (opcode == IBV_WR_RDMA_WRITE && len <= vt->inline_max)
+		wr.send_flags = IBV_SEND_INLINE;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = key.rkey;
+	ret = vb_post_rdma(
+		vt, wrank, local, lh, (uint32_t)len, &wr,
+		opcode == IBV_WR_RDMA_READ ? VB_SWR_READ : VB_SWR_WRITE, op);
+	if (ret == RC_INPROGRESS)
+		vt->n_rdma++;
+	return ret;
+}
+
+static int vb_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
+		     uint64_t operand, uint64_t compare, void *result, void *lh,
+		     uint64_t raddr, const void *rkey, struct rc_tp_rdma *op)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	struct ibv_send_wr wr;
+	struct vb_key key;
+	int ret;
+
+	if (!(tp->caps & RC_TP_CAP_ATOMIC) || (raddr & 7) ||
+	    ((uintptr_t)result & 7))
+		return RC_ERR_UNSUPPORTED;
+	memcpy(&key, rkey, sizeof(key));
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = kind == RC_TP_CSWAP ? IBV_WR_ATOMIC_CMP_AND_SWP
+					: IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = raddr;
+	wr.wr.atomic.rkey = key.rkey;
+	if (kind == RC_TP_CSWAP) {
+		wr.wr.atomic.compare_add = compare;
+		wr.wr.atomic.swap = operand;
+	} else {
+		wr.wr.atomic.compare_add = operand;
+	}
+	ret = vb_post_rdma(vt, wrank, result, lh, sizeof(uint64_t), &wr,
+			   VB_SWR_ATOMIC, op);
+	if (ret == RC_INPROGRESS)
+		vt->n_atomic++;
+	return ret;
+}
+
+static bool vb_atomic_reach(struct rc_tp *tp, int wrank)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+
+	return (tp->caps & RC_TP_CAP_ATOMIC) && wrank >= 0 &&
+	       wrank < vt->inst->size &&
+	       vt->peers[wrank].state == VB_PEER_CONNECTED;
 }
 
 static int vb_get(struct rc_tp *tp, int wrank, void *local, void *lh,
@@ -1054,6 +1153,8 @@ static const char *swr_kind_str(uint8_t kind)
 		return "RDMA WRITE";
 	case VB_SWR_CREDIT:
 		return "credit RDMA WRITE";
+	case VB_SWR_ATOMIC:
+		return "atomic";
 	default:
 		return "work request";
 	}
@@ -1094,7 +1195,8 @@ static void swr_done(struct vb_tp *vt, struct vb_peer *p, struct vb_swr s,
 		break;
 	}
 	case VB_SWR_READ:
-	case VB_SWR_WRITE: {
+	case VB_SWR_WRITE:
+	case VB_SWR_ATOMIC: {
 		struct rc_tp_rdma *op = s.obj;
 
 		p->nrdma--;
@@ -1336,11 +1438,12 @@ static void vb_close(struct rc_tp *tp)
 
 		rc_rcache_stats(vt->rcache, &st);
 		rc_log_debug("verbs: inline %lu, bounce %lu, rdma %lu, credit "
-			     "writes %lu, again %lu; rcache hits %lu, misses "
-			     "%lu, invalidated %lu, evicted %lu, uncached %lu",
+			     "writes %lu, atomics %lu, again %lu; rcache hits "
+			     "%lu, misses %lu, invalidated %lu, evicted %lu, "
+			     "uncached %lu",
 			     vt->n_inline, vt->n_bounce, vt->n_rdma,
-			     vt->n_credit_writes, vt->n_again, st.hits,
-			     st.misses, st.invalidated, st.evicted,
+			     vt->n_credit_writes, vt->n_atomic, vt->n_again,
+			     st.hits, st.misses, st.invalidated, st.evicted,
 			     st.uncached);
 	}
 	vb_teardown(vt);
@@ -1357,5 +1460,7 @@ const struct rc_tp_ops rc_tp_verbs_ops = {
 	.mem_release = vb_mem_release,
 	.get = vb_get,
 	.put = vb_put,
+	.atomic = vb_atomic,
+	.atomic_reach = vb_atomic_reach,
 	.progress = vb_progress,
 };

@@ -84,6 +84,7 @@ enum vb_swr_kind {
 	VB_SWR_READ,	 /* get (obj: struct rc_tp_rdma) */
 	VB_SWR_WRITE,	 /* put (obj: struct rc_tp_rdma) */
 	VB_SWR_CREDIT,	 /* credit update or flush (RDMA WRITE) */
+	VB_SWR_ATOMIC,	 /* atomic (obj: struct rc_tp_rdma) */
 };
 
 /* One per send-queue slot; wr_id points at it. A receive's wr_id is its
@@ -113,6 +114,7 @@ struct vb_peer {
 	bool on_dirty;
 	bool flushed;
 	bool credit_armed;	/* credits due: written at the next progress */
+	bool atomic_only;	/* a QP for device atomics, no messages */
 	struct ibv_qp *qp;
 	uint32_t rqpn;	   /* the peer's QP number */
 	struct vb_swr *sq; /* sq_size slots */
@@ -200,6 +202,8 @@ struct vb_tp {
 	/* peers */
 	struct vb_peer *peers;	    /* by world rank */
 	int nverbs;		    /* peers reached through verbs */
+	bool atomic_local; /* QPs to shm peers too, for device atomics */
+	int natomic;	   /* such QPs connected */
 	bool modex_qps;		    /* QPs created at open (modex wiring) */
 	struct vb_qpn_ent *qpn_tab; /* QP number -> peer (open addressing) */
 	uint32_t qpn_mask;
@@ -215,6 +219,7 @@ struct vb_tp {
 
 	/* counters (RCMPI_VERBOSE summary at close) */
 	unsigned long n_inline, n_bounce, n_rdma, n_credit_writes, n_again;
+	unsigned long n_atomic;
 };
 
 /* verbs_dev.c */
@@ -245,6 +250,17 @@ const struct ibv_gid_entry *vb_gid_pick(const struct ibv_gid_entry *g, int n,
 void vb_set_open_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* Access flags of our QPs and registrations: remote atomics too when the
+ * device has them. */
+static inline int vb_access(const struct vb_tp *vt)
+{
+	return IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+	       IBV_ACCESS_REMOTE_WRITE |
+	       (vt->dattr.atomic_cap != IBV_ATOMIC_NONE
+			? IBV_ACCESS_REMOTE_ATOMIC
+			: 0);
+}
+
 /* verbs_qp.c */
 uint32_t vb_psn(uint32_t qpn);
 int vb_qp_create(struct vb_tp *vt, struct vb_peer *p);
@@ -261,6 +277,9 @@ void vb_qp_rts_attr(const struct vb_tp *vt, const struct vb_addr *pa,
 		    uint32_t my_qpn, struct ibv_qp_attr *a, int *mask);
 int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p,
 		  const struct vb_addr *pa);
+/* Our own peer slot p as a QP connected to itself (device atomics on our
+ * own memory); on failure nothing is left. */
+int vb_qp_loopback(struct vb_tp *vt, struct vb_peer *p);
 int vb_qpn_add(struct vb_tp *vt, uint32_t qpn, struct vb_peer *p);
 void vb_qpn_del(struct vb_tp *vt, uint32_t qpn);
 struct vb_peer *vb_qpn_find(struct vb_tp *vt, uint32_t qpn);

@@ -57,8 +57,7 @@ void vb_qp_init_attr(const struct vb_tp *vt, struct ibv_qp_attr *a, int *mask)
 	a->qp_state = IBV_QPS_INIT;
 	a->pkey_index = 0;
 	a->port_num = vt->port;
-	a->qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-			     IBV_ACCESS_REMOTE_WRITE;
+	a->qp_access_flags = vb_access(vt);
 	*mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 		IBV_QP_ACCESS_FLAGS;
 }
@@ -211,6 +210,55 @@ int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p, const struct vb_addr *pa)
 	}
 	p->rqpn = rqpn;
 	return RC_OK;
+}
+
+/*
+ * The loopback QP (RC_TP_CAP_ATOMIC): one RC QP connected to itself, in p
+ * (our own rank's peer slot, unused otherwise), so that the device agent
+ * of a window (rma/README.md) applies this rank's atomics on its own
+ * window too. Only RDMA and atomics travel on it: no receive is ever
+ * consumed, no credits.
+ */
+int vb_qp_loopback(struct vb_tp *vt, struct vb_peer *p)
+{
+	const struct rc_verbs_ops *ops = vt->ops;
+	struct vb_addr self;
+	struct ibv_qp_attr a;
+	int mask, err, ret;
+
+	memset(&self, 0, sizeof(self));
+	self.mtu = (uint8_t)vt->pattr.active_mtu;
+	self.lid = vt->pattr.lid;
+	self.rd_atom = (uint8_t)vt->prm.rd_atom;
+	memcpy(self.gid, vt->gid.raw, 16);
+	ret = vb_qp_create(vt, p);
+	if (ret)
+		return ret;
+	ret = vb_peer_sq_alloc(vt, p);
+	if (ret)
+		goto err_qp;
+	vb_qp_rtr_attr(vt, &self, p->qp->qp_num, &a, &mask);
+	err = ops->modify_qp(p->qp, &a, mask);
+	if (!err) {
+		vb_qp_rts_attr(vt, &self, p->qp->qp_num, &a, &mask);
+		err = ops->modify_qp(p->qp, &a, mask);
+	}
+	if (err) {
+		rc_log_debug("verbs: loopback QP 0x%x on %s: %s; no device "
+			     "atomics",
+			     p->qp->qp_num, vt->dev_name, strerror(err));
+		ret = RC_ERR_IO;
+		goto err_qp;
+	}
+	p->rqpn = p->qp->qp_num;
+	p->state = VB_PEER_CONNECTED;
+	return RC_OK;
+
+err_qp:
+	vb_qp_destroy(vt, p);
+	free(p->sq);
+	p->sq = NULL;
+	return ret;
 }
 
 /* ---- QP number -> peer: open addressing, linear probing ---- */

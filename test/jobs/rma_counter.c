@@ -17,18 +17,33 @@
  *      and a compare-and-swap loop on the shared-memory path: an update
  *      lost between them shows), MPI_SUM on a double (compare-and-swap
  *      loop), a 32-bit integer, an unaligned 64-bit integer and a short
- *      (the window's lock word); each exact at the end.
+ *      (the window's lock word); each exact at the end;
+ *   5. 64-bit integers in other shapes and ops, every rank at once (N/4
+ *      rounds):
+ *      MPI_Get_accumulate of MPI_SUM into three words strided through a
+ *      vector target type (each fetched value a multiple of that word's
+ *      addend: results unpacked in order), MPI_MAX of rising values with
+ *      MPI_NO_OP reads that never go down, and MPI_Fetch_and_op of
+ *      MPI_REPLACE as an atomic swap: every value swapped in comes out
+ *      exactly once (the sum of what all ranks fetched plus what is left
+ *      equals the sum of what they swapped in).
  * Done on a window of MPI_Win_allocate and, when every rank shares this
  * node, of MPI_Win_allocate_shared (on one node both take the
  * shared-memory path unless RCMPI_RMA_SHM=0: the origins apply
  * accumulates themselves, while rank 0 reads the memory directly).
  *
- *   rma_counter [N] [create|allocate|shared|dynamic...]   (default 2000,
- *   allocate and shared)
+ * With agent=device or agent=am among the arguments, every create and
+ * allocate window must report that atomic agent (the rcmpi_atomic_agent
+ * key of MPI_Win_get_info; RCMPI_RMA_ATOMIC chooses it), so that a run
+ * meant to test the device's atomics fails when they are not used.
+ *
+ *   rma_counter [N] [create|allocate|shared|dynamic|agent=A...]  (default
+ *   2000, allocate and shared)
  */
 #include "jobs.h"
 
 static int rank, size;
+static const char *want_agent; /* agent=A: what create/allocate report */
 
 #define WINSZ 128
 #define INSIDE 64 /* the holders' word */
@@ -93,6 +108,62 @@ static void mixed(MPI_Win w, char *mem, MPI_Aint base, int n, const char *what)
 	      ll);
 	memcpy(&sv, mem + 62, 2);
 	CHECK(sv == (short)(n * size), "%s: short counter %d", what, sv);
+	CHECK_MPI(MPI_Win_unlock(0, w));
+}
+
+/* 5. other shapes and ops on 64-bit integers */
+static void shapes(MPI_Win w, char *mem, MPI_Aint base, int n, const char *what)
+{
+	int64_t add[3] = {1, 2, 3}, got[3], v, old, prev = -1, sums[2], all[2];
+	MPI_Datatype vec;
+	int i, k;
+
+	CHECK_MPI(MPI_Type_vector(3, 1, 2, MPI_INT64_T, &vec));
+	CHECK_MPI(MPI_Type_commit(&vec));
+	sums[0] = sums[1] = 0;
+	CHECK_MPI(MPI_Win_lock_all(0, w));
+	for (i = 0; i < n; i++) {
+		CHECK_MPI(MPI_Get_accumulate(add, 3, MPI_INT64_T, got, 3,
+					     MPI_INT64_T, 0, base + 72, 1, vec,
+					     MPI_SUM, w));
+		v = (int64_t)rank * n + i;
+		CHECK_MPI(MPI_Accumulate(&v, 1, MPI_INT64_T, 0, base + 80, 1,
+					 MPI_INT64_T, MPI_MAX, w));
+		CHECK_MPI(MPI_Fetch_and_op(NULL, &old, MPI_INT64_T, 0,
+					   base + 80, MPI_NO_OP, w));
+		v = (int64_t)rank * n + i + 1;
+		sums[0] += v;
+		CHECK_MPI(MPI_Fetch_and_op(&v, &v, MPI_INT64_T, 0, base + 96,
+					   MPI_REPLACE, w));
+		CHECK_MPI(MPI_Win_flush(0, w));
+		sums[1] += v;
+		for (k = 0; k < 3; k++)
+			CHECK(got[k] % (k + 1) == 0 &&
+				      got[k] < (int64_t)n * size * (k + 1),
+			      "%s: get_accumulate word %d fetched %lld", what,
+			      k, (long long)got[k]);
+		CHECK(old >= prev && old >= (int64_t)rank * n + i,
+		      "%s: max read %lld after %lld", what, (long long)old,
+		      (long long)prev);
+		prev = old;
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w));
+	MPI_Type_free(&vec);
+	MPI_Allreduce(sums, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+	if (rank)
+		return;
+	CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+	for (k = 0; k < 3; k++) {
+		memcpy(&v, mem + 72 + 16 * k, 8);
+		CHECK(v == (int64_t)n * size * (k + 1),
+		      "%s: strided word %d is %lld", what, k, (long long)v);
+	}
+	memcpy(&v, mem + 80, 8);
+	CHECK(v == (int64_t)size * n - 1, "%s: max %lld", what, (long long)v);
+	memcpy(&v, mem + 96, 8);
+	CHECK(all[1] + v == all[0],
+	      "%s: swaps fetched %lld and left %lld of %lld", what,
+	      (long long)all[1], (long long)v, (long long)all[0]);
 	CHECK_MPI(MPI_Win_unlock(0, w));
 }
 
@@ -189,6 +260,7 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
 	mixed(w, (char *)mem, base, n, what);
+	shapes(w, (char *)mem, base, n / 4 + 1, what);
 }
 
 static void run(const char *flavor, int n)
@@ -223,6 +295,20 @@ static void run(const char *flavor, int n)
 		CHECK_MPI(MPI_Win_allocate_shared(WINSZ, 1, MPI_INFO_NULL,
 						  MPI_COMM_WORLD, &mem, &w));
 	}
+	if (want_agent &&
+	    (!strcmp(flavor, "allocate") || !strcmp(flavor, "create"))) {
+		char agent[32] = "";
+		MPI_Info used;
+		int flag = 0;
+
+		CHECK_MPI(MPI_Win_get_info(w, &used));
+		CHECK_MPI(MPI_Info_get(used, "rcmpi_atomic_agent",
+				       sizeof(agent) - 1, agent, &flag));
+		CHECK_MPI(MPI_Info_free(&used));
+		CHECK(flag && !strcmp(agent, want_agent),
+		      "%s: atomic agent %s, want %s", flavor,
+		      flag ? agent : "(none)", want_agent);
+	}
 	memset(mem, 0, WINSZ);
 	MPI_Barrier(MPI_COMM_WORLD);
 	counters(w, mem, base, n, flavor);
@@ -242,9 +328,13 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc > 1)
 		n = atoi(argv[1]);
-	if (argc > 2) {
+	for (i = 2; i < argc; i++)
+		if (!strncmp(argv[i], "agent=", 6))
+			want_agent = argv[i] + 6;
+	if (argc > 2 + (want_agent != NULL)) {
 		for (i = 2; i < argc; i++)
-			run(argv[i], n);
+			if (strncmp(argv[i], "agent=", 6))
+				run(argv[i], n);
 	} else {
 		run("allocate", n);
 		run("shared", n);

@@ -142,13 +142,31 @@ case_mpi_coll() {
 # one-sided across the nodes: two ranks per node, so some origins share
 # the target's node (and its shared windows) and some reach it over verbs;
 # the contended counter and the lock-guarded counter must be exact (50
-# operations per rank: each VM has one vCPU for its two ranks)
+# operations per rank: each VM has one vCPU for its two ranks); on
+# windows of several nodes the network device is the atomic agent (auto),
+# node1's second rank and rank 0 itself included (rma/README.md)
 case_mpi_rma() {
-	mpi_case "$J/rma_counter" 50 allocate
+	mpi_case "$J/rma_counter" 50 allocate create agent=device
 	[[ -n $WHY ]] && { WHY="rma_counter: $WHY"; return; }
 	NOTE="(counters $MS ms)"
 	mpi_case "$J/rma_ops" 65536
 	[[ -n $WHY ]] && WHY="rma_ops: $WHY"
+}
+
+# the same counters with the target's CPU as the agent (forced); then
+# progress without the target (rma_progress): rank 0 computes while the
+# others put, get and fetch-and-add to it (RDMA from node2, CMA and the
+# device's atomics from node1's second rank), which must land before its
+# next MPI call, with no receive completion on node1's device meanwhile
+# (RCMPI_RMA_DIRECT_MIN=0: CMA's default starts at the eager limit)
+case_mpi_rma_agents() {
+	mr -H "$HOSTS" -x RCMPI_RMA_ATOMIC=am "$J/rma_counter" 50 allocate \
+		create agent=am
+	expect 0 "ranks OK" || { WHY="rma_counter agent=am: $WHY"; return; }
+	mr -H "$HOSTS" -x RCMPI_RMA_DIRECT_MIN=0 "$J/rma_progress" 20 \
+		agent=device counters=/sys/class/infiniband/${RXE_VM_DEV:-rxe0}/ports/1/hw_counters
+	expect 0 "rma_progress: 4 ranks, .*: ok" ||
+		WHY="rma_progress: $WHY"
 }
 
 # node2 without RDMA (nodev.sh hides its devices): node1's ranks reach
@@ -233,7 +251,7 @@ case_node2_powered_off() {
 }
 
 for c in hostname hostfile_tagged_wdir keys_fence stdin_to_node2 \
-	mpi_p2p_sizes mpi_p2p_match mpi_coll mpi_rma \
+	mpi_p2p_sizes mpi_p2p_match mpi_coll mpi_rma mpi_rma_agents \
 	mpi_tcp_node2_without_rdma rank_killed_on_node2 \
 	rank_exit_on_node2 abort_on_node2 daemon_killed_on_node2 \
 	unreachable_host node2_powered_off; do

@@ -12,7 +12,7 @@
 # RXE_VM (the harness, default test/vm/rxe-vm), MN_TIMEOUT (VM command
 # limit, default 600 s). About 3 minutes under TCG on 2 cores.
 set -uo pipefail
-EXPECTED=15
+EXPECTED=16
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/_build}" 2>/dev/null && pwd) || {
 	echo "run-suite.sh: no build directory ${1:-$top/_build}" >&2
@@ -29,7 +29,7 @@ esac
 [[ -x $rxe_vm ]] || { echo "run-suite.sh: no VM harness at $rxe_vm" >&2; exit 1; }
 progs="launcher/mpirun launcher/rcmpid test/integ/pmix_client
 test/jobs/p2p_sizes test/jobs/p2p_match test/jobs/rma_ops
-test/jobs/rma_counter"
+test/jobs/rma_counter test/jobs/rma_progress"
 # shellcheck disable=SC2086 # a list of targets
 make -C "$build" -j2 $progs >"$build/multinode-suite-make.log" 2>&1 || {
 	tail -30 "$build/multinode-suite-make.log"

@@ -43,6 +43,9 @@ static const int flavors[] = {MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE,
  * the loop transport's get/put) */
 #define FLAVOR_OF(i) flavors[((i) / 3) % NFLAVORS]
 #define DIRECT(i) ((i) >= 3 * NFLAVORS)
+/* past 6 * NFLAVORS, also the device agent (the fabric's atomics,
+ * RCMPI_RMA_ATOMIC=device) on windows in private memory */
+#define ATOMIC(i) ((i) >= 6 * NFLAVORS)
 
 static const char *flavor_name(int f)
 {
@@ -77,6 +80,7 @@ static struct tw *rw_world(int n, int pressure)
 	struct tw *tw = tw_new(n);
 	int r, w;
 
+	tw->fab->atomics = ATOMIC(pressure);
 	switch (pressure % 3) {
 	case 1:
 		tw->fab->max_queued = 1;
@@ -132,6 +136,8 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 	}
 	if (DIRECT(pressure))
 		setenv("RCMPI_RMA_DIRECT_MIN", "0", 1);
+	if (ATOMIC(pressure))
+		setenv("RCMPI_RMA_ATOMIC", "device", 1);
 	rw->tw = rw_world(n, pressure);
 	rw->n = n;
 	rw->flavor = flavor;
@@ -155,6 +161,7 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 	wait_each(rw->tw, req, n, NULL);
 	unsetenv("RCMPI_RMA_SHM");
 	unsetenv("RCMPI_RMA_DIRECT_MIN");
+	unsetenv("RCMPI_RMA_ATOMIC");
 	for (r = 0; r < n; r++) {
 		int t;
 
@@ -168,6 +175,14 @@ static struct rw *rw_open(int n, int pressure, int flavor, size_t size,
 					(flavor == MPI_WIN_FLAVOR_CREATE ||
 					 (flavor == MPI_WIN_FLAVOR_ALLOCATE &&
 					  am)));
+		/* the device agent wherever it was asked for and the
+		 * memory is exposed (dynamic windows: never; members
+		 * without memory need none) */
+		ck_assert_int_eq(
+			rw->w[r]->dev_atomic,
+			ATOMIC(pressure) &&
+				(flavor == MPI_WIN_FLAVOR_CREATE ||
+				 (flavor == MPI_WIN_FLAVOR_ALLOCATE && am)));
 		/* the path: shared memory wherever every member is here
 		 * (all of them: one process) and it is not switched off */
 		ck_assert_int_eq(
@@ -1676,6 +1691,22 @@ static Suite *rma_suite(void)
 	DCASE(tiny_eager_limit);
 	DCASE(failure_lock_target);
 	DCASE(failure_pscw);
+	/* the same with the device agent: 64-bit integer accumulates as
+	 * the fabric's atomics, refused now and then under pressure */
+#define ACASE(fn)                                                        \
+	do {                                                             \
+		TCase *tc = tcase_create(#fn "_atomic");                 \
+		tcase_set_timeout(tc, TMO);                              \
+		tcase_add_loop_test(tc, fn, 6 * NFLAVORS, 9 * NFLAVORS); \
+		suite_add_tcase(s, tc);                                  \
+	} while (0)
+	ACASE(acc_every_op);
+	ACASE(acc_strided_and_no_op);
+	ACASE(counter_fetch_and_op);
+	ACASE(cas_one_winner);
+	ACASE(request_ops);
+	ACASE(failure_lock_target);
+#undef ACASE
 #undef DCASE
 #undef CASE
 	return s;

@@ -16,7 +16,8 @@
  *            RoCE, modex InfiniBand, rdma_cm) with nothing left allocated
  *   data     traffic over the fakes: every size and rendezvous mode,
  *            floods with tiny credit windows (no RNR ever), rdma_cm
- *            simultaneous connects, a completion error naming both ends
+ *            simultaneous connects, a completion error naming both ends,
+ *            device atomics (the work request, loopback to our own memory)
  */
 #include <check.h>
 #include <errno.h>
@@ -864,7 +865,7 @@ static bool vw_exchange(struct vw *w)
 
 /* Fail the n-th verbs call of a 2-rank setup, for every n: nothing leaks,
  * nothing crashes, and success needs every call to succeed. */
-static void fail_every_call(int link_layer, bool cm)
+static void fail_every_call(int link_layer, bool cm, bool atomic)
 {
 	unsigned long n, total;
 	volatile int failures = 0;
@@ -873,6 +874,8 @@ static void fail_every_call(int link_layer, bool cm)
 	/* a clean run: how many calls? */
 	setup_fakes();
 	fk.link_layer = link_layer;
+	if (atomic)
+		fk.atomic_cap = IBV_ATOMIC_HCA; /* and a loopback QP */
 	if (cm)
 		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
 	vw_open(&w, 2);
@@ -889,6 +892,8 @@ static void fail_every_call(int link_layer, bool cm)
 
 		setup_fakes();
 		fk.link_layer = link_layer;
+		if (atomic)
+			fk.atomic_cap = IBV_ATOMIC_HCA;
 		if (cm)
 			setenv("RCMPI_VERBS_CM", "rdmacm", 1);
 		fk.fail_at = n;
@@ -922,19 +927,19 @@ static void fail_every_call(int link_layer, bool cm)
 
 START_TEST(setup_fail_every_call_roce)
 {
-	fail_every_call(IBV_LINK_LAYER_ETHERNET, false);
+	fail_every_call(IBV_LINK_LAYER_ETHERNET, false, true);
 }
 END_TEST
 
 START_TEST(setup_fail_every_call_ib)
 {
-	fail_every_call(IBV_LINK_LAYER_INFINIBAND, false);
+	fail_every_call(IBV_LINK_LAYER_INFINIBAND, false, false);
 }
 END_TEST
 
 START_TEST(setup_fail_every_call_rdmacm)
 {
-	fail_every_call(IBV_LINK_LAYER_ETHERNET, true);
+	fail_every_call(IBV_LINK_LAYER_ETHERNET, true, true);
 }
 END_TEST
 
@@ -1149,6 +1154,53 @@ static void op_done(struct rc_tp_rdma *op, int status)
 	op_status = status;
 }
 
+/* A put of at most the inline limit (RCMPI_VERBS_INLINE) carries its
+ * bytes in the WQE; a larger one is read from its registered buffer;
+ * both land whole. */
+START_TEST(data_put_inline)
+{
+	static char src[4096], dst[4096];
+	struct rc_tp_rdma op = {.done = op_done};
+	uint8_t key[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX];
+	struct rc_tp *tp, *peer;
+	unsigned long w0, i0;
+	size_t len[] = {8, sizeof(src)};
+	void *h, *lh;
+	struct vw w;
+	int i, k;
+
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	tp = vw_tp(&w, 0, 1);
+	peer = vw_tp(&w, 1, 0);
+	ck_assert_int_eq(peer->ops->mem_expose(peer, dst, sizeof(dst), key, &h),
+			 RC_OK);
+	ck_assert_int_eq(tp->ops->mem_expose(tp, src, sizeof(src), lkey, &lh),
+			 RC_OK);
+	for (k = 0; k < 2; k++) {
+		memset(src, 'a' + k, sizeof(src));
+		memset(dst, 0, sizeof(dst));
+		w0 = fk.writes;
+		i0 = fk.inline_writes;
+		op_status = -1;
+		ck_assert_int_eq(tp->ops->put(tp, 1, src, lh, len[k],
+					      (uintptr_t)dst, key, &op),
+				 RC_INPROGRESS);
+		for (i = 0; i < 100 && op_status < 0; i++)
+			vw_progress(&w);
+		ck_assert_int_eq(op_status, RC_OK);
+		ck_assert_uint_eq(fk.writes, w0 + 1);
+		ck_assert_uint_eq(fk.inline_writes, i0 + (k == 0));
+		ck_assert(!memcmp(dst, src, len[k]));
+		ck_assert(k == 1 || !dst[len[k]]);
+	}
+	tp->ops->mem_release(tp, lh);
+	peer->ops->mem_release(peer, h);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* A completion error: the message names both ranks, the device, the QPs
  * and the status; with MPI_ERRORS_RETURN the operation fails with
  * RC_ERR_PEER and so does everything after it. */
@@ -1202,6 +1254,116 @@ START_TEST(data_completion_error)
 }
 END_TEST
 
+/* Post one atomic from rank 0 and progress until it completes. */
+static int atomic_run(struct vw *w, int to, enum rc_tp_atomic kind,
+		      uint64_t operand, uint64_t compare, uint64_t *res,
+		      void *lh, uint64_t *target, const void *key)
+{
+	struct rc_tp_rdma op = {.done = op_done};
+	struct rc_tp *tp = vw_tp(w, 0, 1);
+	int ret, i;
+
+	op_status = -1;
+	ret = tp->ops->atomic(tp, to, kind, operand, compare, res, lh,
+			      (uintptr_t)target, key, &op);
+	if (ret != RC_INPROGRESS)
+		return ret;
+	for (i = 0; i < 100 && op_status < 0; i++)
+		vw_progress(w);
+	return op_status;
+}
+
+/* Device atomics: the work request (opcode, remote address, rkey, add or
+ * compare and swap fields, one signaled 8-byte result), their effect, a
+ * loopback QP for this rank's own memory, misaligned words refused; no
+ * capability (and no remote-atomic access) without device atomics or
+ * with rdma_cm wiring. _i: 0 HCA modex, 1 no atomics, 2 rdma_cm. */
+START_TEST(data_atomics)
+{
+	static uint64_t win[4], mine[2], res[2];
+	uint8_t key[RC_TP_KEY_MAX], mkey[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX];
+	uint32_t rkey; /* a verbs key starts with it */
+	struct rc_tp *tp, *tp1;
+	void *h, *mh, *lh;
+	struct vw w;
+
+	if (_i != 1)
+		fk.atomic_cap = IBV_ATOMIC_HCA;
+	if (_i == 2)
+		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	tp = vw_tp(&w, 0, 1);
+	tp1 = vw_tp(&w, 1, 0);
+	if (_i) {
+		ck_assert_uint_eq(tp->caps & RC_TP_CAP_ATOMIC, 0);
+		ck_assert(!tp->ops->atomic_reach(tp, 1));
+		vw_close(&w);
+		ck_assert_int_eq(fk_live_total(), 0);
+		return;
+	}
+	ck_assert_uint_ne(tp->caps & RC_TP_CAP_ATOMIC, 0);
+	ck_assert_uint_ne(tp1->caps & RC_TP_CAP_ATOMIC, 0);
+	ck_assert(tp->ops->atomic_reach(tp, 0)); /* loopback */
+	ck_assert(tp->ops->atomic_reach(tp, 1));
+	ck_assert(!tp->ops->atomic_reach(tp, 2));
+	ck_assert_int_eq(tp1->ops->mem_expose(tp1, win, sizeof(win), key, &h),
+			 RC_OK);
+	ck_assert_int_eq(tp->ops->mem_expose(tp, mine, sizeof(mine), mkey, &mh),
+			 RC_OK);
+	ck_assert_int_eq(tp->ops->mem_expose(tp, res, sizeof(res), lkey, &lh),
+			 RC_OK);
+	memcpy(&rkey, key, sizeof(rkey));
+	win[1] = 40;
+	ck_assert_int_eq(
+		atomic_run(&w, 1, RC_TP_FADD, 2, 99, &res[0], lh, &win[1], key),
+		RC_OK);
+	ck_assert_int_eq(fk.last_atomic.opcode, IBV_WR_ATOMIC_FETCH_AND_ADD);
+	ck_assert_uint_eq(fk.last_atomic.wr.atomic.remote_addr,
+			  (uintptr_t)&win[1]);
+	ck_assert_uint_eq(fk.last_atomic.wr.atomic.rkey, rkey);
+	ck_assert_uint_eq(fk.last_atomic.wr.atomic.compare_add, 2);
+	ck_assert(fk.last_atomic.send_flags & IBV_SEND_SIGNALED);
+	ck_assert_int_eq(fk.last_atomic.num_sge, 1);
+	ck_assert_uint_eq(fk.last_atomic_sge.addr, (uintptr_t)&res[0]);
+	ck_assert_uint_eq(fk.last_atomic_sge.length, 8);
+	ck_assert_uint_eq(res[0], 40);
+	ck_assert_uint_eq(win[1], 42);
+	/* compare-and-swap: a miss leaves the word, a hit swaps it */
+	ck_assert_int_eq(atomic_run(&w, 1, RC_TP_CSWAP, 7, 41, &res[1], lh,
+				    &win[1], key),
+			 RC_OK);
+	ck_assert_int_eq(fk.last_atomic.opcode, IBV_WR_ATOMIC_CMP_AND_SWP);
+	ck_assert_uint_eq(fk.last_atomic.wr.atomic.compare_add, 41);
+	ck_assert_uint_eq(fk.last_atomic.wr.atomic.swap, 7);
+	ck_assert_uint_eq(res[1], 42);
+	ck_assert_uint_eq(win[1], 42);
+	ck_assert_int_eq(atomic_run(&w, 1, RC_TP_CSWAP, 7, 42, &res[1], lh,
+				    &win[1], key),
+			 RC_OK);
+	ck_assert_uint_eq(res[1], 42);
+	ck_assert_uint_eq(win[1], 7);
+	/* our own memory, through the loopback QP */
+	mine[1] = 5;
+	ck_assert_int_eq(atomic_run(&w, 0, RC_TP_FADD, (uint64_t)-1, 0, &res[0],
+				    lh, &mine[1], mkey),
+			 RC_OK);
+	ck_assert_uint_eq(res[0], 5);
+	ck_assert_uint_eq(mine[1], 4);
+	/* not 8-byte aligned: refused before anything is posted */
+	ck_assert_int_eq(atomic_run(&w, 1, RC_TP_FADD, 1, 0, &res[0], lh,
+				    (uint64_t *)((char *)win + 4), key),
+			 RC_ERR_UNSUPPORTED);
+	ck_assert_uint_eq(fk.atomics, 4);
+	ck_assert_uint_eq(fk.bad_key, 0);
+	tp->ops->mem_release(tp, lh);
+	tp->ops->mem_release(tp, mh);
+	tp1->ops->mem_release(tp1, h);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 static Suite *verbs_suite(void)
 {
 	Suite *s = suite_create("verbs");
@@ -1244,7 +1406,9 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_sizes, 0, 6);
 	tcase_add_loop_test(tc, data_flood_tiny_credits, 0, 2);
 	tcase_add_loop_test(tc, data_cm_simultaneous, 0, 2);
+	tcase_add_test(tc, data_put_inline);
 	tcase_add_test(tc, data_completion_error);
+	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

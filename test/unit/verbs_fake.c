@@ -704,6 +704,7 @@ static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 	}
 	case IBV_WR_RDMA_WRITE:
 		fk.writes++;
+		fk.inline_writes += !!(wr->send_flags & IBV_SEND_INLINE);
 		if (!mr_ok(wr->wr.rdma.rkey, wr->wr.rdma.remote_addr, len,
 			   IBV_ACCESS_REMOTE_WRITE)) {
 			fk.bad_key++;
@@ -736,6 +737,36 @@ static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 		}
 		return IBV_WC_SUCCESS;
 	}
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_ATOMIC_CMP_AND_SWP: {
+		uint64_t *t = (uint64_t *)(uintptr_t)wr->wr.atomic.remote_addr;
+		const struct ibv_sge *s = wr->sg_list;
+		uint64_t old;
+
+		fk.atomics++;
+		fk.last_atomic = *wr;
+		fk.last_atomic_sge =
+			wr->num_sge == 1 ? *s : (struct ibv_sge){0};
+		if (wr->num_sge != 1 || s->length != 8 || (s->addr & 7) ||
+		    (wr->wr.atomic.remote_addr & 7))
+			return IBV_WC_LOC_LEN_ERR;
+		if (!mr_ok(wr->wr.atomic.rkey, wr->wr.atomic.remote_addr, 8,
+			   IBV_ACCESS_REMOTE_ATOMIC)) {
+			fk.bad_key++;
+			return IBV_WC_REM_ACCESS_ERR;
+		}
+		if (!mr_ok(s->lkey, s->addr, 8, IBV_ACCESS_LOCAL_WRITE)) {
+			fk.bad_key++;
+			return IBV_WC_LOC_PROT_ERR;
+		}
+		old = *t;
+		if (wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
+			*t = old + wr->wr.atomic.compare_add;
+		else if (old == wr->wr.atomic.compare_add)
+			*t = wr->wr.atomic.swap;
+		memcpy((void *)(uintptr_t)s->addr, &old, 8);
+		return IBV_WC_SUCCESS;
+	}
 	default:
 		return IBV_WC_LOC_QP_OP_ERR;
 	}
@@ -763,9 +794,12 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		wc.wr_id = wr->wr_id;
 		wc.qp_num = qp->qp_num;
 		wc.byte_len = n;
-		wc.opcode = wr->opcode == IBV_WR_SEND ? IBV_WC_SEND
-			    : wr->opcode == IBV_WR_RDMA_READ
-				    ? IBV_WC_RDMA_READ
+		wc.opcode = wr->opcode == IBV_WR_SEND	     ? IBV_WC_SEND
+			    : wr->opcode == IBV_WR_RDMA_READ ? IBV_WC_RDMA_READ
+			    : wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD
+				    ? IBV_WC_FETCH_ADD
+			    : wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP
+				    ? IBV_WC_COMP_SWAP
 				    : IBV_WC_RDMA_WRITE;
 		if (wc.status != IBV_WC_SUCCESS)
 			q->err = true;

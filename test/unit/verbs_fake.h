@@ -7,9 +7,10 @@
  * are joined by QP number, a SEND takes a buffer from the peer's SRQ (none
  * posted: an RNR, counted, and the QP fails as with rnr_retry 0), RDMA
  * READ/WRITE copy memory after checking keys and bounds against the
- * registered MRs, and completions wait in the CQs until polled. rdma_cm
- * events travel between channels the same way (resolve, connect, accept,
- * reject, disconnect).
+ * registered MRs, atomics (fetch-and-add, compare-and-swap) apply to an
+ * aligned word of an MR with remote-atomic access, and completions wait in the
+ * CQs until polled. rdma_cm events travel between channels the same way
+ * (resolve, connect, accept, reject, disconnect).
  *
  * Tests set fk (port type, limits, failure injection), point
  * rc_verbs_ops at &fk_ops, and check fk.live[] (objects created and not
@@ -57,7 +58,10 @@ struct fk_state {
 	unsigned long rnr; /* SENDs that found no receive posted */
 	unsigned long cq_overflow;
 	unsigned long bad_key; /* RDMA or local access outside an MR */
-	unsigned long sends, writes, reads, inline_sends;
+	unsigned long sends, writes, reads, inline_sends, inline_writes;
+	unsigned long atomics;
+	struct ibv_send_wr last_atomic; /* the last atomic WR posted */
+	struct ibv_sge last_atomic_sge;
 	unsigned long cm_rejects, cm_connects;
 	int nctx; /* contexts opened so far */
 };

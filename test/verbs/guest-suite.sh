@@ -234,11 +234,42 @@ job jobs_rma_counter_3 3 ok -- "$J/rma_counter" 150 allocate shared dynamic
 job jobs_rma_counter_rdmacm_2 2 ok RCMPI_VERBS_CM=rdmacm -- \
 	"$J/rma_counter" 300 create
 job jobs_rma_errors_2 2 ok -- "$J/rma_errors"
-# the direct path: every contiguous put and get of create and allocate
-# windows as one RDMA WRITE or READ into the target's registered memory
-job jobs_rma_ops_direct_3 3 ok RCMPI_RMA_DIRECT_MIN=0 -- "$J/rma_ops" 200000
-job jobs_rma_counter_direct_2 2 ok RCMPI_RMA_DIRECT_MIN=0 -- \
+# the direct path, the default over verbs (the cases above): every
+# contiguous put and get of create and allocate windows as one RDMA WRITE
+# or READ into the target's registered memory; here the same jobs with it
+# switched off (active messages) and from 4 KiB only (both paths mixed)
+job jobs_rma_ops_am_3 3 ok RCMPI_RMA_DIRECT=0 -- "$J/rma_ops" 200000
+job jobs_rma_counter_direct_4k_2 2 ok RCMPI_RMA_DIRECT_MIN=4096 -- \
 	"$J/rma_counter" 200 allocate create
+# the device as atomic agent (rma/atomic.c): every accumulate,
+# get_accumulate, fetch_and_op and compare_and_swap on 64-bit integers of
+# create and allocate windows as device atomics (fetch-add, compare-and-
+# swap, compare-and-swap loops for the other ops), from every rank, rank
+# 0 on its own window through its loopback QP; the same counters with the
+# target's CPU as agent (auto would pick it here: one node)
+job jobs_rma_counter_atomic_3 3 ok RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_counter" 150 allocate create agent=device
+job jobs_rma_counter_atomic_am_2 2 ok RCMPI_RMA_ATOMIC=am -- \
+	"$J/rma_counter" 200 create agent=am
+# the same with messages over shared memory: the device's atomics on QPs
+# made for them beside it (the packets counted are the atomics')
+job jobs_rma_counter_atomic_shm_2 2 ok RCMPI_TRANSPORTS=shm,verbs \
+	RCMPI_RMA_SHM=0 RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_counter" 150 allocate create agent=device
+# progress without the target (test/jobs/rma_progress): rank 0 computes,
+# no MPI call, while the others put, get and fetch-and-add to its window,
+# which it must see land before its next MPI call; meanwhile the device
+# has no receive completion (rdma_recvs: no message) and sent packets.
+# 64 B and 256 KiB; then with the target's CPU as the agent, which must
+# fail: the fetch-and-adds wait for the target (the check can fail)
+HWC=/sys/class/infiniband/$DEV/ports/1/hw_counters
+[[ -r $HWC/rdma_recvs && -r $HWC/sent_pkts ]] && HWC="counters=$HWC" || HWC=
+job jobs_rma_progress_3 3 ok RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_progress" 50 agent=device $HWC
+job jobs_rma_progress_large_2 2 ok RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_progress" 20 bytes=262144 agent=device allocate $HWC
+job jobs_rma_progress_am_2 2 'fail:of computing, counter 0 of' \
+	RCMPI_RMA_ATOMIC=am -- "$J/rma_progress" 5 deadline=4 allocate
 
 # MPI_THREAD_MULTIPLE over verbs (test/jobs/thr_stress, issue 14): several
 # threads per rank post, poll and complete on the same QPs, CQ and SRQ

@@ -1,0 +1,334 @@
+/*
+ * atomic.c - the device agent: accumulates of 8-byte integers applied by
+ * the network device's atomics (rma/README.md, "Agents").
+ *
+ * A window whose agent is the device (win->dev_atomic, chosen at
+ * creation, the same on every member) sends every accumulate,
+ * get_accumulate, fetch_and_op and compare_and_swap whose target type is
+ * made of one 8-byte integer kind through here, from every origin, this
+ * rank included (the transport's loopback path): no CPU ever applies one
+ * on that window, so device atomics never race with CPU updates. Each
+ * element is one device operation at its own 8-byte aligned address:
+ *   - SUM: fetch-and-add of the origin value; NO_OP: fetch-and-add of 0;
+ *   - compare_and_swap: compare-and-swap;
+ *   - every other op (REPLACE, MAX, PROD, BAND, LOR...): read (add 0),
+ *     compute the new value here, compare-and-swap it in; a miss returns
+ *     the current value and the loop goes on from there. An op that
+ *     leaves the value as it is ends at the read.
+ * The old value of the successful step is the element's result.
+ *
+ * Ordering (accumulate_ordering rar,raw,war,waw): one QP per peer runs
+ * single-step operations in the order they were posted, but a loop's
+ * steps could let a later operation pass it. So per target, operations
+ * start in issue order (tg->aq), and nothing starts behind a loop
+ * operation until it has finished, nor behind one that still waits for
+ * room in the send queue.
+ *
+ * Each operation counts in its target's nout until every element is done,
+ * like a direct put, so every synchronisation waits for it; results are
+ * unpacked into the result buffer then.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "rma_impl.h"
+
+enum {
+	AS_FADD = 1, /* fetch-and-add el->in */
+	AS_CSWAP,    /* compare-and-swap el->cmp -> el->in */
+	AS_READ,     /* loop: read (add 0) */
+	AS_LOOP,     /* loop: compare-and-swap el->cmp -> computed value */
+};
+
+/* One element's device operation. */
+struct rma_ael {
+	struct rc_tp_rdma rd;
+	struct rma_aop *aop;
+	uint64_t raddr;
+	uint64_t in;   /* origin value */
+	uint64_t cmp;  /* the value the swap expects */
+	uint64_t swap; /* loop: the value computed from cmp */
+	uint64_t res;  /* the device writes the old value here (exposed) */
+	uint8_t step;  /* AS_*, what to post next */
+	bool want;     /* step not posted yet */
+};
+
+/* One MPI call's device operation: its elements, results after them. */
+struct rma_aop {
+	struct rc_list link;  /* target's aq: not finished */
+	struct rc_list plink; /* rma->apending: a post met a full queue */
+	struct rc_win *win;
+	int target;
+	struct rc_req *req;
+	struct rc_tp *tp;
+	void *lh;		/* this block, exposed */
+	const struct rc_op *op; /* NULL: compare_and_swap */
+	enum rc_basic b;
+	void *rbuf; /* results: (rbuf, rcount, rdt), NULL: none */
+	size_t rcount;
+	struct rc_dtype *rdt;  /* retained */
+	size_t n, nleft, scan; /* scan: no element before it wants */
+	int err;
+	bool loop;	/* some element needs more than one step */
+	bool started;	/* its elements may be posted */
+	bool pending;	/* on rma->apending */
+	uint64_t *olds; /* n results, packed (after el[]) */
+	struct rma_ael el[];
+};
+
+static bool is_int8(enum rc_basic b)
+{
+	return rma_basic_is_int(b) && rc_basic_size(b) == 8;
+}
+
+static void tg_advance(struct rc_win *win, int t);
+
+static void aop_finish(struct rma_aop *aop)
+{
+	struct rc_win *win = aop->win;
+	int t = aop->target;
+	int err = aop->err;
+	size_t i;
+
+	if (aop->pending)
+		rc_list_del(&aop->plink);
+	rc_list_del(&aop->link);
+	if (aop->rbuf && !err) {
+		for (i = 0; i < aop->n; i++)
+			aop->olds[i] = aop->el[i].res;
+		rc_dt_unpack(aop->rdt, aop->rcount, aop->rbuf, 0, aop->olds,
+			     aop->n * 8);
+	}
+	if (aop->rdt)
+		rc_dt_release(aop->rdt);
+	aop->tp->ops->mem_release(aop->tp, aop->lh);
+	rma_dop_end(win, t, aop->req, err);
+	free(aop);
+	tg_advance(win, t);
+}
+
+static void ael_done(struct rc_tp_rdma *rd, int status);
+
+/* Post what the elements want, in order; RC_AGAIN stops at the first
+ * that finds no room (progress retries). Finishes aop when nothing is
+ * left. */
+static void aop_kick(struct rma_aop *aop)
+{
+	struct rc_rma *rma = rma_of(aop->win->inst);
+	struct rma_target *tg = &aop->win->tg[aop->target];
+	size_t i;
+	int ret;
+
+	if (!aop->started)
+		return;
+	for (i = aop->scan; i < aop->n; i++) {
+		struct rma_ael *el = &aop->el[i];
+		bool cas = el->step == AS_CSWAP || el->step == AS_LOOP;
+
+		if (!el->want)
+			continue;
+		ret = aop->tp->ops->atomic(aop->tp, tg->wrank,
+					   cas ? RC_TP_CSWAP : RC_TP_FADD,
+					   el->step == AS_READ	 ? 0
+					   : el->step == AS_LOOP ? el->swap
+								 : el->in,
+					   el->cmp, &el->res, aop->lh,
+					   el->raddr, tg->akey, &el->rd);
+		if (ret == RC_AGAIN) {
+			aop->scan = i;
+			if (!aop->pending) {
+				aop->pending = true;
+				rc_list_add_tail(&rma->apending, &aop->plink);
+			}
+			return;
+		}
+		el->want = false;
+		if (ret == RC_INPROGRESS)
+			continue;
+		/* refused or failed: the element is over */
+		if (!aop->err)
+			aop->err = ret ? ret : RC_ERR_INTERN;
+		aop->nleft--;
+	}
+	aop->scan = aop->n;
+	if (aop->pending) {
+		aop->pending = false;
+		rc_list_del(&aop->plink);
+		tg_advance(aop->win, aop->target); /* may pass it now */
+	}
+	if (!aop->nleft)
+		aop_finish(aop);
+}
+
+static void ael_done(struct rc_tp_rdma *rd, int status)
+{
+	struct rma_ael *el = rc_container_of(rd, struct rma_ael, rd);
+	struct rma_aop *aop = el->aop;
+	uint64_t v;
+
+	if (status) {
+		if (!aop->err)
+			aop->err = status;
+	} else if (el->step == AS_READ || el->step == AS_LOOP) {
+		/* loop: done when the swap found what we read */
+		if (el->step == AS_READ || el->res != el->cmp) {
+			v = el->res;
+			if (aop->op->kind == RC_OP_REPLACE)
+				v = el->in;
+			else
+				rc_op_apply_packed(aop->op, aop->b, &el->in, &v,
+						   1);
+			if (v != el->res) {
+				el->cmp = el->res;
+				el->swap = v;
+				el->step = AS_LOOP;
+				el->want = true;
+				if ((size_t)(el - aop->el) < aop->scan)
+					aop->scan = (size_t)(el - aop->el);
+				aop_kick(aop);
+				return;
+			}
+		}
+	}
+	aop->nleft--;
+	if (!aop->nleft)
+		aop_finish(aop);
+}
+
+/*
+ * Start what may start at target t, in issue order: nothing passes an
+ * operation still waiting for room in the send queue, nothing starts
+ * behind an unfinished loop operation. A loop operation itself may start
+ * behind single-step ones once they are posted: the QP applies them
+ * first. Re-entered (an operation finishing inside a start): the outer
+ * call looks again.
+ */
+static void tg_advance(struct rc_win *win, int t)
+{
+	struct rma_target *tg = &win->tg[t];
+	struct rc_list *pos;
+
+	if (tg->aadv) {
+		tg->aagain = true;
+		return;
+	}
+	tg->aadv = true;
+	do {
+		tg->aagain = false;
+		rc_list_for_each(pos, &tg->aq)
+		{
+			struct rma_aop *aop =
+				rc_list_entry(pos, struct rma_aop, link);
+
+			if (!aop->started) {
+				aop->started = true;
+				aop_kick(aop); /* may finish it: look again */
+				tg->aagain = true;
+				break;
+			}
+			if (aop->loop || aop->pending)
+				break;
+		}
+	} while (tg->aagain);
+	tg->aadv = false;
+}
+
+int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
+		  struct rc_req *req)
+{
+	struct rma_target *tg = &win->tg[a->target];
+	const enum rc_basic b = a->tdt->basic;
+	const bool cas = a->kind == RC_RMA_CAS;
+	const struct rc_op *op = cas ? NULL : a->op;
+	uint8_t key[RC_TP_KEY_MAX]; /* ours: the peer does not need it */
+	uint64_t base, *ins;
+	struct elem_walk w;
+	struct rma_aop *aop;
+	size_t n, sz, i;
+
+	if (!win->dev_atomic || !is_int8(b) ||
+	    (a->kind != RC_RMA_ACC && a->kind != RC_RMA_GACC && !cas))
+		return RC_AGAIN;
+	n = cas ? 1 : a->tcount * a->tdt->size / 8;
+	if (!n)
+		return RC_AGAIN;
+	sz = sizeof(*aop) + n * (sizeof(aop->el[0]) + 8);
+	aop = calloc(1, sz);
+	if (!aop)
+		return RC_ERR_NOMEM;
+	aop->olds = (uint64_t *)&aop->el[n];
+	base = tg->base + (uint64_t)a->disp * (uint64_t)tg->disp_unit;
+	w = (struct elem_walk){.dt = a->tdt, .buf = (char *)(uintptr_t)base};
+	for (i = 0; i < n; i++) {
+		aop->el[i].raddr = (uint64_t)(uintptr_t)rma_walk_next(&w, 8);
+		if (aop->el[i].raddr & 7) {
+			free(aop); /* not for the device: active messages */
+			return RC_AGAIN;
+		}
+	}
+	/* the origin values, packed (no origin for NO_OP) */
+	ins = aop->olds;
+	if (cas) {
+		rc_dt_pack(a->odt, 1, a->obuf, 0, &aop->el[0].in, 8);
+		rc_dt_pack(a->odt, 1, a->cbuf, 0, &aop->el[0].cmp, 8);
+	} else if (op->kind != RC_OP_NO_OP) {
+		rc_dt_pack(a->odt, a->ocount, a->obuf, 0, ins, n * 8);
+	}
+	for (i = 0; i < n; i++) {
+		struct rma_ael *el = &aop->el[i];
+
+		el->rd.done = ael_done;
+		el->rd.len = 8;
+		el->aop = aop;
+		el->want = true;
+		if (cas) {
+			el->step = AS_CSWAP;
+			continue;
+		}
+		el->in = op->kind == RC_OP_NO_OP ? 0 : ins[i];
+		el->step = op->kind == RC_OP_SUM || op->kind == RC_OP_NO_OP
+				   ? AS_FADD
+				   : AS_READ;
+	}
+	aop->tp = win->atp;
+	if (aop->tp->ops->mem_expose(aop->tp, aop, sz, key, &aop->lh)) {
+		free(aop);
+		return RC_ERR_NOMEM;
+	}
+	aop->win = win;
+	aop->target = a->target;
+	aop->req = req;
+	aop->op = op;
+	aop->b = b;
+	aop->n = n;
+	aop->nleft = n;
+	aop->loop = !cas && aop->el[0].step == AS_READ;
+	if (a->kind != RC_RMA_ACC) {
+		aop->rbuf = a->rbuf;
+		aop->rcount = cas ? 1 : a->rcount;
+		aop->rdt = cas ? a->odt : a->rdt;
+		rc_dt_retain(aop->rdt);
+	}
+	tg->nout++;
+	rc_list_add_tail(&tg->aq, &aop->link);
+	tg_advance(win, a->target);
+	return RC_OK;
+}
+
+unsigned rma_atomic_progress(struct rc_rma *rma)
+{
+	struct rc_list batch;
+	unsigned events = 0;
+
+	rc_list_splice_init(&rma->apending, &batch);
+	while (!rc_list_empty(&batch)) {
+		struct rma_aop *aop =
+			rc_list_first(&batch, struct rma_aop, plink);
+
+		/* back on rma->apending while it still finds no room */
+		rc_list_del(&aop->plink);
+		rc_list_add_tail(&rma->apending, &aop->plink);
+		aop_kick(aop);
+		events++;
+	}
+	return events;
+}
