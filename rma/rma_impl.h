@@ -294,6 +294,7 @@ struct rc_rma {
 	unsigned long nshm;	/* shared segments created (names) */
 	unsigned nreplies;	/* operations awaiting a reply */
 	double probe_at;	/* when to PING the targets of those */
+	unsigned tick;		/* progress calls: the clock every 64th */
 	struct rc_list apending; /* device operations awaiting room */
 	int atomic_mode;	 /* RCMPI_RMA_ATOMIC: RMA_ATOMIC_* */
 };

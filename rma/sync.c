@@ -338,7 +338,7 @@ struct rma_sync *rma_sync_new(struct rc_inst *inst, struct rc_win *win,
 	s->req = req;
 	s->win = win;
 	s->kind = kind;
-	s->probe_at = rma_now() + RMA_PROBE_S;
+	s->probe_at = 0; /* set at the first probe: no clock read here */
 	rc_list_add_tail(&rma_of(inst)->syncs, &s->link);
 	*reqp = req;
 	return s;
@@ -684,6 +684,10 @@ void rma_sync_probe(struct rma_sync *s, double now)
 	const int *g = NULL;
 	int i, n = 0, t;
 
+	if (!s->probe_at) { /* the first look at the clock for it */
+		s->probe_at = now + RMA_PROBE_S;
+		return;
+	}
 	if (now < s->probe_at || !win)
 		return;
 	s->probe_at = now + RMA_PROBE_S;
