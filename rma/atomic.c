@@ -214,8 +214,7 @@ static void tg_advance(struct rc_win *win, int t)
 	tg->aadv = true;
 	do {
 		tg->aagain = false;
-		rc_list_for_each(pos, &tg->aq)
-		{
+		rc_list_for_each(pos, &tg->aq) {
 			struct rma_aop *aop =
 				rc_list_entry(pos, struct rma_aop, link);
 
