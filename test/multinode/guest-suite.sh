@@ -216,7 +216,8 @@ case_daemon_killed_on_node2() {
 	wait $pid
 	RC=$?
 	MS=$(((${EPOCHREALTIME/./} - t0) / 1000))
-	expect 1 '^mpirun: lost host node2: its daemon closed the connection; terminating the job$' || return
+	# (a daemon killed with data unread in its socket resets it instead)
+	expect 1 '^mpirun: lost host node2: its daemon closed the connection(: Connection reset by peer)?; terminating the job$' || return
 	((MS < 30000)) || WHY="took $MS ms, limit 30000"
 }
 
