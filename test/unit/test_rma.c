@@ -1675,14 +1675,16 @@ static Suite *rma_suite(void)
 	CASE(failure_lock_holder, 3 * NFLAVORS);
 	CASE(failure_pscw, 3 * NFLAVORS);
 	CASE(handles_and_handlers, NFLAVORS);
-	/* the same over the direct path */
-#define DCASE(fn)                                                        \
-	do {                                                             \
-		TCase *tc = tcase_create(#fn "_direct");                 \
-		tcase_set_timeout(tc, TMO);                              \
-		tcase_add_loop_test(tc, fn, 3 * NFLAVORS, 6 * NFLAVORS); \
-		suite_add_tcase(s, tc);                                  \
+	/* the loops from..to of fn, as its own case named fn##suffix */
+#define RANGE(fn, suffix, from, to)                              \
+	do {                                                     \
+		TCase *tc = tcase_create(#fn suffix);            \
+		tcase_set_timeout(tc, TMO);                      \
+		tcase_add_loop_test(tc, fn, from, to);           \
+		suite_add_tcase(s, tc);                          \
 	} while (0)
+	/* the same over the direct path */
+#define DCASE(fn) RANGE(fn, "_direct", 3 * NFLAVORS, 6 * NFLAVORS)
 	DCASE(put_get_fence);
 	DCASE(counter_exclusive_lock);
 	DCASE(passive_flushes);
@@ -1693,13 +1695,7 @@ static Suite *rma_suite(void)
 	DCASE(failure_pscw);
 	/* the same with the device agent: 64-bit integer accumulates as
 	 * the fabric's atomics, refused now and then under pressure */
-#define ACASE(fn)                                                        \
-	do {                                                             \
-		TCase *tc = tcase_create(#fn "_atomic");                 \
-		tcase_set_timeout(tc, TMO);                              \
-		tcase_add_loop_test(tc, fn, 6 * NFLAVORS, 9 * NFLAVORS); \
-		suite_add_tcase(s, tc);                                  \
-	} while (0)
+#define ACASE(fn) RANGE(fn, "_atomic", 6 * NFLAVORS, 9 * NFLAVORS)
 	ACASE(acc_every_op);
 	ACASE(acc_strided_and_no_op);
 	ACASE(counter_fetch_and_op);
@@ -1708,6 +1704,7 @@ static Suite *rma_suite(void)
 	ACASE(failure_lock_target);
 #undef ACASE
 #undef DCASE
+#undef RANGE
 #undef CASE
 	return s;
 }
