@@ -30,8 +30,10 @@
  *     member's verbs transport has device atomics and reaches every
  *     other member; win->dev_atomic, decided at creation from the
  *     allgather; atomic.c): accumulates of 8-byte integers are the
- *     device's atomics, from every origin, the target itself included.
- * Synchronisation messages stay as they are.
+ *     device's atomics, from every origin, the target itself included,
+ *     and passive-target locks are lock words in the target's memory
+ *     that the device's atomics take and release (dlock.c).
+ * The other synchronisation messages stay as they are.
  *
  * Messages (struct rma_hdr first; `win` is the window's id, the context id
  * of its private communicator, the same on every member):
@@ -165,6 +167,59 @@ struct rma_target {
 	uint8_t akey[RC_TP_KEY_MAX];
 	struct rc_list aq;
 	bool aadv, aagain; /* tg_advance running, asked again */
+	/* its lock block (dlock.c), and our lock there (made at the first
+	 * MPI_Win_lock of it) */
+	uint64_t lbase;
+	uint8_t lkey[RC_TP_KEY_MAX];
+	struct rma_dlock *dl;
+};
+
+/* ---- device lock words (dlock.c) ---------------------------------------
+ * A target's passive-target lock on a device-agent window: words of its
+ * lock block (struct rc_win's dlblk), touched only by the device's
+ * atomics: the ticket dispenser, the two turn counters of the SHM path's
+ * ticket lock (struct rma_lockw), then one holder word per member.
+ */
+enum { RMA_DL_NEXT = 0, RMA_DL_WRITE, RMA_DL_READ, RMA_DL_HOLDER };
+
+#define RMA_DL_OPS 8 /* device operations on one target's words at once */
+
+/* One device operation on a target's lock words. */
+struct rma_dlop {
+	struct rc_tp_rdma rd;
+	struct rma_dlock *dl;
+	uint64_t seq;	  /* post order; 0: the slot is free */
+	uint64_t operand; /* add, or the value swapped in */
+	uint64_t cmp;	  /* compare-and-swap: the value expected */
+	uint32_t word;	  /* in the target's block */
+	uint8_t kind;	  /* RC_TP_FADD, RC_TP_CSWAP */
+	uint8_t tag;	  /* what its result means (dlock.c DT_*) */
+	uint8_t rel;	  /* a repair's swap: what to release if it hits */
+	bool posted;
+};
+
+/* This rank's lock at one target, with the results of its operations
+ * (the struct is exposed on win->atp: the device writes res[]). */
+struct rma_dlock {
+	struct rc_win *win;
+	int t;
+	void *lh;	/* this struct, exposed */
+	uint64_t seq;	/* the last operation's */
+	uint8_t st;	/* DS_* */
+	bool excl;
+	bool polling;	/* a read of the head is out */
+	double pause;	/* s between polls now (dlock.c DL_PAUSE_*) */
+	double poll_at;	/* the next poll's time; < 0: that far from now */
+	uint64_t ticket;
+	uint64_t hval;	/* our holder word there, as we last made it */
+	int err;
+	/* repairs: one dead member's holder word at a time */
+	int scan_o;	/* next member to look at */
+	int scan_cur;	/* the one being read */
+	int scan_left;	/* scan reads not back yet; -1: none running */
+	uint64_t sv[3];	/* write, read, holder as read */
+	struct rma_dlop op[RMA_DL_OPS];
+	uint64_t res[RMA_DL_OPS]; /* op[i]'s old value */
 };
 
 /* A memory region attached to a dynamic window. */
@@ -280,6 +335,12 @@ struct rc_win {
 	 * keys are the targets' akey */
 	bool dev_atomic;
 	struct rc_tp *atp;
+	/* our lock block (dlock.c): RMA_DL_HOLDER + members words, exposed
+	 * for the device's atomics on dltp (handle dllh) */
+	uint64_t *dlblk;
+	void *dllh;
+	uint8_t dlkey[RC_TP_KEY_MAX];
+	struct rc_tp *dltp;
 };
 
 /* The instance's one-sided state (inst->rma). */
@@ -483,6 +544,23 @@ int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 		  struct rc_req *req);
 /* Retry posts that found no room; events. */
 unsigned rma_atomic_progress(struct rc_rma *rma);
+
+/* ---- device lock words (dlock.c) ----------------------------------------- */
+/* Our lock block, exposed on tp for its atomics: RC_OK with its address
+ * and key, or why not (then the device cannot be the agent). */
+int rma_dlock_expose(struct rc_win *win, struct rc_tp *tp, uint64_t *addr,
+		     void *key);
+/* Release the block and every lock state (window free; not the agent). */
+void rma_dlock_close(struct rc_win *win);
+/* Lock target t (win->tg[t].lock says how): take a ticket. */
+void rma_dlock_take(struct rc_win *win, int t);
+/* Is the lock at t ours yet? Repairs what dead members left meanwhile. */
+bool rma_dlock_granted(struct rc_win *win, int t, int *err);
+/* Give the lock at t back (every operation on it complete). */
+void rma_dlock_release(struct rc_win *win, int t);
+/* Nothing of ours in flight at t (after a release: the lock is free of
+ * us); its first failure in *err. */
+bool rma_dlock_idle(struct rc_win *win, int t, int *err);
 
 /* Locally complete: nothing of win to t (or every target, t -1) still
  * streaming out or awaiting a reply. */

@@ -22,6 +22,9 @@
  *   SHM path       lock and unlock are the lock words of the segment (see
  *                  below), flush a memory barrier (rc_win_flush_direct);
  *                  fence and PSCW as below (nothing to acknowledge)
+ *   device agent   lock and unlock are the device's atomics on the
+ *                  target's lock words (dlock.c); unlock first flushes
+ *                  what went as messages; the rest as below
  *   lock           LOCK(type) -> GRANT (MPI_MODE_NOCHECK: no message);
  *                  the target's queue grants in arrival order: shared
  *                  requests together, an exclusive one alone, and nothing
@@ -479,6 +482,16 @@ static bool lock_advance(struct rma_sync *s)
 		}
 		if (win->tg[i].granted)
 			continue;
+		if (win->dev_atomic) {
+			int err = RC_OK;
+
+			if (!rma_dlock_granted(win, i, &err))
+				return false;
+			if (err && !s->err)
+				s->err = err;
+			win->tg[i].granted = !err;
+			continue;
+		}
 		if (!win->shm_path)
 			return false;
 		if (!lw_try(win, i)) {
@@ -519,6 +532,13 @@ static bool unlock_advance(struct rma_sync *s)
 			}
 			if (tg->dead)
 				continue;
+			if (win->dev_atomic && !tg->nocheck) {
+				/* the lock words are given back below, once
+				 * what went as messages has been applied */
+				if (tg->sent)
+					ask_ack(s, i, RMA_FLUSH, 0);
+				continue;
+			}
 			if (!tg->nocheck)
 				ask_ack(s, i, RMA_UNLOCK, 0);
 			else if (tg->sent)
@@ -528,6 +548,21 @@ static bool unlock_advance(struct rma_sync *s)
 	}
 	if (!settled(win, s->target, true))
 		return false;
+	if (win->dev_atomic && s->stage == 1) {
+		FOR_TARGETS(win, s->target, i) {
+			struct rma_target *tg = &win->tg[i];
+
+			if (tg->granted && !tg->nocheck && !tg->dead)
+				rma_dlock_release(win, i);
+		}
+		s->stage = 2;
+	}
+	if (s->stage == 2) {
+		FOR_TARGETS(win, s->target, i)
+			if (win->tg[i].dl && !win->tg[i].dead &&
+			    !rma_dlock_idle(win, i, &s->err))
+				return false;
+	}
 	FOR_TARGETS(win, s->target, i) {
 		win->tg[i].lock = 0;
 		win->tg[i].granted = false;
@@ -775,6 +810,10 @@ int rc_win_lock_start(struct rc_win *win, int type, int target, int assert,
 			continue;
 		if (win->shm_path) {
 			lw_take(win, i);
+			continue;
+		}
+		if (win->dev_atomic) {
+			rma_dlock_take(win, i);
 			continue;
 		}
 		ret = rma_send(win, i, RMA_LOCK, 0, (uint64_t)type);

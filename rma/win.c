@@ -66,6 +66,9 @@ struct rma_wininfo {
 	uint8_t has_key[RMA_NDIRECT];
 	uint8_t pad[8 - RMA_NDIRECT];
 	uint8_t key[RMA_NDIRECT][RC_TP_KEY_MAX];
+	/* the device agent's lock words (dlock.c): my block and its key */
+	uint64_t lbase;
+	uint8_t lkey[RC_TP_KEY_MAX];
 };
 
 /* What a member says about the device agent (atomic.c): device atomics
@@ -345,6 +348,7 @@ static void win_destroy(struct rc_win *win)
 	}
 	assert(rc_list_empty(&win->ops));
 	win_unexpose(win);
+	rma_dlock_close(win);
 	if (win->shm) {
 		if (win->shm->seg)
 			munmap(win->shm->seg, win->shm->len);
@@ -546,6 +550,9 @@ static int32_t cr_atomic_vote(struct rma_create *cr)
 	for (t = 0; t < win->comm->size; t++)
 		if (!tp->ops->atomic_reach(tp, rc_comm_wrank(win->comm, t)))
 			return (int32_t)v;
+	/* and the words of my passive-target lock, for its atomics */
+	if (rma_dlock_expose(win, tp, &cr->mine.lbase, cr->mine.lkey))
+		return (int32_t)v;
 	return (int32_t)(v | RMA_AV_CAN);
 }
 
@@ -566,20 +573,27 @@ static void cr_atomic(struct rma_create *cr)
 	 * later, not exposed for atomics), nor those in a node's segment */
 	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC ||
 	    win->flavor == MPI_WIN_FLAVOR_SHARED ||
-	    (win->flavor == MPI_WIN_FLAVOR_ALLOCATE && cr->shm_path))
+	    (win->flavor == MPI_WIN_FLAVOR_ALLOCATE && cr->shm_path)) {
+		rma_dlock_close(win); /* lock words unused */
 		return;
+	}
 	for (t = 0; t < win->comm->size; t++) {
 		all &= (uint32_t)cr->all[t].atomic;
 		any |= (uint32_t)cr->all[t].atomic;
 	}
 	win->dev_atomic = (all & RMA_AV_CAN) && !(any & RMA_AV_AM) &&
 			  ((any & RMA_AV_DEV) || !(all & RMA_AV_NODE));
-	if (!win->dev_atomic)
+	if (!win->dev_atomic) {
+		rma_dlock_close(win); /* lock words unused */
 		return;
+	}
 	win->atp = atomic_tp(win->inst);
 	k = direct_kind(win->atp);
-	for (t = 0; t < win->comm->size; t++)
+	for (t = 0; t < win->comm->size; t++) {
 		memcpy(win->tg[t].akey, cr->all[t].key[k], RC_TP_KEY_MAX);
+		win->tg[t].lbase = cr->all[t].lbase;
+		memcpy(win->tg[t].lkey, cr->all[t].lkey, RC_TP_KEY_MAX);
+	}
 }
 
 /* Step 2 for this rank: its memory. */

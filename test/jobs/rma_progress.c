@@ -25,17 +25,25 @@
  * no message was involved); each origin's sent_pkts must rise over its
  * own phase (the operations went out on the device).
  *
+ * With locks, each origin's round is an exclusive lock epoch of its own
+ * instead (MPI_Win_lock, the same operations, then a lock-guarded
+ * counter: get it, flush, put it plus one; MPI_Win_unlock): the lock
+ * too must pass between the origins while rank 0 computes (on the
+ * device's lock words), and the guarded counter must be exact, N *
+ * (size - 1).
+ *
  * With agent=A, each window must report that atomic agent
  * (rcmpi_atomic_agent of MPI_Win_get_info): a run meant to use the
  * device's atomics fails when they are not used.
  *
  *   rma_progress [N] [bytes=B] [counters=DIR] [agent=A] [deadline=S]
- *                [create|allocate]...
+ *                [locks] [create|allocate]...
  *   (default 50 rounds, 64 bytes, 60 s, both flavours)
  * Puts and gets of B bytes go by RDMA when B reaches RCMPI_RMA_DIRECT_MIN.
  */
 #include "jobs.h"
 
+#include <stdbool.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,6 +55,7 @@ static int rank, size, rounds = 50;
 static size_t bytes = 64;
 static double deadline = 60; /* s: rank 0 gives up */
 static const char *cdir, *want_agent;
+static bool locks;
 
 static double now(void)
 {
@@ -74,18 +83,21 @@ static long long hw_counter(const char *name)
 }
 
 /* Layout of rank 0's window: the counter, one done word per origin, the
- * read-only area, the release area, then one slot of `bytes` per origin
- * (areas and slots of `bytes`: puts and gets of that size). */
+ * read-only area, the release area, one slot of `bytes` per origin
+ * (areas and slots of `bytes`: puts and gets of that size), then the
+ * lock-guarded counter. */
 static size_t off_done(int r) { return 8 * (size_t)r; }
 static size_t off_ro(void) { return 8 * (size_t)size; }
 static size_t off_rel(void) { return off_ro() + bytes; }
 static size_t off_slot(int r) { return off_rel() + bytes * (size_t)r; }
-static size_t win_bytes(void) { return off_slot(size); }
+static size_t off_guard(void) { return (off_slot(size) + 7) & ~(size_t)7; }
+static size_t win_bytes(void) { return off_guard() + 8; }
 
 /* Rank 0: compute until every origin's work is visible. */
 static void target(volatile unsigned char *mem, const char *what)
 {
 	volatile long long *ctr = (volatile long long *)mem;
+	volatile long long *guard = (volatile long long *)(mem + off_guard());
 	double t0 = now(), t, x = 1.0;
 	long long recvs0 = -1, recvs1, want = (long long)rounds * (size - 1);
 	int all = 0;
@@ -102,10 +114,11 @@ static void target(volatile unsigned char *mem, const char *what)
 		if (t < START)
 			continue;
 		CHECK(t < deadline,
-		      "%s: after %.0f s of computing, counter %lld of %lld",
-		      what, t, *ctr, want);
+		      "%s: after %.0f s of computing, counter %lld of %lld, "
+		      "guarded counter %lld",
+		      what, t, *ctr, want, *guard);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		all = *ctr == want;
+		all = *ctr == want && (!locks || *guard == want);
 		for (r = 1; all && r < size; r++)
 			all = *(volatile long long *)(mem + off_done(r)) == r;
 	}
@@ -138,18 +151,21 @@ static void target(volatile unsigned char *mem, const char *what)
 static void origin(MPI_Win w, const char *what)
 {
 	unsigned char *src = malloc(bytes), *got = malloc(bytes);
-	long long one = 1, old, prev = -1, done = rank, sent0, sent1;
+	long long one = 1, old, prev = -1, done = rank, sent0, sent1, g;
 	double t0;
 	int i;
 	size_t j;
 
 	CHECK(src && got, "out of memory");
 	job_fill(src, bytes, rank);
-	CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w));
+	if (!locks)
+		CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w));
 	usleep((useconds_t)(START * 1e6));
 	sent0 = hw_counter("sent_pkts");
 	t0 = now();
 	for (i = 0; i < rounds; i++) {
+		if (locks)
+			CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
 		CHECK_MPI(MPI_Put(src, (int)bytes, MPI_BYTE, 0,
 				  (MPI_Aint)off_slot(rank), (int)bytes, MPI_BYTE,
 				  w));
@@ -158,6 +174,17 @@ static void origin(MPI_Win w, const char *what)
 		CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, 0,
 					   MPI_SUM, w));
 		CHECK_MPI(MPI_Win_flush(0, w));
+		if (locks) {
+			CHECK_MPI(MPI_Get(&g, 1, MPI_LONG_LONG, 0,
+					  (MPI_Aint)off_guard(), 1,
+					  MPI_LONG_LONG, w));
+			CHECK_MPI(MPI_Win_flush(0, w));
+			g++;
+			CHECK_MPI(MPI_Put(&g, 1, MPI_LONG_LONG, 0,
+					  (MPI_Aint)off_guard(), 1,
+					  MPI_LONG_LONG, w));
+			CHECK_MPI(MPI_Win_unlock(0, w));
+		}
 		CHECK(old > prev && old < (long long)rounds * (size - 1),
 		      "%s: fetched %lld after %lld", what, old, prev);
 		prev = old;
@@ -172,6 +199,8 @@ static void origin(MPI_Win w, const char *what)
 	CHECK(sent1 > sent0,
 	      "%s: the device sent nothing (sent_pkts %lld -> %lld in %.3f s)",
 	      what, sent0, sent1, now() - t0);
+	if (locks)
+		CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w));
 	/* (an accumulate: a put this small would be a message) */
 	CHECK_MPI(MPI_Accumulate(&done, 1, MPI_INT64_T, 0,
 				 (MPI_Aint)off_done(rank), 1, MPI_INT64_T,
@@ -258,6 +287,8 @@ int main(int argc, char **argv)
 			deadline = atof(argv[i] + 9);
 		else if (!strncmp(argv[i], "agent=", 6))
 			want_agent = argv[i] + 6;
+		else if (!strcmp(argv[i], "locks"))
+			locks = true;
 		else if (!strcmp(argv[i], "create") ||
 			 !strcmp(argv[i], "allocate")) {
 			CHECK(nfl < 4, "too many flavours");
@@ -274,8 +305,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nfl; i++)
 		run(flavours[i]);
 	if (!rank)
-		printf("vt: rma_progress: %d ranks, %d rounds of %zu B: ok\n",
-		       size, rounds, bytes);
+		printf("vt: rma_progress: %d ranks, %d rounds of %zu B%s: ok\n",
+		       size, rounds, bytes, locks ? " in exclusive locks" : "");
 	MPI_Finalize();
 	return 0;
 }

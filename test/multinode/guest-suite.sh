@@ -158,7 +158,8 @@ case_mpi_rma() {
 # others put, get and fetch-and-add to it (RDMA from node2, CMA and the
 # device's atomics from node1's second rank), which must land before its
 # next MPI call, with no receive completion on node1's device meanwhile
-# (RCMPI_RMA_DIRECT_MIN=0: CMA's default starts at the eager limit)
+# (RCMPI_RMA_DIRECT_MIN=0: CMA's default starts at the eager limit); and
+# with every round in an exclusive lock epoch
 case_mpi_rma_agents() {
 	mr -H "$HOSTS" -x RCMPI_RMA_ATOMIC=am "$J/rma_counter" 50 allocate \
 		create agent=am
@@ -166,7 +167,13 @@ case_mpi_rma_agents() {
 	mr -H "$HOSTS" -x RCMPI_RMA_DIRECT_MIN=0 "$J/rma_progress" 20 \
 		agent=device counters=/sys/class/infiniband/${RXE_VM_DEV:-rxe0}/ports/1/hw_counters
 	expect 0 "rma_progress: 4 ranks, .*: ok" ||
-		WHY="rma_progress: $WHY"
+		{ WHY="rma_progress: $WHY"; return; }
+	# the same, each round in an exclusive lock epoch: the lock words
+	# pass between the nodes' origins while rank 0 computes
+	mr -H "$HOSTS" -x RCMPI_RMA_DIRECT_MIN=0 "$J/rma_progress" 10 locks \
+		agent=device allocate
+	expect 0 "rma_progress: 4 ranks, .* in exclusive locks: ok" ||
+		WHY="rma_progress locks: $WHY"
 }
 
 # node2 without RDMA (nodev.sh hides its devices): node1's ranks reach

@@ -248,6 +248,21 @@ static void fence_all(struct rw *rw, int assert)
 	wait_each(rw->tw, req, rw->n, NULL);
 }
 
+/* Let everything that can happen happen. A waiter for a device lock
+ * polls the lock words as long as it waits, so the world never goes
+ * quiet there: a fixed number of rounds instead. */
+static void rw_settle(struct rw *rw)
+{
+	int k;
+
+	if (!rw->w[0]->dev_atomic) {
+		tw_quiesce(rw->tw);
+		return;
+	}
+	for (k = 0; k < 2000; k++)
+		tw_progress(rw->tw);
+}
+
 /* ---- patterns ------------------------------------------------------------ */
 
 static unsigned char pat(int origin, int target, size_t i)
@@ -682,7 +697,9 @@ START_TEST(counter_exclusive_lock)
 	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
 	struct rc_req *req[NMAX] = { 0 };
 	int state[NMAX] = { 0 }, count[NMAX] = { 0 }, val[NMAX];
+	bool holds[NMAX] = { 0 };
 	unsigned long spins = 0;
+	int o;
 
 	while (done < n) {
 		for (r = 0; r < n; r++) {
@@ -696,6 +713,14 @@ START_TEST(counter_exclusive_lock)
 				ck_assert_int_eq(req[r]->err, RC_OK);
 				rc_req_free(req[r]);
 				req[r] = NULL;
+			}
+			if (state[r] == 1) {
+				/* granted: nobody else holds it (from the
+				 * grant to the start of the unlock) */
+				for (o = 0; o < n; o++)
+					ck_assert_msg(!holds[o], "ranks %d and "
+						      "%d hold the lock", r, o);
+				holds[r] = true;
 			}
 			switch (state[r]) {
 			case 0:
@@ -721,6 +746,7 @@ START_TEST(counter_exclusive_lock)
 							 rw_disp(rw, 0, 0, 1),
 							 1, MPI_INT, w),
 						 MPI_SUCCESS);
+				holds[r] = false;
 				ck_assert_int_eq(rc_win_unlock_start(w, 0,
 								     &req[r]),
 						 RC_OK);
@@ -737,6 +763,17 @@ START_TEST(counter_exclusive_lock)
 	}
 	tw_quiesce(rw->tw);
 	ck_assert_int_eq(*(int *)rw->mem[0], n * N);
+	if (rw->w[0]->dev_atomic) {
+		/* the device's lock words did it, not the target's queue:
+		 * one ticket per lock, every one passed on, nobody left */
+		const uint64_t *lw = rw->w[0]->dlblk;
+
+		ck_assert_uint_eq(lw[RMA_DL_NEXT], (uint64_t)(n * N));
+		ck_assert_uint_eq(lw[RMA_DL_WRITE], (uint64_t)(n * N));
+		ck_assert_uint_eq(lw[RMA_DL_READ], (uint64_t)(n * N));
+		for (o = 0; o < n; o++)
+			ck_assert_uint_eq(lw[RMA_DL_HOLDER + o], 0);
+	}
 	rw_close(rw);
 }
 END_TEST
@@ -931,17 +968,17 @@ START_TEST(lock_queue_fair)
 	tw_wait(rw->tw, r1);
 	ck_assert_int_eq(rc_win_lock_start(rw->w[2], MPI_LOCK_EXCLUSIVE, 0, 0,
 					   &r2), RC_OK);
-	tw_quiesce(rw->tw);
+	rw_settle(rw);
 	ck_assert_int_eq(rc_win_lock_start(rw->w[3], MPI_LOCK_SHARED, 0, 0,
 					   &r3), RC_OK);
-	tw_quiesce(rw->tw);
+	rw_settle(rw);
 	ck_assert(!rc_req_done(r2));
 	ck_assert(!rc_req_done(r3));	/* behind the exclusive waiter */
 	ck_assert_int_eq(rc_win_unlock_start(rw->w[1], 0, &u), RC_OK);
 	tw_wait(rw->tw, u);
 	rc_req_free(u);
 	tw_wait(rw->tw, r2);
-	tw_quiesce(rw->tw);
+	rw_settle(rw);
 	ck_assert(!rc_req_done(r3));
 	ck_assert_int_eq(rc_win_unlock_start(rw->w[2], 0, &u), RC_OK);
 	tw_wait(rw->tw, u);
@@ -1481,7 +1518,7 @@ START_TEST(failure_lock_holder)
 	wait_each(rw->tw, req, 1, NULL);
 	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_EXCLUSIVE, 0, 0,
 					   &r1), RC_OK);
-	tw_quiesce(rw->tw);
+	rw_settle(rw);
 	ck_assert(!rc_req_done(r1));
 	tw_kill(rw->tw, 2);
 	tw_wait(rw->tw, r1);
@@ -1507,6 +1544,55 @@ START_TEST(failure_lock_holder)
 	wait_each(rw->tw, req, 1, errs);
 	ck_assert_int_eq(errs[0], RC_ERR_PEER);
 out:
+	rw_abandon(rw);
+}
+END_TEST
+
+/* Dead members in the queue of a lock: a shared holder that never lets
+ * go, then a shared waiter that dies before its turn. The survivors get
+ * the lock in order all the same (on the device's lock words: a waiter
+ * releases in the dead member's place). */
+START_TEST(failure_lock_shared)
+{
+	struct rw *rw = rw_open(4, _i, FLAVOR_OF(_i), 64, 1);
+	struct rc_req *r0, *r1, *r2, *u;
+
+	/* rank 2 holds it shared, rank 1 waits exclusive; rank 2 dies */
+	ck_assert_int_eq(rc_win_lock_start(rw->w[2], MPI_LOCK_SHARED, 0, 0,
+					   &r2), RC_OK);
+	tw_wait(rw->tw, r2);
+	rc_req_free(r2);
+	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_EXCLUSIVE, 0, 0,
+					   &r1), RC_OK);
+	rw_settle(rw);
+	ck_assert(!rc_req_done(r1));
+	tw_kill(rw->tw, 2);
+	tw_wait(rw->tw, r1);
+	ck_assert_int_eq(r1->err, RC_OK);
+	rc_req_free(r1);
+	/* rank 1 holds it; rank 3 waits shared, rank 0 exclusive behind
+	 * it; rank 3 dies waiting; rank 1 lets go: rank 0 gets it */
+	ck_assert_int_eq(rc_win_lock_start(rw->w[3], MPI_LOCK_SHARED, 0, 0,
+					   &r2), RC_OK);
+	rw_settle(rw);
+	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_EXCLUSIVE, 0, 0,
+					   &r0), RC_OK);
+	rw_settle(rw);
+	ck_assert(!rc_req_done(r2));
+	ck_assert(!rc_req_done(r0));
+	tw_kill(rw->tw, 3);
+	rw_settle(rw);
+	ck_assert(!rc_req_done(r0)); /* rank 1 still holds it */
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[1], 0, &u), RC_OK);
+	tw_wait(rw->tw, u);
+	rc_req_free(u);
+	tw_wait(rw->tw, r0);
+	ck_assert_int_eq(r0->err, RC_OK);
+	rc_req_free(r0);
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 0, &u), RC_OK);
+	tw_wait(rw->tw, u);
+	ck_assert_int_eq(u->err, RC_OK);
+	rc_req_free(u);
 	rw_abandon(rw);
 }
 END_TEST
@@ -1673,6 +1759,7 @@ static Suite *rma_suite(void)
 	CASE(dynamic_range_errors, 3);
 	CASE(failure_lock_target, 3 * NFLAVORS);
 	CASE(failure_lock_holder, 3 * NFLAVORS);
+	CASE(failure_lock_shared, 3 * NFLAVORS);
 	CASE(failure_pscw, 3 * NFLAVORS);
 	CASE(handles_and_handlers, NFLAVORS);
 	/* the loops from..to of fn, as its own case named fn##suffix */
@@ -1702,6 +1789,12 @@ static Suite *rma_suite(void)
 	ACASE(cas_one_winner);
 	ACASE(request_ops);
 	ACASE(failure_lock_target);
+	/* passive-target locks as the fabric's atomics on lock words */
+	ACASE(counter_exclusive_lock);
+	ACASE(lock_queue_fair);
+	ACASE(passive_flushes);
+	ACASE(failure_lock_holder);
+	ACASE(failure_lock_shared);
 #undef ACASE
 #undef DCASE
 #undef RANGE

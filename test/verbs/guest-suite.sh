@@ -270,6 +270,14 @@ job jobs_rma_progress_large_2 2 ok RCMPI_RMA_ATOMIC=device -- \
 	"$J/rma_progress" 20 bytes=262144 agent=device allocate $HWC
 job jobs_rma_progress_am_2 2 'fail:of computing, counter 0 of' \
 	RCMPI_RMA_ATOMIC=am -- "$J/rma_progress" 5 deadline=4 allocate
+# each round in an exclusive lock epoch of its own, with a lock-guarded
+# counter: the lock passes between the origins on the device's lock words
+# while rank 0 computes; with the CPU agent the locks are messages to
+# rank 0, which must fail (nobody gets the lock while it computes)
+job jobs_rma_progress_locks_3 3 ok RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_progress" 30 locks agent=device $HWC
+job jobs_rma_progress_locks_am_2 2 'fail:of computing, counter 0 of' \
+	RCMPI_RMA_ATOMIC=am -- "$J/rma_progress" 5 locks deadline=4 allocate
 
 # MPI_THREAD_MULTIPLE over verbs (test/jobs/thr_stress, issue 14): several
 # threads per rank post, poll and complete on the same QPs, CQ and SRQ

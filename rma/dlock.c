@@ -1,0 +1,472 @@
+/*
+ * dlock.c - passive-target locks as the device's atomics on lock words
+ * (rma/README.md, "Lock words").
+ *
+ * On a window whose atomic agent is the device, each member's lock is a
+ * block of 64-bit words in its own memory, exposed for the device's
+ * atomics at creation (win->dlblk; address and key in the creation
+ * allgather): `next`, the ticket dispenser, `write` and `read`, the turn
+ * counters of the same fair reader-writer ticket lock as the SHM path's
+ * (struct rma_lockw), and one holder word per member. Only the device
+ * touches them, from every origin, the target itself included (over its
+ * loopback path): no CPU store races with the device's atomics there, and
+ * the target's CPU does nothing. The steps, posted in order on the QP:
+ *
+ *   lock       FADD next, 1 -> our ticket k, and a first poll of the
+ *              head (FADD head, 0: write for an exclusive request, read
+ *              for a shared one) behind it; then holder := WAIT|k, and
+ *              polls until the head reads k;
+ *              shared: then holder := SH|k, read += 1 (the next shared
+ *              request may enter with us)
+ *   unlock     after every operation of the epoch is complete:
+ *              exclusive: read += 1, write += 1, holder := 0
+ *              shared: holder := 0, write += 1
+ *   (holder := x is a FADD of x minus what we last made it)
+ * First come, first served: an exclusive request waits for every ticket
+ * before it, a shared one for every exclusive one before it; nobody
+ * starves.
+ *
+ * A member died: while we wait at a target, we read (FADD 0) a dead
+ * member's holder word there with the two counters, and release in its
+ * place what it holds or would be granted now; the one whose
+ * compare-and-swap clears the holder word does it, so it happens once.
+ * What a holder word says decides, with the counters read:
+ *   WAIT_EX|k or EX|k, write == k   write += 1, and read += 1 if read == k
+ *   WAIT_SH|k, read == k            read += 1, write += 1
+ *   SH|k                            write += 1, and read += 1 if read == k
+ * (only ticket k's holder moves a counter on from k, so a dead member's
+ * word and the counters cannot disagree; the orders above keep a holder
+ * word set only while its ticket still counts). Not covered: a member
+ * that dies between taking its ticket and recording it, or between
+ * clearing its word and its shared release (one round trip, one post),
+ * leaves the lock taken, as on the SHM path; mpirun ends the job when a
+ * rank dies in any case.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "log.h"
+#include "rma_impl.h"
+
+#define DL_TMASK ((UINT64_C(1) << 56) - 1) /* holder word: the ticket */
+
+/* A waiter's polls back off (a device's atomics are cheap for the CPU
+ * behind them, not free: under Soft-RoCE the target's kernel pays for
+ * each): the pause doubles from DL_PAUSE_MIN up to DL_PAUSE_MAX after
+ * each poll that finds the lock taken, times our place in the queue (up
+ * to DL_PLACE_MAX), so that the next in line looks often and those
+ * behind it seldom. */
+#define DL_PAUSE_MIN 1e-6
+#define DL_PAUSE_MAX 16e-6
+#define DL_PLACE_MAX 16
+
+/* what a holder word says (high byte) */
+enum { HS_NONE = 0, HS_WAIT_SH, HS_WAIT_EX, HS_SH, HS_EX };
+
+/* a lock's state here */
+enum { DS_IDLE = 0, DS_TICKET, DS_WAIT, DS_HELD, DS_RELEASE };
+
+/* what an operation's old value means */
+enum {
+	DT_SET = 0,  /* nothing: an update */
+	DT_TICKET,   /* our ticket */
+	DT_POLL,     /* the head we wait for */
+	DT_SCAN_W,   /* repairs: write, read, a dead member's holder word */
+	DT_SCAN_R,
+	DT_SCAN_H,
+	DT_FIX,	     /* repairs: our swap cleared that word (or not) */
+};
+
+/* a repair's releases (struct rma_dlop's rel) */
+#define REL_READ 0x1u
+#define REL_WRITE 0x2u
+
+static uint64_t hword(unsigned st, uint64_t k)
+{
+	return (uint64_t)st << 56 | (k & DL_TMASK);
+}
+
+static bool same_ticket(uint64_t a, uint64_t b)
+{
+	return ((a ^ b) & DL_TMASK) == 0;
+}
+
+static uint64_t word_addr(const struct rc_win *win, int t, uint32_t word)
+{
+	return win->tg[t].lbase + 8 * (uint64_t)word;
+}
+
+static void dl_done(struct rc_tp_rdma *rd, int status);
+
+/* Queue an operation behind the others (posted by dl_kick, in order). */
+static struct rma_dlop *dl_push(struct rma_dlock *dl, uint8_t kind,
+				uint32_t word, uint64_t operand, uint64_t cmp,
+				uint8_t tag)
+{
+	int i;
+
+	for (i = 0; i < RMA_DL_OPS; i++) {
+		struct rma_dlop *op = &dl->op[i];
+
+		if (op->seq)
+			continue;
+		memset(op, 0, sizeof(*op));
+		op->rd.done = dl_done;
+		op->rd.len = 8;
+		op->dl = dl;
+		op->seq = ++dl->seq;
+		op->kind = kind;
+		op->word = word;
+		op->operand = operand;
+		op->cmp = cmp;
+		op->tag = tag;
+		return op;
+	}
+	/* (cannot happen: a lock never has more out than RMA_DL_OPS) */
+	if (!dl->err)
+		dl->err = RC_ERR_INTERN;
+	return NULL;
+}
+
+static void dl_add(struct rma_dlock *dl, uint32_t word, uint64_t add,
+		   uint8_t tag)
+{
+	dl_push(dl, RC_TP_FADD, word, add, 0, tag);
+}
+
+/* Our holder word there := v. */
+static void dl_holder(struct rma_dlock *dl, uint64_t v)
+{
+	struct rc_win *win = dl->win;
+
+	dl_add(dl, RMA_DL_HOLDER + (uint32_t)win->comm->rank, v - dl->hval,
+	       DT_SET);
+	dl->hval = v;
+}
+
+/* Post what is queued, oldest first; stops where the device has no room
+ * (the next call goes on). */
+static void dl_kick(struct rma_dlock *dl)
+{
+	struct rc_win *win = dl->win;
+	struct rc_tp *tp = win->atp;
+	int ret;
+
+	for (;;) {
+		struct rma_dlop *op = NULL;
+		int i;
+
+		for (i = 0; i < RMA_DL_OPS; i++)
+			if (dl->op[i].seq && !dl->op[i].posted &&
+			    (!op || dl->op[i].seq < op->seq))
+				op = &dl->op[i];
+		if (!op)
+			return;
+		ret = tp->ops->atomic(tp, win->tg[dl->t].wrank, op->kind,
+				      op->operand, op->cmp,
+				      &dl->res[op - dl->op], dl->lh,
+				      word_addr(win, dl->t, op->word),
+				      win->tg[dl->t].lkey, &op->rd);
+		if (ret == RC_AGAIN)
+			return;
+		op->posted = true;
+		if (ret != RC_INPROGRESS)
+			dl_done(&op->rd, ret ? ret : RC_ERR_INTERN);
+	}
+}
+
+static bool dl_busy(const struct rma_dlock *dl)
+{
+	int i;
+
+	for (i = 0; i < RMA_DL_OPS; i++)
+		if (dl->op[i].seq)
+			return true;
+	return false;
+}
+
+/* ---- repairs -------------------------------------------------------------- */
+
+/* Read the next dead member's holder word and the counters, if some
+ * member is dead and no read is out. */
+static void dl_scan(struct rma_dlock *dl)
+{
+	struct rc_win *win = dl->win;
+	int n = win->comm->size, i, o = 0;
+
+	if (dl->scan_left >= 0)
+		return;
+	for (i = 0; i < n; i++) {
+		o = (dl->scan_o + i) % n;
+		if (win->tg[o].dead && o != dl->t)
+			break;
+	}
+	if (i == n)
+		return;
+	dl->scan_o = (o + 1) % n;
+	dl->scan_left = 3;
+	dl_add(dl, RMA_DL_WRITE, 0, DT_SCAN_W);
+	dl_add(dl, RMA_DL_READ, 0, DT_SCAN_R);
+	dl->scan_cur = o;
+	dl_add(dl, RMA_DL_HOLDER + (uint32_t)o, 0, DT_SCAN_H);
+}
+
+/* The three reads are back: release what the dead member holds or would
+ * be granted now, once (the swap that clears its word). */
+static void dl_judge(struct rma_dlock *dl, int o)
+{
+	uint64_t w = dl->sv[0], r = dl->sv[1], h = dl->sv[2];
+	unsigned st = (unsigned)(h >> 56), rel = 0;
+	struct rma_dlop *op;
+
+	switch (st) {
+	case HS_WAIT_EX:
+	case HS_EX:
+		if (same_ticket(w, h))
+			rel = REL_WRITE | (same_ticket(r, h) ? REL_READ : 0);
+		break;
+	case HS_WAIT_SH:
+		if (same_ticket(r, h))
+			rel = REL_READ | REL_WRITE;
+		break;
+	case HS_SH:
+		rel = REL_WRITE | (same_ticket(r, h) ? REL_READ : 0);
+		break;
+	default:
+		break;
+	}
+	if (!rel)
+		return;
+	op = dl_push(dl, RC_TP_CSWAP, RMA_DL_HOLDER + (uint32_t)o, 0, h,
+		     DT_FIX);
+	if (op)
+		op->rel = (uint8_t)rel;
+	rc_log_debug("window %u: releasing at rank %d the lock of dead "
+		     "rank %d (holder word %#llx)",
+		     dl->win->id, dl->t, o, (unsigned long long)h);
+}
+
+/* ---- completions ---------------------------------------------------------- */
+
+static void dl_granted(struct rma_dlock *dl)
+{
+	dl->st = DS_HELD;
+	if (dl->excl)
+		return; /* WAIT_EX|k already says what EX|k would */
+	dl_holder(dl, hword(HS_SH, dl->ticket));
+	dl_add(dl, RMA_DL_READ, 1, DT_SET);
+}
+
+/* Ask for the head we wait for. */
+static void dl_poll(struct rma_dlock *dl)
+{
+	dl->polling = true;
+	dl_add(dl, dl->excl ? RMA_DL_WRITE : RMA_DL_READ, 0, DT_POLL);
+}
+
+static void dl_done(struct rc_tp_rdma *rd, int status)
+{
+	struct rma_dlop *op = rc_container_of(rd, struct rma_dlop, rd);
+	struct rma_dlock *dl = op->dl;
+	uint64_t v = dl->res[op - dl->op];
+	uint8_t tag = op->tag, rel = op->rel;
+	uint64_t cmp = op->cmp, place;
+
+	op->seq = 0;
+	if (status) {
+		if (!dl->err)
+			dl->err = status;
+		if (tag >= DT_SCAN_W && tag <= DT_SCAN_H)
+			dl->scan_left = -1; /* (the error ends the wait) */
+		return;
+	}
+	switch (tag) {
+	case DT_TICKET:
+		dl->ticket = v;
+		dl->st = DS_WAIT;
+		dl_holder(dl, hword(dl->excl ? HS_WAIT_EX : HS_WAIT_SH, v));
+		if (!dl->polling)
+			dl_poll(dl);
+		break;
+	case DT_POLL:
+		dl->polling = false;
+		if (dl->st != DS_WAIT)
+			break;
+		if (same_ticket(v, dl->ticket)) {
+			dl_granted(dl);
+			break;
+		}
+		/* not yet: the lock's machine polls again after a pause (not
+		 * from here, at once) */
+		place = (dl->ticket - v) & DL_TMASK;
+		if (place > DL_PLACE_MAX)
+			place = DL_PLACE_MAX;
+		dl->pause = dl->pause ? dl->pause * 2 : DL_PAUSE_MIN;
+		if (dl->pause > DL_PAUSE_MAX)
+			dl->pause = DL_PAUSE_MAX;
+		dl->poll_at = -dl->pause * (double)place; /* from now on */
+		break;
+	case DT_SCAN_W:
+	case DT_SCAN_R:
+	case DT_SCAN_H:
+		dl->sv[tag - DT_SCAN_W] = v;
+		if (--dl->scan_left)
+			break;
+		dl->scan_left = -1;
+		if (dl->st == DS_WAIT)
+			dl_judge(dl, dl->scan_cur);
+		break;
+	case DT_FIX:
+		if (v != cmp)
+			break; /* another survivor did it */
+		if (rel & REL_READ)
+			dl_add(dl, RMA_DL_READ, 1, DT_SET);
+		if (rel & REL_WRITE)
+			dl_add(dl, RMA_DL_WRITE, 1, DT_SET);
+		break;
+	default:
+		break;
+	}
+	dl_kick(dl);
+}
+
+/* ---- the module's side ------------------------------------------------------ */
+
+int rma_dlock_expose(struct rc_win *win, struct rc_tp *tp, uint64_t *addr,
+		     void *key)
+{
+	size_t len = 8 * (size_t)(RMA_DL_HOLDER + win->comm->size);
+
+	if (!win->dlblk) {
+		win->dlblk = calloc(1, len);
+		if (!win->dlblk)
+			return RC_ERR_NOMEM;
+		if (tp->ops->mem_expose(tp, win->dlblk, len, key,
+					&win->dllh)) {
+			free(win->dlblk);
+			win->dlblk = NULL;
+			return RC_ERR_UNSUPPORTED;
+		}
+		win->dltp = tp;
+		memcpy(win->dlkey, key, RC_TP_KEY_MAX);
+	}
+	memcpy(key, win->dlkey, RC_TP_KEY_MAX);
+	*addr = (uint64_t)(uintptr_t)win->dlblk;
+	return RC_OK;
+}
+
+void rma_dlock_close(struct rc_win *win)
+{
+	int t;
+
+	for (t = 0; win->tg && t < win->comm->size; t++) {
+		struct rma_dlock *dl = win->tg[t].dl;
+
+		if (!dl)
+			continue;
+		win->tg[t].dl = NULL;
+		if (dl_busy(dl)) {
+			/* out to a dead target: the device may still write
+			 * there, so the block stays (a few hundred bytes) */
+			rc_log_debug("window %u: lock state at dead rank %d "
+				     "left allocated", win->id, t);
+			continue;
+		}
+		win->atp->ops->mem_release(win->atp, dl->lh);
+		free(dl);
+	}
+	if (win->dlblk) {
+		win->dltp->ops->mem_release(win->dltp, win->dllh);
+		free(win->dlblk);
+		win->dlblk = NULL;
+	}
+}
+
+void rma_dlock_take(struct rc_win *win, int t)
+{
+	struct rma_target *tg = &win->tg[t];
+	struct rma_dlock *dl = tg->dl;
+	uint8_t key[RC_TP_KEY_MAX];
+
+	if (!dl) {
+		dl = calloc(1, sizeof(*dl));
+		if (!dl || win->atp->ops->mem_expose(win->atp, dl, sizeof(*dl),
+						     key, &dl->lh)) {
+			free(dl);
+			rc_abort(win->inst, MPI_ERR_NO_MEM,
+				 "no memory for a window lock's state");
+		}
+		dl->win = win;
+		dl->t = t;
+		dl->scan_left = -1;
+		tg->dl = dl;
+	}
+	dl->excl = tg->lock == MPI_LOCK_EXCLUSIVE;
+	dl->st = DS_TICKET;
+	dl->err = RC_OK;
+	dl->pause = 0;
+	dl->poll_at = 0;
+	dl_add(dl, RMA_DL_NEXT, 1, DT_TICKET);
+	/* and the head at once, behind it on the QP: when nobody is ahead
+	 * that read is our turn already (one round trip) */
+	dl_poll(dl);
+	dl_kick(dl);
+}
+
+bool rma_dlock_granted(struct rc_win *win, int t, int *err)
+{
+	struct rma_dlock *dl = win->tg[t].dl;
+	int i;
+
+	if (dl->st == DS_WAIT && !dl->polling && !dl->err) {
+		double now = rma_now();
+
+		if (dl->poll_at < 0)
+			dl->poll_at = now - dl->poll_at;
+		if (now >= dl->poll_at) {
+			dl_poll(dl);
+			dl_scan(dl); /* (when some member died) */
+		}
+	}
+	dl_kick(dl);
+	if (dl->err) {
+		*err = dl->err;
+		return true;
+	}
+	if (dl->st != DS_HELD)
+		return false;
+	/* the grant's own updates out first (shared: read passed on) */
+	for (i = 0; i < RMA_DL_OPS; i++)
+		if (dl->op[i].seq && !dl->op[i].posted)
+			return false;
+	return true;
+}
+
+void rma_dlock_release(struct rc_win *win, int t)
+{
+	struct rma_dlock *dl = win->tg[t].dl;
+
+	dl->st = DS_RELEASE;
+	if (dl->excl) {
+		dl_add(dl, RMA_DL_READ, 1, DT_SET);
+		dl_add(dl, RMA_DL_WRITE, 1, DT_SET);
+		dl_holder(dl, 0);
+	} else {
+		dl_holder(dl, 0);
+		dl_add(dl, RMA_DL_WRITE, 1, DT_SET);
+	}
+	dl_kick(dl);
+}
+
+bool rma_dlock_idle(struct rc_win *win, int t, int *err)
+{
+	struct rma_dlock *dl = win->tg[t].dl;
+
+	dl_kick(dl);
+	if (dl_busy(dl))
+		return false;
+	dl->st = DS_IDLE;
+	if (dl->err && !*err)
+		*err = dl->err;
+	dl->err = RC_OK;
+	return true;
+}
