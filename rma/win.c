@@ -1129,6 +1129,19 @@ void rc_rma_close(struct rc_inst *inst)
 
 	if (!rma)
 		return;
+	/* machines still running (in tests: a rank that died waiting for a
+	 * lock): their requests fail, they go */
+	while (!rc_list_empty(&rma->syncs)) {
+		struct rma_sync *s = rc_list_first(&rma->syncs,
+						   struct rma_sync, link);
+
+		rc_list_del(&s->link);
+		if (s->cr)
+			cr_free(s->cr);
+		s->req->err = RC_ERR_INTERN;
+		rc_req_complete(s->req);
+		free(s);
+	}
 	/* windows the program never freed */
 	while (!rc_list_empty(&rma->winlist)) {
 		struct rc_win *win = rc_list_first(&rma->winlist,
