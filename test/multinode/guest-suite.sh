@@ -171,7 +171,7 @@ case_mpi_rma_agents() {
 	# the same, each round in an exclusive lock epoch: the lock words
 	# pass between the nodes' origins while rank 0 computes
 	mr -H "$HOSTS" -x RCMPI_RMA_DIRECT_MIN=0 "$J/rma_progress" 10 locks \
-		agent=device allocate
+		agent=device allocate counters=/sys/class/infiniband/${RXE_VM_DEV:-rxe0}/ports/1/hw_counters
 	expect 0 "rma_progress: 4 ranks, .* in exclusive locks: ok" ||
 		WHY="rma_progress locks: $WHY"
 }
