@@ -19,8 +19,13 @@
  *              shared: then holder := SH|k, read += 1 (the next shared
  *              request may enter with us)
  *   unlock     after every operation of the epoch is complete:
- *              exclusive: read += 1, write += 1, holder := 0
+ *              exclusive: read += 1, write += 1 (the holder word keeps
+ *              WAIT_EX|k, which means nothing once write has passed k)
  *              shared: holder := 0, write += 1
+ *              MPI_Win_unlock returns once they are posted: they finish
+ *              from progress, in order before our next request on the
+ *              QP, and MPI_Win_free waits for them before its allreduce
+ *              (nobody unexposes a block an atomic still goes to)
  *   (holder := x is a FADD of x minus what we last made it)
  * First come, first served: an exclusive request waits for every ticket
  * before it, a shared one for every exclusive one before it; nobody
@@ -402,7 +407,6 @@ void rma_dlock_take(struct rc_win *win, int t)
 	}
 	dl->excl = tg->lock == MPI_LOCK_EXCLUSIVE;
 	dl->st = DS_TICKET;
-	dl->err = RC_OK;
 	dl->pause = 0;
 	dl->poll_at = 0;
 	dl_add(dl, RMA_DL_NEXT, 1, DT_TICKET);
@@ -429,7 +433,9 @@ bool rma_dlock_granted(struct rc_win *win, int t, int *err)
 	}
 	dl_kick(dl);
 	if (dl->err) {
+		/* (or an earlier release's, not reported yet) */
 		*err = dl->err;
+		dl->err = RC_OK;
 		return true;
 	}
 	if (dl->st != DS_HELD)
@@ -449,7 +455,6 @@ void rma_dlock_release(struct rc_win *win, int t)
 	if (dl->excl) {
 		dl_add(dl, RMA_DL_READ, 1, DT_SET);
 		dl_add(dl, RMA_DL_WRITE, 1, DT_SET);
-		dl_holder(dl, 0);
 	} else {
 		dl_holder(dl, 0);
 		dl_add(dl, RMA_DL_WRITE, 1, DT_SET);
@@ -457,16 +462,38 @@ void rma_dlock_release(struct rc_win *win, int t)
 	dl_kick(dl);
 }
 
-bool rma_dlock_idle(struct rc_win *win, int t, int *err)
+bool rma_dlock_posted(struct rc_win *win, int t, int *err)
 {
 	struct rma_dlock *dl = win->tg[t].dl;
+	int i;
 
 	dl_kick(dl);
-	if (dl_busy(dl))
-		return false;
-	dl->st = DS_IDLE;
+	for (i = 0; i < RMA_DL_OPS; i++)
+		if (dl->op[i].seq && !dl->op[i].posted)
+			return false;
 	if (dl->err && !*err)
 		*err = dl->err;
 	dl->err = RC_OK;
 	return true;
+}
+
+bool rma_dlock_quiet(struct rc_win *win)
+{
+	bool quiet = true;
+	int t;
+
+	for (t = 0; win->dlblk && t < win->comm->size; t++) {
+		struct rma_dlock *dl = win->tg[t].dl;
+
+		/* (a lock still asked for: the free fails, nothing to wait
+		 * for; a dead target's: never) */
+		if (!dl || dl->st != DS_RELEASE || win->tg[t].dead)
+			continue;
+		dl_kick(dl);
+		if (dl_busy(dl))
+			quiet = false;
+		else
+			dl->st = DS_IDLE;
+	}
+	return quiet;
 }

@@ -558,9 +558,12 @@ void rma_dlock_take(struct rc_win *win, int t);
 bool rma_dlock_granted(struct rc_win *win, int t, int *err);
 /* Give the lock at t back (every operation on it complete). */
 void rma_dlock_release(struct rc_win *win, int t);
-/* Nothing of ours in flight at t (after a release: the lock is free of
- * us); its first failure in *err. */
-bool rma_dlock_idle(struct rc_win *win, int t, int *err);
+/* Everything of ours at t posted (after a release: the lock is on its
+ * way back; it finishes from progress); a failure not reported yet in
+ * *err. */
+bool rma_dlock_posted(struct rc_win *win, int t, int *err);
+/* Every release of ours finished (window free, before its allreduce). */
+bool rma_dlock_quiet(struct rc_win *win);
 
 /* Locally complete: nothing of win to t (or every target, t -1) still
  * streaming out or awaiting a reply. */

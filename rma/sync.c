@@ -560,7 +560,7 @@ static bool unlock_advance(struct rma_sync *s)
 	if (s->stage == 2) {
 		FOR_TARGETS(win, s->target, i)
 			if (win->tg[i].dl && !win->tg[i].dead &&
-			    !rma_dlock_idle(win, i, &s->err))
+			    !rma_dlock_posted(win, i, &s->err))
 				return false;
 	}
 	FOR_TARGETS(win, s->target, i) {

@@ -950,43 +950,47 @@ static bool win_busy(const struct rc_win *win)
 	return !rma_local_done(win, -1);
 }
 
+/* Free: our lock words' last releases done (unlock does not wait for
+ * them; nobody may unexpose a block they still go to, so this comes
+ * before the allreduce), then the allreduce of "busy", then the end. */
 bool rma_free_advance(struct rma_sync *s)
 {
 	struct rc_win *win = s->win;
+	struct rc_cargs a;
 
-	if (s->creq) {
-		if (!rma_coll_wait(s))
+	if (s->stage == 0) {
+		if (!rma_dlock_quiet(win))
 			return false;
-		if (!s->err && s->val)
-			s->err = RC_ERR_RMA_SYNC;
+		s->stage = 1;
+		memset(&a, 0, sizeof(a));
+		a.sbuf = &s->assert;
+		a.rbuf = &s->val;
+		a.count = 1;
+		a.dt = &rc_mpi_int;
+		a.op = &rc_mpi_max;
+		s->err = rma_coll_start(s, win->comm, RC_COLL_ALLREDUCE, &a);
 		if (s->err)
 			return true;
-		win->nsyncs--;
-		s->win = NULL;
-		win_destroy(win);
-		return true;
 	}
+	if (!rma_coll_wait(s))
+		return false;
+	if (!s->err && s->val)
+		s->err = RC_ERR_RMA_SYNC;
+	if (s->err)
+		return true;
+	win->nsyncs--;
+	s->win = NULL;
+	win_destroy(win);
 	return true;
 }
 
 int rc_win_free_start(struct rc_win *win, struct rc_req **reqp)
 {
 	struct rma_sync *s = rma_sync_new(win->inst, win, SY_FREE, reqp);
-	struct rc_cargs a;
-	int ret;
 
 	if (!s)
 		return RC_ERR_NOMEM;
 	s->assert = win_busy(win) ? 1 : 0;
-	memset(&a, 0, sizeof(a));
-	a.sbuf = &s->assert;
-	a.rbuf = &s->val;
-	a.count = 1;
-	a.dt = &rc_mpi_int;
-	a.op = &rc_mpi_max;
-	ret = rma_coll_start(s, win->comm, RC_COLL_ALLREDUCE, &a);
-	if (ret)
-		s->err = ret;
 	rma_sync_advance(s);
 	return RC_OK;
 }

@@ -765,14 +765,21 @@ START_TEST(counter_exclusive_lock)
 	ck_assert_int_eq(*(int *)rw->mem[0], n * N);
 	if (rw->w[0]->dev_atomic) {
 		/* the device's lock words did it, not the target's queue:
-		 * one ticket per lock, every one passed on, nobody left */
+		 * one ticket per lock, every one passed on; each holder word
+		 * still names its last exclusive ticket, long passed (state
+		 * WAIT_EX, 2, in the high byte: dlock.c) */
 		const uint64_t *lw = rw->w[0]->dlblk;
 
 		ck_assert_uint_eq(lw[RMA_DL_NEXT], (uint64_t)(n * N));
 		ck_assert_uint_eq(lw[RMA_DL_WRITE], (uint64_t)(n * N));
 		ck_assert_uint_eq(lw[RMA_DL_READ], (uint64_t)(n * N));
-		for (o = 0; o < n; o++)
-			ck_assert_uint_eq(lw[RMA_DL_HOLDER + o], 0);
+		for (o = 0; o < n; o++) {
+			uint64_t h = lw[RMA_DL_HOLDER + o];
+
+			ck_assert_uint_eq(h >> 56, 2);
+			ck_assert_uint_lt(h & ((UINT64_C(1) << 56) - 1),
+					  (uint64_t)(n * N));
+		}
 	}
 	rw_close(rw);
 }
