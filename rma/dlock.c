@@ -36,7 +36,7 @@
  * place what it holds or would be granted now; the one whose
  * compare-and-swap clears the holder word does it, so it happens once.
  * What a holder word says decides, with the counters read:
- *   WAIT_EX|k or EX|k, write == k   write += 1, and read += 1 if read == k
+ *   WAIT_EX|k, write == k           write += 1, and read += 1 if read == k
  *   WAIT_SH|k, read == k            read += 1, write += 1
  *   SH|k                            write += 1, and read += 1 if read == k
  * (only ticket k's holder moves a counter on from k, so a dead member's
@@ -64,8 +64,9 @@
 #define DL_PAUSE_MAX 16e-6
 #define DL_PLACE_MAX 16
 
-/* what a holder word says (high byte) */
-enum { HS_NONE = 0, HS_WAIT_SH, HS_WAIT_EX, HS_SH, HS_EX };
+/* what a holder word says (high byte; 0: nothing). An exclusive holder
+ * keeps WAIT_EX|k: granted or not, it is released when write is k. */
+enum { HS_WAIT_SH = 1, HS_WAIT_EX, HS_SH };
 
 /* a lock's state here */
 enum { DS_IDLE = 0, DS_TICKET, DS_WAIT, DS_HELD, DS_RELEASE };
@@ -225,7 +226,6 @@ static void dl_judge(struct rma_dlock *dl, int o)
 
 	switch (st) {
 	case HS_WAIT_EX:
-	case HS_EX:
 		if (same_ticket(w, h))
 			rel = REL_WRITE | (same_ticket(r, h) ? REL_READ : 0);
 		break;
@@ -256,7 +256,7 @@ static void dl_granted(struct rma_dlock *dl)
 {
 	dl->st = DS_HELD;
 	if (dl->excl)
-		return; /* WAIT_EX|k already says what EX|k would */
+		return; /* an exclusive holder keeps WAIT_EX|k */
 	dl_holder(dl, hword(HS_SH, dl->ticket));
 	dl_add(dl, RMA_DL_READ, 1, DT_SET);
 }

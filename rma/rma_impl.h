@@ -182,7 +182,10 @@ struct rma_target {
  */
 enum { RMA_DL_NEXT = 0, RMA_DL_WRITE, RMA_DL_READ, RMA_DL_HOLDER };
 
-#define RMA_DL_OPS 8 /* device operations on one target's words at once */
+/* device operations on one target's words at once: at most 11 (a
+ * release still finishing, a ticket, a poll, our holder word, a dead
+ * member's three reads, its swap and two releases) */
+#define RMA_DL_OPS 12
 
 /* One device operation on a target's lock words. */
 struct rma_dlop {
