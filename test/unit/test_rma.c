@@ -263,6 +263,27 @@ static void rw_settle(struct rw *rw)
 		tw_progress(rw->tw);
 }
 
+/* Rank r asks for a lock on t's window: the request, running. */
+static struct rc_req *rw_lock(struct rw *rw, int r, int type, int t)
+{
+	struct rc_req *req;
+
+	ck_assert_int_eq(rc_win_lock_start(rw->w[r], type, t, 0, &req),
+			 RC_OK);
+	return req;
+}
+
+/* Rank r unlocks t: started, waited for, successful. */
+static void rw_unlock(struct rw *rw, int r, int t)
+{
+	struct rc_req *u;
+
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[r], t, &u), RC_OK);
+	tw_wait(rw->tw, u);
+	ck_assert_int_eq(u->err, RC_OK);
+	rc_req_free(u);
+}
+
 /* ---- patterns ------------------------------------------------------------ */
 
 static unsigned char pat(int origin, int target, size_t i)
@@ -968,32 +989,23 @@ END_TEST
 START_TEST(lock_queue_fair)
 {
 	struct rw *rw = rw_open(4, _i, FLAVOR_OF(_i), 64, 1);
-	struct rc_req *r1, *r2, *r3, *u;
+	struct rc_req *r1, *r2, *r3;
 
-	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_SHARED, 0, 0,
-					   &r1), RC_OK);
+	r1 = rw_lock(rw, 1, MPI_LOCK_SHARED, 0);
 	tw_wait(rw->tw, r1);
-	ck_assert_int_eq(rc_win_lock_start(rw->w[2], MPI_LOCK_EXCLUSIVE, 0, 0,
-					   &r2), RC_OK);
+	r2 = rw_lock(rw, 2, MPI_LOCK_EXCLUSIVE, 0);
 	rw_settle(rw);
-	ck_assert_int_eq(rc_win_lock_start(rw->w[3], MPI_LOCK_SHARED, 0, 0,
-					   &r3), RC_OK);
+	r3 = rw_lock(rw, 3, MPI_LOCK_SHARED, 0);
 	rw_settle(rw);
 	ck_assert(!rc_req_done(r2));
 	ck_assert(!rc_req_done(r3));	/* behind the exclusive waiter */
-	ck_assert_int_eq(rc_win_unlock_start(rw->w[1], 0, &u), RC_OK);
-	tw_wait(rw->tw, u);
-	rc_req_free(u);
+	rw_unlock(rw, 1, 0);
 	tw_wait(rw->tw, r2);
 	rw_settle(rw);
 	ck_assert(!rc_req_done(r3));
-	ck_assert_int_eq(rc_win_unlock_start(rw->w[2], 0, &u), RC_OK);
-	tw_wait(rw->tw, u);
+	rw_unlock(rw, 2, 0);
 	tw_wait(rw->tw, r3);
-	rc_req_free(u);
-	ck_assert_int_eq(rc_win_unlock_start(rw->w[3], 0, &u), RC_OK);
-	tw_wait(rw->tw, u);
-	rc_req_free(u);
+	rw_unlock(rw, 3, 0);
 	rc_req_free(r1);
 	rc_req_free(r2);
 	rc_req_free(r3);
@@ -1562,15 +1574,13 @@ END_TEST
 START_TEST(failure_lock_shared)
 {
 	struct rw *rw = rw_open(4, _i, FLAVOR_OF(_i), 64, 1);
-	struct rc_req *r0, *r1, *r2, *u;
+	struct rc_req *r0, *r1, *r2;
 
 	/* rank 2 holds it shared, rank 1 waits exclusive; rank 2 dies */
-	ck_assert_int_eq(rc_win_lock_start(rw->w[2], MPI_LOCK_SHARED, 0, 0,
-					   &r2), RC_OK);
+	r2 = rw_lock(rw, 2, MPI_LOCK_SHARED, 0);
 	tw_wait(rw->tw, r2);
 	rc_req_free(r2);
-	ck_assert_int_eq(rc_win_lock_start(rw->w[1], MPI_LOCK_EXCLUSIVE, 0, 0,
-					   &r1), RC_OK);
+	r1 = rw_lock(rw, 1, MPI_LOCK_EXCLUSIVE, 0);
 	rw_settle(rw);
 	ck_assert(!rc_req_done(r1));
 	tw_kill(rw->tw, 2);
@@ -1579,27 +1589,20 @@ START_TEST(failure_lock_shared)
 	rc_req_free(r1);
 	/* rank 1 holds it; rank 3 waits shared, rank 0 exclusive behind
 	 * it; rank 3 dies waiting; rank 1 lets go: rank 0 gets it */
-	ck_assert_int_eq(rc_win_lock_start(rw->w[3], MPI_LOCK_SHARED, 0, 0,
-					   &r2), RC_OK);
+	r2 = rw_lock(rw, 3, MPI_LOCK_SHARED, 0);
 	rw_settle(rw);
-	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_EXCLUSIVE, 0, 0,
-					   &r0), RC_OK);
+	r0 = rw_lock(rw, 0, MPI_LOCK_EXCLUSIVE, 0);
 	rw_settle(rw);
 	ck_assert(!rc_req_done(r2));
 	ck_assert(!rc_req_done(r0));
 	tw_kill(rw->tw, 3);
 	rw_settle(rw);
 	ck_assert(!rc_req_done(r0)); /* rank 1 still holds it */
-	ck_assert_int_eq(rc_win_unlock_start(rw->w[1], 0, &u), RC_OK);
-	tw_wait(rw->tw, u);
-	rc_req_free(u);
+	rw_unlock(rw, 1, 0);
 	tw_wait(rw->tw, r0);
 	ck_assert_int_eq(r0->err, RC_OK);
 	rc_req_free(r0);
-	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 0, &u), RC_OK);
-	tw_wait(rw->tw, u);
-	ck_assert_int_eq(u->err, RC_OK);
-	rc_req_free(u);
+	rw_unlock(rw, 0, 0);
 	rw_settle(rw); /* the unlock's release, which finishes in progress */
 	rw_abandon(rw);
 }
