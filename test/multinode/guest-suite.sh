@@ -61,6 +61,13 @@ run_case() {
 	want "$name" || return
 	n=$((n + 1))
 	WHY="" NOTE=""
+	# a node2 whose kernel stopped answering fails every case after it
+	# on ssh time-outs: say so once per case, quickly
+	if [[ -z ${node2_gone:-} ]] &&
+		! ssh -o ConnectTimeout=15 node2 true 2>/dev/null; then
+		echo "not ok $n $name: node2 does not answer ssh (its kernel hung or died: see its console below)"
+		return
+	fi
 	"case_$name"
 	sleep 0.5
 	left=$(leftovers)
