@@ -938,6 +938,14 @@ static void on_cts(struct rc_p2p *p2p, int wsrc, const struct rc_p2p_cts *cts)
 	send_kick(p2p, req);
 }
 
+/* n bytes of a fragment are in the receive buffer */
+static void data_landed(struct rc_p2p *p2p, struct rc_req *req, size_t n)
+{
+	req->p2p.acked += n;
+	if (req->p2p.acked == req->p2p.len)
+		recv_complete(p2p, req);
+}
+
 static void on_data(struct rc_p2p *p2p, const struct rc_p2p_data *d,
 		    size_t len)
 {
@@ -946,9 +954,33 @@ static void on_data(struct rc_p2p *p2p, const struct rc_p2p_data *d,
 
 	assert(req->kind == RC_REQ_RECV && req->p2p.proto == RP_FRAG);
 	recv_copy(req, d->off, d + 1, n);
-	req->p2p.acked += n;
-	if (req->p2p.acked == req->p2p.len)
-		recv_complete(p2p, req);
+	data_landed(p2p, req, n);
+}
+
+/* The transports' place upcall: a fragment for a contiguous receive
+ * buffer lands in it directly; anything else goes through p2p_recv. */
+static void *p2p_place(struct rc_inst *inst, int wsrc, const void *hdr,
+		       size_t hlen, size_t plen)
+{
+	const struct rc_p2p_data *d = hdr;
+	struct rc_req *req;
+
+	if (hlen != sizeof(*d) || d->c.type != RC_P2P_DATA)
+		return NULL;
+	req = id_req(d->c.id);
+	assert(req->kind == RC_REQ_RECV && req->p2p.proto == RP_FRAG &&
+	       d->off + plen <= req->p2p.len);
+	if (!rc_dt_is_contig(req->dt, req->count))
+		return NULL;
+	return (char *)rc_dt_contig_ptr(req->dt, req->buf) + d->off;
+}
+
+static void p2p_placed(struct rc_inst *inst, int wsrc, const void *hdr,
+		       size_t hlen, size_t plen)
+{
+	const struct rc_p2p_data *d = hdr;
+
+	data_landed(inst->p2p, id_req(d->c.id), plen);
 }
 
 static void on_fin(struct rc_p2p *p2p, const struct rc_p2p_ctl *c)
@@ -1699,6 +1731,8 @@ static int p2p_add_tp(struct rc_inst *inst, const struct rc_tp_ops *ops,
 	if (ret)
 		return ret;
 	tp->recv = p2p_recv;
+	tp->place = p2p_place;
+	tp->placed = p2p_placed;
 	tp->failed = p2p_failed_upcall;
 	inst->tps[inst->ntps++] = tp;
 	if (out)

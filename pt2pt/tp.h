@@ -105,6 +105,16 @@ struct rc_tp {
 	 * only during the call. */
 	void (*recv)(struct rc_inst *inst, int src, const void *msg,
 		     size_t len);
+	/* Upcalls into pt2pt for a transport that reads a message's payload
+	 * after its header (TCP): where may the plen payload bytes behind the
+	 * hlen header bytes hdr from world rank src land directly? NULL: no
+	 * such place, deliver the whole message through recv. Else, once
+	 * all of them have landed there, placed() stands in for recv. place
+	 * has no side effects (it may be asked again for the same message). */
+	void *(*place)(struct rc_inst *inst, int src, const void *hdr,
+		       size_t hlen, size_t plen);
+	void (*placed)(struct rc_inst *inst, int src, const void *hdr,
+		       size_t hlen, size_t plen);
 	/* Upcall into pt2pt: the peer is unreachable for good (status, e.g.
 	 * RC_ERR_PEER). Safe from anywhere: pt2pt only records it and fails
 	 * what waits on the peer in its next progress call. */

@@ -735,6 +735,32 @@ static void tcp_deliver(void *arg, const void *msg, size_t len)
 	rx->tt->tp.recv(rx->tt->tp.inst, rx->p->wrank, msg, len);
 }
 
+/* a large payload: pt2pt may name where it goes (a rendezvous fragment
+ * into a contiguous receive buffer), so it is read there directly */
+static void *tcp_place(void *arg, const void *hdr, size_t hlen, size_t plen)
+{
+	struct tcp_rx *rx = arg;
+	struct rc_tp *tp = &rx->tt->tp;
+
+	if (!tp->place || rx->p->state != TCP_UP || rx->tt->closing)
+		return NULL;
+	return tp->place(tp->inst, rx->p->wrank, hdr, hlen, plen);
+}
+
+static void tcp_placed(void *arg, const void *hdr, size_t hlen, size_t plen)
+{
+	struct tcp_rx *rx = arg;
+	struct rc_tp *tp = &rx->tt->tp;
+
+	tp->placed(tp->inst, rx->p->wrank, hdr, hlen, plen);
+}
+
+static const struct rc_tcp_rx tcp_rx_ops = {
+	.deliver = tcp_deliver,
+	.place = tcp_place,
+	.placed = tcp_placed,
+};
+
 static unsigned peer_io(struct tcp_tp *tt, struct tcp_peer *p, short revents)
 {
 	struct tcp_rx rx = {tt, p};
@@ -750,7 +776,7 @@ static unsigned peer_io(struct tcp_tp *tt, struct tcp_peer *p, short revents)
 		events += moved > 0;
 	}
 	if (revents & (POLLIN | POLLHUP | POLLERR)) {
-		n = rc_tcp_rq_read(&p->rq, p->fd, tcp_deliver, &rx, &err);
+		n = rc_tcp_rq_read(&p->rq, p->fd, &tcp_rx_ops, &rx, &err);
 		if (n < 0) {
 			if (tt->closing || p->state == TCP_BYE) {
 				p->eof = true;

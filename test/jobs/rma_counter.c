@@ -44,6 +44,17 @@
 
 static int rank, size;
 static const char *want_agent; /* agent=A: what create/allocate report */
+static double t_phase; /* RMA_COUNTER_TIMES set: rank 0 prints phases */
+
+static void phase_done(const char *what, const char *phase)
+{
+	double t = MPI_Wtime();
+
+	if (rank == 0 && getenv("RMA_COUNTER_TIMES"))
+		fprintf(stderr, "rma_counter: %s: %s %.2f s\n", what, phase,
+			t - t_phase);
+	t_phase = t;
+}
 
 #define WINSZ 128
 #define INSIDE 64 /* the holders' word */
@@ -174,6 +185,7 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 	int i, round;
 
 	MPI_Barrier(MPI_COMM_WORLD);
+	t_phase = MPI_Wtime();
 	/* 1. fetch_and_op */
 	CHECK_MPI(MPI_Win_lock_all(0, w));
 	for (i = 0; i < n; i++) {
@@ -193,6 +205,7 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		      (long long)n * size);
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
+	phase_done(what, "fetch_and_op");
 	/* 2. exclusive lock */
 	for (i = 0; i < n; i++) {
 		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
@@ -206,6 +219,7 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		inside(w, base, -1, what);
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
+	phase_done(what, "exclusive locks");
 	/* shared and exclusive holders mixed */
 	for (i = 0; i < n; i++) {
 		int excl = (i + rank) % 3 == 0;
@@ -224,6 +238,7 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		      (long long)n * size);
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
+	phase_done(what, "mixed locks");
 	/* 3. accumulate, and compare_and_swap races */
 	CHECK_MPI(MPI_Win_lock_all(0, w));
 	for (i = 0; i < n; i++)
@@ -259,8 +274,11 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		      "%s: accumulate counter %lld", what, mem[2]);
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
+	phase_done(what, "accumulate and compare_and_swap");
 	mixed(w, (char *)mem, base, n, what);
+	phase_done(what, "mixed accumulates");
 	shapes(w, (char *)mem, base, n / 4 + 1, what);
+	phase_done(what, "shapes");
 }
 
 static void run(const char *flavor, int n)
