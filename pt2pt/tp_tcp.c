@@ -41,10 +41,11 @@
  * never from a thread of its own. TCP_NODELAY on every connection;
  * MSG_NOSIGNAL on every send, so a dead peer is an error, not SIGPIPE.
  *
- * Failures, as verbs: end of stream or a socket error on a connection, or
- * a peer that refuses connections (ECONNREFUSED and such) for
- * RCMPI_TCP_CONNECT_TIMEOUT seconds, is logged naming rank, host and
- * address, then ends the job (MPI_ERRORS_ARE_FATAL) or is reported through
+ * Failures, as verbs: end of stream or a socket error on a connection
+ * (keepalive probes unanswered for RCMPI_TCP_KEEPALIVE seconds
+ * included: a node that vanished), or a peer that refuses connections
+ * (ECONNREFUSED and such) for RCMPI_TCP_CONNECT_TIMEOUT seconds, is
+ * logged naming rank, host and address, then ends the job (MPI_ERRORS_ARE_FATAL) or is reported through
  * tp->failed (MPI_ERRORS_RETURN), and later sends to the peer fail.
  *
  * Close: queued messages are written out (at most a few seconds), then an
@@ -149,6 +150,7 @@ struct tcp_tp {
 	size_t max_frame; /* ours */
 	size_t queue;	  /* send queue bytes per peer */
 	double connect_timeout;
+	int keepalive; /* seconds (RCMPI_TCP_KEEPALIVE), 0: off */
 	bool closing;
 };
 
@@ -235,11 +237,27 @@ static void peer_fail(struct tcp_tp *tt, struct tcp_peer *p, const char *what,
 		tt->tp.failed(tt->tp.inst, p->wrank, RC_ERR_PEER);
 }
 
-static void sock_tune(int fd)
+/* TCP_NODELAY, and keepalive probes after keepalive / 3 s of silence,
+ * keepalive / 6 s apart, four of them: an idle connection to a node that
+ * vanished (power, network) fails after about `keepalive` seconds, so
+ * that a rank waiting on that peer hears of it. Silence only: a peer
+ * that computes without reading for long answers the probes from its
+ * kernel. (No TCP_USER_TIMEOUT: it would also end a connection whose
+ * receiver reads nothing for that long.) */
+static void sock_tune(struct tcp_tp *tt, int fd)
 {
-	int one = 1;
+	int one = 1, idle = tt->keepalive / 3, intvl = tt->keepalive / 6,
+	    cnt = 4;
 
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (!tt->keepalive)
+		return;
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	idle = idle > 0 ? idle : 1;
+	intvl = intvl > 0 ? intvl : 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 }
 
 /* ---- address selection ---------------------------------------------- */
@@ -372,6 +390,7 @@ static int tcp_open(struct rc_inst *inst, struct rc_tp **tpp)
 	if (tt->queue < 2 * tt->max_frame)
 		tt->queue = 2 * tt->max_frame;
 	tt->connect_timeout = (double)rc_param_int(RC_P_TCP_CONNECT_TIMEOUT);
+	tt->keepalive = (int)rc_param_int(RC_P_TCP_KEEPALIVE);
 	tt->job = job_hash(inst->nspace);
 	tt->me.sin_family = AF_INET;
 	ret = rc_tcp_pick_addr(want, &tt->me.sin_addr, ifname, sizeof(ifname));
@@ -473,7 +492,7 @@ static void peer_connect(struct tcp_tp *tt, struct tcp_peer *p)
 		peer_fail(tt, p, "socket", errno);
 		return;
 	}
-	sock_tune(fd);
+	sock_tune(tt, fd);
 	sa.sin_addr.s_addr = pa->ipv4;
 	sa.sin_port = pa->port;
 	if (p->state != TCP_BACKOFF)
@@ -657,7 +676,7 @@ static void pend_hello(struct tcp_tp *tt, struct tcp_pend *pd)
 		peer_fail(tt, p, "out of memory for its buffers", 0);
 		return;
 	}
-	sock_tune(fd);
+	sock_tune(tt, fd);
 	if (!hs_write(fd, TCP_ACK_MAGIC, inst->rank, tt->job)) {
 		close(fd);
 		return; /* it tries again */

@@ -133,6 +133,10 @@ RC_PARAM(TCP_QUEUE, SIZE, "4m", 0, 1L << 40, "tcp",
 	 "messages)")
 RC_PARAM(TCP_CONNECT_TIMEOUT, INT, "10", 1, 3600, "tcp",
 	 "seconds a peer may refuse connections before it counts as failed")
+RC_PARAM(TCP_KEEPALIVE, INT, "30", 0, 86400, "tcp",
+	 "seconds an idle connection may go unanswered (TCP keepalive "
+	 "probes: a node gone without a word) before its peer counts as "
+	 "failed; 0: no keepalive")
 
 /* ---- collectives --------------------------------------------------------- */
 #define RC_PARAM_COLL_ALG(NAME, coll)                                     \
