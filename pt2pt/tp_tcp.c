@@ -45,8 +45,9 @@
  * (keepalive probes unanswered for RCMPI_TCP_KEEPALIVE seconds
  * included: a node that vanished), or a peer that refuses connections
  * (ECONNREFUSED and such) for RCMPI_TCP_CONNECT_TIMEOUT seconds, is
- * logged naming rank, host and address, then ends the job (MPI_ERRORS_ARE_FATAL) or is reported through
- * tp->failed (MPI_ERRORS_RETURN), and later sends to the peer fail.
+ * logged naming rank, host and address, then ends the job
+ * (MPI_ERRORS_ARE_FATAL) or is reported through tp->failed
+ * (MPI_ERRORS_RETURN), and later sends to the peer fail.
  *
  * Close: queued messages are written out (at most a few seconds), then an
  * empty frame says goodbye and our side is shut down. A peer that reads
