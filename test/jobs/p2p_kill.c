@@ -14,7 +14,8 @@
  *                     as return, but before round 3 rank 1 goes silent
  *                     instead of dying: a second after its last call it
  *                     runs CMD (a shell command that cuts its network,
- *                     e.g. its interface down), creates FILE and sleeps
+ *                     e.g. a firewall rule dropping its TCP port; run by
+ *                     a child, so $PPID is rank 1), creates FILE and sleeps
  *                     without MPI calls. Rank 0 waits for FILE, then only
  *                     receives from rank 1 (nothing of its own in flight):
  *                     only a keepalive can tell it the peer is gone. It
