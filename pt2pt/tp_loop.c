@@ -38,6 +38,7 @@ struct loop_tp {
 	unsigned queued;	/* messages waiting in inbox */
 	struct rc_list rdma;	/* get/put to complete at next progress */
 	unsigned long nsend;
+	unsigned long nrdma_try; /* get and put calls */
 	struct rc_list small_free; /* LOOP_SMALL message buffers */
 };
 
@@ -222,10 +223,21 @@ static int loop_rdma(struct rc_tp *tp, int peer, void *dst, const void *src,
 	return RC_INPROGRESS;
 }
 
+/* A get or put refused now (the fabric's rdma_again_every)? */
+static bool loop_rdma_again(struct rc_tp *tp)
+{
+	struct loop_tp *lt = (struct loop_tp *)tp;
+	unsigned every = lt->fabric->rdma_again_every;
+
+	return every && ++lt->nrdma_try % every == 0;
+}
+
 static int loop_get(struct rc_tp *tp, int wrank, void *local, void *lh,
 		    size_t len, uint64_t raddr, const void *rkey,
 		    struct rc_tp_rdma *op)
 {
+	if (loop_rdma_again(tp))
+		return RC_AGAIN;
 	return loop_rdma(tp, wrank, local, (const void *)(uintptr_t)raddr, len,
 			 op);
 }
@@ -234,6 +246,8 @@ static int loop_put(struct rc_tp *tp, int wrank, const void *local, void *lh,
 		    size_t len, uint64_t raddr, const void *rkey,
 		    struct rc_tp_rdma *op)
 {
+	if (loop_rdma_again(tp))
+		return RC_AGAIN;
 	return loop_rdma(tp, wrank, (void *)(uintptr_t)raddr, local, len, op);
 }
 

@@ -24,6 +24,8 @@ struct rc_loop_fabric {
 	 * agent: applied in the initiator's progress; again_every refuses
 	 * every n-th of them too */
 	bool atomics;
+	/* refuse every n-th get and put with RC_AGAIN (0: never) */
+	unsigned rdma_again_every;
 	/* counters */
 	unsigned long nmsgs, nrdma;
 };

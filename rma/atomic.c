@@ -55,7 +55,7 @@ struct rma_ael {
 /* One MPI call's device operation: its elements, results after them. */
 struct rma_aop {
 	struct rc_list link;  /* target's aq: not finished */
-	struct rc_list plink; /* rma->apending: a post met a full queue */
+	struct rma_room room; /* a post met a full queue */
 	struct rc_win *win;
 	int target;
 	struct rc_req *req;
@@ -70,7 +70,6 @@ struct rma_aop {
 	int err;
 	bool loop;	/* some element needs more than one step */
 	bool started;	/* its elements may be posted */
-	bool pending;	/* on rma->apending */
 	uint64_t *olds; /* n results, packed (after el[]) */
 	struct rma_ael el[];
 };
@@ -89,8 +88,7 @@ static void aop_finish(struct rma_aop *aop)
 	int err = aop->err;
 	size_t i;
 
-	if (aop->pending)
-		rc_list_del(&aop->plink);
+	rma_room_done(&aop->room);
 	rc_list_del(&aop->link);
 	if (aop->rbuf && !err) {
 		for (i = 0; i < aop->n; i++)
@@ -107,13 +105,13 @@ static void aop_finish(struct rma_aop *aop)
 }
 
 static void ael_done(struct rc_tp_rdma *rd, int status);
+static void aop_room(struct rma_room *room);
 
 /* Post what the elements want, in order; RC_AGAIN stops at the first
  * that finds no room (progress retries). Finishes aop when nothing is
  * left. */
 static void aop_kick(struct rma_aop *aop)
 {
-	struct rc_rma *rma = rma_of(aop->win->inst);
 	struct rma_target *tg = &aop->win->tg[aop->target];
 	size_t i;
 	int ret;
@@ -135,10 +133,8 @@ static void aop_kick(struct rma_aop *aop)
 					   el->raddr, tg->akey, &el->rd);
 		if (ret == RC_AGAIN) {
 			aop->scan = i;
-			if (!aop->pending) {
-				aop->pending = true;
-				rc_list_add_tail(&rma->apending, &aop->plink);
-			}
+			rma_room_wait(rma_of(aop->win->inst), &aop->room,
+				      aop_room);
 			return;
 		}
 		el->want = false;
@@ -150,13 +146,18 @@ static void aop_kick(struct rma_aop *aop)
 		aop->nleft--;
 	}
 	aop->scan = aop->n;
-	if (aop->pending) {
-		aop->pending = false;
-		rc_list_del(&aop->plink);
+	if (aop->room.waiting) {
+		rma_room_done(&aop->room);
 		tg_advance(aop->win, aop->target); /* may pass it now */
 	}
 	if (!aop->nleft)
 		aop_finish(aop);
+}
+
+/* Room in the send queue, perhaps (progress). */
+static void aop_room(struct rma_room *room)
+{
+	aop_kick(rc_container_of(room, struct rma_aop, room));
 }
 
 static void ael_done(struct rc_tp_rdma *rd, int status)
@@ -224,7 +225,7 @@ static void tg_advance(struct rc_win *win, int t)
 				tg->aagain = true;
 				break;
 			}
-			if (aop->loop || aop->pending)
+			if (aop->loop || aop->room.waiting)
 				break;
 		}
 	} while (tg->aagain);
@@ -311,23 +312,4 @@ int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 	rc_list_add_tail(&tg->aq, &aop->link);
 	tg_advance(win, a->target);
 	return RC_OK;
-}
-
-unsigned rma_atomic_progress(struct rc_rma *rma)
-{
-	struct rc_list batch;
-	unsigned events = 0;
-
-	rc_list_splice_init(&rma->apending, &batch);
-	while (!rc_list_empty(&batch)) {
-		struct rma_aop *aop =
-			rc_list_first(&batch, struct rma_aop, plink);
-
-		/* back on rma->apending while it still finds no room */
-		rc_list_del(&aop->plink);
-		rc_list_add_tail(&rma->apending, &aop->plink);
-		aop_kick(aop);
-		events++;
-	}
-	return events;
 }

@@ -1046,13 +1046,284 @@ static void dop_done(struct rc_tp_rdma *rd, int status)
 	free(d);
 }
 
+void rma_room_wait(struct rc_rma *rma, struct rma_room *room,
+		   void (*kick)(struct rma_room *room))
+{
+	if (room->waiting)
+		return;
+	room->kick = kick;
+	room->waiting = true;
+	rc_list_add_tail(&rma->rooms, &room->link);
+}
+
+void rma_room_done(struct rma_room *room)
+{
+	if (!room->waiting)
+		return;
+	room->waiting = false;
+	rc_list_del(&room->link);
+}
+
+unsigned rma_room_progress(struct rc_rma *rma)
+{
+	struct rc_list batch;
+	unsigned events = 0;
+
+	rc_list_splice_init(&rma->rooms, &batch);
+	while (!rc_list_empty(&batch)) {
+		struct rma_room *room =
+			rc_list_first(&batch, struct rma_room, link);
+
+		/* back on rma->rooms while it still finds none */
+		rc_list_del(&room->link);
+		rc_list_add_tail(&rma->rooms, &room->link);
+		room->kick(room);
+		events++;
+	}
+	return events;
+}
+
+/* ---- lists of RDMA operations: non-contiguous put and get ---------------
+ * A put or get with a non-contiguous origin or target type goes to a
+ * direct target as one transport put/get per run of bytes contiguous on
+ * both sides (the two types' block lists zipped, runs that continue one
+ * another merged), when there are at most win->list_max runs
+ * (RCMPI_RMA_DIRECT_LIST) and they average at least the direct path's
+ * minimum size; else it is packed into active messages. The origin's
+ * span is exposed once for all of its runs. Runs are posted in order; one
+ * that finds no room in the send queue waits on rma->rooms with the rest
+ * behind it, and the operation counts in the target's nout until every
+ * run is done.
+ */
+
+/* A position in the type map of `count` elements of dt at base. */
+struct run_cur {
+	const struct rc_dtype *dt;
+	uintptr_t base;
+	size_t count, i, j, off; /* element, block, bytes into the block */
+};
+
+/* The rest of the block at c: its address in *addr and its length (0:
+ * the end). */
+static size_t cur_run(struct run_cur *c, uintptr_t *addr)
+{
+	const struct rc_dt_block *b;
+
+	while (c->i < c->count) {
+		b = &c->dt->blocks[c->j];
+		if (c->off < b->len) {
+			*addr = c->base +
+				(uintptr_t)((ptrdiff_t)c->i *
+						    rc_dt_extent(c->dt) +
+					    b->disp) +
+				c->off;
+			return b->len - c->off;
+		}
+		c->off = 0;
+		if (++c->j == c->dt->nblocks) {
+			c->j = 0;
+			c->i++;
+		}
+	}
+	return 0;
+}
+
+/* One run: local bytes to or from the target's raddr. */
+struct rma_lseg {
+	struct rc_tp_rdma rd; /* rd.len: the run's length */
+	struct rma_lop *lop;
+	uintptr_t local;
+	uint64_t raddr;
+};
+
+/* A put or get as a list of runs. */
+struct rma_lop {
+	struct rma_room room; /* a run met a full send queue */
+	struct rc_win *win;
+	int target;
+	bool put;
+	struct rc_tp *tp;
+	void *lh; /* the origin's span, exposed */
+	struct rc_req *req;
+	size_t n, next, nleft; /* runs, the next to post, not done */
+	int err;
+	struct rma_lseg seg[];
+};
+
+/* Zip the origin's runs (o) with the target's (t): how many runs there
+ * are, max + 1 when more than max; with seg, each one into it. */
+static size_t zip_runs(struct run_cur *o, struct run_cur *t, size_t max,
+		       struct rma_lseg *seg)
+{
+	uintptr_t oa, ta, ro = 0, rt = 0;
+	size_t n = 0, on, tn, len, rlen = 0;
+
+	while ((on = cur_run(o, &oa)) && (tn = cur_run(t, &ta))) {
+		len = on < tn ? on : tn;
+		o->off += len;
+		t->off += len;
+		if (n && oa == ro + rlen && ta == rt + rlen) {
+			rlen += len; /* continues the run */
+			continue;
+		}
+		if (n == max)
+			return max + 1;
+		if (n && seg) {
+			seg[n - 1].local = ro;
+			seg[n - 1].raddr = rt;
+			seg[n - 1].rd.len = rlen;
+		}
+		n++;
+		ro = oa;
+		rt = ta;
+		rlen = len;
+	}
+	if (n && seg) {
+		seg[n - 1].local = ro;
+		seg[n - 1].raddr = rt;
+		seg[n - 1].rd.len = rlen;
+	}
+	return n;
+}
+
+static void lop_end(struct rma_lop *l)
+{
+	rma_room_done(&l->room);
+	l->tp->ops->mem_release(l->tp, l->lh);
+	rma_dop_end(l->win, l->target, l->req, l->err);
+	free(l);
+}
+
+static void lseg_done(struct rc_tp_rdma *rd, int status)
+{
+	struct rma_lseg *g = rc_container_of(rd, struct rma_lseg, rd);
+	struct rma_lop *l = g->lop;
+
+	if (status && !l->err)
+		l->err = status;
+	if (!--l->nleft)
+		lop_end(l);
+}
+
+static int lseg_post(struct rma_lop *l, struct rma_lseg *g)
+{
+	struct rma_target *tg = &l->win->tg[l->target];
+
+	if (l->put)
+		return l->tp->ops->put(l->tp, tg->wrank,
+				       (const void *)g->local, l->lh,
+				       g->rd.len, g->raddr, tg->rkey, &g->rd);
+	return l->tp->ops->get(l->tp, tg->wrank, (void *)g->local, l->lh,
+			       g->rd.len, g->raddr, tg->rkey, &g->rd);
+}
+
+/* Run l->next went out (RC_INPROGRESS) or is over (its status); false:
+ * that was the last of the operation, l is gone. */
+static bool lop_posted(struct rma_lop *l, int ret)
+{
+	l->next++;
+	if (ret == RC_INPROGRESS)
+		return true;
+	if (ret && !l->err)
+		l->err = ret;
+	if (--l->nleft)
+		return true;
+	lop_end(l);
+	return false;
+}
+
+static void lop_room(struct rma_room *room);
+
+/* Post the runs not posted yet, in order, until one finds no room. */
+static void lop_kick(struct rma_lop *l)
+{
+	int ret;
+
+	while (l->next < l->n) {
+		ret = lseg_post(l, &l->seg[l->next]);
+		if (ret == RC_AGAIN) {
+			rma_room_wait(rma_of(l->win->inst), &l->room, lop_room);
+			return;
+		}
+		if (!lop_posted(l, ret))
+			return;
+	}
+	rma_room_done(&l->room);
+}
+
+static void lop_room(struct rma_room *room)
+{
+	lop_kick(rc_container_of(room, struct rma_lop, room));
+}
+
+/* direct_op's non-contiguous case (min: the direct path's minimum). */
+static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
+		       struct rc_req *req, uint64_t tbase, size_t min)
+{
+	struct rma_target *tg = &win->tg[a->target];
+	struct rc_tp *tp = win->inst->procs[tg->wrank].tp;
+	size_t len = a->ocount * a->odt->size, n, i;
+	uint8_t key[RC_TP_KEY_MAX]; /* ours: the peer does not need it */
+	struct run_cur o, t;
+	ptrdiff_t lo, hi;
+	struct rma_lop *l;
+	int ret;
+
+	if (!win->list_max || len != a->tcount * a->tdt->size ||
+	    !rma_span(a->ocount, a->odt, &lo, &hi))
+		return RC_AGAIN;
+	o = (struct run_cur){.dt = a->odt,
+			     .base = (uintptr_t)a->obuf,
+			     .count = a->ocount};
+	t = (struct run_cur){.dt = a->tdt, .base = tbase, .count = a->tcount};
+	n = zip_runs(&o, &t, win->list_max, NULL);
+	if (!n || n > win->list_max || len < n * min)
+		return RC_AGAIN;
+	l = calloc(1, sizeof(*l) + n * sizeof(l->seg[0]));
+	if (!l)
+		return RC_ERR_NOMEM;
+	if (tp->ops->mem_expose(tp, (void *)((uintptr_t)a->obuf + lo),
+				(size_t)(hi - lo), key, &l->lh)) {
+		free(l);
+		return RC_AGAIN;
+	}
+	o.i = o.j = o.off = 0;
+	t.i = t.j = t.off = 0;
+	zip_runs(&o, &t, n, l->seg);
+	for (i = 0; i < n; i++) {
+		l->seg[i].rd.done = lseg_done;
+		l->seg[i].lop = l;
+	}
+	l->win = win;
+	l->target = a->target;
+	l->put = a->kind == RC_RMA_PUT;
+	l->tp = tp;
+	l->req = req;
+	l->n = n;
+	l->nleft = n;
+	/* the first run decides, as a contiguous one does: busy, or CMA
+	 * forbidden, and the whole operation takes active messages */
+	tg->nout++;
+	ret = lseg_post(l, &l->seg[0]);
+	if (ret == RC_AGAIN || ret == RC_ERR_UNSUPPORTED) {
+		tg->nout--;
+		tp->ops->mem_release(tp, l->lh);
+		free(l);
+		return RC_AGAIN;
+	}
+	if (lop_posted(l, ret))
+		lop_kick(l);
+	return RC_OK;
+}
+
 /*
- * A contiguous put or get of at least win->direct_min bytes to a target
- * whose memory our transport to it reaches: one get/put, no message, no
- * target CPU. Completion counts in the target's nout like an AM op's, so
- * every synchronisation waits for it (a transport completes a put only
- * once the bytes are in the target's memory: CMA at once, RC RDMA WRITE
- * on the target's acknowledgement). RC_AGAIN: not for this path (or the
+ * A put or get of at least win->direct_min bytes to a target whose memory
+ * our transport to it reaches: contiguous on both sides, one get/put;
+ * else a list of them (direct_list). No message, no target CPU.
+ * Completion counts in the target's nout like an AM op's, so every
+ * synchronisation waits for it (a transport completes a put only once
+ * the bytes are in the target's memory: CMA at once, RC RDMA WRITE on
+ * the target's acknowledgement). RC_AGAIN: not for this path (or the
  * transport is busy), take the AM path.
  */
 static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
@@ -1062,22 +1333,22 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 	struct rc_tp *tp = win->inst->procs[tg->wrank].tp;
 	bool put = a->kind == RC_RMA_PUT;
 	size_t len = a->ocount * a->odt->size;
-	uint64_t raddr;
+	size_t min = win->direct_auto ? tp->direct_min : win->direct_min;
+	uint64_t raddr, tbase;
 	uint8_t key[RC_TP_KEY_MAX]; /* ours: the peer does not need it */
 	struct rma_dop *d;
 	void *local;
 	int ret;
 
 	if (!tg->direct || (!put && a->kind != RC_RMA_GET) || !len ||
-	    !(tp->caps & (put ? RC_TP_CAP_PUT : RC_TP_CAP_GET)) ||
-	    len < (win->direct_auto ? tp->direct_min : win->direct_min) ||
-	    !rc_dt_is_contig(a->odt, a->ocount) ||
-	    !rc_dt_is_contig(a->tdt, a->tcount))
+	    !(tp->caps & (put ? RC_TP_CAP_PUT : RC_TP_CAP_GET)) || len < min)
 		return RC_AGAIN;
+	tbase = tg->base + (uint64_t)a->disp * (uint64_t)tg->disp_unit;
+	if (!rc_dt_is_contig(a->odt, a->ocount) ||
+	    !rc_dt_is_contig(a->tdt, a->tcount))
+		return direct_list(win, a, req, tbase, min);
 	raddr = (uint64_t)(uintptr_t)rc_dt_contig_ptr(
-		a->tdt, (void *)(uintptr_t)(tg->base +
-					    (uint64_t)a->disp *
-						    (uint64_t)tg->disp_unit));
+		a->tdt, (void *)(uintptr_t)tbase);
 	local = rc_dt_contig_ptr(a->odt, a->obuf);
 	d = calloc(1, sizeof(*d));
 	if (!d)

@@ -22,10 +22,11 @@
  *     the segment (struct rma_lockw), flush is a memory barrier. No
  *     message moves data; fence and PSCW keep their messages.
  *   - direct (create, allocate off the SHM path; ops.c direct_op): a
- *     contiguous put or get from RCMPI_RMA_DIRECT_MIN bytes is the
- *     transport's get/put into the target's memory, exposed at creation
- *     (keys in the creation allgather, struct rma_target's rkey); the
- *     rest of the window's operations stay on the AM path.
+ *     put or get from RCMPI_RMA_DIRECT_MIN bytes is the transport's
+ *     get/put into the target's memory, exposed at creation (keys in the
+ *     creation allgather, struct rma_target's rkey): one when both sides
+ *     are contiguous, a list of up to RCMPI_RMA_DIRECT_LIST otherwise;
+ *     the rest of the window's operations stay on the AM path.
  *   - device agent (create, allocate off the SHM path, when every
  *     member's verbs transport has device atomics and reaches every
  *     other member; win->dev_atomic, decided at creation from the
@@ -334,6 +335,7 @@ struct rc_win {
 	unsigned exposed; /* bit i: expose[i] is ours to release */
 	bool direct_auto; /* direct_min: the transport's (tp->direct_min) */
 	size_t direct_min;
+	size_t list_max;  /* non-contiguous: most runs of one operation */
 	/* the device is the atomic agent (atomic.c): through atp, whose
 	 * keys are the targets' akey */
 	bool dev_atomic;
@@ -344,6 +346,15 @@ struct rc_win {
 	void *dllh;
 	uint8_t dlkey[RC_TP_KEY_MAX];
 	struct rc_tp *dltp;
+};
+
+/* A direct or device operation whose post found no room in its send
+ * queue (RC_AGAIN): on rma->rooms until it has posted everything;
+ * progress calls kick to try again. */
+struct rma_room {
+	struct rc_list link;
+	void (*kick)(struct rma_room *room);
+	bool waiting;
 };
 
 /* The instance's one-sided state (inst->rma). */
@@ -359,7 +370,7 @@ struct rc_rma {
 	unsigned nreplies;	/* operations awaiting a reply */
 	double probe_at;	/* when to PING the targets of those */
 	unsigned tick;		/* progress calls: the clock every 64th */
-	struct rc_list apending; /* device operations awaiting room */
+	struct rc_list rooms;	/* struct rma_room: awaiting room */
 	int atomic_mode;	 /* RCMPI_RMA_ATOMIC: RMA_ATOMIC_* */
 };
 
@@ -538,6 +549,12 @@ char *rma_walk_next(struct elem_walk *w, size_t es);
 /* A direct or device operation to t is over: nout, then its request or
  * the target's error for the next synchronisation. */
 void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status);
+/* room found no room: kick it from progress until rma_room_done. */
+void rma_room_wait(struct rc_rma *rma, struct rma_room *room,
+		   void (*kick)(struct rma_room *room));
+void rma_room_done(struct rma_room *room);
+/* Kick every waiting operation once; events. */
+unsigned rma_room_progress(struct rc_rma *rma);
 
 /* ---- the device agent (atomic.c) ----------------------------------------- */
 /* An accumulate, get_accumulate or compare_and_swap of 8-byte integers on
@@ -545,8 +562,6 @@ void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status);
  * for the device: active messages), or an error. */
 int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 		  struct rc_req *req);
-/* Retry posts that found no room; events. */
-unsigned rma_atomic_progress(struct rc_rma *rma);
 
 /* ---- device lock words (dlock.c) ----------------------------------------- */
 /* Our lock block, exposed on tp for its atomics: RC_OK with its address

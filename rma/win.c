@@ -516,6 +516,7 @@ static void cr_direct(struct rma_create *cr)
 	if (!win->direct_auto)
 		win->direct_min = (size_t)rc_param_int_at(RC_P_RMA_DIRECT_MIN,
 							  0, 1L << 40);
+	win->list_max = (size_t)rc_param_int(RC_P_RMA_DIRECT_LIST);
 	for (t = 0; t < win->comm->size; t++) {
 		struct rma_target *tg = &win->tg[t];
 
@@ -1060,10 +1061,10 @@ static unsigned rma_progress(struct rc_inst *inst, void *arg)
 	double now;
 
 	if (RC_LIKELY(rc_list_empty(&rma->syncs) && !rma->nreplies &&
-		      rc_list_empty(&rma->apending)))
+		      rc_list_empty(&rma->rooms)))
 		return 0;
-	if (!rc_list_empty(&rma->apending))
-		events += rma_atomic_progress(rma);
+	if (!rc_list_empty(&rma->rooms))
+		events += rma_room_progress(rma);
 	/* the clock, for the liveness probes (seconds), every 64th call
 	 * only: a read can be a system call (a VM's HPET: ~5 us) */
 	probe = !(++rma->tick & 63);
@@ -1096,7 +1097,7 @@ int rc_rma_open(struct rc_inst *inst)
 		return RC_ERR_NOMEM;
 	rma->inst = inst;
 	rc_list_init(&rma->syncs);
-	rc_list_init(&rma->apending);
+	rc_list_init(&rma->rooms);
 	mode = rc_param_str(RC_P_RMA_ATOMIC);
 	if (!strcmp(mode, "device")) {
 		rma->atomic_mode = RMA_ATOMIC_DEVICE;

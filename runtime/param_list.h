@@ -222,6 +222,10 @@ RC_PARAM(RMA_DIRECT, BOOL, "1", 0, 0, "rma",
 RC_PARAM(RMA_DIRECT_MIN, SIZE, "auto", 0, 1L << 40, "rma",
 	 "bytes from which a contiguous put or get goes direct (auto: the "
 	 "transport's eager limit)")
+RC_PARAM(RMA_DIRECT_LIST, INT, "16", 0, 1L << 20, "rma",
+	 "a non-contiguous put or get goes direct as a list of up to this "
+	 "many transport reads or writes (0: never; else packed into active "
+	 "messages)")
 RC_PARAM(RMA_ATOMIC, STR, "auto", 0, 0, "rma",
 	 "atomic agent of create/allocate windows off the shared-memory "
 	 "path: auto (the device when every member has device atomics and "

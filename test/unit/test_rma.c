@@ -87,6 +87,7 @@ static struct tw *rw_world(int n, int pressure)
 		break;
 	case 2:
 		tw->fab->again_every = 3;
+		tw->fab->rdma_again_every = 3;
 		tw->fab->max_am = 3000;
 		tw->fab->eager_limit = 2048;
 		break;
@@ -1673,6 +1674,138 @@ START_TEST(tiny_eager_limit)
 }
 END_TEST
 
+/* ---- lists of RDMA operations ---------------------------------------------
+ * Non-contiguous puts and gets to a direct target are one transport
+ * get/put per run contiguous on both sides (ops.c direct_list): counted
+ * exactly on the fabric (under pressure 2 a refused first run sends the
+ * whole operation by active messages, and refused later ones wait for
+ * room: there the data alone is checked); past RCMPI_RMA_DIRECT_LIST
+ * runs, active messages.
+ */
+static struct rc_dtype *vec_ints(size_t count, size_t blen, size_t stride)
+{
+	struct rc_dtype *dt;
+
+	ck_assert_int_eq(rc_dt_create_vector(count, blen, (ptrdiff_t)stride,
+					     &rc_mpi_int, &dt), RC_OK);
+	rc_dt_commit(dt);
+	return dt;
+}
+
+/* The fabric's get/put count since *last (updating it). */
+static unsigned long rdma_delta(struct rw *rw, unsigned long *last)
+{
+	unsigned long d = rw->tw->fab->nrdma - *last;
+
+	*last = rw->tw->fab->nrdma;
+	return d;
+}
+
+START_TEST(put_get_lists)
+{
+	enum { N = 2, AREA = 256 }; /* ints per region of the window */
+	int flavor = FLAVOR_OF(_i), o, i;
+	struct rw *rw = rw_open(N, _i, flavor, 4 * AREA * sizeof(int), 1);
+	/* A: blocks of 1 int at stride 3; B: 2 of 3 ints, C: 3 of 4 (zipped:
+	 * cuts where either has one, 8 runs for 12 ints); D: 1 of 2 ints,
+	 * two elements of extent 3 ints (runs 0, 2-3, 5: 3); E: 40 runs */
+	struct rc_dtype *a = vec_ints(8, 1, 3), *b = vec_ints(6, 2, 3),
+			*c = vec_ints(4, 3, 4), *d = vec_ints(2, 1, 2),
+			*e = vec_ints(40, 1, 2);
+	bool exact = _i % 3 != 2;
+	unsigned long last = rw->tw->fab->nrdma, got;
+	int src[N][64], dst[N][3 * AREA];
+
+	fence_all(rw, MPI_MODE_NOPRECEDE);
+	for (o = 0; o < N; o++) {
+		int t = (o + 1) % N;
+		bool direct = rw->w[o]->tg[t].direct;
+
+		for (i = 0; i < 64; i++)
+			src[o][i] = 1000 * (o + 1) + i;
+		/* A: 8 runs into region 0 */
+		ck_assert_int_eq(MPI_Put(src[o], 8, MPI_INT, t,
+					 rw_disp(rw, t, 0, 1), 1, a, rw->w[o]),
+				 MPI_SUCCESS);
+		got = rdma_delta(rw, &last);
+		if (exact)
+			ck_assert_uint_eq(got, direct ? 8 : 0);
+		/* D: 3 runs into region 1 */
+		ck_assert_int_eq(MPI_Put(src[o] + 8, 4, MPI_INT, t,
+					 rw_disp(rw, t, AREA * sizeof(int), 1),
+					 2, d, rw->w[o]),
+				 MPI_SUCCESS);
+		got = rdma_delta(rw, &last);
+		if (exact)
+			ck_assert_uint_eq(got, direct ? 3 : 0);
+		/* E: past the limit, packed into active messages */
+		ck_assert_int_eq(MPI_Put(src[o] + 12, 40, MPI_INT, t,
+					 rw_disp(rw, t, 2 * AREA * sizeof(int),
+						 1),
+					 1, e, rw->w[o]),
+				 MPI_SUCCESS);
+		ck_assert_uint_eq(rdma_delta(rw, &last), 0);
+	}
+	fence_all(rw, 0);
+	for (o = 0; o < N; o++) {
+		int t = (o + 1) % N, *m = (int *)rw->mem[t];
+
+		for (i = 0; i < 3 * 8; i++)
+			ck_assert_int_eq(m[i], i % 3 ? 0 : src[o][i / 3]);
+		ck_assert_int_eq(m[AREA + 0], src[o][8]);
+		ck_assert_int_eq(m[AREA + 1], 0);
+		ck_assert_int_eq(m[AREA + 2], src[o][9]);
+		ck_assert_int_eq(m[AREA + 3], src[o][10]);
+		ck_assert_int_eq(m[AREA + 4], 0);
+		ck_assert_int_eq(m[AREA + 5], src[o][11]);
+		for (i = 0; i < 80; i++)
+			ck_assert_int_eq(m[2 * AREA + i],
+					 i % 2 ? 0 : src[o][12 + i / 2]);
+		/* region 3: what B gets back, C's layout */
+		for (i = 0; i < 16; i++)
+			m[3 * AREA + i] = i % 4 == 3 ? -1 : 5000 * (t + 1) + i;
+	}
+	fence_all(rw, 0);
+	for (o = 0; o < N; o++) {
+		int t = (o + 1) % N;
+
+		memset(dst[o], 0, sizeof(dst[o]));
+		ck_assert_int_eq(MPI_Get(dst[o], 1, b, t,
+					 rw_disp(rw, t, 3 * AREA * sizeof(int),
+						 1),
+					 1, c, rw->w[o]),
+				 MPI_SUCCESS);
+		got = rdma_delta(rw, &last);
+		if (exact)
+			ck_assert_uint_eq(got, rw->w[o]->tg[t].direct ? 8 : 0);
+	}
+	fence_all(rw, MPI_MODE_NOSUCCEED);
+	for (o = 0; o < N; o++) {
+		int t = (o + 1) % N, k = 0;
+
+		/* C's 12 ints in order, into B's blocks */
+		for (i = 0; i < 18; i++) {
+			int want = 0;
+
+			if (i % 3 != 2) {
+				want = 5000 * (t + 1) + k + k / 3;
+				k++;
+			}
+			ck_assert_msg(dst[o][i] == want,
+				      "%s: get of %d: int %d is %d, not %d",
+				      flavor_name(flavor), o, i, dst[o][i],
+				      want);
+		}
+	}
+	rc_dt_release(a);
+	rc_dt_release(b);
+	rc_dt_release(c);
+	rc_dt_release(d);
+	rc_dt_release(e);
+	rw_close(rw);
+}
+END_TEST
+
 /* ---- window services ----------------------------------------------------- */
 
 static MPI_Win svc_win;
@@ -1784,6 +1917,7 @@ static Suite *rma_suite(void)
 	/* the same over the direct path */
 #define DCASE(fn) RANGE(fn, "_direct", 3 * NFLAVORS, 6 * NFLAVORS)
 	DCASE(put_get_fence);
+	DCASE(put_get_lists);
 	DCASE(counter_exclusive_lock);
 	DCASE(passive_flushes);
 	DCASE(request_ops);
