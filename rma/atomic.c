@@ -17,12 +17,17 @@
  *     leaves the value as it is ends at the read.
  * The old value of the successful step is the element's result.
  *
- * Ordering (accumulate_ordering rar,raw,war,waw): one QP per peer runs
- * single-step operations in the order they were posted, but a loop's
- * steps could let a later operation pass it. So per target, operations
- * start in issue order (tg->aq), and nothing starts behind a loop
- * operation until it has finished, nor behind one that still waits for
- * room in the send queue.
+ * Ordering (accumulate_ordering, default rar,raw,war,waw): one QP per
+ * peer runs single-step operations in the order they were posted, but a
+ * loop's steps could let a later operation pass it. So per target,
+ * operations start in issue order (tg->aq), nothing starts behind one
+ * that still waits for room in the send queue, and nothing starts behind
+ * a loop operation until it has finished, unless the window's
+ * accumulate_ordering leaves out the orderings it would break (may_pass:
+ * rar and raw for one that returns a value, war and waw for one that
+ * changes the target; "none" lets every one pass). Every device
+ * operation is an atomic, never a WRITE, so no IBV_SEND_FENCE is ever
+ * needed: the responder executes atomics in order.
  *
  * Each operation counts in its target's nout until every element is done,
  * like a direct put, so every synchronisation waits for it; results are
@@ -195,18 +200,35 @@ static void ael_done(struct rc_tp_rdma *rd, int status)
 		aop_finish(aop);
 }
 
+/* May aop start while an operation before it (a loop's) is unfinished?
+ * Only where the window's accumulate_ordering lets it pass: one that
+ * returns a value reads (rar, raw), one that changes the target writes
+ * (war, waw). */
+static bool may_pass(const struct rma_aop *aop)
+{
+	unsigned need = 0;
+
+	if (aop->rbuf)
+		need |= RC_ACC_RAR | RC_ACC_RAW;
+	if (!aop->op || aop->op->kind != RC_OP_NO_OP)
+		need |= RC_ACC_WAR | RC_ACC_WAW;
+	return !(aop->win->acc_order & need);
+}
+
 /*
  * Start what may start at target t, in issue order: nothing passes an
  * operation still waiting for room in the send queue, nothing starts
- * behind an unfinished loop operation. A loop operation itself may start
- * behind single-step ones once they are posted: the QP applies them
- * first. Re-entered (an operation finishing inside a start): the outer
- * call looks again.
+ * behind an unfinished loop operation unless accumulate_ordering lets
+ * it (may_pass; the default, rar,raw,war,waw, lets nothing pass). A loop
+ * operation itself may start behind single-step ones once they are
+ * posted: the QP applies them first. Re-entered (an operation finishing
+ * inside a start): the outer call looks again.
  */
 static void tg_advance(struct rc_win *win, int t)
 {
 	struct rma_target *tg = &win->tg[t];
 	struct rc_list *pos;
+	bool behind_loop;
 
 	if (tg->aadv) {
 		tg->aagain = true;
@@ -215,18 +237,23 @@ static void tg_advance(struct rc_win *win, int t)
 	tg->aadv = true;
 	do {
 		tg->aagain = false;
+		behind_loop = false;
 		rc_list_for_each(pos, &tg->aq) {
 			struct rma_aop *aop =
 				rc_list_entry(pos, struct rma_aop, link);
 
 			if (!aop->started) {
+				if (behind_loop && !may_pass(aop))
+					break;
 				aop->started = true;
 				aop_kick(aop); /* may finish it: look again */
 				tg->aagain = true;
 				break;
 			}
-			if (aop->loop || aop->room.waiting)
+			if (aop->room.waiting)
 				break;
+			if (aop->loop)
+				behind_loop = true;
 		}
 	} while (tg->aagain);
 	tg->aadv = false;

@@ -1088,9 +1088,12 @@ unsigned rma_room_progress(struct rc_rma *rma)
  * direct target as one transport put/get per run of bytes contiguous on
  * both sides (the two types' block lists zipped, runs that continue one
  * another merged), when there are at most win->list_max runs
- * (RCMPI_RMA_DIRECT_LIST) and they average at least the direct path's
- * minimum size; else it is packed into active messages. The origin's
- * span is exposed once for all of its runs. Runs are posted in order; one
+ * (RCMPI_RMA_DIRECT_LIST), at most win->list_small if they average under
+ * RMA_LIST_BIG bytes (RCMPI_RMA_DIRECT_LIST_SMALL: each run costs a work
+ * request, packing costs a message and the target's CPU; measured in
+ * bench/RESULTS.md), and they average at least the direct path's minimum
+ * size; else it is packed into active messages. Each run's
+ * origin bytes are exposed on their own. Runs are posted in order; one
  * that finds no room in the send queue waits on rma->rooms with the rest
  * behind it, and the operation counts in the target's nout until every
  * run is done.
@@ -1104,18 +1107,28 @@ struct run_cur {
 };
 
 /* The rest of the block at c: its address in *addr and its length (0:
- * the end). */
+ * the end). Elements of one block that fills the extent (MPI_BYTE,
+ * MPI_INT, contiguous types) follow one another: the rest of all of them
+ * is one block. */
 static size_t cur_run(struct run_cur *c, uintptr_t *addr)
 {
-	const struct rc_dt_block *b;
+	const struct rc_dt_block *b = &c->dt->blocks[0];
+	ptrdiff_t ext = rc_dt_extent(c->dt);
 
+	if (c->dt->nblocks == 1 && (ptrdiff_t)b->len == ext) {
+		size_t rest = (c->count - c->i) * b->len;
+
+		if (c->off >= rest)
+			return 0;
+		*addr = c->base + (uintptr_t)((ptrdiff_t)c->i * ext + b->disp) +
+			c->off;
+		return rest - c->off;
+	}
 	while (c->i < c->count) {
 		b = &c->dt->blocks[c->j];
 		if (c->off < b->len) {
 			*addr = c->base +
-				(uintptr_t)((ptrdiff_t)c->i *
-						    rc_dt_extent(c->dt) +
-					    b->disp) +
+				(uintptr_t)((ptrdiff_t)c->i * ext + b->disp) +
 				c->off;
 			return b->len - c->off;
 		}
@@ -1134,6 +1147,7 @@ struct rma_lseg {
 	struct rma_lop *lop;
 	uintptr_t local;
 	uint64_t raddr;
+	void *lh; /* local, exposed */
 };
 
 /* A put or get as a list of runs. */
@@ -1143,12 +1157,15 @@ struct rma_lop {
 	int target;
 	bool put;
 	struct rc_tp *tp;
-	void *lh; /* the origin's span, exposed */
 	struct rc_req *req;
 	size_t n, next, nleft; /* runs, the next to post, not done */
 	int err;
 	struct rma_lseg seg[];
 };
+
+#define RMA_LIST_PIECES 16 /* pieces per run a list may be zipped from */
+/* runs averaging less than this many bytes: at most win->list_small */
+#define RMA_LIST_BIG 4096
 
 /* Zip the origin's runs (o) with the target's (t): how many runs there
  * are, max + 1 when more than max; with seg, each one into it. */
@@ -1156,14 +1173,19 @@ static size_t zip_runs(struct run_cur *o, struct run_cur *t, size_t max,
 		       struct rma_lseg *seg)
 {
 	uintptr_t oa, ta, ro = 0, rt = 0;
-	size_t n = 0, on, tn, len, rlen = 0;
+	size_t n = 0, on, tn, len, rlen = 0, pieces = 0;
 
 	while ((on = cur_run(o, &oa)) && (tn = cur_run(t, &ta))) {
 		len = on < tn ? on : tn;
 		o->off += len;
 		t->off += len;
 		if (n && oa == ro + rlen && ta == rt + rlen) {
-			rlen += len; /* continues the run */
+			/* continues the run; many small pieces that merge
+			 * (blocks adjacent across elements) are not for a
+			 * list either: the walk would cost more than packing */
+			rlen += len;
+			if (!seg && ++pieces > RMA_LIST_PIECES * (max + 1))
+				return max + 1;
 			continue;
 		}
 		if (n == max)
@@ -1186,12 +1208,21 @@ static size_t zip_runs(struct run_cur *o, struct run_cur *t, size_t max,
 	return n;
 }
 
+/* Release the exposure of the first n runs, then l. */
+static void lop_free(struct rma_lop *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		l->tp->ops->mem_release(l->tp, l->seg[i].lh);
+	free(l);
+}
+
 static void lop_end(struct rma_lop *l)
 {
 	rma_room_done(&l->room);
-	l->tp->ops->mem_release(l->tp, l->lh);
 	rma_dop_end(l->win, l->target, l->req, l->err);
-	free(l);
+	lop_free(l, l->n);
 }
 
 static void lseg_done(struct rc_tp_rdma *rd, int status)
@@ -1211,9 +1242,9 @@ static int lseg_post(struct rma_lop *l, struct rma_lseg *g)
 
 	if (l->put)
 		return l->tp->ops->put(l->tp, tg->wrank,
-				       (const void *)g->local, l->lh,
+				       (const void *)g->local, g->lh,
 				       g->rd.len, g->raddr, tg->rkey, &g->rd);
-	return l->tp->ops->get(l->tp, tg->wrank, (void *)g->local, l->lh,
+	return l->tp->ops->get(l->tp, tg->wrank, (void *)g->local, g->lh,
 			       g->rd.len, g->raddr, tg->rkey, &g->rd);
 }
 
@@ -1265,39 +1296,42 @@ static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
 	size_t len = a->ocount * a->odt->size, n, i;
 	uint8_t key[RC_TP_KEY_MAX]; /* ours: the peer does not need it */
 	struct run_cur o, t;
-	ptrdiff_t lo, hi;
 	struct rma_lop *l;
 	int ret;
 
-	if (!win->list_max || len != a->tcount * a->tdt->size ||
-	    !rma_span(a->ocount, a->odt, &lo, &hi))
+	if (!win->list_max || len != a->tcount * a->tdt->size)
 		return RC_AGAIN;
 	o = (struct run_cur){.dt = a->odt,
 			     .base = (uintptr_t)a->obuf,
 			     .count = a->ocount};
 	t = (struct run_cur){.dt = a->tdt, .base = tbase, .count = a->tcount};
 	n = zip_runs(&o, &t, win->list_max, NULL);
-	if (!n || n > win->list_max || len < n * min)
+	if (!n || n > win->list_max || len < n * min ||
+	    (len < n * RMA_LIST_BIG && n > win->list_small))
 		return RC_AGAIN;
 	l = calloc(1, sizeof(*l) + n * sizeof(l->seg[0]));
 	if (!l)
 		return RC_ERR_NOMEM;
-	if (tp->ops->mem_expose(tp, (void *)((uintptr_t)a->obuf + lo),
-				(size_t)(hi - lo), key, &l->lh)) {
-		free(l);
-		return RC_AGAIN;
-	}
 	o.i = o.j = o.off = 0;
 	t.i = t.j = t.off = 0;
 	zip_runs(&o, &t, n, l->seg);
+	l->tp = tp;
 	for (i = 0; i < n; i++) {
-		l->seg[i].rd.done = lseg_done;
-		l->seg[i].lop = l;
+		struct rma_lseg *g = &l->seg[i];
+
+		g->rd.done = lseg_done;
+		g->lop = l;
+		/* each run on its own: the span of a wide stride would
+		 * pin every page between the runs */
+		if (tp->ops->mem_expose(tp, (void *)g->local, g->rd.len, key,
+					&g->lh)) {
+			lop_free(l, i);
+			return RC_AGAIN;
+		}
 	}
 	l->win = win;
 	l->target = a->target;
 	l->put = a->kind == RC_RMA_PUT;
-	l->tp = tp;
 	l->req = req;
 	l->n = n;
 	l->nleft = n;
@@ -1307,8 +1341,7 @@ static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
 	ret = lseg_post(l, &l->seg[0]);
 	if (ret == RC_AGAIN || ret == RC_ERR_UNSUPPORTED) {
 		tg->nout--;
-		tp->ops->mem_release(tp, l->lh);
-		free(l);
+		lop_free(l, n);
 		return RC_AGAIN;
 	}
 	if (lop_posted(l, ret))

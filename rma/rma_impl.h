@@ -335,7 +335,8 @@ struct rc_win {
 	unsigned exposed; /* bit i: expose[i] is ours to release */
 	bool direct_auto; /* direct_min: the transport's (tp->direct_min) */
 	size_t direct_min;
-	size_t list_max;  /* non-contiguous: most runs of one operation */
+	size_t list_max;  /* non-contiguous: most runs of one operation, */
+	size_t list_small; /* of small runs (ops.c direct_list) */
 	/* the device is the atomic agent (atomic.c): through atp, whose
 	 * keys are the targets' akey */
 	bool dev_atomic;

@@ -517,6 +517,7 @@ static void cr_direct(struct rma_create *cr)
 		win->direct_min = (size_t)rc_param_int_at(RC_P_RMA_DIRECT_MIN,
 							  0, 1L << 40);
 	win->list_max = (size_t)rc_param_int(RC_P_RMA_DIRECT_LIST);
+	win->list_small = (size_t)rc_param_int(RC_P_RMA_DIRECT_LIST_SMALL);
 	for (t = 0; t < win->comm->size; t++) {
 		struct rma_target *tg = &win->tg[t];
 

@@ -226,6 +226,8 @@ RC_PARAM(RMA_DIRECT_LIST, INT, "16", 0, 1L << 20, "rma",
 	 "a non-contiguous put or get goes direct as a list of up to this "
 	 "many transport reads or writes (0: never; else packed into active "
 	 "messages)")
+RC_PARAM(RMA_DIRECT_LIST_SMALL, INT, "4", 0, 1L << 20, "rma",
+	 "at most this many when the runs average under 4 KiB")
 RC_PARAM(RMA_ATOMIC, STR, "auto", 0, 0, "rma",
 	 "atomic agent of create/allocate windows off the shared-memory "
 	 "path: auto (the device when every member has device atomics and "

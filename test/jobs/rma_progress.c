@@ -36,8 +36,12 @@
  * (rcmpi_atomic_agent of MPI_Win_get_info): a run meant to use the
  * device's atomics fails when they are not used.
  *
+ * With strided, each origin's put and get move their B bytes from and to
+ * four chunks of B/4 at a stride of B/2 in its own memory (a vector
+ * type: a list of four RDMA operations, rma/ops.c direct_list).
+ *
  *   rma_progress [N] [bytes=B] [counters=DIR] [agent=A] [deadline=S]
- *                [locks] [create|allocate]...
+ *                [locks] [strided] [create|allocate]...
  *   (default 50 rounds, 64 bytes, 60 s, both flavours)
  * Puts and gets of B bytes go by RDMA when B reaches RCMPI_RMA_DIRECT_MIN.
  */
@@ -55,7 +59,7 @@ static int rank, size, rounds = 50;
 static size_t bytes = 64;
 static double deadline = 60; /* s: rank 0 gives up */
 static const char *cdir, *want_agent;
-static bool locks;
+static bool locks, strided;
 
 static double now(void)
 {
@@ -151,13 +155,29 @@ static void target(volatile unsigned char *mem, const char *what)
 static void origin(MPI_Win w, const char *what)
 {
 	unsigned char *src = malloc(bytes), *got = malloc(bytes);
+	/* strided: src and got in four chunks of bytes / 4 */
+	unsigned char *ssrc = malloc(2 * bytes), *sgot = malloc(2 * bytes);
+	size_t c = bytes / 4;
 	long long one = 1, old, prev = -1, done = rank, sent0, sent1, g;
+	MPI_Datatype otype = MPI_BYTE;
+	void *obuf = src, *gbuf = got;
+	int ocount = (int)bytes;
 	double t0;
 	int i;
 	size_t j;
 
-	CHECK(src && got, "out of memory");
+	CHECK(src && got && ssrc && sgot, "out of memory");
 	job_fill(src, bytes, rank);
+	if (strided) {
+		CHECK_MPI(MPI_Type_vector(4, (int)c, (int)(2 * c), MPI_BYTE,
+					  &otype));
+		CHECK_MPI(MPI_Type_commit(&otype));
+		for (j = 0; j < 4; j++)
+			memcpy(ssrc + 2 * c * j, src + c * j, c);
+		obuf = ssrc;
+		gbuf = sgot;
+		ocount = 1;
+	}
 	if (!locks)
 		CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w));
 	usleep((useconds_t)(START * 1e6));
@@ -166,10 +186,10 @@ static void origin(MPI_Win w, const char *what)
 	for (i = 0; i < rounds; i++) {
 		if (locks)
 			CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
-		CHECK_MPI(MPI_Put(src, (int)bytes, MPI_BYTE, 0,
+		CHECK_MPI(MPI_Put(obuf, ocount, otype, 0,
 				  (MPI_Aint)off_slot(rank), (int)bytes, MPI_BYTE,
 				  w));
-		CHECK_MPI(MPI_Get(got, (int)bytes, MPI_BYTE, 0,
+		CHECK_MPI(MPI_Get(gbuf, ocount, otype, 0,
 				  (MPI_Aint)off_ro(), (int)bytes, MPI_BYTE, w));
 		CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, 0,
 					   MPI_SUM, w));
@@ -188,6 +208,8 @@ static void origin(MPI_Win w, const char *what)
 		CHECK(old > prev && old < (long long)rounds * (size - 1),
 		      "%s: fetched %lld after %lld", what, old, prev);
 		prev = old;
+		for (j = 0; strided && j < 4; j++)
+			memcpy(got + c * j, sgot + 2 * c * j, c);
 		j = job_verify(got, bytes, 0);
 		CHECK(j == (size_t)-1, "%s: got byte %zu wrong", what, j);
 	}
@@ -217,8 +239,12 @@ static void origin(MPI_Win w, const char *what)
 		CHECK_MPI(MPI_Win_flush(0, w));
 	} while (!got[0]);
 	CHECK_MPI(MPI_Win_unlock_all(w));
+	if (strided)
+		CHECK_MPI(MPI_Type_free(&otype));
 	free(src);
 	free(got);
+	free(ssrc);
+	free(sgot);
 }
 
 static void check_agent(MPI_Win w, const char *what)
@@ -289,6 +315,8 @@ int main(int argc, char **argv)
 			want_agent = argv[i] + 6;
 		else if (!strcmp(argv[i], "locks"))
 			locks = true;
+		else if (!strcmp(argv[i], "strided"))
+			strided = true;
 		else if (!strcmp(argv[i], "create") ||
 			 !strcmp(argv[i], "allocate")) {
 			CHECK(nfl < 4, "too many flavours");
@@ -296,8 +324,10 @@ int main(int argc, char **argv)
 		} else
 			rounds = atoi(argv[i]);
 	}
-	CHECK(size >= 2 && rounds > 0 && bytes > 0 && bytes < (1u << 30),
-	      "usage: at least 2 ranks, N > 0, 0 < B < 1 GiB");
+	CHECK(size >= 2 && rounds > 0 && bytes > 0 && bytes < (1u << 30) &&
+		      (!strided || bytes % 4 == 0),
+	      "usage: at least 2 ranks, N > 0, 0 < B < 1 GiB (strided: a "
+	      "multiple of 4)");
 	if (!nfl) {
 		flavours[nfl++] = "allocate";
 		flavours[nfl++] = "create";
@@ -305,8 +335,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < nfl; i++)
 		run(flavours[i]);
 	if (!rank)
-		printf("vt: rma_progress: %d ranks, %d rounds of %zu B%s: ok\n",
-		       size, rounds, bytes, locks ? " in exclusive locks" : "");
+		printf("vt: rma_progress: %d ranks, %d rounds of %zu B%s%s: "
+		       "ok\n",
+		       size, rounds, bytes, strided ? " strided" : "",
+		       locks ? " in exclusive locks" : "");
 	MPI_Finalize();
 	return 0;
 }

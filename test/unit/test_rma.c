@@ -1674,13 +1674,92 @@ START_TEST(tiny_eager_limit)
 }
 END_TEST
 
+/* ---- accumulate_ordering on the device agent ------------------------------
+ * A loop operation (MAX: read, then compare-and-swap) holds back what
+ * follows it at its target unless the window's accumulate_ordering lets
+ * the follower pass (atomic.c may_pass): counted as the device
+ * operations posted before any completes.
+ */
+/* The fabric's gets, puts and atomics since *last (updating it). */
+static unsigned long rdma_delta(struct rw *rw, unsigned long *last)
+{
+	unsigned long d = rw->tw->fab->nrdma - *last;
+
+	*last = rw->tw->fab->nrdma;
+	return d;
+}
+
+START_TEST(acc_ordering_relaxed)
+{
+	static const struct {
+		unsigned order;
+		int follower;		/* 0: accumulate SUM, 1: fetch SUM,
+					 * 2: fetch NO_OP */
+		unsigned long posted;	/* by the two calls */
+	} c[] = {
+		{RC_ACC_ALL, 0, 1},
+		{RC_ACC_RAR | RC_ACC_RAW, 0, 2},
+		{RC_ACC_RAR | RC_ACC_RAW, 1, 1},
+		{0, 1, 2},
+		{RC_ACC_WAR | RC_ACC_WAW, 2, 2},
+		{RC_ACC_RAW, 2, 1},
+	};
+	int flavor = FLAVOR_OF(_i);
+	struct rw *rw = rw_open(2, _i, flavor, 64, 1);
+	int64_t *t = (int64_t *)rw->mem[1], v = 5, add = 3, old;
+	bool exact = rw->w[0]->dev_atomic && _i % 3 == 0;
+	unsigned long last, posted;
+	size_t k;
+
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		fence_all(rw, 0);
+		t[0] = 1;
+		t[1] = 10;
+		fence_all(rw, 0);
+		rw->w[0]->acc_order = c[k].order;
+		last = rw->tw->fab->nrdma;
+		old = -1;
+		ck_assert_int_eq(MPI_Accumulate(&v, 1, MPI_INT64_T, 1,
+						rw_disp(rw, 1, 0, 1), 1,
+						MPI_INT64_T, MPI_MAX, rw->w[0]),
+				 MPI_SUCCESS);
+		if (!c[k].follower)
+			ck_assert_int_eq(
+				MPI_Accumulate(&add, 1, MPI_INT64_T, 1,
+					       rw_disp(rw, 1, 8, 1), 1,
+					       MPI_INT64_T, MPI_SUM, rw->w[0]),
+				MPI_SUCCESS);
+		else
+			ck_assert_int_eq(
+				MPI_Fetch_and_op(&add, &old, MPI_INT64_T, 1,
+						 rw_disp(rw, 1, 8, 1),
+						 c[k].follower == 1 ? MPI_SUM
+								    : MPI_NO_OP,
+						 rw->w[0]),
+				MPI_SUCCESS);
+		posted = rdma_delta(rw, &last);
+		if (exact)
+			ck_assert_msg(posted == c[k].posted,
+				      "case %zu: %lu posted, want %lu", k,
+				      posted, c[k].posted);
+		fence_all(rw, 0);
+		ck_assert_int_eq(t[0], 5);
+		ck_assert_int_eq(t[1], c[k].follower == 2 ? 10 : 13);
+		if (c[k].follower)
+			ck_assert_int_eq(old, 10);
+	}
+	rw->w[0]->acc_order = RC_ACC_ALL;
+	rw_close(rw);
+}
+END_TEST
+
 /* ---- lists of RDMA operations ---------------------------------------------
  * Non-contiguous puts and gets to a direct target are one transport
  * get/put per run contiguous on both sides (ops.c direct_list): counted
  * exactly on the fabric (under pressure 2 a refused first run sends the
  * whole operation by active messages, and refused later ones wait for
  * room: there the data alone is checked); past RCMPI_RMA_DIRECT_LIST
- * runs, active messages.
+ * runs, or RCMPI_RMA_DIRECT_LIST_SMALL small ones, active messages.
  */
 static struct rc_dtype *vec_ints(size_t count, size_t blen, size_t stride)
 {
@@ -1690,15 +1769,6 @@ static struct rc_dtype *vec_ints(size_t count, size_t blen, size_t stride)
 					     &rc_mpi_int, &dt), RC_OK);
 	rc_dt_commit(dt);
 	return dt;
-}
-
-/* The fabric's get/put count since *last (updating it). */
-static unsigned long rdma_delta(struct rw *rw, unsigned long *last)
-{
-	unsigned long d = rw->tw->fab->nrdma - *last;
-
-	*last = rw->tw->fab->nrdma;
-	return d;
 }
 
 START_TEST(put_get_lists)
@@ -1723,7 +1793,15 @@ START_TEST(put_get_lists)
 
 		for (i = 0; i < 64; i++)
 			src[o][i] = 1000 * (o + 1) + i;
-		/* A: 8 runs into region 0 */
+		/* A's 8 small runs are past RCMPI_RMA_DIRECT_LIST_SMALL (4):
+		 * packed; then with 8 allowed, 8 runs (region 0 both times) */
+		if (direct)
+			ck_assert_uint_eq(rw->w[o]->list_small, 4);
+		ck_assert_int_eq(MPI_Put(src[o], 8, MPI_INT, t,
+					 rw_disp(rw, t, 0, 1), 1, a, rw->w[o]),
+				 MPI_SUCCESS);
+		ck_assert_uint_eq(rdma_delta(rw, &last), 0);
+		rw->w[o]->list_small = 8;
 		ck_assert_int_eq(MPI_Put(src[o], 8, MPI_INT, t,
 					 rw_disp(rw, t, 0, 1), 1, a, rw->w[o]),
 				 MPI_SUCCESS);
@@ -1929,6 +2007,7 @@ static Suite *rma_suite(void)
 	 * the fabric's atomics, refused now and then under pressure */
 #define ACASE(fn) RANGE(fn, "_atomic", 6 * NFLAVORS, 9 * NFLAVORS)
 	ACASE(acc_every_op);
+	ACASE(acc_ordering_relaxed);
 	ACASE(acc_strided_and_no_op);
 	ACASE(counter_fetch_and_op);
 	ACASE(cas_one_winner);

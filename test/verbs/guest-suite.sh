@@ -270,6 +270,14 @@ job jobs_rma_progress_large_2 2 ok RCMPI_RMA_ATOMIC=device -- \
 	"$J/rma_progress" 20 bytes=262144 agent=device allocate $HWC
 job jobs_rma_progress_am_2 2 'fail:of computing, counter 0 of' \
 	RCMPI_RMA_ATOMIC=am -- "$J/rma_progress" 5 deadline=4 allocate
+# non-contiguous puts and gets as lists of RDMA operations (four runs
+# each); packed into active messages instead (RCMPI_RMA_DIRECT_LIST=0)
+# they wait for the target, which must fail
+job jobs_rma_progress_strided_2 2 ok RCMPI_RMA_ATOMIC=device -- \
+	"$J/rma_progress" 20 strided agent=device create $HWC
+job jobs_rma_progress_strided_am_2 2 'fail:of computing, counter' \
+	RCMPI_RMA_ATOMIC=device RCMPI_RMA_DIRECT_LIST=0 -- \
+	"$J/rma_progress" 5 strided deadline=4 create
 # each round in an exclusive lock epoch of its own, with a lock-guarded
 # counter: the lock passes between the origins on the device's lock words
 # while rank 0 computes; with the CPU agent the locks are messages to
