@@ -1090,7 +1090,8 @@ unsigned rma_room_progress(struct rc_rma *rma)
  * another merged), when there are at most win->list_max runs
  * (RCMPI_RMA_DIRECT_LIST), at most win->list_small if they average under
  * RMA_LIST_BIG bytes (RCMPI_RMA_DIRECT_LIST_SMALL: each run costs a work
- * request, packing costs a message and the target's CPU; measured in
+ * request, packing costs a message and the target's CPU), a get's runs
+ * counting twice (each READ is a round trip; the limits are measured in
  * bench/RESULTS.md), and they average at least the direct path's minimum
  * size; else it is packed into active messages. Each run's
  * origin bytes are exposed on their own. Runs are posted in order; one
@@ -1293,7 +1294,7 @@ static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
 {
 	struct rma_target *tg = &win->tg[a->target];
 	struct rc_tp *tp = win->inst->procs[tg->wrank].tp;
-	size_t len = a->ocount * a->odt->size, n, i;
+	size_t len = a->ocount * a->odt->size, n, i, w;
 	uint8_t key[RC_TP_KEY_MAX]; /* ours: the peer does not need it */
 	struct run_cur o, t;
 	struct rma_lop *l;
@@ -1305,9 +1306,11 @@ static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
 			     .base = (uintptr_t)a->obuf,
 			     .count = a->ocount};
 	t = (struct run_cur){.dt = a->tdt, .base = tbase, .count = a->tcount};
-	n = zip_runs(&o, &t, win->list_max, NULL);
-	if (!n || n > win->list_max || len < n * min ||
-	    (len < n * RMA_LIST_BIG && n > win->list_small))
+	/* a READ is a round trip of its own: a get's run counts twice */
+	w = a->kind == RC_RMA_PUT ? 1 : 2;
+	n = zip_runs(&o, &t, win->list_max / w, NULL);
+	if (!n || n * w > win->list_max || len < n * min ||
+	    (len < n * RMA_LIST_BIG && n * w > win->list_small))
 		return RC_AGAIN;
 	l = calloc(1, sizeof(*l) + n * sizeof(l->seg[0]));
 	if (!l)

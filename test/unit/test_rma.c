@@ -1785,6 +1785,7 @@ START_TEST(put_get_lists)
 	bool exact = _i % 3 != 2;
 	unsigned long last = rw->tw->fab->nrdma, got;
 	int src[N][64], dst[N][3 * AREA];
+	size_t lmax;
 
 	fence_all(rw, MPI_MODE_NOPRECEDE);
 	for (o = 0; o < N; o++) {
@@ -1794,14 +1795,15 @@ START_TEST(put_get_lists)
 		for (i = 0; i < 64; i++)
 			src[o][i] = 1000 * (o + 1) + i;
 		/* A's 8 small runs are past RCMPI_RMA_DIRECT_LIST_SMALL (4):
-		 * packed; then with 8 allowed, 8 runs (region 0 both times) */
+		 * packed; then with 16 allowed (B's 8 gets count 16), 8 runs
+		 * (region 0 both times) */
 		if (direct)
 			ck_assert_uint_eq(rw->w[o]->list_small, 4);
 		ck_assert_int_eq(MPI_Put(src[o], 8, MPI_INT, t,
 					 rw_disp(rw, t, 0, 1), 1, a, rw->w[o]),
 				 MPI_SUCCESS);
 		ck_assert_uint_eq(rdma_delta(rw, &last), 0);
-		rw->w[o]->list_small = 8;
+		rw->w[o]->list_small = 16;
 		ck_assert_int_eq(MPI_Put(src[o], 8, MPI_INT, t,
 					 rw_disp(rw, t, 0, 1), 1, a, rw->w[o]),
 				 MPI_SUCCESS);
@@ -1856,6 +1858,17 @@ START_TEST(put_get_lists)
 		got = rdma_delta(rw, &last);
 		if (exact)
 			ck_assert_uint_eq(got, rw->w[o]->tg[t].direct ? 8 : 0);
+		/* a get's runs count twice: 8 are past a limit of 15 (the
+		 * same bytes again, packed) */
+		lmax = rw->w[o]->list_max;
+		rw->w[o]->list_max = 15;
+		ck_assert_int_eq(MPI_Get(dst[o], 1, b, t,
+					 rw_disp(rw, t, 3 * AREA * sizeof(int),
+						 1),
+					 1, c, rw->w[o]),
+				 MPI_SUCCESS);
+		ck_assert_uint_eq(rdma_delta(rw, &last), 0);
+		rw->w[o]->list_max = lmax;
 	}
 	fence_all(rw, MPI_MODE_NOSUCCEED);
 	for (o = 0; o < N; o++) {
