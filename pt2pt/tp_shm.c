@@ -335,14 +335,20 @@ static int shm_attach(struct shm_tp *st, int idx)
  * and everywhere when one CMA byte costs more than two copied ones (a
  * virtual machine whose page pinning is slow). Measured once here, on our
  * own pages (the best of a few tries: a preemption only slows one), and
- * kept between 4 KiB and max (half a ring less a header). The copies are
- * measured in cache, as a ring's are, so most machines reach the cap, the
- * range where MPICH also copies twice; above it the single copy saves
- * memory bandwidth. Where CMA is cheap (a few hundred ns a call) the limit
- * lands between.
+ * kept between 4 KiB and max (half a ring less a header). A ring's bytes
+ * are never in the copying core's cache: the sender writes lines the
+ * receiver read last, the receiver reads lines the sender just wrote. So
+ * the copy is timed from a source this core has not touched lately (a
+ * span of twice its L2, read in order after writing it all): in cache,
+ * memcpy is three times faster, which put the limit at the cap (128 KiB)
+ * where 64 KiB messages took twice as long as with CMA
+ * (bench/RESULTS.md). Where CMA is cheap (a few hundred ns a call) the
+ * limit lands lower.
  */
 #define SHM_PROBE_LEN (64 << 10)
 #define SHM_PROBE_TRIES 8
+#define SHM_PROBE_SPAN_MIN (1L << 20)
+#define SHM_PROBE_SPAN_MAX (16L << 20)
 
 static double shm_now_ns(void)
 {
@@ -378,6 +384,40 @@ static double shm_probe(char *dst, char *src, size_t len, bool cma)
 	return best;
 }
 
+/* Best time per byte of a memcpy of SHM_PROBE_LEN bytes from memory out
+ * of this core's cache (the oldest chunks of a span larger than its L2);
+ * a negative time when the span cannot be had. */
+static double shm_probe_cold(char *dst)
+{
+	long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	long span = l2 > 0 ? 2 * l2 : 4L << 20;
+	double best = 1e30;
+	char *src;
+	int i;
+
+	if (span < SHM_PROBE_SPAN_MIN)
+		span = SHM_PROBE_SPAN_MIN;
+	if (span > SHM_PROBE_SPAN_MAX)
+		span = SHM_PROBE_SPAN_MAX;
+	src = malloc((size_t)span);
+	if (!src)
+		return -1;
+	memset(src, 1, (size_t)span);
+	for (i = 0; i < SHM_PROBE_TRIES &&
+		    (long)(i + 1) * SHM_PROBE_LEN <= span / 2;
+	     i++) {
+		double t = shm_now_ns();
+
+		memcpy(dst, src + (size_t)i * SHM_PROBE_LEN, SHM_PROBE_LEN);
+		__asm__ volatile("" : : "r"(dst) : "memory");
+		t = shm_now_ns() - t;
+		if (t < best)
+			best = t;
+	}
+	free(src);
+	return best / SHM_PROBE_LEN;
+}
+
 size_t rc_shm_eager_model(double fixed_ns, double cma_ns_per_byte,
 			  double copy_ns_per_byte, size_t max)
 {
@@ -404,7 +444,9 @@ static size_t shm_auto_eager(struct shm_tp *st, size_t max)
 	memset(dst, 2, SHM_PROBE_LEN);
 	small = shm_probe(dst, src, 64, true);
 	big = shm_probe(dst, src, SHM_PROBE_LEN, true);
-	copy = shm_probe(dst, src, SHM_PROBE_LEN, false) / SHM_PROBE_LEN;
+	copy = shm_probe_cold(dst);
+	if (copy < 0)
+		copy = shm_probe(dst, src, SHM_PROBE_LEN, false) / SHM_PROBE_LEN;
 	if (small < 0 || big < 0)
 		goto out_free; /* no CMA: rendezvous goes through the rings */
 	per_byte = (big - small) / (SHM_PROBE_LEN - 64);
