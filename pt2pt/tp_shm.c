@@ -338,8 +338,8 @@ static int shm_attach(struct shm_tp *st, int idx)
  * kept between 4 KiB and max (half a ring less a header). A ring's bytes
  * are never in the copying core's cache: the sender writes lines the
  * receiver read last, the receiver reads lines the sender just wrote. So
- * the copy is timed from a source this core has not touched lately (a
- * span of twice its L2, read in order after writing it all): in cache,
+ * the copy is timed from a source out of this core's cache (flushed; or
+ * a span of twice its L2 read in order after writing it all): in cache,
  * memcpy is three times faster, which put the limit at the cap (128 KiB)
  * where 64 KiB messages took twice as long as with CMA
  * (bench/RESULTS.md). Where CMA is cheap (a few hundred ns a call) the
@@ -385,36 +385,57 @@ static double shm_probe(char *dst, char *src, size_t len, bool cma)
 }
 
 /* Best time per byte of a memcpy of SHM_PROBE_LEN bytes from memory out
- * of this core's cache (the oldest chunks of a span larger than its L2);
- * a negative time when the span cannot be had. */
-static double shm_probe_cold(char *dst)
+ * of this core's cache; a negative time when there is no memory for it.
+ * On x86, from src with its lines flushed before each try (no more memory
+ * to touch: start-up pays ~0.1 ms); elsewhere from the oldest chunks of a
+ * span larger than the core's L2, written in order. */
+static double shm_probe_cold(char *dst, char *src)
 {
-	long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-	long span = l2 > 0 ? 2 * l2 : 4L << 20;
 	double best = 1e30;
-	char *src;
 	int i;
+#if defined(__x86_64__) || defined(__i386__)
+	size_t k;
 
-	if (span < SHM_PROBE_SPAN_MIN)
-		span = SHM_PROBE_SPAN_MIN;
-	if (span > SHM_PROBE_SPAN_MAX)
-		span = SHM_PROBE_SPAN_MAX;
-	src = malloc((size_t)span);
-	if (!src)
-		return -1;
-	memset(src, 1, (size_t)span);
-	for (i = 0; i < SHM_PROBE_TRIES &&
-		    (long)(i + 1) * SHM_PROBE_LEN <= span / 2;
-	     i++) {
-		double t = shm_now_ns();
+	for (i = 0; i < SHM_PROBE_TRIES; i++) {
+		double t;
 
-		memcpy(dst, src + (size_t)i * SHM_PROBE_LEN, SHM_PROBE_LEN);
+		for (k = 0; k < SHM_PROBE_LEN; k += 64)
+			__builtin_ia32_clflush(src + k);
+		__builtin_ia32_mfence();
+		t = shm_now_ns();
+		memcpy(dst, src, SHM_PROBE_LEN);
 		__asm__ volatile("" : : "r"(dst) : "memory");
 		t = shm_now_ns() - t;
 		if (t < best)
 			best = t;
 	}
-	free(src);
+#else
+	long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	long span = l2 > 0 ? 2 * l2 : 4L << 20;
+	char *big;
+
+	if (span < SHM_PROBE_SPAN_MIN)
+		span = SHM_PROBE_SPAN_MIN;
+	if (span > SHM_PROBE_SPAN_MAX)
+		span = SHM_PROBE_SPAN_MAX;
+	big = malloc((size_t)span);
+	if (!big)
+		return -1;
+	memset(big, 1, (size_t)span);
+	for (i = 0; i < SHM_PROBE_TRIES &&
+		    (long)(i + 1) * SHM_PROBE_LEN <= span / 2;
+	     i++) {
+		double t = shm_now_ns();
+
+		memcpy(dst, big + (size_t)i * SHM_PROBE_LEN, SHM_PROBE_LEN);
+		__asm__ volatile("" : : "r"(dst) : "memory");
+		t = shm_now_ns() - t;
+		if (t < best)
+			best = t;
+	}
+	free(big);
+	(void)src;
+#endif
 	return best / SHM_PROBE_LEN;
 }
 
@@ -444,7 +465,7 @@ static size_t shm_auto_eager(struct shm_tp *st, size_t max)
 	memset(dst, 2, SHM_PROBE_LEN);
 	small = shm_probe(dst, src, 64, true);
 	big = shm_probe(dst, src, SHM_PROBE_LEN, true);
-	copy = shm_probe_cold(dst);
+	copy = shm_probe_cold(dst, src);
 	if (copy < 0)
 		copy = shm_probe(dst, src, SHM_PROBE_LEN, false) / SHM_PROBE_LEN;
 	if (small < 0 || big < 0)
