@@ -1157,6 +1157,7 @@ struct rma_lop {
 	struct rc_win *win;
 	int target;
 	bool put;
+	uint8_t rkey[RC_TP_KEY_MAX]; /* the target memory's */
 	struct rc_tp *tp;
 	struct rc_req *req;
 	size_t n, next, nleft; /* runs, the next to post, not done */
@@ -1244,9 +1245,9 @@ static int lseg_post(struct rma_lop *l, struct rma_lseg *g)
 	if (l->put)
 		return l->tp->ops->put(l->tp, tg->wrank,
 				       (const void *)g->local, g->lh,
-				       g->rd.len, g->raddr, tg->rkey, &g->rd);
+				       g->rd.len, g->raddr, l->rkey, &g->rd);
 	return l->tp->ops->get(l->tp, tg->wrank, (void *)g->local, g->lh,
-			       g->rd.len, g->raddr, tg->rkey, &g->rd);
+			       g->rd.len, g->raddr, l->rkey, &g->rd);
 }
 
 /* Run l->next went out (RC_INPROGRESS) or is over (its status); false:
@@ -1290,7 +1291,8 @@ static void lop_room(struct rma_room *room)
 
 /* direct_op's non-contiguous case (min: the direct path's minimum). */
 static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
-		       struct rc_req *req, uint64_t tbase, size_t min)
+		       struct rc_req *req, uint64_t tbase, const uint8_t *rkey,
+		       size_t min)
 {
 	struct rma_target *tg = &win->tg[a->target];
 	struct rc_tp *tp = win->inst->procs[tg->wrank].tp;
@@ -1335,6 +1337,7 @@ static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
 	l->win = win;
 	l->target = a->target;
 	l->put = a->kind == RC_RMA_PUT;
+	memcpy(l->rkey, rkey, RC_TP_KEY_MAX);
 	l->req = req;
 	l->n = n;
 	l->nleft = n;
@@ -1372,17 +1375,33 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 	size_t min = win->direct_auto ? tp->direct_min : win->direct_min;
 	uint64_t raddr, tbase;
 	uint8_t key[RC_TP_KEY_MAX]; /* ours: the peer does not need it */
+	const uint8_t *rkey = tg->rkey;
 	struct rma_dop *d;
+	ptrdiff_t lo, hi;
 	void *local;
 	int ret;
 
-	if (!tg->direct || (!put && a->kind != RC_RMA_GET) || !len ||
+	if ((!put && a->kind != RC_RMA_GET) || !len ||
 	    !(tp->caps & (put ? RC_TP_CAP_PUT : RC_TP_CAP_GET)) || len < min)
 		return RC_AGAIN;
-	tbase = tg->base + (uint64_t)a->disp * (uint64_t)tg->disp_unit;
+	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+		/* the region's key, once the target told us of it */
+		tbase = (uint64_t)a->disp;
+		if (!win->dyn_direct || a->target == win->comm->rank ||
+		    !rma_span(a->tcount, a->tdt, &lo, &hi))
+			return RC_AGAIN;
+		rkey = rma_dyn_key(win, a->target, tbase + (uint64_t)lo,
+				   tbase + (uint64_t)hi);
+		if (!rkey)
+			return RC_AGAIN;
+	} else {
+		if (!tg->direct)
+			return RC_AGAIN;
+		tbase = tg->base + (uint64_t)a->disp * (uint64_t)tg->disp_unit;
+	}
 	if (!rc_dt_is_contig(a->odt, a->ocount) ||
 	    !rc_dt_is_contig(a->tdt, a->tcount))
-		return direct_list(win, a, req, tbase, min);
+		return direct_list(win, a, req, tbase, rkey, min);
 	raddr = (uint64_t)(uintptr_t)rc_dt_contig_ptr(
 		a->tdt, (void *)(uintptr_t)tbase);
 	local = rc_dt_contig_ptr(a->odt, a->obuf);
@@ -1401,9 +1420,9 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 	d->req = req;
 	tg->nout++;
 	ret = put ? tp->ops->put(tp, tg->wrank, local, d->lh, len, raddr,
-				 tg->rkey, &d->rd)
+				 rkey, &d->rd)
 		  : tp->ops->get(tp, tg->wrank, local, d->lh, len, raddr,
-				 tg->rkey, &d->rd);
+				 rkey, &d->rd);
 	if (ret == RC_INPROGRESS)
 		return RC_OK;
 	if (ret == RC_AGAIN || ret == RC_ERR_UNSUPPORTED) {

@@ -21,12 +21,14 @@
  *     rule per element, ops.c); passive-target locks are ticket locks in
  *     the segment (struct rma_lockw), flush is a memory barrier. No
  *     message moves data; fence and PSCW keep their messages.
- *   - direct (create, allocate off the SHM path; ops.c direct_op): a
- *     put or get from RCMPI_RMA_DIRECT_MIN bytes is the transport's
- *     get/put into the target's memory, exposed at creation (keys in the
- *     creation allgather, struct rma_target's rkey): one when both sides
- *     are contiguous, a list of up to RCMPI_RMA_DIRECT_LIST otherwise;
- *     the rest of the window's operations stay on the AM path.
+ *   - direct (create, allocate off the SHM path, dynamic; ops.c
+ *     direct_op): a put or get from RCMPI_RMA_DIRECT_MIN bytes is the
+ *     transport's get/put into the target's memory, exposed at creation
+ *     (keys in the creation allgather, struct rma_target's rkey) or, on
+ *     dynamic windows, at attach (keys asked for on first use, RMA_REGQ,
+ *     and dropped at detach, RMA_REGINV): one when both sides are
+ *     contiguous, a list of up to RCMPI_RMA_DIRECT_LIST otherwise; the
+ *     rest of the window's operations stay on the AM path.
  *   - device agent (create, allocate off the SHM path, when every
  *     member's verbs transport has device atomics and reaches every
  *     other member; win->dev_atomic, decided at creation from the
@@ -53,6 +55,13 @@
  *                      and every reply the target sent before it)
  *   target -> origin   POST (MPI_Win_post), origin -> target COMPLETE
  *                      (MPI_Win_complete; with RMA_F_ACK -> ACK)
+ *   origin -> target   REGQ(address) -> REGR(region, key): dynamic
+ *                      window, the direct path's key of the attached
+ *                      region that holds the address (size 0: none)
+ *   target -> origin   REGINV(base): that region was detached (sent to
+ *                      every member that got a key, before the detach
+ *                      returns: it arrives before anything the target
+ *                      sends after, such as a new region's address)
  *   either way         PING, ignored: sent once a second to the peers a
  *                      synchronisation has waited on for more than a
  *                      second, so that a transport that learns of a dead
@@ -97,6 +106,9 @@ enum rma_msg {
 	RMA_POST,
 	RMA_COMPLETE,
 	RMA_PING,	/* nothing: a probe of a peer that keeps us waiting */
+	RMA_REGQ,	/* dynamic: which attached region holds address arg? */
+	RMA_REGR,	/* its answer, struct rma_reg_msg (size 0: none) */
+	RMA_REGINV,	/* the region at base arg was detached */
 };
 
 #define RMA_F_ACK 0x1u		/* COMPLETE: answer with ACK */
@@ -121,6 +133,17 @@ struct rma_op_hdr {
 	uint8_t op;		/* accumulate op (enum rc_op_kind) */
 	uint8_t rsvd[6];
 };
+
+/* RMA_REGR: the attached region that holds the address asked about and
+ * its key on the transport between the two processes (flags
+ * RMA_F_KEYED: it has one there; size 0: no region holds it). */
+struct rma_reg_msg {
+	struct rma_hdr h;	/* arg: the address asked about */
+	uint64_t base, size;
+	uint8_t key[RC_TP_KEY_MAX];
+};
+
+#define RMA_F_KEYED 0x1u
 
 /* A derived target datatype travels flattened: this, then the blocks
  * (struct rc_dt_block, in type-map order). */
@@ -173,6 +196,22 @@ struct rma_target {
 	uint64_t lbase;
 	uint8_t lkey[RC_TP_KEY_MAX];
 	struct rma_dlock *dl;
+	/* dynamic windows' direct path (win.c): its attached regions
+	 * that it told us of (RMA_REGR), whether a question is out; on
+	 * the exposure side, whether we told it a key */
+	struct rma_dreg *dreg;
+	size_t ndreg, capdreg;
+	bool regq;
+	bool told;
+};
+
+/* A region of a target's dynamic window known here, with its key (none:
+ * the target could not expose it, its accesses take the AM path without
+ * asking again). */
+struct rma_dreg {
+	uint64_t base, size;
+	bool keyed;
+	uint8_t key[RC_TP_KEY_MAX];
 };
 
 /* ---- device lock words (dlock.c) ---------------------------------------
@@ -226,10 +265,15 @@ struct rma_dlock {
 	uint64_t res[RMA_DL_OPS]; /* op[i]'s old value */
 };
 
-/* A memory region attached to a dynamic window. */
+/* A memory region attached to a dynamic window, exposed for the direct
+ * path on the transports whose bit is set (handle and key by inst->tps
+ * index). */
 struct rma_region {
 	uintptr_t base;
 	size_t size;
+	unsigned exposed;
+	void *expose[RC_TP_MAX];
+	uint8_t key[RC_TP_MAX][RC_TP_KEY_MAX];
 };
 
 /* A waiter in the target's lock queue. */
@@ -337,6 +381,7 @@ struct rc_win {
 	size_t direct_min;
 	size_t list_max;  /* non-contiguous: most runs of one operation, */
 	size_t list_small; /* of small runs (ops.c direct_list) */
+	bool dyn_direct;   /* dynamic: regions exposed at attach */
 	/* the device is the atomic agent (atomic.c): through atp, whose
 	 * keys are the targets' akey */
 	bool dev_atomic;
@@ -583,6 +628,14 @@ void rma_dlock_release(struct rc_win *win, int t);
 bool rma_dlock_posted(struct rc_win *win, int t, int *err);
 /* Every release of ours finished (window free, before its allreduce). */
 bool rma_dlock_quiet(struct rc_win *win);
+
+/* Dynamic window: the key of target t's attached region that holds
+ * [lo, hi), or NULL (not known yet: the question goes out, the caller
+ * takes the AM path). */
+const uint8_t *rma_dyn_key(struct rc_win *win, int t, uint64_t lo,
+			   uint64_t hi);
+/* RMA_REGQ, RMA_REGR, RMA_REGINV. */
+void rma_on_reg(struct rc_rma *rma, int wsrc, const void *msg, size_t len);
 
 /* Locally complete: nothing of win to t (or every target, t -1) still
  * streaming out or awaiting a reply. */

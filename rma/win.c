@@ -193,7 +193,54 @@ int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,
 	return RC_OK;
 }
 
-/* ---- dynamic regions ----------------------------------------------------- */
+/* ---- dynamic regions -----------------------------------------------------
+ * Each attached region is exposed on every transport that can read and
+ * write it (win->dyn_direct), as a created window's memory is at
+ * creation. An origin asks the target for the key of the region that
+ * holds an address the first time it accesses it (RMA_REGQ; that
+ * operation and those until the answer take the AM path, which checks
+ * the range at the target), keeps the answer (struct rma_dreg) and goes
+ * direct from then on while its accesses lie inside a region it knows
+ * (a region the target could not expose is known without a key: its
+ * accesses take the AM path without asking again).
+ * A detach tells every member that got a key (RMA_REGINV) before the
+ * region's memory is released: in order with everything the target
+ * sends after, so no origin learns of memory attached later at the same
+ * address before it has forgotten the old key.
+ */
+
+static int direct_kind(const struct rc_tp *tp);
+
+static void reg_expose(struct rc_win *win, struct rma_region *r)
+{
+	struct rc_inst *inst = win->inst;
+	int i;
+
+	r->exposed = 0;
+	if (!win->dyn_direct || !r->size)
+		return;
+	for (i = 0; i < inst->ntps; i++) {
+		struct rc_tp *tp = inst->tps[i];
+
+		if (direct_kind(tp) < 0 ||
+		    !(tp->caps & (RC_TP_CAP_GET | RC_TP_CAP_PUT)))
+			continue;
+		if (!tp->ops->mem_expose(tp, (void *)r->base, r->size,
+					 r->key[i], &r->expose[i]))
+			r->exposed |= 1u << i;
+	}
+}
+
+static void reg_unexpose(struct rc_win *win, struct rma_region *r)
+{
+	int i;
+
+	for (i = 0; i < win->inst->ntps; i++)
+		if (r->exposed & (1u << i))
+			win->inst->tps[i]->ops->mem_release(win->inst->tps[i],
+							    r->expose[i]);
+	r->exposed = 0;
+}
 
 int rc_win_attach(struct rc_win *win, void *base, size_t size)
 {
@@ -218,22 +265,144 @@ int rc_win_attach(struct rc_win *win, void *base, size_t size)
 		win->reg = r;
 		win->capreg = cap;
 	}
-	win->reg[win->nreg].base = b;
-	win->reg[win->nreg].size = size;
-	win->nreg++;
+	r = &win->reg[win->nreg++];
+	memset(r, 0, sizeof(*r));
+	r->base = b;
+	r->size = size;
+	reg_expose(win, r);
 	return RC_OK;
 }
 
 int rc_win_detach(struct rc_win *win, const void *base)
 {
+	struct rma_region *r;
+	size_t i;
+	int t;
+
+	for (i = 0; i < win->nreg; i++) {
+		r = &win->reg[i];
+		if (r->base != (uintptr_t)base)
+			continue;
+		for (t = 0; t < win->comm->size && r->size; t++)
+			if (win->tg[t].told && !win->tg[t].dead)
+				rma_send(win, t, RMA_REGINV, 0,
+					 (uint64_t)r->base);
+		reg_unexpose(win, r);
+		win->reg[i] = win->reg[--win->nreg];
+		return RC_OK;
+	}
+	return RC_ERR_INVAL;
+}
+
+const uint8_t *rma_dyn_key(struct rc_win *win, int t, uint64_t lo,
+			   uint64_t hi)
+{
+	struct rma_target *tg = &win->tg[t];
+	int k = direct_kind(win->inst->procs[tg->wrank].tp);
 	size_t i;
 
-	for (i = 0; i < win->nreg; i++)
-		if (win->reg[i].base == (uintptr_t)base) {
-			win->reg[i] = win->reg[--win->nreg];
-			return RC_OK;
+	for (i = 0; i < tg->ndreg; i++) {
+		struct rma_dreg *d = &tg->dreg[i];
+
+		if (lo >= d->base && hi <= d->base + d->size && hi > lo)
+			return d->keyed ? d->key : NULL;
+	}
+	/* (the key on our transport to it: its kind in flags) */
+	if (k >= 0 && !tg->regq && !tg->dead &&
+	    rma_send(win, t, RMA_REGQ, (unsigned)k, lo) == RC_OK)
+		tg->regq = true;
+	return NULL;
+}
+
+/* Target: answer an origin's question (the key on the transport of
+ * direct kind `kind`). */
+static void reg_answer(struct rc_win *win, int t, uint64_t addr, int kind)
+{
+	struct rma_reg_msg m;
+	size_t i;
+	int k;
+
+	memset(&m, 0, sizeof(m));
+	m.h.type = RMA_REGR;
+	m.h.win = win->id;
+	m.h.arg = addr;
+	for (k = 0; k < win->inst->ntps &&
+		    direct_kind(win->inst->tps[k]) != kind;
+	     k++)
+		;
+	for (i = 0; i < win->nreg; i++) {
+		struct rma_region *r = &win->reg[i];
+
+		if (addr < r->base || addr >= r->base + r->size)
+			continue;
+		m.base = r->base;
+		m.size = r->size;
+		if (k < win->inst->ntps && (r->exposed & (1u << k))) {
+			m.h.flags = RMA_F_KEYED;
+			memcpy(m.key, r->key[k], RC_TP_KEY_MAX);
 		}
-	return RC_ERR_INVAL;
+		win->tg[t].told = true;
+		break;
+	}
+	rc_am_send(win->inst, win->tg[t].wrank, RC_AM_RMA, &m, sizeof(m),
+		   NULL, 0);
+}
+
+/* Origin: remember a region (replacing what was known at its base). */
+static void reg_learn(struct rma_target *tg, const struct rma_reg_msg *m)
+{
+	struct rma_dreg *d;
+	size_t i;
+
+	for (i = 0; i < tg->ndreg; i++)
+		if (tg->dreg[i].base == m->base)
+			break;
+	if (i == tg->ndreg) {
+		if (tg->ndreg == tg->capdreg) {
+			size_t cap = tg->capdreg ? 2 * tg->capdreg : 4;
+
+			d = realloc(tg->dreg, cap * sizeof(*d));
+			if (!d)
+				return; /* not known: active messages */
+			tg->dreg = d;
+			tg->capdreg = cap;
+		}
+		tg->ndreg++;
+	}
+	d = &tg->dreg[i];
+	d->base = m->base;
+	d->size = m->size;
+	d->keyed = m->h.flags & RMA_F_KEYED;
+	memcpy(d->key, m->key, RC_TP_KEY_MAX);
+}
+
+void rma_on_reg(struct rc_rma *rma, int wsrc, const void *msg, size_t len)
+{
+	const struct rma_hdr *h = msg;
+	struct rc_win *win = rma_win_lookup(rma, h->win);
+	struct rma_target *tg;
+	size_t i;
+	int t;
+
+	if (!win || (t = rma_win_rank(win, wsrc)) < 0)
+		return; /* freed here meanwhile */
+	tg = &win->tg[t];
+	switch (h->type) {
+	case RMA_REGQ:
+		reg_answer(win, t, h->arg, h->flags);
+		break;
+	case RMA_REGR:
+		tg->regq = false;
+		if (len >= sizeof(struct rma_reg_msg) &&
+		    ((const struct rma_reg_msg *)msg)->size)
+			reg_learn(tg, msg);
+		break;
+	case RMA_REGINV:
+		for (i = 0; i < tg->ndreg; i++)
+			if (tg->dreg[i].base == h->arg)
+				tg->dreg[i--] = tg->dreg[--tg->ndreg];
+		break;
+	}
 }
 
 /* ---- shared segments ----------------------------------------------------- */
@@ -336,6 +505,7 @@ static void win_unexpose(struct rc_win *win)
 static void win_destroy(struct rc_win *win)
 {
 	struct rc_rma *rma = rma_of(win->inst);
+	size_t i;
 
 	if (rma->wins[win->id] == win)
 		rma->wins[win->id] = NULL;
@@ -355,7 +525,11 @@ static void win_destroy(struct rc_win *win)
 		free(win->shm);
 	}
 	free(win->mem);
+	for (i = 0; i < win->nreg; i++)
+		reg_unexpose(win, &win->reg[i]);
 	free(win->reg);
+	for (i = 0; win->tg && win->comm && i < (size_t)win->comm->size; i++)
+		free(win->tg[i].dreg);
 	free(win->grp);
 	free(win->pgrp);
 	free(win->tg);
@@ -518,6 +692,7 @@ static void cr_direct(struct rma_create *cr)
 							  0, 1L << 40);
 	win->list_max = (size_t)rc_param_int(RC_P_RMA_DIRECT_LIST);
 	win->list_small = (size_t)rc_param_int(RC_P_RMA_DIRECT_LIST_SMALL);
+	win->dyn_direct = win->flavor == MPI_WIN_FLAVOR_DYNAMIC;
 	for (t = 0; t < win->comm->size; t++) {
 		struct rma_target *tg = &win->tg[t];
 
@@ -1016,6 +1191,11 @@ static void rma_am_recv(struct rc_inst *inst, int wsrc, const void *msg,
 		break;
 	case RMA_REPLY:
 		rma_on_reply(rma, wsrc, msg, len);
+		break;
+	case RMA_REGQ:
+	case RMA_REGR:
+	case RMA_REGINV:
+		rma_on_reg(rma, wsrc, msg, len);
 		break;
 	default:
 		rma_on_sync(rma, wsrc, h);

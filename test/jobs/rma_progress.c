@@ -36,12 +36,18 @@
  * (rcmpi_atomic_agent of MPI_Win_get_info): a run meant to use the
  * device's atomics fails when they are not used.
  *
+ * With dynamic, the window is MPI_Win_create_dynamic with rank 0's memory
+ * attached: each origin gets a byte of it before the barrier (the first
+ * access, which learns the region's key through the target's CPU), and
+ * the rounds have no fetch-and-add (an accumulate on a dynamic window is
+ * the target CPU's) and the done word is a put.
+ *
  * With strided, each origin's put and get move their B bytes from and to
  * four chunks of B/4 at a stride of B/2 in its own memory (a vector
  * type: a list of four RDMA operations, rma/ops.c direct_list).
  *
  *   rma_progress [N] [bytes=B] [counters=DIR] [agent=A] [deadline=S]
- *                [locks] [strided] [create|allocate]...
+ *                [locks] [strided] [create|allocate|dynamic]...
  *   (default 50 rounds, 64 bytes, 60 s, both flavours)
  * Puts and gets of B bytes go by RDMA when B reaches RCMPI_RMA_DIRECT_MIN.
  */
@@ -59,7 +65,8 @@ static int rank, size, rounds = 50;
 static size_t bytes = 64;
 static double deadline = 60; /* s: rank 0 gives up */
 static const char *cdir, *want_agent;
-static bool locks, strided;
+static bool locks, strided, dyn;
+static MPI_Aint dbase; /* dynamic: rank 0's memory; displacements add it */
 
 static double now(void)
 {
@@ -103,7 +110,8 @@ static void target(volatile unsigned char *mem, const char *what)
 	volatile long long *ctr = (volatile long long *)mem;
 	volatile long long *guard = (volatile long long *)(mem + off_guard());
 	double t0 = now(), t, x = 1.0;
-	long long recvs0 = -1, recvs1, want = (long long)rounds * (size - 1);
+	long long recvs0 = -1, recvs1;
+	long long want = dyn ? 0 : (long long)rounds * (size - 1);
 	int all = 0;
 	int r;
 
@@ -187,12 +195,16 @@ static void origin(MPI_Win w, const char *what)
 		if (locks)
 			CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
 		CHECK_MPI(MPI_Put(obuf, ocount, otype, 0,
-				  (MPI_Aint)off_slot(rank), (int)bytes, MPI_BYTE,
-				  w));
+				  dbase + (MPI_Aint)off_slot(rank), (int)bytes,
+				  MPI_BYTE, w));
 		CHECK_MPI(MPI_Get(gbuf, ocount, otype, 0,
-				  (MPI_Aint)off_ro(), (int)bytes, MPI_BYTE, w));
-		CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, 0,
-					   MPI_SUM, w));
+				  dbase + (MPI_Aint)off_ro(), (int)bytes, MPI_BYTE,
+				  w));
+		if (dyn)
+			old = prev + 1; /* (no fetch-and-add) */
+		else
+			CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0,
+						   0, MPI_SUM, w));
 		CHECK_MPI(MPI_Win_flush(0, w));
 		if (locks) {
 			CHECK_MPI(MPI_Get(&g, 1, MPI_LONG_LONG, 0,
@@ -205,7 +217,7 @@ static void origin(MPI_Win w, const char *what)
 					  MPI_LONG_LONG, w));
 			CHECK_MPI(MPI_Win_unlock(0, w));
 		}
-		CHECK(old > prev && old < (long long)rounds * (size - 1),
+		CHECK(old > prev && (dyn || old < (long long)rounds * (size - 1)),
 		      "%s: fetched %lld after %lld", what, old, prev);
 		prev = old;
 		for (j = 0; strided && j < 4; j++)
@@ -223,10 +235,16 @@ static void origin(MPI_Win w, const char *what)
 	      what, sent0, sent1, now() - t0);
 	if (locks)
 		CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w));
-	/* (an accumulate: a put this small would be a message) */
-	CHECK_MPI(MPI_Accumulate(&done, 1, MPI_INT64_T, 0,
-				 (MPI_Aint)off_done(rank), 1, MPI_INT64_T,
-				 MPI_SUM, w));
+	/* (an accumulate: a put this small would be a message, but on a
+	 * dynamic window, where an accumulate is one, a put by RDMA) */
+	if (dyn)
+		CHECK_MPI(MPI_Put(&done, 1, MPI_INT64_T, 0,
+				  dbase + (MPI_Aint)off_done(rank), 1,
+				  MPI_INT64_T, w));
+	else
+		CHECK_MPI(MPI_Accumulate(&done, 1, MPI_INT64_T, 0,
+					 (MPI_Aint)off_done(rank), 1,
+					 MPI_INT64_T, MPI_SUM, w));
 	CHECK_MPI(MPI_Win_flush(0, w));
 	/* no message before rank 0 has read its counter: wait for its
 	 * word by reading the release area */
@@ -235,7 +253,8 @@ static void origin(MPI_Win w, const char *what)
 		CHECK(now() - t0 < deadline + 5, "%s: rank 0 never released us",
 		      what);
 		CHECK_MPI(MPI_Get(got, (int)bytes, MPI_BYTE, 0,
-				  (MPI_Aint)off_rel(), (int)bytes, MPI_BYTE, w));
+				  dbase + (MPI_Aint)off_rel(), (int)bytes,
+				  MPI_BYTE, w));
 		CHECK_MPI(MPI_Win_flush(0, w));
 	} while (!got[0]);
 	CHECK_MPI(MPI_Win_unlock_all(w));
@@ -269,30 +288,60 @@ static void run(const char *flavour)
 	MPI_Win w;
 	MPI_Aint sz = rank ? 0 : (MPI_Aint)win_bytes();
 
-	if (!strcmp(flavour, "create")) {
+	dyn = !strcmp(flavour, "dynamic");
+	dbase = 0;
+	CHECK(!dyn || !locks,
+	      "locks: not with dynamic (its locks are the target's messages)");
+	if (!strcmp(flavour, "create") || dyn) {
 		if (sz) {
 			mem = calloc(1, (size_t)sz);
 			CHECK(mem, "out of memory");
 		}
-		CHECK_MPI(MPI_Win_create(mem, sz, 1, MPI_INFO_NULL,
-					 MPI_COMM_WORLD, &w));
+		if (dyn) {
+			CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL,
+							 MPI_COMM_WORLD, &w));
+			if (sz) {
+				CHECK_MPI(MPI_Win_attach(w, mem, sz));
+				CHECK_MPI(MPI_Get_address(mem, &dbase));
+			}
+			CHECK_MPI(MPI_Bcast(&dbase, 1, MPI_AINT, 0,
+					    MPI_COMM_WORLD));
+		} else {
+			CHECK_MPI(MPI_Win_create(mem, sz, 1, MPI_INFO_NULL,
+						 MPI_COMM_WORLD, &w));
+		}
 	} else {
 		CHECK_MPI(MPI_Win_allocate(sz, 1, MPI_INFO_NULL,
 					   MPI_COMM_WORLD, &mem, &w));
 		if (sz)
 			memset(mem, 0, (size_t)sz);
 	}
-	check_agent(w, flavour);
+	if (!dyn)
+		check_agent(w, flavour);
 	if (!rank)
 		job_fill(mem + off_ro(), bytes, 0);
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	if (dyn && rank) {
+		/* the first access: the region's key, from rank 0's CPU
+		 * (inside the barrier below) */
+		unsigned char b;
+
+		CHECK_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, w));
+		CHECK_MPI(MPI_Get(&b, 1, MPI_BYTE, 0,
+				  dbase + (MPI_Aint)off_ro(), 1, MPI_BYTE, w));
+		CHECK_MPI(MPI_Win_unlock_all(w));
+	}
+	if (dyn)
+		CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	if (!rank)
 		target(mem, flavour);
 	else
 		origin(w, flavour);
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	if (dyn && sz)
+		CHECK_MPI(MPI_Win_detach(w, mem));
 	CHECK_MPI(MPI_Win_free(&w));
-	if (!strcmp(flavour, "create"))
+	if (!strcmp(flavour, "create") || dyn)
 		free(mem);
 }
 
@@ -318,7 +367,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "strided"))
 			strided = true;
 		else if (!strcmp(argv[i], "create") ||
-			 !strcmp(argv[i], "allocate")) {
+			 !strcmp(argv[i], "allocate") ||
+			 !strcmp(argv[i], "dynamic")) {
 			CHECK(nfl < 4, "too many flavours");
 			flavours[nfl++] = argv[i];
 		} else

@@ -387,7 +387,8 @@ START_TEST(put_get_fence)
 	fence_all(rw, MPI_MODE_NOSUCCEED);
 	/* the REG-byte puts and gets went by the transport's get/put where
 	 * the window is direct, never where it is not */
-	ck_assert(rw->w[0]->tg[1].direct == (rw->tw->fab->nrdma > 0));
+	if (flavor != MPI_WIN_FLAVOR_DYNAMIC) /* (dynamic_direct) */
+		ck_assert(rw->w[0]->tg[1].direct == (rw->tw->fab->nrdma > 0));
 	for (o = 0; o < n; o++) {
 		unsigned char packed[REG];
 		int i;
@@ -1783,14 +1784,26 @@ START_TEST(put_get_lists)
 			*c = vec_ints(4, 3, 4), *d = vec_ints(2, 1, 2),
 			*e = vec_ints(40, 1, 2);
 	bool exact = _i % 3 != 2;
+	bool dyn = flavor == MPI_WIN_FLAVOR_DYNAMIC; /* direct once known */
 	unsigned long last = rw->tw->fab->nrdma, got;
 	int src[N][64], dst[N][3 * AREA];
 	size_t lmax;
 
 	fence_all(rw, MPI_MODE_NOPRECEDE);
+	if (dyn) {
+		/* dynamic: an access to learn the targets' keys first */
+		for (o = 0; o < N; o++)
+			ck_assert_int_eq(MPI_Put(&o, 1, MPI_INT, (o + 1) % N,
+						 rw_disp(rw, (o + 1) % N, 0,
+							 1),
+						 1, MPI_INT, rw->w[o]),
+					 MPI_SUCCESS);
+		fence_all(rw, 0);
+		last = rw->tw->fab->nrdma;
+	}
 	for (o = 0; o < N; o++) {
 		int t = (o + 1) % N;
-		bool direct = rw->w[o]->tg[t].direct;
+		bool direct = rw->w[o]->tg[t].direct || dyn;
 
 		for (i = 0; i < 64; i++)
 			src[o][i] = 1000 * (o + 1) + i;
@@ -1857,7 +1870,9 @@ START_TEST(put_get_lists)
 				 MPI_SUCCESS);
 		got = rdma_delta(rw, &last);
 		if (exact)
-			ck_assert_uint_eq(got, rw->w[o]->tg[t].direct ? 8 : 0);
+			ck_assert_uint_eq(got, rw->w[o]->tg[t].direct || dyn
+						       ? 8
+						       : 0);
 		/* a get's runs count twice: 8 are past a limit of 15 (the
 		 * same bytes again, packed) */
 		lmax = rw->w[o]->list_max;
@@ -1894,6 +1909,123 @@ START_TEST(put_get_lists)
 	rc_dt_release(d);
 	rc_dt_release(e);
 	rw_close(rw);
+}
+END_TEST
+
+/* ---- dynamic windows' direct path ------------------------------------------
+ * The first access to an attached region takes active messages and asks
+ * the target for the region's key; later ones inside the region go by
+ * the transport's get/put; a detach makes the origin forget the key, so
+ * memory attached after it takes the question again. (_i: pressure,
+ * always with RCMPI_RMA_DIRECT_MIN=0.)
+ */
+START_TEST(dynamic_direct)
+{
+	enum { SZ = 4096 };
+	struct rw *rw = rw_open(2, 3 * NFLAVORS + _i, MPI_WIN_FLAVOR_DYNAMIC,
+				SZ, 1);
+	struct rma_target *tg = &rw->w[0]->tg[1];
+	bool exact = _i % 3 != 2; /* pressure 2 refuses gets and puts */
+	struct rc_req *req[NMAX];
+	unsigned long last, got_n;
+	char src[1024], got[1024], *fresh, *other = calloc(1, SZ);
+	int errs[NMAX], i;
+
+	ck_assert_ptr_nonnull(other);
+	for (i = 0; i < 1024; i++)
+		src[i] = (char)(i * 3 + 1);
+	memset(rw->mem[1] + 2048, 7, 1024);
+	ck_assert(rw->w[0]->dyn_direct);
+	fence_all(rw, 0);
+	last = rw->tw->fab->nrdma;
+	/* unknown: active messages, and the question */
+	ck_assert_int_eq(MPI_Put(src, 1024, MPI_BYTE, 1,
+				 rw_disp(rw, 1, 0, 1), 1024, MPI_BYTE,
+				 rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_uint_eq(rdma_delta(rw, &last), 0);
+	ck_assert(tg->regq);
+	fence_all(rw, 0);
+	ck_assert(!tg->regq);
+	ck_assert_uint_eq(tg->ndreg, 1);
+	ck_assert(rw->w[1]->tg[0].told);
+	/* known: the transport's put and get */
+	ck_assert_int_eq(MPI_Put(src, 1024, MPI_BYTE, 1,
+				 rw_disp(rw, 1, 1024, 1), 1024, MPI_BYTE,
+				 rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get(got, 1024, MPI_BYTE, 1,
+				 rw_disp(rw, 1, 2048, 1), 1024, MPI_BYTE,
+				 rw->w[0]),
+			 MPI_SUCCESS);
+	got_n = rdma_delta(rw, &last);
+	ck_assert_uint_le(got_n, 2);
+	if (exact)
+		ck_assert_uint_eq(got_n, 2);
+	/* past the region's end: not this region's key (the target finds
+	 * the range error) */
+	ck_assert_int_eq(MPI_Put(src, 16, MPI_BYTE, 1,
+				 rw_disp(rw, 1, SZ - 8, 1), 16, MPI_BYTE,
+				 rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_uint_eq(rdma_delta(rw, &last), 0);
+	ck_assert_int_eq(rc_win_fence_start(rw->w[0], 0, &req[0]), RC_OK);
+	ck_assert_int_eq(rc_win_fence_start(rw->w[1], 0, &req[1]), RC_OK);
+	wait_each(rw->tw, req, 2, errs);
+	ck_assert_int_eq(errs[0], RC_ERR_RMA_RANGE);
+	ck_assert_int_eq(errs[1], RC_OK);
+	ck_assert_int_eq(memcmp(rw->mem[1], src, 1024), 0);
+	ck_assert_int_eq(memcmp(rw->mem[1] + 1024, src, 1024), 0);
+	for (i = 0; i < 1024; i++)
+		ck_assert_int_eq(got[i], 7);
+	/* detached: the origin forgets the key; memory attached after it
+	 * is asked about again */
+	ck_assert_int_eq(rc_win_detach(rw->w[1], rw->mem[1]), RC_OK);
+	fence_all(rw, 0);
+	ck_assert_uint_eq(tg->ndreg, 0);
+	fresh = calloc(1, SZ);
+	ck_assert_ptr_nonnull(fresh);
+	ck_assert_int_eq(rc_win_attach(rw->w[1], fresh, SZ), RC_OK);
+	fence_all(rw, 0);
+	ck_assert_int_eq(MPI_Put(src, 1024, MPI_BYTE, 1,
+				 (MPI_Aint)(uintptr_t)fresh, 1024, MPI_BYTE,
+				 rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_uint_eq(rdma_delta(rw, &last), 0);
+	fence_all(rw, 0);
+	ck_assert_int_eq(memcmp(fresh, src, 1024), 0);
+	ck_assert_uint_eq(tg->ndreg, 1);
+	ck_assert_int_eq(MPI_Put(src + 512, 512, MPI_BYTE, 1,
+				 (MPI_Aint)(uintptr_t)fresh + 2048, 512,
+				 MPI_BYTE, rw->w[0]),
+			 MPI_SUCCESS);
+	got_n = rdma_delta(rw, &last);
+	if (exact)
+		ck_assert_uint_eq(got_n, 1);
+	fence_all(rw, 0);
+	ck_assert_int_eq(memcmp(fresh + 2048, src + 512, 512), 0);
+	/* a region the target cannot expose (as when its registration
+	 * fails) is known without a key: active messages, no new question */
+	rw->w[1]->dyn_direct = false;
+	ck_assert_int_eq(rc_win_attach(rw->w[1], other, SZ), RC_OK);
+	rw->w[1]->dyn_direct = true;
+	fence_all(rw, 0);
+	for (i = 0; i < 2; i++) {
+		ck_assert_int_eq(MPI_Put(src, 64, MPI_BYTE, 1,
+					 (MPI_Aint)(uintptr_t)other + 64 * i,
+					 64, MPI_BYTE, rw->w[0]),
+				 MPI_SUCCESS);
+		ck_assert_uint_eq(rdma_delta(rw, &last), 0);
+		ck_assert(tg->regq == !i); /* asked the first time only */
+		fence_all(rw, 0);
+		ck_assert_uint_eq(tg->ndreg, 2);
+	}
+	ck_assert_int_eq(memcmp(other + 64, src, 64), 0);
+	fence_all(rw, MPI_MODE_NOSUCCEED);
+	/* the window's free releases what is still attached */
+	rw_close(rw);
+	free(fresh);
+	free(other);
 }
 END_TEST
 
@@ -2009,6 +2141,7 @@ static Suite *rma_suite(void)
 #define DCASE(fn) RANGE(fn, "_direct", 3 * NFLAVORS, 6 * NFLAVORS)
 	DCASE(put_get_fence);
 	DCASE(put_get_lists);
+	CASE(dynamic_direct, 3);
 	DCASE(counter_exclusive_lock);
 	DCASE(passive_flushes);
 	DCASE(request_ops);

@@ -270,14 +270,21 @@ job jobs_rma_progress_large_2 2 ok RCMPI_RMA_ATOMIC=device -- \
 	"$J/rma_progress" 20 bytes=262144 agent=device allocate $HWC
 job jobs_rma_progress_am_2 2 'fail:of computing, counter 0 of' \
 	RCMPI_RMA_ATOMIC=am -- "$J/rma_progress" 5 deadline=4 allocate
-# non-contiguous puts and gets as lists of RDMA operations (four runs
-# each); packed into active messages instead (RCMPI_RMA_DIRECT_LIST=0)
-# they wait for the target, which must fail
+# non-contiguous puts and gets as lists of RDMA operations (four runs of
+# 4 KiB each: within the limits for gets too); packed into active
+# messages instead (RCMPI_RMA_DIRECT_LIST=0) they wait for the target,
+# which must fail
 job jobs_rma_progress_strided_2 2 ok RCMPI_RMA_ATOMIC=device -- \
-	"$J/rma_progress" 20 strided agent=device create $HWC
+	"$J/rma_progress" 20 strided bytes=16384 agent=device create $HWC
 job jobs_rma_progress_strided_am_2 2 'fail:of computing, counter' \
 	RCMPI_RMA_ATOMIC=device RCMPI_RMA_DIRECT_LIST=0 -- \
-	"$J/rma_progress" 5 strided deadline=4 create
+	"$J/rma_progress" 5 strided bytes=16384 deadline=4 create
+# dynamic windows: after one access (the region's key, from the target's
+# CPU) puts and gets go by RDMA while it computes; without the direct path
+# (RCMPI_RMA_DIRECT=0) they wait for it, which must fail
+job jobs_rma_progress_dynamic_3 3 ok -- "$J/rma_progress" 30 dynamic $HWC
+job jobs_rma_progress_dynamic_am_2 2 'fail:of computing, counter' \
+	RCMPI_RMA_DIRECT=0 -- "$J/rma_progress" 5 deadline=4 dynamic
 # each round in an exclusive lock epoch of its own, with a lock-guarded
 # counter: the lock passes between the origins on the device's lock words
 # while rank 0 computes; with the CPU agent the locks are messages to
