@@ -359,6 +359,22 @@ int rma_dlock_expose(struct rc_win *win, struct rc_tp *tp, uint64_t *addr,
 	return RC_OK;
 }
 
+/* Lock state left to a dead target's device at window free: freed by
+ * rc_rma_reap once the transports are closed (finalize; a unit test's
+ * world). Touched only there and in rma_dlock_close, which the critical
+ * section covers. */
+static struct rma_dlock *graves;
+
+void rc_rma_reap(void)
+{
+	while (graves) {
+		struct rma_dlock *dl = graves;
+
+		graves = dl->grave;
+		free(dl); /* (its registration died with the transport) */
+	}
+}
+
 void rma_dlock_close(struct rc_win *win)
 {
 	int t;
@@ -371,9 +387,13 @@ void rma_dlock_close(struct rc_win *win)
 		win->tg[t].dl = NULL;
 		if (dl_busy(dl)) {
 			/* out to a dead target: the device may still write
-			 * there, so the block stays (a few hundred bytes) */
+			 * there, so the block stays until the transports
+			 * close (rc_rma_reap) */
 			rc_log_debug("window %u: lock state at dead rank %d "
-				     "left allocated", win->id, t);
+				     "kept until the transports close",
+				     win->id, t);
+			dl->grave = graves;
+			graves = dl;
 			continue;
 		}
 		win->atp->ops->mem_release(win->atp, dl->lh);

@@ -28,6 +28,10 @@ struct rc_win;
 
 int rc_rma_open(struct rc_inst *inst);
 void rc_rma_close(struct rc_inst *inst);
+/* Once every instance's transports are closed (no device writes into our
+ * memory any more): free the lock state that rc_rma_close had to leave
+ * to the device of a dead target (rma/dlock.c). */
+void rc_rma_reap(void);
 
 /* Info keys, as bits (rma_api.c reads them from an MPI_Info). */
 #define RC_WIN_NO_LOCKS 0x1u

@@ -245,6 +245,7 @@ struct rma_dlop {
  * (the struct is exposed on win->atp: the device writes res[]). */
 struct rma_dlock {
 	struct rc_win *win;
+	struct rma_dlock *grave; /* left to a dead target's device */
 	int t;
 	void *lh;	/* this struct, exposed */
 	uint64_t seq;	/* the last operation's */

@@ -309,6 +309,7 @@ void rc_inst_close(struct rc_inst *inst)
 	rc_rma_close(inst);
 	rc_coll_close(inst);
 	rc_p2p_close(inst);
+	rc_rma_reap();
 	rc_comm_fini_world(inst);
 	rc_modex_free(inst);
 	rc_req_pool_fini(inst);

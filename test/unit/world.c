@@ -71,6 +71,7 @@ void tw_free(struct tw *tw)
 		free(inst->procs);
 		free(inst);
 	}
+	rc_rma_reap();
 	rc_loop_fabric_free(tw->fab);
 	free(tw->dead);
 	free(tw->inst);
