@@ -49,6 +49,15 @@
 #                  else), Open MPI + UCX over rxe0 (notes/anchors.md's
 #                  settings) and perftest ib_send_lat / ib_write_bw as the
 #                  device's ceiling; issue 5's gate
+#   verbs-fp       in ONE Soft-RoCE VM boot: the eager rings (RDMA-write
+#                  fast path, issue 16): osu_latency at 8 B, osu_mbw_mr at
+#                  8 B (window 64) and osu_bw at 1 MiB under rcmpi with the
+#                  rings (rcmpi-verbs) and without (rcmpi-nofp:
+#                  RCMPI_VERBS_FP_RINGS=0), Open MPI + UCX and perftest's
+#                  ib_write_lat (the floor of a write-based path) and
+#                  ib_write_bw; issue 16's gates: latency <= 0.85 x Open
+#                  MPI's and <= 1.15 x ib_write_lat, message rate >= Open
+#                  MPI's, bandwidth >= 0.95 x without the rings
 #   nbr            the neighbourhood benchmarks (osu_neighbor_* blocking,
 #                  osu_ineighbor_* nonblocking: their pure communication
 #                  column) on the default neighbourhood (cart:1:1) and
@@ -181,6 +190,8 @@ launcher() {
 		"-x UCX_TLS=rc_verbs,ud_verbs,self -x UCX_UD_VERBS_ETH_DGID_CHECK=n" ;;
 	rcmpi-verbs) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
 		"-x RCMPI_TRANSPORTS=verbs" ;;
+	rcmpi-nofp) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
+		"-x RCMPI_TRANSPORTS=verbs -x RCMPI_VERBS_FP_RINGS=0" ;;
 	rcmpi-direct) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
 		"-x RCMPI_TRANSPORTS=verbs -x RCMPI_RMA_ATOMIC=device" \
 		"-x RCMPI_RMA_DIRECT_MIN=0" ;;
@@ -736,6 +747,31 @@ mode_verbs() {
 	footer
 }
 
+mode_verbs_fp() {
+	local out=${OUT:-$BUILD/bench-compare/verbs-fp} rc
+	pgrep -f '^qemu-system' >/dev/null &&
+		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
+	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	header "Verbs: the eager rings (RDMA-write fast path), Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
+		"REPS=$REPS bench/compare.sh verbs-fp"
+	"$top/test/vm/rxe-vm" --quiet --timeout 3000 --workdir "$out" -- \
+		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-fp $out" \
+		>"$out/vm.log" 2>&1
+	rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "The VM run failed (status $rc); its last lines:"
+		echo '```'
+		tail -20 "$out/vm.log"
+		echo '```'
+		STATUS=1
+	fi
+	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
+	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
+	footer
+}
+
 mode_verbs_rma() {
 	local out=${OUT:-$BUILD/bench-compare/verbs-rma} rc
 	pgrep -f '^qemu-system' >/dev/null &&
@@ -941,10 +977,59 @@ guest_verbs() {	# out
 	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
 }
 
+guest_verbs_fp() {	# out
+	local out=$1 labels="rcmpi-verbs rcmpi-nofp ompi-ucx perftest"
+	local mpis="rcmpi-verbs rcmpi-nofp ompi-ucx"
+	DEV=${RXE_VM_DEV:-rxe0}
+	GID=$(rxe-gid -d "$DEV" | cut -d' ' -f1)
+	job flat osu_latency 2 core 2 lower "osu_latency (µs)" "-m 8:8 -i 2000 -x 200"
+	job fmr osu_mbw_mr 2 core 3 higher "osu_mbw_mr, 1 pair, window 64 (messages/s)" \
+		"-m 8:8 -i 200 -x 20"
+	job fbw osu_bw 2 core 2 higher "osu_bw, window 64 (MB/s)" \
+		"-m 1048576:1048576 -i 5 -x 1"
+	J_PERF[flat]="ib_write_lat 5 1 -n 2000"
+	J_PERF[fbw]="ib_write_bw 4 1.048576 -n 100"
+	cmp_collect "$out" "$REPS" "$labels" "flat fmr fbw"
+	echo "=== report"
+	echo "Both ranks on one rxe device (its internal loopback), qemu TCG"
+	echo "emulation: absolute figures mean little, ratios within the boot do."
+	echo "rcmpi-verbs: \`$(launcher rcmpi-verbs 2 core)\` (eager rings on, the"
+	echo "default); rcmpi-nofp: \`$(launcher rcmpi-nofp 2 core)\` (every message"
+	echo "through the SRQ); ompi-ucx: \`$(launcher ompi-ucx 2 core)\`; perftest:"
+	echo "\`ib_write_lat -s 8 -n 2000\` (t_typical: half a round trip, like"
+	echo "osu_latency), \`ib_write_bw -s SIZE -n 100\` (MiB/s converted to MB/s)."
+	echo
+	for j in flat fmr fbw; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		if [[ -n ${J_PERF[$j]:-} ]]; then
+			cmp_table "$out" "$j" "$labels" "${J_BETTER[$j]}" "$REPS"
+		else
+			cmp_table "$out" "$j" "$mpis" "${J_BETTER[$j]}" "$REPS"
+		fi
+	done
+	echo "Issue 16 goals: latency at 8 B <= 0.85 × Open MPI + UCX and <= 1.15 ×"
+	echo "ib_write_lat, message rate >= Open MPI's, bandwidth unchanged (>= 0.95 ×"
+	echo "without the rings):"
+	echo
+	{
+		cmp_gate "$out" flat rcmpi-verbs ompi-ucx lower 0.85 8
+		cmp_gate "$out" flat rcmpi-verbs perftest lower 1.15 8
+		cmp_gate "$out" fmr rcmpi-verbs ompi-ucx higher 1.00 8
+		cmp_gate "$out" fbw rcmpi-verbs rcmpi-nofp higher 0.95 1048576
+	} | tee "$out/gates"
+	echo
+	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
+}
+
 # ---- main -------------------------------------------------------------------
 
 if [[ ${1:-} == --guest-verbs ]]; then
 	guest_verbs "$2"
+	exit 0
+fi
+if [[ ${1:-} == --guest-verbs-fp ]]; then
+	guest_verbs_fp "$2"
 	exit 0
 fi
 if [[ ${1:-} == --guest-verbs-rma ]]; then
@@ -959,7 +1044,7 @@ for a in "$@"; do
 	all) modes+=(shm-p2p shm-coll shm-over shm-rma callgrind memory startup
 		verbs verbs-rma nbr shm-mt) ;;
 	shm-p2p | shm-coll | shm-over | shm-rma | shm-mt | callgrind | memory | \
-		startup | verbs | verbs-rma | nbr | tcp)
+		startup | verbs | verbs-fp | verbs-rma | nbr | tcp)
 		modes+=("$a") ;;
 	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2
 	   exit 2 ;;
@@ -971,6 +1056,7 @@ build_all
 for mode in "${modes[@]}"; do
 	case $mode in
 	verbs) MPIS="rcmpi ompi" mode_verbs ;;
+	verbs-fp) MPIS="rcmpi ompi" mode_verbs_fp ;;
 	verbs-rma) MPIS="rcmpi ompi" mode_verbs_rma ;;
 	*) "mode_${mode//-/_}" ;;
 	esac > >(tee "$BUILD/bench-compare/$mode.md")

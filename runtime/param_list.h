@@ -115,6 +115,14 @@ RC_PARAM(VERBS_RCACHE_ENTRIES, INT, "1024", 1, 1L << 20, "verbs",
 	 "registrations the cache keeps")
 RC_PARAM(VERBS_RCACHE_SIZE, SIZE, "0", 0, 1L << 50, "verbs",
 	 "bytes the cache keeps registered (0: no limit)")
+RC_PARAM(VERBS_FP_RINGS, INT, "8", 0, 4096, "verbs",
+	 "peers given an RDMA-write eager ring (0: none, SRQ only)")
+RC_PARAM(VERBS_FP_SLOTS, INT, "32", 2, 64, "verbs",
+	 "slots per eager ring")
+RC_PARAM(VERBS_FP_SIZE, SIZE, "2048", 64, 65536, "verbs",
+	 "bytes per eager-ring slot (a multiple of 64)")
+RC_PARAM(VERBS_FP_THRESHOLD, INT, "32", 1, 1L << 30, "verbs",
+	 "messages from a peer through the SRQ before it gets a ring")
 RC_PARAM(VERBS_MALLOPT, BOOL, "1", 0, 0, "verbs",
 	 "keep malloc from returning memory to the kernel (fewer "
 	 "invalidations)")

@@ -4,7 +4,7 @@
  *
  * Resources, per process: one PD, one CQ for sends and receives, one
  * shared receive queue (SRQ) of equal buffers, a pool of registered bounce
- * buffers, a registered array of credit slots (one 8-byte word per rank),
+ * buffers, a registered array of credit slots (two 8-byte words per rank),
  * a registration cache; per verbs peer, one RC QP attached to the SRQ and
  * the CQ. Memory for receives does not grow with peers (verbs_credit.h).
  *
@@ -26,6 +26,9 @@
  *   <-- SEND [credits=Ls | ...] (any message our way carries the limit)
  *   <-- RDMA WRITE slot[s] = Ls  (half a window owed, and still owed at the
  *                                 next progress call: no traffic our way)
+ *
+ * Busy peers send small messages into an eager ring of ours instead, by
+ * RDMA WRITE (verbs_fp.c); vb_hdr.seq keeps both paths in order.
  *
  * Rendezvous: get = RDMA READ, put = RDMA WRITE, both signaled, from
  * memory registered through the cache (mem_expose puts rkey and address in
@@ -68,7 +71,6 @@
 
 #define VB_POLL 16	 /* completions per poll */
 #define VB_POST_BATCH 64 /* receives per post call */
-#define VB_SQ_RESERVE 2	 /* send slots kept for credit writes */
 #define VB_KEY_MAGIC 0x7662u
 
 /* What mem_expose writes into the engine's key bytes. */
@@ -402,7 +404,9 @@ static int res_open(struct vb_tp *vt, unsigned nrx, unsigned srq_max)
 	ret = tx_grow(vt, vt->prm.bounce);
 	if (ret)
 		goto err_close;
-	slots_len = (size_t)inst->size * 2 * sizeof(uint64_t);
+	/* two words per rank written by it (credits, ring credits), two
+	 * per rank we write from */
+	slots_len = (size_t)inst->size * 4 * sizeof(uint64_t);
 	vt->slots = calloc(1, slots_len);
 	if (!vt->slots) {
 		ret = RC_ERR_NOMEM;
@@ -448,23 +452,30 @@ void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
 {
 	vb_tx_init(&p->tx, tx_credits);
 	p->credit_raddr =
-		slot_addr + (uint64_t)vt->inst->rank * sizeof(uint64_t);
+		slot_addr + (uint64_t)vt->inst->rank * 2 * sizeof(uint64_t);
 	p->credit_rkey = slot_rkey;
 	p->state = VB_PEER_CONNECTED;
 	/* credits returned while we were connecting may be due already */
-	if (vb_rx_update_due(&p->rx) && !p->on_dirty) {
-		p->on_dirty = true;
-		p->next_dirty = vt->dirty;
-		vt->dirty = p;
-		vt->refill_now = true;
-	}
+	if (vb_rx_update_due(&p->rx))
+		vb_credit_due(vt, p);
 	rc_log_debug(
 		"verbs: connected to rank %d (QP 0x%x -> 0x%x, %u credits)",
 		p->wrank, p->qp->qp_num, p->rqpn, tx_credits);
 }
 
+void vb_credit_due(struct vb_tp *vt, struct vb_peer *p)
+{
+	if (!p->on_dirty) {
+		p->on_dirty = true;
+		p->next_dirty = vt->dirty;
+		vt->dirty = p;
+	}
+	vt->refill_now = true;
+}
+
 static void peer_release(struct vb_tp *vt, struct vb_peer *p)
 {
+	vb_fp_release(vt, p);
 	vb_qp_destroy(vt, p);
 	free(p->sq);
 	p->sq = NULL;
@@ -525,6 +536,13 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 		goto err_free;
 
 	vt->peers = calloc(inst->size, sizeof(*vt->peers));
+	if (vt->prm.fp_rings) {
+		vt->fp_rx = calloc(vt->prm.fp_rings, sizeof(*vt->fp_rx));
+		if (!vt->fp_rx) {
+			ret = RC_ERR_NOMEM;
+			goto err_dev;
+		}
+	}
 	for (tab = 16; tab < (size_t)inst->size * 4; tab <<= 1)
 		;
 	vt->qpn_tab = calloc(tab, sizeof(*vt->qpn_tab));
@@ -667,6 +685,7 @@ err_peers:
 err_dev:
 	vb_dev_close(vt);
 err_free:
+	free(vt->fp_rx);
 	free(vt->peers);
 	free(vt->qpn_tab);
 	free(vt);
@@ -835,7 +854,8 @@ static int peer_not_ready(struct vb_tp *vt, struct vb_peer *p)
 /* Out of credits: look at the slot the peer writes. */
 static bool tx_refresh(struct vb_tp *vt, struct vb_peer *p)
 {
-	uint64_t v = __atomic_load_n(&vt->slots[p->wrank], __ATOMIC_ACQUIRE);
+	uint64_t v =
+		__atomic_load_n(&vt->slots[2 * p->wrank], __ATOMIC_ACQUIRE);
 	uint32_t lim;
 
 	if (vb_slot_unpack(v, &lim))
@@ -843,11 +863,7 @@ static bool tx_refresh(struct vb_tp *vt, struct vb_peer *p)
 	return vb_tx_avail(&p->tx) != 0;
 }
 
-static inline bool sq_room(struct vb_tp *vt, struct vb_peer *p,
-			   unsigned reserve)
-{
-	return p->sq_head - p->sq_tail + reserve < vt->prm.sq_size;
-}
+#define sq_room vb_sq_room
 
 /* Post wr on p's QP, recording slot s. */
 static inline int sq_post(struct vb_tp *vt, struct vb_peer *p,
@@ -881,21 +897,58 @@ static inline int sq_post(struct vb_tp *vt, struct vb_peer *p,
 	return RC_OK;
 }
 
-static int vb_am_send(struct rc_tp *tp, int wrank, const void *hdr, size_t hlen,
-		      const void *payload, size_t len)
+int vb_sq_post(struct vb_tp *vt, struct vb_peer *p, struct ibv_send_wr *wr,
+	       uint8_t kind, void *obj, bool signal)
 {
-	struct vb_tp *vt = (struct vb_tp *)tp;
-	struct vb_peer *p = &vt->peers[wrank];
+	return sq_post(vt, p, wr, kind, obj, signal);
+}
+
+static inline bool sq_signal(struct vb_tp *vt, struct vb_peer *p, bool *again)
+{
+	bool signal = p->unsig + 1 >= vt->prm.signal_every;
+
+	*again = false;
+	if (RC_UNLIKELY(signal && !vt->scq_avail)) {
+		/* no room for a completion: leave this one unsignaled unless
+		 * too many already are */
+		*again = p->unsig + 1 >= vt->prm.sq_size / 2;
+		signal = false;
+	}
+	return signal;
+}
+
+bool vb_sq_signal(struct vb_tp *vt, struct vb_peer *p, bool *again)
+{
+	return sq_signal(vt, p, again);
+}
+
+/* The header of our next message to p: credits and ring credits
+ * returned, the next sequence number. */
+static inline void hdr_fill(struct vb_peer *p, struct vb_hdr *vh, uint8_t type)
+{
+	vh->credits = vb_rx_advertise(&p->rx);
+	vh->seq = p->tx_seq;
+	vh->type = type;
+	vh->fp_acked = RC_UNLIKELY(p->fprx != NULL) ? vb_fp_advertise(p) : 0;
+}
+
+void vb_hdr_fill(struct vb_peer *p, struct vb_hdr *vh, uint8_t type)
+{
+	hdr_fill(p, vh, type);
+}
+
+static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
+			   const void *hdr, size_t hlen, const void *payload,
+			   size_t len)
+{
 	size_t total = sizeof(struct vb_hdr) + hlen + len;
 	struct ibv_send_wr wr;
 	struct ibv_sge sge[3];
 	struct vb_hdr vh;
 	struct vb_buf *b;
-	bool signal;
+	bool signal, again;
 	int ret;
 
-	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
-		return peer_not_ready(vt, p);
 	if (RC_UNLIKELY(!vb_tx_avail(&p->tx)) && !tx_refresh(vt, p))
 		return vb_again(vt);
 	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE)))
@@ -904,14 +957,10 @@ static int vb_am_send(struct rc_tp *tp, int wrank, const void *hdr, size_t hlen,
 	wr.opcode = IBV_WR_SEND;
 	wr.sg_list = sge;
 	if (total <= vt->inline_max) {
-		signal = p->unsig + 1 >= vt->prm.signal_every;
-		if (RC_UNLIKELY(signal && !vt->scq_avail)) {
-			if (p->unsig + 1 >= vt->prm.sq_size / 2)
-				return vb_again(vt);
-			signal = false;
-		}
-		vh.credits = vb_rx_advertise(&p->rx);
-		vh.type = VB_MSG_AM;
+		signal = sq_signal(vt, p, &again);
+		if (RC_UNLIKELY(again))
+			return vb_again(vt);
+		hdr_fill(p, &vh, type);
 		sge[0].addr = (uintptr_t)&vh;
 		sge[0].length = sizeof(vh);
 		sge[0].lkey = 0;
@@ -934,8 +983,7 @@ static int vb_am_send(struct rc_tp *tp, int wrank, const void *hdr, size_t hlen,
 		b = vt->bounce;
 		if (RC_UNLIKELY(!b || !vt->scq_avail))
 			return vb_again(vt);
-		vh.credits = vb_rx_advertise(&p->rx);
-		vh.type = VB_MSG_AM;
+		hdr_fill(p, &vh, type);
 		memcpy(b->data, &vh, sizeof(vh));
 		memcpy(b->data + sizeof(vh), hdr, hlen);
 		if (len)
@@ -952,14 +1000,39 @@ static int vb_am_send(struct rc_tp *tp, int wrank, const void *hdr, size_t hlen,
 		vt->n_bounce++;
 	}
 	p->tx.sent++;
+	p->tx_seq++;
 	return RC_OK;
+}
+
+int vb_post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
+		const void *hdr, size_t hlen, const void *payload, size_t len)
+{
+	return post_msg(vt, p, type, hdr, hlen, payload, len);
+}
+
+static int vb_am_send(struct rc_tp *tp, int wrank, const void *hdr, size_t hlen,
+		      const void *payload, size_t len)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+	struct vb_peer *p = &vt->peers[wrank];
+
+	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
+		return peer_not_ready(vt, p);
+	/* the peer's eager ring when it has one for us and this fits */
+	if (p->fptx) {
+		int ret = vb_fp_send(vt, p, hdr, hlen, payload, len);
+
+		if (ret != RC_AGAIN)
+			return ret;
+	}
+	return post_msg(vt, p, VB_MSG_AM, hdr, hlen, payload, len);
 }
 
 /* RDMA WRITE of our current limit into the peer's slot for us. A
  * signaled one also flushes the QP (close). */
 static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 {
-	uint64_t *stage = &vt->slots[vt->inst->size + p->wrank];
+	uint64_t *stage = &vt->slots[2 * (vt->inst->size + p->wrank)];
 	struct ibv_send_wr wr;
 	struct ibv_sge sge;
 	bool signal;
@@ -972,15 +1045,16 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 			return false;
 		signal = false;
 	}
-	*stage = vb_slot_pack(vb_rx_advertise(&p->rx));
+	stage[0] = vb_slot_pack(vb_rx_advertise(&p->rx));
+	stage[1] = p->fprx ? vb_slot_pack(vb_fp_advertise_all(p)) : 0;
 	memset(&wr, 0, sizeof(wr));
 	sge.addr = (uintptr_t)stage;
-	sge.length = sizeof(*stage);
+	sge.length = 2 * sizeof(*stage);
 	sge.lkey = vt->slots_mr->lkey;
 	wr.opcode = IBV_WR_RDMA_WRITE;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	if (vt->inline_max >= sizeof(*stage))
+	if (vt->inline_max >= 2 * sizeof(*stage))
 		wr.send_flags = IBV_SEND_INLINE;
 	wr.wr.rdma.remote_addr = p->credit_raddr;
 	wr.wr.rdma.rkey = p->credit_rkey;
@@ -1155,6 +1229,9 @@ static const char *swr_kind_str(uint8_t kind)
 		return "credit RDMA WRITE";
 	case VB_SWR_ATOMIC:
 		return "atomic";
+	case VB_SWR_RING:
+	case VB_SWR_RING_BOUNCE:
+		return "eager-ring RDMA WRITE";
 	default:
 		return "work request";
 	}
@@ -1186,7 +1263,8 @@ static void swr_done(struct vb_tp *vt, struct vb_peer *p, struct vb_swr s,
 	if (s.signaled)
 		vt->scq_avail++;
 	switch (s.kind) {
-	case VB_SWR_BOUNCE: {
+	case VB_SWR_BOUNCE:
+	case VB_SWR_RING_BOUNCE: {
 		struct vb_buf *b = s.obj;
 
 		b->next = vt->bounce;
@@ -1264,7 +1342,6 @@ static unsigned on_recv(struct vb_tp *vt, const struct ibv_wc *wc)
 				     wc->vendor_err);
 		return 0;
 	}
-	vb_tx_update(&p->tx, vh->credits);
 	vb_rx_received(&p->rx);
 	/* buffers go back in batches, but never so late that the peer could
 	 * run out of credits: half its window owed means now */
@@ -1275,10 +1352,41 @@ static unsigned on_recv(struct vb_tp *vt, const struct ibv_wc *wc)
 		p->next_dirty = vt->dirty;
 		vt->dirty = p;
 	}
-	if (RC_LIKELY(!vt->closing) && wc->byte_len > sizeof(*vh))
-		vt->tp.recv(vt->inst, p->wrank, vh + 1,
-			    wc->byte_len - sizeof(*vh));
+	if (RC_UNLIKELY(wc->byte_len < sizeof(*vh))) {
+		vb_peer_fail(vt, p, "a %u-byte message", wc->byte_len);
+		return 0;
+	}
+	/* messages the peer wrote into our ring before this one are in
+	 * memory by now (RC: in order on the QP); deliver them first */
+	if (RC_UNLIKELY(vh->seq != p->rx_seq) && !vb_fp_drain(vt, p, vh->seq)) {
+		vb_peer_fail(vt, p,
+			     "message %u arrived while %u was expected "
+			     "(eager ring out of step)",
+			     vh->seq, p->rx_seq);
+		return 0;
+	}
+	vb_deliver(vt, p, vh, wc->byte_len);
+	if (RC_UNLIKELY(++p->nrecv == vt->prm.fp_threshold))
+		vb_fp_count(vt, p);
 	return 1;
+}
+
+void vb_deliver(struct vb_tp *vt, struct vb_peer *p, const struct vb_hdr *vh,
+		size_t len)
+{
+	vb_tx_update(&p->tx, vh->credits);
+	if (p->fptx)
+		vb_fp_acked(p, vh->fp_acked);
+	p->rx_seq++;
+	if (RC_UNLIKELY(vt->closing))
+		return;
+	if (RC_LIKELY(vh->type == VB_MSG_AM)) {
+		if (len > sizeof(*vh))
+			vt->tp.recv(vt->inst, p->wrank, vh + 1,
+				    len - sizeof(*vh));
+	} else if (vh->type == VB_MSG_RING) {
+		vb_fp_offered(vt, p, vh + 1, len - sizeof(*vh));
+	}
 }
 
 /* Repost what was received, return the credits, tell peers that are owed
@@ -1304,7 +1412,8 @@ static void rx_refill(struct vb_tp *vt)
 			vb_rx_reposted(&vt->pool, &p->rx, vt->prm.credits);
 		/* (closing: no more credits, nothing may follow the flush) */
 		if (p->state != VB_PEER_CONNECTED || vt->closing ||
-		    !vb_rx_update_due(&p->rx)) {
+		    (!vb_rx_update_due(&p->rx) &&
+		     !(p->fprx && vb_fp_update_due(p)))) {
 			p->credit_armed = false;
 			continue;
 		}
@@ -1332,6 +1441,8 @@ static unsigned vb_progress(struct rc_tp *tp)
 
 	if (RC_UNLIKELY(!vt->resources))
 		return 0;
+	if (vt->fp_nrx)
+		events += vb_fp_progress(vt);
 	n = vt->ops->poll_cq(vt->cq, VB_POLL, wc);
 	if (RC_UNLIKELY(n < 0)) {
 		rc_log_err("verbs: ibv_poll_cq on %s: %s", vt->dev_name,
@@ -1408,6 +1519,7 @@ static void vb_teardown(struct vb_tp *vt)
 			peer_release(vt, &vt->peers[w]);
 	res_close(vt);
 	vb_dev_close(vt);
+	free(vt->fp_rx);
 	free(vt->peers);
 	free(vt->qpn_tab);
 	free(vt);
@@ -1437,14 +1549,15 @@ static void vb_close(struct rc_tp *tp)
 		struct rc_rcache_stats st;
 
 		rc_rcache_stats(vt->rcache, &st);
-		rc_log_debug("verbs: inline %lu, bounce %lu, rdma %lu, credit "
+		rc_log_debug("verbs: inline %lu, bounce %lu, eager ring %lu, "
+			     "rdma %lu, credit "
 			     "writes %lu, atomics %lu, again %lu; rcache hits "
 			     "%lu, misses %lu, invalidated %lu, evicted %lu, "
-			     "uncached %lu",
-			     vt->n_inline, vt->n_bounce, vt->n_rdma,
+			     "uncached %lu; eager-ring messages received %lu",
+			     vt->n_inline, vt->n_bounce, vt->n_ring, vt->n_rdma,
 			     vt->n_credit_writes, vt->n_atomic, vt->n_again,
 			     st.hits, st.misses, st.invalidated, st.evicted,
-			     st.uncached);
+			     st.uncached, vt->n_ring_rx);
 	}
 	vb_teardown(vt);
 }

@@ -4,6 +4,7 @@
  *   verbs_dev.c     parameters, device / port / GID selection
  *   verbs_qp.c      QP creation and the modex wiring (INIT -> RTR -> RTS)
  *   verbs_cm.c      rdma_cm wiring (RCMPI_VERBS_CM=rdmacm)
+ *   verbs_fp.c      the RDMA-write eager rings (small-message fast path)
  *   verbs_rcache.c  registration cache; verbs_hooks.c its memory hooks
  *   verbs_ops.c     the table of verbs calls (tests swap in fakes)
  * and by the unit tests, which build QP attributes and drive the transport
@@ -50,6 +51,10 @@ struct vb_params {
 	size_t rcache_entries, rcache_bytes;
 	bool mallopt;
 	unsigned cm_timeout_ms;
+	unsigned fp_rings;     /* FP_RINGS: peers given an eager ring */
+	unsigned fp_slots;     /* FP_SLOTS: slots per ring */
+	unsigned fp_size;      /* FP_SIZE: bytes per slot */
+	unsigned fp_threshold; /* FP_THRESHOLD: messages before a ring */
 };
 
 /* ---- buffers ---- */
@@ -68,14 +73,18 @@ struct vb_slab {
 	unsigned n;
 };
 
-/* Every message starts with this. */
+/* Every message starts with this, on either path (SRQ or eager ring). */
 struct vb_hdr {
 	uint32_t credits; /* the sender's rx.limit for the receiver */
+	uint16_t seq;	  /* per peer, both paths: delivery order */
 	uint8_t type;	  /* VB_MSG_* */
-	uint8_t rsvd[3];
+	uint8_t fp_acked; /* low bits of the sender's ring slots consumed */
 };
 
-enum { VB_MSG_AM = 1 };
+enum {
+	VB_MSG_AM = 1, /* engine message */
+	VB_MSG_RING,   /* an eager ring offered (struct vb_fp_offer) */
+};
 
 /* ---- send work requests ---- */
 enum vb_swr_kind {
@@ -85,6 +94,8 @@ enum vb_swr_kind {
 	VB_SWR_WRITE,	 /* put (obj: struct rc_tp_rdma) */
 	VB_SWR_CREDIT,	 /* credit update or flush (RDMA WRITE) */
 	VB_SWR_ATOMIC,	 /* atomic (obj: struct rc_tp_rdma) */
+	VB_SWR_RING,	 /* eager-ring write, inline: nothing to release */
+	VB_SWR_RING_BOUNCE, /* eager-ring write from a bounce buffer (obj) */
 };
 
 /* One per send-queue slot; wr_id points at it. A receive's wr_id is its
@@ -129,6 +140,13 @@ struct vb_peer {
 	struct vb_peer *next_dirty;
 	struct vb_cm_conn *conn; /* rdmacm: the live connection */
 	unsigned cm_tries;
+	/* order and the eager rings (verbs_fp.c) */
+	uint16_t tx_seq;	/* next message's seq */
+	uint16_t rx_seq;	/* the seq delivered next */
+	uint32_t nrecv;		/* messages received through the SRQ */
+	bool fp_refused;	/* no ring for this peer (registration) */
+	struct vb_fp_tx *fptx;	/* the peer's ring for us */
+	struct vb_fp_rx *fprx;	/* our ring for the peer */
 };
 
 /* What every rank publishes (RC_MODEX_VERBS), then a QPN per rank. */
@@ -212,6 +230,10 @@ struct vb_tp {
 	bool closing;
 	bool refill_now; /* repost and return credits at once */
 
+	struct vb_peer **fp_rx; /* peers with our eager ring (fp_rings) */
+	unsigned fp_nrx;
+	unsigned fp_offers; /* rings not yet offered (no credit then) */
+
 	struct rc_rcache *rcache;
 	struct vb_cm *cm;
 	unsigned long tick;
@@ -219,8 +241,25 @@ struct vb_tp {
 
 	/* counters (RCMPI_VERBOSE summary at close) */
 	unsigned long n_inline, n_bounce, n_rdma, n_credit_writes, n_again;
-	unsigned long n_atomic;
+	unsigned long n_atomic, n_ring, n_ring_rx;
 };
+
+/* ---- send queue (tp_verbs.c and verbs_fp.c) ---- */
+#define VB_SQ_RESERVE 2 /* send slots kept for credit writes */
+
+static inline bool vb_sq_room(const struct vb_tp *vt, const struct vb_peer *p,
+			      unsigned reserve)
+{
+	return p->sq_head - p->sq_tail + reserve < vt->prm.sq_size;
+}
+
+/* Post wr on p's QP as one send-queue slot of the given kind (obj: what
+ * its completion releases); RC_ERR_PEER after failing the peer. */
+int vb_sq_post(struct vb_tp *vt, struct vb_peer *p, struct ibv_send_wr *wr,
+	       uint8_t kind, void *obj, bool signal);
+/* An inline send should be signaled now (false + *again: no room for a
+ * completion; retry later). */
+bool vb_sq_signal(struct vb_tp *vt, struct vb_peer *p, bool *again);
 
 /* verbs_dev.c */
 int vb_params_read(struct vb_params *prm);
@@ -302,5 +341,64 @@ uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p);
 void vb_rx_ungrant(struct vb_tp *vt, struct vb_peer *p);
 int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p);
 struct ibv_qp_init_attr vb_qp_caps(const struct vb_tp *vt);
+/* A message of p's in its order (SRQ or ring): credits, then the
+ * engine's upcall or a control message. */
+void vb_deliver(struct vb_tp *vt, struct vb_peer *p, const struct vb_hdr *vh,
+		size_t len);
+/* p has credits for us to return (the SRQ's or a ring's): on the dirty
+ * list, written at the next progress call unless a message carries them. */
+void vb_credit_due(struct vb_tp *vt, struct vb_peer *p);
+/* The header of our next message to p (credits returned, its seq). */
+void vb_hdr_fill(struct vb_peer *p, struct vb_hdr *vh, uint8_t type);
+/* Post a message of type with seq on the SRQ path (RC_AGAIN: no credit
+ * or room). */
+int vb_post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
+		const void *hdr, size_t hlen, const void *payload, size_t len);
+
+/* verbs_fp.c: the RDMA-write eager rings */
+/* Sender side: the peer's ring for our messages. */
+struct vb_fp_tx {
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t nslots, slot_size;
+	uint32_t written; /* slots written so far */
+	uint32_t acked;	  /* slots the peer consumed */
+};
+
+/* Receiver side: our ring for the peer's messages. */
+struct vb_fp_rx {
+	char *mem;
+	struct ibv_mr *mr;
+	uint32_t nslots, slot_size;
+	uint32_t consumed;   /* slots delivered so far */
+	uint32_t advertised; /* consumed as last told to the peer */
+	bool offered;
+};
+
+/* Receiver: one more SRQ message from p; a ring once it is busy. */
+void vb_fp_count(struct vb_tp *vt, struct vb_peer *p);
+/* Sender: send through p's ring. RC_AGAIN: it does not fit or the ring
+ * is full: use the SRQ; RC_ERR_PEER: the peer failed. */
+int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
+	       size_t hlen, const void *payload, size_t len);
+/* The low bits of our ring messages p has consumed (vb_hdr.fp_acked). */
+void vb_fp_acked(struct vb_peer *p, uint8_t acked);
+/* What we put in vb_hdr.fp_acked for p (and count as told). */
+uint8_t vb_fp_advertise(struct vb_peer *p);
+/* Sender: p offered us a ring (payload of VB_MSG_RING). */
+void vb_fp_offered(struct vb_tp *vt, struct vb_peer *p, const void *msg,
+		   size_t len);
+/* Deliver p's ring messages until rx_seq reaches seq; false: one is
+ * missing (protocol error). */
+bool vb_fp_drain(struct vb_tp *vt, struct vb_peer *p, uint16_t seq);
+/* Poll every ring (and offer rings not offered yet). */
+unsigned vb_fp_progress(struct vb_tp *vt);
+/* Consumed slots not told to p reach half its ring. */
+bool vb_fp_update_due(const struct vb_peer *p);
+/* For a credit write: our ring's consumed count for p (marked told). */
+uint32_t vb_fp_advertise_all(struct vb_peer *p);
+/* The ring-credit word the peer wrote into our slot. */
+void vb_fp_slot(struct vb_peer *p, uint64_t v);
+void vb_fp_release(struct vb_tp *vt, struct vb_peer *p);
 
 #endif

@@ -174,6 +174,10 @@ int vb_params_read(struct vb_params *p)
 	p->rcache_bytes = (size_t)rc_param_int(RC_P_VERBS_RCACHE_SIZE);
 	p->mallopt = rc_param_bool(RC_P_VERBS_MALLOPT);
 	p->cm_timeout_ms = (unsigned)rc_param_int(RC_P_VERBS_CM_TIMEOUT);
+	p->fp_rings = (unsigned)rc_param_int(RC_P_VERBS_FP_RINGS);
+	p->fp_slots = (unsigned)rc_param_int(RC_P_VERBS_FP_SLOTS);
+	p->fp_size = (unsigned)rc_param_int(RC_P_VERBS_FP_SIZE) & ~63u;
+	p->fp_threshold = (unsigned)rc_param_int(RC_P_VERBS_FP_THRESHOLD);
 	return RC_OK;
 }
 

@@ -46,7 +46,9 @@ struct ibv_qp_init_attr vb_qp_caps(const struct vb_tp *vt)
 	a.qp_type = IBV_QPT_RC;
 	a.sq_sig_all = 0;
 	a.cap.max_send_wr = vt->prm.sq_size;
-	a.cap.max_send_sge = 3; /* verbs header, engine header, payload */
+	/* verbs header, engine header, payload (and an eager-ring write's
+	 * trailer) */
+	a.cap.max_send_sge = 4;
 	a.cap.max_inline_data = vt->inline_max;
 	return a;
 }

@@ -680,6 +680,10 @@ static void env_clear(void)
 		"RCMPI_VERBS_INLINE",
 		"RCMPI_NET_IF",
 		"RCMPI_VERBS_SEND_CQE",
+		"RCMPI_VERBS_FP_RINGS",
+		"RCMPI_VERBS_FP_SLOTS",
+		"RCMPI_VERBS_FP_SIZE",
+		"RCMPI_VERBS_FP_THRESHOLD",
 	};
 	size_t i;
 
@@ -1061,6 +1065,7 @@ START_TEST(data_flood_tiny_credits)
 	setenv("RCMPI_VERBS_SIGNAL", "2", 1);
 	setenv("RCMPI_VERBS_BOUNCE", "2", 1);
 	setenv("RCMPI_VERBS_SEND_CQE", "16", 1);
+	setenv("RCMPI_VERBS_FP_RINGS", "0", 1); /* the SRQ's credits only */
 	if (_i)
 		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
 	vw_open(&w, 2);
@@ -1254,6 +1259,210 @@ START_TEST(data_completion_error)
 }
 END_TEST
 
+/* ---- eager rings (verbs_fp.c) ------------------------------------------- */
+
+static const size_t fp_sizes[] = {1, 8, 0, 100, 180, 300, 1000, 5000, 40};
+#define FP_NSIZES (sizeof(fp_sizes) / sizeof(fp_sizes[0]))
+
+/* Both ranks send n messages of mixed sizes to each other on one tag
+ * before either receives (rank `quiet` only progresses after its sends),
+ * then receive them into buffers of exactly their sizes: a message out
+ * of order is a truncation or wrong bytes. */
+static void fp_exchange(struct vw *w, int n, int quiet)
+{
+	struct rc_req **r = calloc(4 * (size_t)n, sizeof(*r));
+	unsigned char *sb[2], *rb[2];
+	size_t off[2] = {0, 0}, total = 0, j;
+	int i, k, nr = 0;
+
+	for (i = 0; i < n; i++)
+		total += fp_sizes[i % FP_NSIZES];
+	for (k = 0; k < 2; k++) {
+		sb[k] = malloc(total + 1);
+		rb[k] = calloc(1, total + 1);
+		for (j = 0; j < total; j++)
+			sb[k][j] = pat(j, k);
+	}
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < n; i++) {
+			size_t len = fp_sizes[i % FP_NSIZES];
+
+			ck_assert_int_eq(rc_p2p_isend(w->inst[k]->world, 0,
+						      sb[k] + off[k], len,
+						      &rc_mpi_byte, 1 - k, 4,
+						      RC_SEND_STD, &r[nr++]),
+					 RC_OK);
+			off[k] += len;
+			if (k != quiet && i % 7 == 0)
+				rc_progress(w->inst[k]);
+		}
+	for (i = 0; i < 2000; i++)
+		rc_progress(w->inst[1 - quiet]);
+	off[0] = off[1] = 0;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < n; i++) {
+			size_t len = fp_sizes[i % FP_NSIZES];
+
+			ck_assert_int_eq(rc_p2p_irecv(w->inst[1 - k]->world, 0,
+						      rb[k] + off[k], len,
+						      &rc_mpi_byte, k, 4,
+						      &r[nr++]),
+					 RC_OK);
+			off[k] += len;
+		}
+	ck_assert(vw_wait(w, r, nr));
+	for (i = 0; i < nr; i++) {
+		ck_assert_msg(r[i]->err == RC_OK, "request %d: error %d", i,
+			      r[i]->err);
+		rc_req_free(r[i]);
+	}
+	for (k = 0; k < 2; k++) {
+		for (j = 0; j < total && rb[k][j] == sb[k][j]; j++)
+			;
+		ck_assert_msg(j == total, "from rank %d: byte %zu of %zu", k,
+			      j, total);
+		free(sb[k]);
+		free(rb[k]);
+	}
+	free(r);
+}
+
+/* The eager rings carry what fits once a peer is busy; messages that do
+ * not fit, and those sent while the ring is full, take the SRQ; the
+ * receiver delivers all of them in order. Tiny rings (4 slots of 256
+ * bytes), both directions, a receiver that does not progress for a
+ * while; loops: modex or rdma_cm wiring, inline limit 512 or 64 (ring
+ * writes from bounce buffers). */
+START_TEST(fp_order_mixed)
+{
+	struct vb_tp *vt[2];
+	struct vb_peer *p[2];
+	unsigned long sends0;
+	struct vw w;
+	int k;
+
+	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
+	setenv("RCMPI_VERBS_FP_SLOTS", "4", 1);
+	setenv("RCMPI_VERBS_FP_SIZE", "256", 1);
+	setenv("RCMPI_VERBS_CREDITS", "8", 1);
+	if (_i & 1)
+		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+	if (_i & 2)
+		setenv("RCMPI_VERBS_INLINE", "64", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	fp_exchange(&w, 30, 1); /* past the threshold: rings offered */
+	for (k = 0; k < 2; k++) {
+		vt[k] = (struct vb_tp *)vw_tp(&w, k, 1 - k);
+		p[k] = &vt[k]->peers[1 - k];
+		ck_assert_msg(p[k]->fptx && p[k]->fprx, "rank %d: no rings", k);
+		ck_assert_uint_eq(p[k]->fprx->nslots, 4);
+	}
+	sends0 = fk.sends;
+	fp_exchange(&w, 600, 0);
+	fp_exchange(&w, 600, 1);
+	for (k = 0; k < 2; k++) {
+		ck_assert_uint_gt(vt[k]->n_ring, 100);
+		ck_assert_uint_gt(vt[1 - k]->n_ring_rx, 100);
+	}
+	/* the 5000-byte ones and the overflow went through the SRQ */
+	ck_assert_uint_gt(fk.sends - sends0, 2 * 2 * 600 / FP_NSIZES);
+	if (_i & 2)
+		ck_assert_uint_gt(fk.writes - fk.inline_writes, 100);
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* No ring: the fast path off (RCMPI_VERBS_FP_RINGS=0), or the ring's
+ * registration refused; everything goes through the SRQ, in order. */
+START_TEST(fp_none)
+{
+	struct vb_tp *vt;
+	struct vw w;
+
+	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
+	setenv("RCMPI_VERBS_FP_SLOTS", "4", 1);
+	setenv("RCMPI_VERBS_FP_SIZE", "256", 1);
+	if (_i == 0)
+		setenv("RCMPI_VERBS_FP_RINGS", "0", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	if (_i == 1)
+		fk.fail_reg_len = 4096; /* 4 x 256 bytes, a page */
+	fp_exchange(&w, 200, 1);
+	vt = (struct vb_tp *)vw_tp(&w, 1, 0);
+	ck_assert_ptr_null(vt->peers[0].fprx);
+	ck_assert_ptr_null(vt->peers[0].fptx);
+	ck_assert_int_eq(vt->peers[0].fp_refused, _i == 1);
+	ck_assert_uint_eq(vt->n_ring + vt->n_ring_rx, 0);
+	/* RDMA WRITEs: credit updates only */
+	ck_assert_uint_eq(fk.writes,
+			  vt->n_credit_writes +
+				  ((struct vb_tp *)vw_tp(&w, 0, 1))
+					  ->n_credit_writes);
+	data_check_clean();
+	fk.fail_reg_len = 0;
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* A ring write that fails: the peer is reported like any completion error
+ * (naming the eager ring) and later sends fail with RC_ERR_PEER. */
+START_TEST(fp_write_error)
+{
+	struct rc_req *r[3];
+	char out[4096];
+	struct rc_tp *tp;
+	struct vb_tp *vt;
+	unsigned long w0;
+	struct vw w;
+	int fd[2], saved, i;
+	ssize_t n;
+
+	rc_log_set_identity(0, "unit0");
+	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	fp_exchange(&w, 20, 1);
+	for (i = 0; i < 10; i++) /* rank 1's offer reaches rank 0 */
+		vw_progress(&w);
+	tp = vw_tp(&w, 0, 1);
+	vt = (struct vb_tp *)tp;
+	ck_assert_ptr_nonnull(vt->peers[1].fptx);
+	ck_assert_int_eq(pipe(fd), 0);
+	saved = dup(2);
+	dup2(fd[1], 2);
+	w0 = fk.writes;
+	fk.fail_wr_at = fk.wrs + 2; /* the second of three ring writes */
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &i, 1,
+					      &rc_mpi_int, 1, 9, RC_SEND_STD,
+					      &r[i]),
+				 RC_OK);
+	for (i = 0; i < 100; i++)
+		vw_progress(&w);
+	for (i = 0; i < 3; i++)
+		rc_req_free(r[i]);
+	dup2(saved, 2);
+	close(fd[1]);
+	n = read(fd[0], out, sizeof(out) - 1);
+	close(fd[0]);
+	ck_assert_int_gt(n, 0);
+	out[n] = 0;
+	ck_assert_uint_eq(fk.writes, w0 + 1); /* the third was flushed */
+	ck_assert_msg(strstr(out, "rank 1 on unit1") &&
+			      strstr(out, "eager-ring RDMA WRITE") &&
+			      strstr(out, "transport retry counter exceeded"),
+		      "message: %s", out);
+	ck_assert_int_eq(tp->ops->am_send(tp, 1, "x", 1, NULL, 0), RC_ERR_PEER);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* Post one atomic from rank 0 and progress until it completes. */
 static int atomic_run(struct vw *w, int to, enum rc_tp_atomic kind,
 		      uint64_t operand, uint64_t compare, uint64_t *res,
@@ -1409,6 +1618,9 @@ static Suite *verbs_suite(void)
 	tcase_add_test(tc, data_put_inline);
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
+	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
+	tcase_add_loop_test(tc, fp_none, 0, 2);
+	tcase_add_test(tc, fp_write_error);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -563,7 +563,7 @@ static struct ibv_mr *f_reg_mr(struct ibv_pd *pd, void *addr, size_t len,
 {
 	struct fk_mr *m;
 
-	if (fk_fail()) {
+	if (fk_fail() || (fk.fail_reg_len && len == fk.fail_reg_len)) {
 		errno = ENOMEM;
 		return NULL;
 	}

@@ -51,6 +51,7 @@ struct fk_state {
 	unsigned long fail_at;	  /* the fail_at-th call fails (0: never) */
 	unsigned long fail_wr_at; /* the n-th send WR completes in error */
 	enum ibv_wc_status fail_wr_status;
+	size_t fail_reg_len; /* ibv_reg_mr of exactly this length fails */
 	/* observations */
 	unsigned long calls;
 	unsigned long wrs;

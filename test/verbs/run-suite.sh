@@ -18,7 +18,7 @@
 # RCMPI_TEST_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 1500 s).
 set -uo pipefail
-EXPECTED=72	# 1 on the host + 71 in the VM
+EXPECTED=76	# 1 on the host + 75 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
 if [[ ${1:-} == --native ]]; then
