@@ -88,13 +88,13 @@ enum {
 
 /* ---- send work requests ---- */
 enum vb_swr_kind {
-	VB_SWR_SEND = 1, /* inline send: nothing to release */
-	VB_SWR_BOUNCE,	 /* send from a bounce buffer (obj) */
-	VB_SWR_READ,	 /* get (obj: struct rc_tp_rdma) */
-	VB_SWR_WRITE,	 /* put (obj: struct rc_tp_rdma) */
-	VB_SWR_CREDIT,	 /* credit update or flush (RDMA WRITE) */
-	VB_SWR_ATOMIC,	 /* atomic (obj: struct rc_tp_rdma) */
-	VB_SWR_RING,	 /* eager-ring write, inline: nothing to release */
+	VB_SWR_SEND = 1,    /* inline send: nothing to release */
+	VB_SWR_BOUNCE,	    /* send from a bounce buffer (obj) */
+	VB_SWR_READ,	    /* get (obj: struct rc_tp_rdma) */
+	VB_SWR_WRITE,	    /* put (obj: struct rc_tp_rdma) */
+	VB_SWR_CREDIT,	    /* credit update or flush (RDMA WRITE) */
+	VB_SWR_ATOMIC,	    /* atomic (obj: struct rc_tp_rdma) */
+	VB_SWR_RING,	    /* eager-ring write, inline: nothing to release */
 	VB_SWR_RING_BOUNCE, /* eager-ring write from a bounce buffer (obj) */
 };
 
@@ -124,8 +124,8 @@ struct vb_peer {
 	uint8_t state;
 	bool on_dirty;
 	bool flushed;
-	bool credit_armed;	/* credits due: written at the next progress */
-	bool atomic_only;	/* a QP for device atomics, no messages */
+	bool credit_armed; /* credits due: written at the next progress */
+	bool atomic_only;  /* a QP for device atomics, no messages */
 	struct ibv_qp *qp;
 	uint32_t rqpn;	   /* the peer's QP number */
 	struct vb_swr *sq; /* sq_size slots */
@@ -141,12 +141,12 @@ struct vb_peer {
 	struct vb_cm_conn *conn; /* rdmacm: the live connection */
 	unsigned cm_tries;
 	/* order and the eager rings (verbs_fp.c) */
-	uint16_t tx_seq;	/* next message's seq */
-	uint16_t rx_seq;	/* the seq delivered next */
-	uint32_t nrecv;		/* messages received through the SRQ */
-	bool fp_refused;	/* no ring for this peer (registration) */
-	struct vb_fp_tx *fptx;	/* the peer's ring for us */
-	struct vb_fp_rx *fprx;	/* our ring for the peer */
+	uint16_t tx_seq;       /* next message's seq */
+	uint16_t rx_seq;       /* the seq delivered next */
+	uint32_t nrecv;	       /* messages received through the SRQ */
+	bool fp_refused;       /* no ring for this peer (registration) */
+	struct vb_fp_tx *fptx; /* the peer's ring for us */
+	struct vb_fp_rx *fprx; /* our ring for the peer */
 };
 
 /* What every rank publishes (RC_MODEX_VERBS), then a QPN per rank. */
@@ -218,11 +218,11 @@ struct vb_tp {
 	unsigned inline_max; /* what the QPs really support */
 
 	/* peers */
-	struct vb_peer *peers;	    /* by world rank */
-	int nverbs;		    /* peers reached through verbs */
-	bool atomic_local; /* QPs to shm peers too, for device atomics */
-	int natomic;	   /* such QPs connected */
-	bool modex_qps;		    /* QPs created at open (modex wiring) */
+	struct vb_peer *peers; /* by world rank */
+	int nverbs;	       /* peers reached through verbs */
+	bool atomic_local;     /* QPs to shm peers too, for device atomics */
+	int natomic;	       /* such QPs connected */
+	bool modex_qps;	       /* QPs created at open (modex wiring) */
 	struct vb_qpn_ent *qpn_tab; /* QP number -> peer (open addressing) */
 	uint32_t qpn_mask;
 	struct vb_peer *dirty; /* credit updates to send */

@@ -1319,8 +1319,8 @@ static void fp_exchange(struct vw *w, int n, int quiet)
 	for (k = 0; k < 2; k++) {
 		for (j = 0; j < total && rb[k][j] == sb[k][j]; j++)
 			;
-		ck_assert_msg(j == total, "from rank %d: byte %zu of %zu", k,
-			      j, total);
+		ck_assert_msg(j == total, "from rank %d: byte %zu of %zu", k, j,
+			      total);
 		free(sb[k]);
 		free(rb[k]);
 	}
@@ -1398,10 +1398,10 @@ START_TEST(fp_none)
 	ck_assert_int_eq(vt->peers[0].fp_refused, _i == 1);
 	ck_assert_uint_eq(vt->n_ring + vt->n_ring_rx, 0);
 	/* RDMA WRITEs: credit updates only */
-	ck_assert_uint_eq(fk.writes,
-			  vt->n_credit_writes +
-				  ((struct vb_tp *)vw_tp(&w, 0, 1))
-					  ->n_credit_writes);
+	ck_assert_uint_eq(
+		fk.writes,
+		vt->n_credit_writes +
+			((struct vb_tp *)vw_tp(&w, 0, 1))->n_credit_writes);
 	data_check_clean();
 	fk.fail_reg_len = 0;
 	vw_close(&w);

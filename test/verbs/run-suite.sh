@@ -18,7 +18,7 @@
 # RCMPI_TEST_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 1500 s).
 set -uo pipefail
-EXPECTED=76	# 1 on the host + 75 in the VM
+EXPECTED=78	# 1 on the host + 77 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
 if [[ ${1:-} == --native ]]; then
@@ -109,7 +109,8 @@ fi
 vmlog=$(mktemp)
 envs=()
 [[ -n ${RCMPI_TEST_VT_MPIRUN:-} ]] && envs+=(--env "RCMPI_TEST_VT_MPIRUN=$RCMPI_TEST_VT_MPIRUN")
-"$rxe_vm" --quiet --timeout "${VT_TIMEOUT:-1500}" "${envs[@]}" -- \
+# (4 GiB: the scale case runs 48 ranks)
+"$rxe_vm" --quiet --mem 4096 --timeout "${VT_TIMEOUT:-1500}" "${envs[@]}" -- \
 	"bash $top/test/verbs/guest-suite.sh $build $*" 2>&1 | tee "$vmlog"
 vmrc=${PIPESTATUS[0]}
 vm_ran=$(grep -cE '^(ok|not ok) [0-9]+ ' "$vmlog")
