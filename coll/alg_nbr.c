@@ -16,9 +16,11 @@
  * several slots gets every block in the slot the standard names
  * (Cartesian: the -1 / +1 blocks of a dimension cross; graphs: k-th edge
  * to k-th edge). MPI_PROC_NULL neighbours (Cartesian edges) are skipped:
- * their receive blocks stay untouched.
+ * their receive blocks stay untouched. A blocking call of at most 32
+ * messages skips the schedule (nbr_direct: same messages, same tags).
  */
 #include "coll_impl.h"
+#include "pt2pt.h"
 #include "topo.h"
 
 /* ---- alltoallw ----------------------------------------------------------- */
@@ -274,13 +276,72 @@ static int nbr(struct rc_sched *s, const struct rc_cargs *a, int kind)
 	return RC_OK;
 }
 
+/* Most requests a blocking call posts without a schedule. */
+#define NBR_DIRECT_MAX 32
+
+/* A blocking call with few neighbours: the same messages with the same
+ * tags as nbr()'s schedule (so ranks may choose differently), but the
+ * receives posted as plain requests, the sends leaving at once where they
+ * can, and everything waited here: no schedule to build and run. */
+static int nbr_direct(struct rc_comm *c, const struct rc_cargs *a, int kind)
+{
+	const struct rc_topo *t = c->topo;
+	struct rc_req *rq[NBR_DIRECT_MAX];
+	uint32_t ctx = rc_comm_coll_ctx(c);
+	int n = 0, i, ret = RC_OK, r, tag;
+
+	if (t->nin + t->nout > NBR_DIRECT_MAX)
+		return RC_AGAIN;
+	tag = rc_coll_next_tag(c);
+	rc_coll_more_tags(c, t->ntags);
+	for (i = 0; i < t->nin; i++) {
+		struct blk b = rblk(a, kind, i);
+		int tg = (int)((unsigned)(tag + t->tag_in[i]) & 0x7fffffffu);
+
+		if (t->nbr_in[i] == MPI_PROC_NULL)
+			continue;
+		r = rc_p2p_irecv(c, ctx, (void *)b.buf, b.count, b.dt,
+				 t->nbr_in[i], tg, &rq[n]);
+		if (r && !ret)
+			ret = r;
+		n += !r;
+	}
+	for (i = 0; i < t->nout; i++) {
+		struct blk b = sblk(a, kind, i);
+		int tg = (int)((unsigned)(tag + t->tag_out[i]) & 0x7fffffffu);
+
+		if (t->nbr_out[i] == MPI_PROC_NULL)
+			continue;
+		r = rc_p2p_send_now(c, ctx, b.buf, b.count, b.dt,
+				    t->nbr_out[i], tg);
+		if (r == RC_AGAIN) {
+			r = rc_p2p_isend(c, ctx, b.buf, b.count, b.dt,
+					 t->nbr_out[i], tg, RC_SEND_STD, &rq[n]);
+			n += !r;
+		}
+		if (r && !ret)
+			ret = r;
+	}
+	for (i = 0; i < n; i++) {
+		rc_req_wait_done(rq[i]);
+		if (rq[i]->err && !ret)
+			ret = rq[i]->err;
+		rc_req_free(rq[i]);
+	}
+	return ret;
+}
+
 #define NBR_ALG(name, kind)                                                    \
 	static int name##_linear(struct rc_sched *s, const struct rc_cargs *a) \
 	{                                                                      \
 		return nbr(s, a, kind);                                        \
 	}                                                                      \
+	static int name##_direct(struct rc_comm *c, const struct rc_cargs *a)  \
+	{                                                                      \
+		return nbr_direct(c, a, kind);                                 \
+	}                                                                      \
 	const struct rc_coll_alg rc_##name##_algs[] = {                        \
-		{"linear", name##_linear, NULL, NULL},                         \
+		{"linear", name##_linear, NULL, name##_direct},                \
 		{NULL, NULL, NULL, NULL},                                      \
 	};                                                                     \
 	int rc_##name##_choose(const struct rc_comm *c,                        \

@@ -177,9 +177,11 @@ struct rc_coll_alg {
 	rc_coll_build_fn build;
 	/* can it run these arguments (e.g. commutative ops only)? NULL: yes */
 	bool (*usable)(const struct rc_comm *c, const struct rc_cargs *a);
-	/* a blocking call whose whole part on this rank is one send (a leaf
-	 * of a tree): make it with rc_coll_send_direct, no schedule built;
-	 * RC_AGAIN: not on this rank or with these arguments. NULL: never */
+	/* a blocking call this rank can finish without building a schedule
+	 * (a leaf of a tree whose whole part is one send, made with
+	 * rc_coll_send_direct; a neighbourhood call's few messages), taking
+	 * the same tags as the schedule would; RC_AGAIN: not on this rank or
+	 * with these arguments. NULL: never */
 	int (*direct)(struct rc_comm *c, const struct rc_cargs *a);
 };
 

@@ -5,7 +5,8 @@
  * with a dimension of 1; a non-periodic line whose ends have
  * MPI_PROC_NULL neighbours), a graph where every node lists each
  * neighbour twice, distributed graphs from MPI_Dist_graph_create_adjacent
- * and from MPI_Dist_graph_create (one rank naming every edge), their
+ * and from MPI_Dist_graph_create (one rank naming every edge; one where
+ * rank 0 has 48 edges and ranks 1 and 2 have 24), their
  * queries and weights, MPI_Graph_map / MPI_Cart_map, and every
  * neighbourhood collective, blocking, nonblocking and persistent (MPI-4
  * *_init, started twice with new data), on each. A block
@@ -383,6 +384,30 @@ int main(int argc, char **argv)
 		free(src);
 		free(deg);
 		free(dst);
+	}
+	/* rank 0 exchanges 12 repeated edges each way with ranks 1 and 2
+	 * (48 messages per call: the schedule), ranks 1 and 2 only 24 (few
+	 * enough for the blocking calls' direct path): both kinds of rank
+	 * in one call */
+	if (size >= 3) {
+		int in[24], out[24], nin = 0, j;
+
+		for (j = 0; j < 12; j++) {
+			if (rank == 0) {
+				in[nin] = out[nin] = 1;
+				nin++;
+				in[nin] = out[nin] = 2;
+				nin++;
+			} else if (rank <= 2) {
+				in[nin] = out[nin] = 0;
+				nin++;
+			}
+		}
+		CHECK_MPI(MPI_Dist_graph_create_adjacent(
+			MPI_COMM_WORLD, nin, in, MPI_UNWEIGHTED, nin, out,
+			MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c));
+		run_nbr(c, "dist mixed", 3);
+		MPI_Comm_free(&c);
 	}
 	/* no topology: refused */
 	TALLY(MPI_Neighbor_allgather(&i, 1, MPI_INT, &n, 1, MPI_INT,
