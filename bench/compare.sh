@@ -60,6 +60,14 @@
 #                  MPI's, bandwidth >= 0.95 x without the rings
 #                  (FP_JOBS="flat": only some of flat fmr fbw; FP_LAT_N:
 #                  osu_latency's and ib_write_lat's iterations, 2000)
+#   verbs-cg       in ONE Soft-RoCE VM boot: instructions per round trip
+#                  of osu_latency (8 B) at rank 0 under valgrind
+#                  --tool=callgrind (rank 1 native): rcmpi with and without
+#                  the eager rings, Open MPI + UCX; 11000 iterations minus
+#                  1000, / 10000 (start-up cancels); one send, one receive
+#                  and the polls rank 0 made while waiting (rank 1, native,
+#                  has usually answered before the first); the verbs
+#                  provider's user-space code counted, the kernel's not
 #   nbr            the neighbourhood benchmarks (osu_neighbor_* blocking,
 #                  osu_ineighbor_* nonblocking: their pure communication
 #                  column) on the default neighbourhood (cart:1:1) and
@@ -774,6 +782,30 @@ mode_verbs_fp() {
 	footer
 }
 
+mode_verbs_cg() {
+	local out=${OUT:-$BUILD/bench-compare/verbs-cg} rc
+	pgrep -f '^qemu-system' >/dev/null &&
+		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
+	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	header "Verbs: instructions per round trip at rank 0 (callgrind), Soft-RoCE in one VM boot" \
+		"bench/compare.sh verbs-cg"
+	"$top/test/vm/rxe-vm" --quiet --timeout 1800 --workdir "$out" -- \
+		"BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-cg $out" \
+		>"$out/vm.log" 2>&1
+	rc=$?
+	if [[ $rc -ne 0 ]]; then
+		echo "The VM run failed (status $rc); its last lines:"
+		echo '```'
+		tail -20 "$out/vm.log"
+		echo '```'
+		STATUS=1
+	fi
+	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
+	footer
+}
+
 mode_verbs_rma() {
 	local out=${OUT:-$BUILD/bench-compare/verbs-rma} rc
 	pgrep -f '^qemu-system' >/dev/null &&
@@ -1032,10 +1064,74 @@ guest_verbs_fp() {	# out
 	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
 }
 
+# rank 0 of LABEL's osu_latency under callgrind for N iterations: its
+# instruction total (or nan)
+vcg_count() {	# label n file
+	local w=$3.sh
+	cat >"$w" <<-EOF
+		#!/bin/bash
+		if [[ \${PMIX_RANK:-\${OMPI_COMM_WORLD_RANK:-}} == 0 ]]; then
+			exec valgrind --tool=callgrind --callgrind-out-file=$3 "\$@"
+		fi
+		exec "\$@"
+	EOF
+	chmod +x "$w"
+	# shellcheck disable=SC2046 # a command line
+	timeout -k 10 "$TIMEOUT" $(launcher "$1" 2 core) "$w" \
+		"$BIN/${1%%-*}/osu_latency" -m 8:8 -i "$2" -x 10 >"$3.log" 2>&1 ||
+		{ echo nan; return 1; }
+	awk '/^totals:/ { print $2 }' "$3"
+}
+
+guest_verbs_cg() {	# out
+	local out=$1 l r a b
+	local -A per
+	DEV=${RXE_VM_DEV:-rxe0}
+	for l in rcmpi-verbs rcmpi-nofp ompi-ucx; do
+		for r in 1 2; do
+			a=$(vcg_count "$l" 1000 "$out/$l.$r.1000")
+			b=$(vcg_count "$l" 11000 "$out/$l.$r.11000")
+			per[$l,$r]=$(awk -v a="$a" -v b="$b" 'BEGIN {
+				if (a == "" || b == "" || a == "nan" || b == "nan") print "nan";
+				else printf "%.0f\n", (b - a) / 10000 }')
+		done
+	done
+	echo "=== report"
+	echo "osu_latency -m 8:8 -x 10, rank 0 under \`valgrind --tool=callgrind\`,"
+	echo "rank 1 native, both on rxe0 in one VM: rank 0's instructions of 11000"
+	echo "iterations minus those of 1000, / 10000: one 8-byte send, one receive"
+	echo "and the polls made while waiting, its verbs provider's user-space code"
+	echo "(rxe's post_send and poll_cq) included, the kernel's not. Two runs each."
+	echo "rcmpi-verbs: eager rings on (the default); rcmpi-nofp:"
+	echo "\`RCMPI_VERBS_FP_RINGS=0\`; ompi-ucx: \`$(launcher ompi-ucx 2 core)\`."
+	echo
+	echo "| MPI | instructions per round trip (run 1 / run 2) | / ompi-ucx |"
+	echo "|---|---:|---:|"
+	for l in rcmpi-verbs rcmpi-nofp ompi-ucx; do
+		echo "| $l | ${per[$l,1]} / ${per[$l,2]} | $(awk -v a="${per[$l,1]}" \
+			-v b="${per[ompi-ucx,1]}" 'BEGIN { if (a == "nan" || b == "nan" || !b)
+				print "—"; else printf "%.2f\n", a / b }') |"
+	done
+	echo
+	if have callgrind_annotate && [[ -s $out/rcmpi-verbs.1.11000 ]]; then
+		echo "Where rcmpi-verbs' instructions go (per function, exclusive, 11000"
+		echo "iterations minus 1000, / 10000; the top 25):"
+		echo
+		echo '```'
+		cg_per_fn "$out/rcmpi-verbs.1.1000" "$out/rcmpi-verbs.1.11000" | head -25
+		echo '```'
+		echo
+	fi
+}
+
 # ---- main -------------------------------------------------------------------
 
 if [[ ${1:-} == --guest-verbs ]]; then
 	guest_verbs "$2"
+	exit 0
+fi
+if [[ ${1:-} == --guest-verbs-cg ]]; then
+	guest_verbs_cg "$2"
 	exit 0
 fi
 if [[ ${1:-} == --guest-verbs-fp ]]; then
@@ -1054,7 +1150,7 @@ for a in "$@"; do
 	all) modes+=(shm-p2p shm-coll shm-over shm-rma callgrind memory startup
 		verbs verbs-rma nbr shm-mt) ;;
 	shm-p2p | shm-coll | shm-over | shm-rma | shm-mt | callgrind | memory | \
-		startup | verbs | verbs-fp | verbs-rma | nbr | tcp)
+		startup | verbs | verbs-fp | verbs-cg | verbs-rma | nbr | tcp)
 		modes+=("$a") ;;
 	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2
 	   exit 2 ;;
@@ -1067,6 +1163,7 @@ for mode in "${modes[@]}"; do
 	case $mode in
 	verbs) MPIS="rcmpi ompi" mode_verbs ;;
 	verbs-fp) MPIS="rcmpi ompi" mode_verbs_fp ;;
+	verbs-cg) MPIS="rcmpi ompi" mode_verbs_cg ;;
 	verbs-rma) MPIS="rcmpi ompi" mode_verbs_rma ;;
 	*) "mode_${mode//-/_}" ;;
 	esac > >(tee "$BUILD/bench-compare/$mode.md")
