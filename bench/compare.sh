@@ -732,17 +732,19 @@ mode_tcp() {
 	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
 }
 
-mode_verbs() {
-	local out=${OUT:-$BUILD/bench-compare/verbs} rc
+# The VM modes: OUT emptied and made the VM's work folder, the report's
+# header (TITLE, COMMAND), GUEST (a command line: compare.sh --guest-...)
+# run in one Soft-RoCE VM boot of at most VM_TIMEOUT seconds, then the
+# guest's report (what it printed after "=== report") and its gates.
+vm_mode() {	# out vm_timeout title command guest
+	local out=$1 rc
 	pgrep -f '^qemu-system' >/dev/null &&
 		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
 	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
 	rm -rf "$out"
 	mkdir -p "$out"
-	header "Verbs: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
-		"REPS=$REPS bench/compare.sh verbs"
-	"$top/test/vm/rxe-vm" --quiet --timeout 3000 --workdir "$out" -- \
-		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' VERBS_LAT='${VERBS_LAT:-}' VERBS_BW='${VERBS_BW:-}' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs $out" \
+	header "$3" "$4"
+	"$top/test/vm/rxe-vm" --quiet --timeout "$2" --workdir "$out" -- "$5" \
 		>"$out/vm.log" 2>&1
 	rc=$?
 	if [[ $rc -ne 0 ]]; then
@@ -755,82 +757,57 @@ mode_verbs() {
 	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
 	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
 	footer
+}
+
+mode_verbs() {
+	local out=${OUT:-$BUILD/bench-compare/verbs}
+
+	vm_mode "$out" 3000 "Verbs: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
+		"REPS=$REPS bench/compare.sh verbs" \
+		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' VERBS_LAT='${VERBS_LAT:-}' VERBS_BW='${VERBS_BW:-}' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs $out"
 }
 
 mode_verbs_fp() {
-	local out=${OUT:-$BUILD/bench-compare/verbs-fp} rc
-	pgrep -f '^qemu-system' >/dev/null &&
-		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
-	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
-	rm -rf "$out"
-	mkdir -p "$out"
-	header "Verbs: the eager rings (RDMA-write fast path), Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
-		"REPS=$REPS bench/compare.sh verbs-fp"
-	"$top/test/vm/rxe-vm" --quiet --timeout 3000 --workdir "$out" -- \
-		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' FP_JOBS='${FP_JOBS:-}' FP_LAT_N='${FP_LAT_N:-}' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-fp $out" \
-		>"$out/vm.log" 2>&1
-	rc=$?
-	if [[ $rc -ne 0 ]]; then
-		echo "The VM run failed (status $rc); its last lines:"
-		echo '```'
-		tail -20 "$out/vm.log"
-		echo '```'
-		STATUS=1
-	fi
-	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
-	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
-	footer
+	local out=${OUT:-$BUILD/bench-compare/verbs-fp}
+
+	vm_mode "$out" 3000 \
+		"Verbs: the eager rings (RDMA-write fast path), Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
+		"REPS=$REPS bench/compare.sh verbs-fp" \
+		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' FP_JOBS='${FP_JOBS:-}' FP_LAT_N='${FP_LAT_N:-}' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-fp $out"
 }
 
 mode_verbs_cg() {
-	local out=${OUT:-$BUILD/bench-compare/verbs-cg} rc
-	pgrep -f '^qemu-system' >/dev/null &&
-		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
-	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
-	rm -rf "$out"
-	mkdir -p "$out"
-	header "Verbs: instructions per round trip at rank 0 (callgrind), Soft-RoCE in one VM boot" \
-		"bench/compare.sh verbs-cg"
-	"$top/test/vm/rxe-vm" --quiet --timeout 1800 --workdir "$out" -- \
-		"BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-cg $out" \
-		>"$out/vm.log" 2>&1
-	rc=$?
-	if [[ $rc -ne 0 ]]; then
-		echo "The VM run failed (status $rc); its last lines:"
-		echo '```'
-		tail -20 "$out/vm.log"
-		echo '```'
-		STATUS=1
-	fi
-	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
-	footer
+	local out=${OUT:-$BUILD/bench-compare/verbs-cg}
+
+	vm_mode "$out" 1800 \
+		"Verbs: instructions per round trip at rank 0 (callgrind), Soft-RoCE in one VM boot" \
+		"bench/compare.sh verbs-cg" \
+		"BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-cg $out"
 }
 
 mode_verbs_rma() {
-	local out=${OUT:-$BUILD/bench-compare/verbs-rma} rc
-	pgrep -f '^qemu-system' >/dev/null &&
-		{ echo "compare.sh: a qemu VM is running already (one at a time here)" >&2; STATUS=1; return; }
-	"$top/test/vm/deps.sh" --mpi >/dev/null || { STATUS=1; return; }
-	rm -rf "$out"
-	mkdir -p "$out"
-	header "Verbs, one-sided: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
-		"REPS=$REPS${RMA_JOBS:+ RMA_JOBS='$RMA_JOBS'} bench/compare.sh verbs-rma"
+	local out=${OUT:-$BUILD/bench-compare/verbs-rma}
+
 	# about 4.5 minutes per repetition on a loaded 2-core host
-	"$top/test/vm/rxe-vm" --quiet --timeout $((600 + REPS * 420)) \
-		--workdir "$out" -- \
-		"REPS=$REPS RMA_JOBS='${RMA_JOBS:-}' BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out" \
-		>"$out/vm.log" 2>&1
-	rc=$?
-	if [[ $rc -ne 0 ]]; then
-		echo "The VM run failed (status $rc); its last lines:"
-		echo '```'
-		tail -20 "$out/vm.log"
-		echo '```'
-		STATUS=1
-	fi
-	sed -n '/^=== report$/,$p' "$out/vm.log" | sed 1d
-	grep -q FAIL "$out/gates" 2>/dev/null && STATUS=1
-	footer
+	vm_mode "$out" $((600 + REPS * 420)) \
+		"Verbs, one-sided: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
+		"REPS=$REPS${RMA_JOBS:+ RMA_JOBS='$RMA_JOBS'} bench/compare.sh verbs-rma" \
+		"REPS=$REPS RMA_JOBS='${RMA_JOBS:-}' BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out"
+}
+
+# A table per job: with perftest's column (LABELS) where the job has a
+# perftest counterpart (J_PERF), the MPIs' alone (MPIS) where not
+perf_tables() {	# out jobs labels mpis
+	local j
+	for j in $2; do
+		echo "#### ${J_TITLE[$j]}"
+		echo
+		if [[ -n ${J_PERF[$j]:-} ]]; then
+			cmp_table "$1" "$j" "$3" "${J_BETTER[$j]}" "$REPS"
+		else
+			cmp_table "$1" "$j" "$4" "${J_BETTER[$j]}" "$REPS"
+		fi
+	done
 }
 
 # the one-sided jobs in the VM: rcmpi on its device path (rcmpi-direct) and
@@ -896,15 +873,7 @@ guest_verbs_rma() {	# out
 	echo "\`$bw1m\`. acc (MPI_SUM on MPI_CHAR, as OSU's: not a device"
 	echo "atomic) and put with lock/unlock have no perftest counterpart."
 	echo
-	for j in $jobs; do
-		echo "#### ${J_TITLE[$j]}"
-		echo
-		if [[ -n ${J_PERF[$j]:-} ]]; then
-			cmp_table "$out" "$j" "$labels" "${J_BETTER[$j]}" "$REPS"
-		else
-			cmp_table "$out" "$j" "$mpis" "${J_BETTER[$j]}" "$REPS"
-		fi
-	done
+	perf_tables "$out" "$jobs" "$labels" "$mpis"
 	echo "Issue 15 goals, rcmpi-direct against the device (perftest: within 1.2 ×"
 	echo "its latency; bandwidth at 1 MiB at the device's ceiling, within 10 %)"
 	echo "and against Open MPI + UCX (ahead of it: latency ≤ 1.00 ×, bandwidth ≥ 1.00 ×):"
@@ -1037,15 +1006,7 @@ guest_verbs_fp() {	# out
 	echo "Benchmarks: osu_latency \`${J_OPTS[flat]}\`, osu_mbw_mr \`${J_OPTS[fmr]}\`,"
 	echo "osu_bw \`${J_OPTS[fbw]}\`."
 	echo
-	for j in $jobs; do
-		echo "#### ${J_TITLE[$j]}"
-		echo
-		if [[ -n ${J_PERF[$j]:-} ]]; then
-			cmp_table "$out" "$j" "$labels" "${J_BETTER[$j]}" "$REPS"
-		else
-			cmp_table "$out" "$j" "$mpis" "${J_BETTER[$j]}" "$REPS"
-		fi
-	done
+	perf_tables "$out" "$jobs" "$labels" "$mpis"
 	echo "Issue 16 goals: latency at 8 B <= 0.85 × Open MPI + UCX and <= 1.15 ×"
 	echo "ib_write_lat, message rate >= Open MPI's, bandwidth unchanged (>= 0.95 ×"
 	echo "without the rings):"

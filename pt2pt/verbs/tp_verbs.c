@@ -929,7 +929,8 @@ static inline void hdr_fill(struct vb_peer *p, struct vb_hdr *vh, uint8_t type)
 	vh->credits = vb_rx_advertise(&p->rx);
 	vh->seq = p->tx_seq;
 	vh->type = type;
-	vh->fp_acked = RC_UNLIKELY(p->fprx != NULL) ? vb_fp_advertise(p) : 0;
+	vh->fp_acked =
+		RC_UNLIKELY(p->fprx != NULL) ? (uint8_t)vb_fp_advertise(p) : 0;
 }
 
 void vb_hdr_fill(struct vb_peer *p, struct vb_hdr *vh, uint8_t type)
@@ -1046,7 +1047,7 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 		signal = false;
 	}
 	stage[0] = vb_slot_pack(vb_rx_advertise(&p->rx));
-	stage[1] = p->fprx ? vb_slot_pack(vb_fp_advertise_all(p)) : 0;
+	stage[1] = p->fprx ? vb_slot_pack(vb_fp_advertise(p)) : 0;
 	memset(&wr, 0, sizeof(wr));
 	sge.addr = (uintptr_t)stage;
 	sge.length = 2 * sizeof(*stage);
@@ -1367,7 +1368,7 @@ static unsigned on_recv(struct vb_tp *vt, const struct ibv_wc *wc)
 	}
 	vb_deliver(vt, p, vh, wc->byte_len);
 	if (RC_UNLIKELY(++p->nrecv == vt->prm.fp_threshold))
-		vb_fp_count(vt, p);
+		vb_fp_busy(vt, p);
 	return 1;
 }
 

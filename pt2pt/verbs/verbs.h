@@ -375,16 +375,18 @@ struct vb_fp_rx {
 	bool offered;
 };
 
-/* Receiver: one more SRQ message from p; a ring once it is busy. */
-void vb_fp_count(struct vb_tp *vt, struct vb_peer *p);
+/* Receiver: p has sent FP_THRESHOLD messages through the SRQ: register
+ * a ring for it and offer it (unless at the cap or refused). */
+void vb_fp_busy(struct vb_tp *vt, struct vb_peer *p);
 /* Sender: send through p's ring. RC_AGAIN: it does not fit or the ring
  * is full: use the SRQ; RC_ERR_PEER: the peer failed. */
 int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
 	       size_t hlen, const void *payload, size_t len);
 /* The low bits of our ring messages p has consumed (vb_hdr.fp_acked). */
 void vb_fp_acked(struct vb_peer *p, uint8_t acked);
-/* What we put in vb_hdr.fp_acked for p (and count as told). */
-uint8_t vb_fp_advertise(struct vb_peer *p);
+/* Our ring's consumed count for p, counted as told: its low 8 bits go
+ * in vb_hdr.fp_acked, all of it in a credit write. */
+uint32_t vb_fp_advertise(struct vb_peer *p);
 /* Sender: p offered us a ring (payload of VB_MSG_RING). */
 void vb_fp_offered(struct vb_tp *vt, struct vb_peer *p, const void *msg,
 		   size_t len);
@@ -395,8 +397,6 @@ bool vb_fp_drain(struct vb_tp *vt, struct vb_peer *p, uint16_t seq);
 unsigned vb_fp_progress(struct vb_tp *vt);
 /* Consumed slots not told to p reach half its ring. */
 bool vb_fp_update_due(const struct vb_peer *p);
-/* For a credit write: our ring's consumed count for p (marked told). */
-uint32_t vb_fp_advertise_all(struct vb_peer *p);
 /* The ring-credit word the peer wrote into our slot. */
 void vb_fp_slot(struct vb_peer *p, uint64_t v);
 void vb_fp_release(struct vb_tp *vt, struct vb_peer *p);

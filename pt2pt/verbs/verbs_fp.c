@@ -75,7 +75,7 @@ struct vb_fp_offer {
 
 /* ---- receiver ---- */
 
-void vb_fp_count(struct vb_tp *vt, struct vb_peer *p)
+void vb_fp_busy(struct vb_tp *vt, struct vb_peer *p)
 {
 	struct vb_fp_rx *r;
 	size_t len;
@@ -137,13 +137,7 @@ static void fp_offer(struct vb_tp *vt, struct vb_peer *p)
 	}
 }
 
-uint8_t vb_fp_advertise(struct vb_peer *p)
-{
-	p->fprx->advertised = p->fprx->consumed;
-	return (uint8_t)p->fprx->consumed;
-}
-
-uint32_t vb_fp_advertise_all(struct vb_peer *p)
+uint32_t vb_fp_advertise(struct vb_peer *p)
 {
 	p->fprx->advertised = p->fprx->consumed;
 	return p->fprx->consumed;
@@ -172,9 +166,9 @@ static inline const struct vb_hdr *fp_next(const struct vb_fp_rx *r,
 	return (const struct vb_hdr *)(end - sizeof(*t) - FP_ALIGN(size));
 }
 
-/* Deliver the next slot's message; false: not there, or not next in
- * order. */
-static bool fp_take(struct vb_tp *vt, struct vb_peer *p, bool *bad)
+/* Deliver the next slot's message; false: not there, not next in order,
+ * or malformed (the peer is failed then). */
+static bool fp_take(struct vb_tp *vt, struct vb_peer *p)
 {
 	struct vb_fp_rx *r = p->fprx;
 	const struct vb_hdr *vh;
@@ -187,7 +181,6 @@ static bool fp_take(struct vb_tp *vt, struct vb_peer *p, bool *bad)
 			FP_ALIGN(len) + sizeof(struct vb_fp_tail) >
 				r->slot_size)) {
 		vb_peer_fail(vt, p, "eager ring slot with %zu bytes", len);
-		*bad = true;
 		return false;
 	}
 	if (vh->seq != p->rx_seq)
@@ -204,12 +197,10 @@ static bool fp_take(struct vb_tp *vt, struct vb_peer *p, bool *bad)
 
 bool vb_fp_drain(struct vb_tp *vt, struct vb_peer *p, uint16_t seq)
 {
-	bool bad = false;
-
 	if (!p->fprx)
 		return false;
 	while (p->rx_seq != seq)
-		if (!fp_take(vt, p, &bad))
+		if (!fp_take(vt, p))
 			return false;
 	return true;
 }
@@ -225,11 +216,10 @@ unsigned vb_fp_progress(struct vb_tp *vt)
 				fp_offer(vt, vt->fp_rx[i]);
 	for (i = 0; i < vt->fp_nrx; i++) {
 		struct vb_peer *p = vt->fp_rx[i];
-		bool bad = false;
 
 		if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
 			continue;
-		for (k = 0; k < p->fprx->nslots && fp_take(vt, p, &bad); k++)
+		for (k = 0; k < p->fprx->nslots && fp_take(vt, p); k++)
 			n++;
 	}
 	return n;
@@ -329,6 +319,8 @@ int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
 		if (RC_UNLIKELY(again))
 			return RC_AGAIN;
 		vb_hdr_fill(p, &vh, VB_MSG_AM);
+		/* (inline: no lkeys) */
+		memset(sge, 0, sizeof(sge));
 		sge[0].addr = (uintptr_t)&vh;
 		sge[0].length = sizeof(vh);
 		sge[1].addr = (uintptr_t)hdr;
@@ -342,8 +334,6 @@ int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
 		sge[wr.num_sge].addr = (uintptr_t)&tail.t - pad;
 		sge[wr.num_sge].length = (uint32_t)(pad + sizeof(tail.t));
 		wr.num_sge++;
-		for (ret = 0; ret < wr.num_sge; ret++)
-			sge[ret].lkey = 0;
 		wr.send_flags = IBV_SEND_INLINE;
 		ret = vb_sq_post(vt, p, &wr, VB_SWR_RING, NULL, signal);
 	} else {

@@ -1206,6 +1206,33 @@ START_TEST(data_put_inline)
 }
 END_TEST
 
+/* stderr into a pipe while a failure is provoked (its message is what the
+ * test checks); err_end puts stderr back and returns what was written. */
+struct err_cap {
+	int fd[2];
+	int saved;
+};
+
+static void err_begin(struct err_cap *c)
+{
+	ck_assert_int_eq(pipe(c->fd), 0);
+	c->saved = dup(2);
+	dup2(c->fd[1], 2);
+}
+
+static void err_end(struct err_cap *c, char *out, size_t len)
+{
+	ssize_t n;
+
+	dup2(c->saved, 2);
+	close(c->saved);
+	close(c->fd[1]);
+	n = read(c->fd[0], out, len - 1);
+	close(c->fd[0]);
+	ck_assert_int_gt(n, 0);
+	out[n] = 0;
+}
+
 /* A completion error: the message names both ranks, the device, the QPs
  * and the status; with MPI_ERRORS_RETURN the operation fails with
  * RC_ERR_PEER and so does everything after it. */
@@ -1216,9 +1243,9 @@ START_TEST(data_completion_error)
 	uint8_t key[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX];
 	void *h, *lh;
 	struct rc_tp *tp;
+	struct err_cap ec;
 	struct vw w;
-	int fd[2], saved, i;
-	ssize_t n;
+	int i;
 
 	rc_log_set_identity(0, "unit0");
 	vw_open(&w, 2);
@@ -1229,21 +1256,14 @@ START_TEST(data_completion_error)
 			 RC_OK);
 	ck_assert_int_eq(tp->ops->mem_expose(tp, dst, sizeof(dst), lkey, &lh),
 			 RC_OK);
-	ck_assert_int_eq(pipe(fd), 0);
-	saved = dup(2);
-	dup2(fd[1], 2);
+	err_begin(&ec);
 	fk.fail_wr_at = fk.wrs + 1;
 	ck_assert_int_eq(tp->ops->get(tp, 1, dst, lh, sizeof(dst),
 				      (uintptr_t)src, key, &op),
 			 RC_INPROGRESS);
 	for (i = 0; i < 100 && op_status < 0; i++)
 		vw_progress(&w);
-	dup2(saved, 2);
-	close(fd[1]);
-	n = read(fd[0], out, sizeof(out) - 1);
-	close(fd[0]);
-	ck_assert_int_gt(n, 0);
-	out[n] = 0;
+	err_end(&ec, out, sizeof(out));
 	ck_assert_int_eq(op_status, RC_ERR_PEER);
 	ck_assert_msg(strstr(out, "rank 0 on unit0") &&
 			      strstr(out, "rank 1 on unit1") &&
@@ -1418,9 +1438,9 @@ START_TEST(fp_write_error)
 	struct rc_tp *tp;
 	struct vb_tp *vt;
 	unsigned long w0;
+	struct err_cap ec;
 	struct vw w;
-	int fd[2], saved, i;
-	ssize_t n;
+	int i;
 
 	rc_log_set_identity(0, "unit0");
 	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
@@ -1432,9 +1452,7 @@ START_TEST(fp_write_error)
 	tp = vw_tp(&w, 0, 1);
 	vt = (struct vb_tp *)tp;
 	ck_assert_ptr_nonnull(vt->peers[1].fptx);
-	ck_assert_int_eq(pipe(fd), 0);
-	saved = dup(2);
-	dup2(fd[1], 2);
+	err_begin(&ec);
 	w0 = fk.writes;
 	fk.fail_wr_at = fk.wrs + 2; /* the second of three ring writes */
 	for (i = 0; i < 3; i++)
@@ -1446,12 +1464,7 @@ START_TEST(fp_write_error)
 		vw_progress(&w);
 	for (i = 0; i < 3; i++)
 		rc_req_free(r[i]);
-	dup2(saved, 2);
-	close(fd[1]);
-	n = read(fd[0], out, sizeof(out) - 1);
-	close(fd[0]);
-	ck_assert_int_gt(n, 0);
-	out[n] = 0;
+	err_end(&ec, out, sizeof(out));
 	ck_assert_uint_eq(fk.writes, w0 + 1); /* the third was flushed */
 	ck_assert_msg(strstr(out, "rank 1 on unit1") &&
 			      strstr(out, "eager-ring RDMA WRITE") &&
