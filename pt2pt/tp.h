@@ -96,7 +96,10 @@ struct rc_tp {
 	unsigned caps;
 	size_t eager_limit;	/* payload bytes sent eagerly */
 	size_t max_am;		/* largest hdr + payload of one message */
-	size_t rdma_chunk;	/* pipeline chunk for get/put */
+	size_t rdma_chunk;	/* pipeline chunk for get/put (<= rdma_max) */
+	/* the most bytes one get/put may carry (a verbs port's max_msg_sz);
+	 * 0: any. Callers split bigger transfers (rma/, pt2pt's chunks). */
+	size_t rdma_max;
 	unsigned max_rdma;	/* get/put operations kept in flight */
 	/* One-sided (rma/): contiguous puts and gets of at least this many
 	 * bytes use put()/get() (RCMPI_RMA_DIRECT_MIN=auto) */

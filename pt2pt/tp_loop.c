@@ -116,7 +116,10 @@ static int loop_open(struct rc_inst *inst, struct rc_tp **tpp)
 	lt->tp.eager_limit = lt->fabric->eager_limit;
 	lt->tp.direct_min = lt->fabric->eager_limit;
 	lt->tp.max_am = lt->fabric->max_am;
+	lt->tp.rdma_max = lt->fabric->rdma_max;
 	lt->tp.rdma_chunk = lt->fabric->rdma_chunk;
+	if (lt->tp.rdma_max && lt->tp.rdma_chunk > lt->tp.rdma_max)
+		lt->tp.rdma_chunk = lt->tp.rdma_max;
 	lt->tp.max_rdma = lt->fabric->max_rdma;
 	rc_list_init(&lt->inbox);
 	rc_list_init(&lt->rdma);
@@ -210,6 +213,8 @@ static int loop_rdma(struct rc_tp *tp, int peer, void *dst, const void *src,
 
 	if (!lt->fabric->tps[peer])
 		return RC_ERR_PEER;
+	if (lt->fabric->rdma_max && len > lt->fabric->rdma_max)
+		return RC_ERR_INTERN; /* as a device refuses it */
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return RC_ERR_NOMEM;

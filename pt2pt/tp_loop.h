@@ -16,6 +16,7 @@ struct rc_loop_fabric {
 	size_t eager_limit;
 	size_t max_am;
 	size_t rdma_chunk;
+	size_t rdma_max;	/* 0: any; else longer gets/puts fail */
 	unsigned max_rdma;
 	/* flow-control knobs for tests: 0 disables */
 	unsigned max_queued;	/* messages queued towards one rank */

@@ -1169,14 +1169,37 @@ struct rma_lop {
 /* runs averaging less than this many bytes: at most win->list_small */
 #define RMA_LIST_BIG 4096
 
+/* Add the run [local, local + len) -> raddr to seg (when not NULL) at
+ * *k, as pieces of at most cap bytes (0: any): the most one get or put of
+ * the transport carries. */
+static void lseg_add(struct rma_lseg *seg, size_t *k, uintptr_t local,
+		     uint64_t raddr, size_t len, size_t cap)
+{
+	do {
+		size_t m = cap && len > cap ? cap : len;
+
+		if (seg) {
+			seg[*k].local = local;
+			seg[*k].raddr = raddr;
+			seg[*k].rd.len = m;
+		}
+		(*k)++;
+		local += m;
+		raddr += m;
+		len -= m;
+	} while (len);
+}
+
 /* Zip the origin's runs (o) with the target's (t): how many runs there
- * are, max + 1 when more than max; with seg, each one into it. */
+ * are, max + 1 when more than max. *nseg: how many pieces of at most cap
+ * bytes they make (lseg_add); with seg, each piece into it. */
 static size_t zip_runs(struct run_cur *o, struct run_cur *t, size_t max,
-		       struct rma_lseg *seg)
+		       size_t cap, struct rma_lseg *seg, size_t *nseg)
 {
 	uintptr_t oa, ta, ro = 0, rt = 0;
 	size_t n = 0, on, tn, len, rlen = 0, pieces = 0;
 
+	*nseg = 0;
 	while ((on = cur_run(o, &oa)) && (tn = cur_run(t, &ta))) {
 		len = on < tn ? on : tn;
 		o->off += len;
@@ -1192,21 +1215,15 @@ static size_t zip_runs(struct run_cur *o, struct run_cur *t, size_t max,
 		}
 		if (n == max)
 			return max + 1;
-		if (n && seg) {
-			seg[n - 1].local = ro;
-			seg[n - 1].raddr = rt;
-			seg[n - 1].rd.len = rlen;
-		}
+		if (n)
+			lseg_add(seg, nseg, ro, rt, rlen, cap);
 		n++;
 		ro = oa;
 		rt = ta;
 		rlen = len;
 	}
-	if (n && seg) {
-		seg[n - 1].local = ro;
-		seg[n - 1].raddr = rt;
-		seg[n - 1].rd.len = rlen;
-	}
+	if (n)
+		lseg_add(seg, nseg, ro, rt, rlen, cap);
 	return n;
 }
 
@@ -1289,37 +1306,19 @@ static void lop_room(struct rma_room *room)
 	lop_kick(rc_container_of(room, struct rma_lop, room));
 }
 
-/* direct_op's non-contiguous case (min: the direct path's minimum). */
-static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
-		       struct rc_req *req, uint64_t tbase, const uint8_t *rkey,
-		       size_t min)
+/* Expose l's n pieces (local, raddr, rd.len set) and post them in order:
+ * direct_op's lists and its contiguous operations too big for one get or
+ * put. RC_AGAIN: not for this path after all (l freed). */
+static int lop_start(struct rc_win *win, const struct rc_rma_args *a,
+		     struct rc_req *req, const uint8_t *rkey,
+		     struct rma_lop *l, size_t n)
 {
 	struct rma_target *tg = &win->tg[a->target];
 	struct rc_tp *tp = win->inst->procs[tg->wrank].tp;
-	size_t len = a->ocount * a->odt->size, n, i, w;
 	uint8_t key[RC_TP_KEY_MAX]; /* ours: the peer does not need it */
-	struct run_cur o, t;
-	struct rma_lop *l;
+	size_t i;
 	int ret;
 
-	if (!win->list_max || len != a->tcount * a->tdt->size)
-		return RC_AGAIN;
-	o = (struct run_cur){.dt = a->odt,
-			     .base = (uintptr_t)a->obuf,
-			     .count = a->ocount};
-	t = (struct run_cur){.dt = a->tdt, .base = tbase, .count = a->tcount};
-	/* a READ is a round trip of its own: a get's run counts twice */
-	w = a->kind == RC_RMA_PUT ? 1 : 2;
-	n = zip_runs(&o, &t, win->list_max / w, NULL);
-	if (!n || n * w > win->list_max || len < n * min ||
-	    (len < n * RMA_LIST_BIG && n * w > win->list_small))
-		return RC_AGAIN;
-	l = calloc(1, sizeof(*l) + n * sizeof(l->seg[0]));
-	if (!l)
-		return RC_ERR_NOMEM;
-	o.i = o.j = o.off = 0;
-	t.i = t.j = t.off = 0;
-	zip_runs(&o, &t, n, l->seg);
 	l->tp = tp;
 	for (i = 0; i < n; i++) {
 		struct rma_lseg *g = &l->seg[i];
@@ -1353,6 +1352,54 @@ static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
 	if (lop_posted(l, ret))
 		lop_kick(l);
 	return RC_OK;
+}
+
+/* direct_op's non-contiguous case (min: the direct path's minimum). */
+static int direct_list(struct rc_win *win, const struct rc_rma_args *a,
+		       struct rc_req *req, uint64_t tbase, const uint8_t *rkey,
+		       size_t min)
+{
+	struct rc_tp *tp = win->inst->procs[win->tg[a->target].wrank].tp;
+	size_t len = a->ocount * a->odt->size, n, nseg, w;
+	struct run_cur o, t;
+	struct rma_lop *l;
+
+	if (!win->list_max || len != a->tcount * a->tdt->size)
+		return RC_AGAIN;
+	o = (struct run_cur){.dt = a->odt,
+			     .base = (uintptr_t)a->obuf,
+			     .count = a->ocount};
+	t = (struct run_cur){.dt = a->tdt, .base = tbase, .count = a->tcount};
+	/* a READ is a round trip of its own: a get's run counts twice */
+	w = a->kind == RC_RMA_PUT ? 1 : 2;
+	n = zip_runs(&o, &t, win->list_max / w, tp->rdma_max, NULL, &nseg);
+	if (!n || n * w > win->list_max || len < n * min ||
+	    (len < n * RMA_LIST_BIG && n * w > win->list_small))
+		return RC_AGAIN;
+	l = calloc(1, sizeof(*l) + nseg * sizeof(l->seg[0]));
+	if (!l)
+		return RC_ERR_NOMEM;
+	o.i = o.j = o.off = 0;
+	t.i = t.j = t.off = 0;
+	zip_runs(&o, &t, n, tp->rdma_max, l->seg, &nseg);
+	return lop_start(win, a, req, rkey, l, nseg);
+}
+
+/* direct_op's contiguous case when len is more than one get or put of
+ * the transport carries (tp->rdma_max: a verbs port's max_msg_sz, 8 MiB
+ * on rxe): pieces of rdma_max bytes, posted in order. */
+static int direct_split(struct rc_win *win, const struct rc_rma_args *a,
+			struct rc_req *req, uintptr_t local, uint64_t raddr,
+			size_t len, const uint8_t *rkey, size_t cap)
+{
+	size_t nseg = 0;
+	struct rma_lop *l;
+
+	l = calloc(1, sizeof(*l) + (len / cap + 1) * sizeof(l->seg[0]));
+	if (!l)
+		return RC_ERR_NOMEM;
+	lseg_add(l->seg, &nseg, local, raddr, len, cap);
+	return lop_start(win, a, req, rkey, l, nseg);
 }
 
 /*
@@ -1405,6 +1452,9 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 	raddr = (uint64_t)(uintptr_t)rc_dt_contig_ptr(
 		a->tdt, (void *)(uintptr_t)tbase);
 	local = rc_dt_contig_ptr(a->odt, a->obuf);
+	if (tp->rdma_max && len > tp->rdma_max)
+		return direct_split(win, a, req, (uintptr_t)local, raddr, len,
+				    rkey, tp->rdma_max);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return RC_ERR_NOMEM;

@@ -573,9 +573,12 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	/* every size: one WRITE or READ, no target CPU, no message */
 	vt->tp.direct_min = 1;
 	vt->tp.caps = RC_TP_CAP_GET | RC_TP_CAP_PUT;
+	/* an SGE's length is 32 bits; rxe takes at most 8 MiB per message */
+	vt->tp.rdma_max =
+		vt->pattr.max_msg_sz ? vt->pattr.max_msg_sz : UINT32_MAX;
 	vt->tp.rdma_chunk = vt->prm.rdma_chunk;
-	if (vt->pattr.max_msg_sz && vt->tp.rdma_chunk > vt->pattr.max_msg_sz)
-		vt->tp.rdma_chunk = vt->pattr.max_msg_sz;
+	if (vt->tp.rdma_chunk > vt->tp.rdma_max)
+		vt->tp.rdma_chunk = vt->tp.rdma_max;
 	vt->tp.max_rdma = vt->prm.max_rdma;
 
 	if (nexp || nloc) {
@@ -1100,6 +1103,14 @@ static int vb_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 	struct vb_key key;
 	int ret;
 
+	if (RC_UNLIKELY(len > vt->tp.rdma_max)) {
+		rc_log_err("verbs: %s of %zu bytes to rank %d: more than the "
+			   "port's max_msg_sz (%zu)",
+			   opcode == IBV_WR_RDMA_READ ? "RDMA READ"
+						      : "RDMA WRITE",
+			   len, wrank, vt->tp.rdma_max);
+		return RC_ERR_INTERN;
+	}
 	memcpy(&key, rkey, sizeof(key));
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = opcode;

@@ -197,11 +197,21 @@ static void t_fence(struct win *w, int seed)
 		CHECK(src[i] == pat(0, 0, (size_t)((i + REGION / 2) % REGION),
 				    seed),
 		      "region get byte %d", i);
-	/* fetch_and_op and get_accumulate on everyone's counter */
+	/* fetch_and_op and get_accumulate on everyone's counter; what we
+	 * got of the big area goes to the left neighbour's (over verbs,
+	 * past rxe's 8 MiB a message when BYTES is) */
 	for (t = 0; t < n && t < 8; t++)
 		CHECK_MPI(MPI_Fetch_and_op(&one, &old[t], MPI_LONG, t,
 					   disp(w, t, 0), MPI_SUM, w->w));
+	t = (me + n - 1) % n;
+	CHECK_MPI(MPI_Put(bigbuf, (int)big, MPI_BYTE, t,
+			  disp(w, t, win_bytes(n) - big), (int)big, MPI_BYTE,
+			  w->w));
 	CHECK_MPI(MPI_Win_fence(0, w->w));
+	for (i = 0; i < (int)big; i++)
+		CHECK(((unsigned char *)w->mem)[win_bytes(n) - big + i] ==
+			      pat((me + 2) % n, 1, (size_t)i, seed),
+		      "put from %d byte %d", (me + 1) % n, i);
 	CHECK(*(long *)w->mem == n + (me < 8 ? n : 0), "counter %ld",
 	      *(long *)w->mem);
 	for (t = 0; t < n && t < 8; t++)

@@ -1233,6 +1233,62 @@ static void err_end(struct err_cap *c, char *out, size_t len)
 	out[n] = 0;
 }
 
+/* A port whose max_msg_sz is 16 KiB (rxe's 8 MiB): the transport carries
+ * at most that in one get or put (rdma_max, rdma_chunk cut to it) and
+ * refuses more with a message instead of posting what the device would
+ * refuse; rendezvous messages of many chunks go through in every mode. */
+START_TEST(data_max_msg)
+{
+	static const char *const modes[] = {"get", "put"};
+	static const size_t big[] = {16384, 70000};
+	static char src[32768], dst[32768];
+	struct rc_tp_rdma op = {.done = op_done};
+	uint8_t key[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX];
+	struct rc_tp *tp, *peer;
+	struct err_cap cap;
+	char msg[512];
+	void *h, *lh;
+	struct vw w;
+	int i;
+
+	fk.max_msg_sz = 16384;
+	setenv("RCMPI_RNDV_MODE", modes[_i], 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	tp = vw_tp(&w, 0, 1);
+	peer = vw_tp(&w, 1, 0);
+	ck_assert_uint_eq(tp->rdma_max, 16384);
+	ck_assert_uint_le(tp->rdma_chunk, 16384);
+	ck_assert_int_eq(peer->ops->mem_expose(peer, dst, sizeof(dst), key, &h),
+			 RC_OK);
+	ck_assert_int_eq(tp->ops->mem_expose(tp, src, sizeof(src), lkey, &lh),
+			 RC_OK);
+	memset(src, 'm', sizeof(src));
+	op_status = -1;
+	ck_assert_int_eq(tp->ops->put(tp, 1, src, lh, 16384, (uintptr_t)dst,
+				      key, &op),
+			 RC_INPROGRESS);
+	for (i = 0; i < 100 && op_status < 0; i++)
+		vw_progress(&w);
+	ck_assert_int_eq(op_status, RC_OK);
+	ck_assert(!memcmp(dst, src, 16384));
+	err_begin(&cap);
+	i = tp->ops->get(tp, 1, src, lh, 16385, (uintptr_t)dst, key, &op);
+	err_end(&cap, msg, sizeof(msg));
+	ck_assert_int_eq(i, RC_ERR_INTERN);
+	ck_assert_msg(strstr(msg, "RDMA READ of 16385 bytes to rank 1") &&
+			      strstr(msg, "max_msg_sz (16384)"),
+		      "%s", msg);
+	tp->ops->mem_release(tp, lh);
+	peer->ops->mem_release(peer, h);
+	all_pairs(&w, big, 2);
+	data_check_clean();
+	ck_assert_uint_gt(_i ? fk.writes : fk.reads, 70000 / 16384);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* A completion error: the message names both ranks, the device, the QPs
  * and the status; with MPI_ERRORS_RETURN the operation fails with
  * RC_ERR_PEER and so does everything after it. */
@@ -1629,6 +1685,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_flood_tiny_credits, 0, 2);
 	tcase_add_loop_test(tc, data_cm_simultaneous, 0, 2);
 	tcase_add_test(tc, data_put_inline);
+	tcase_add_loop_test(tc, data_max_msg, 0, 2);
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);

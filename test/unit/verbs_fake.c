@@ -94,6 +94,7 @@ void fk_reset(void)
 	for (i = 0; i < 8; i++)
 		fk.mtu[i] = IBV_MTU_1024;
 	fk.max_inline = 512;
+	fk.max_msg_sz = 1u << 31;
 	fk.max_cqe = 32767;
 	fk.max_srq_wr = 16384;
 	fk.fail_wr_status = IBV_WC_RETRY_EXC_ERR;
@@ -302,7 +303,7 @@ static int f_query_port(struct ibv_context *ctx, uint8_t port,
 	a->max_mtu = IBV_MTU_4096;
 	a->active_mtu = fk.mtu[c->k & 7];
 	a->gid_tbl_len = 4;
-	a->max_msg_sz = 1u << 31;
+	a->max_msg_sz = fk.max_msg_sz;
 	a->link_layer = (uint8_t)dev_link(ctx->device);
 	if (a->link_layer == IBV_LINK_LAYER_INFINIBAND)
 		a->lid = fk_ctx_lid(c->k);
@@ -787,8 +788,17 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	}
 	for (; wr; wr = wr->next) {
 		struct ibv_wc wc;
+		uint64_t total = 0;
 		uint32_t n;
+		int i;
 
+		/* as rxe: longer than the port's max_msg_sz, refused */
+		for (i = 0; i < wr->num_sge; i++)
+			total += wr->sg_list[i].length;
+		if (total > fk.max_msg_sz) {
+			*bad = wr;
+			return EINVAL;
+		}
 		memset(&wc, 0, sizeof(wc));
 		wc.status = do_wr(q, wr, &n);
 		wc.wr_id = wr->wr_id;

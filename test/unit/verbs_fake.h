@@ -45,6 +45,7 @@ struct fk_state {
 	enum ibv_port_state port_state;
 	enum ibv_mtu mtu[8]; /* active MTU of the k-th context opened */
 	int max_inline;	     /* larger requests fail with EINVAL */
+	uint32_t max_msg_sz; /* the port's; a longer WR fails to post */
 	int max_cqe, max_srq_wr;
 	bool gid_table_fails; /* query_gid_table unsupported */
 	/* failure injection */
