@@ -1545,6 +1545,49 @@ bool rc_tp_verbs_fences(struct rc_inst *inst, bool carries, bool at_close)
 	return carries || inst->local_size < inst->size;
 }
 
+void vb_mem_get(const struct vb_tp *vt, struct vb_mem *m)
+{
+	int w, n = vt->inst->size;
+	size_t tab = (size_t)vt->qpn_mask + 1;
+
+	memset(m, 0, sizeof(*m));
+	for (w = 0; vt->peers && w < n; w++) {
+		const struct vb_peer *p = &vt->peers[w];
+
+		if (!p->qp)
+			continue;
+		m->qps++;
+		if (w != vt->inst->rank && p->state == VB_PEER_CONNECTED)
+			m->connected++;
+		if (p->fprx && p->fprx->mem)
+			m->ring_bytes += (size_t)p->fprx->nslots *
+					 p->fprx->slot_size;
+	}
+	m->rx_bufs = vt->pool.total;
+	m->tx_bufs = vt->nbounce;
+	m->rx_bytes = (size_t)m->rx_bufs * vt->buf_size;
+	m->tx_bytes = (size_t)m->tx_bufs * vt->buf_size;
+	m->sq_bytes = (size_t)m->qps * vt->prm.sq_size * sizeof(struct vb_swr);
+	m->job_bytes = (size_t)n * sizeof(*vt->peers) +
+		       (vt->slots ? (size_t)n * 4 * sizeof(uint64_t) : 0) +
+		       (vt->qpn_tab ? tab * sizeof(*vt->qpn_tab) : 0);
+}
+
+static void vb_mem_log(const struct vb_tp *vt)
+{
+	struct vb_mem m;
+
+	vb_mem_get(vt, &m);
+	rc_log_debug("verbs: memory: %u of %d peers connected, %u RC QPs; "
+		     "receive %u buffers (%zu KiB), bounce %u (%zu KiB), "
+		     "eager rings given %zu KiB, send queues %zu KiB; sized "
+		     "by the job's %d ranks: %zu KiB",
+		     m.connected, vt->inst->size - 1, m.qps, m.rx_bufs,
+		     m.rx_bytes >> 10, m.tx_bufs, m.tx_bytes >> 10,
+		     m.ring_bytes >> 10, m.sq_bytes >> 10, vt->inst->size,
+		     m.job_bytes >> 10);
+}
+
 static void vb_close(struct rc_tp *tp)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
@@ -1570,6 +1613,7 @@ static void vb_close(struct rc_tp *tp)
 			     vt->n_credit_writes, vt->n_atomic, vt->n_again,
 			     st.hits, st.misses, st.invalidated, st.evicted,
 			     st.uncached, vt->n_ring_rx);
+		vb_mem_log(vt);
 	}
 	vb_teardown(vt);
 }

@@ -244,6 +244,23 @@ struct vb_tp {
 	unsigned long n_atomic, n_ring, n_ring_rx;
 };
 
+/* What this process holds for verbs, against the peers it talks to
+ * (vb_mem_get; the RCMPI_VERBOSE summary at close, tests). The part
+ * that follows the peers that talk and the part sized by the job. */
+struct vb_mem {
+	unsigned connected; /* peers with a live RC QP (not ourselves) */
+	unsigned qps;	    /* RC QPs, the loopback one included */
+	unsigned rx_bufs, tx_bufs;
+	size_t rx_bytes;   /* receive buffers (registered, in the SRQ) */
+	size_t tx_bytes;   /* bounce buffers (registered) */
+	size_t ring_bytes; /* eager rings we gave peers (registered) */
+	size_t sq_bytes;   /* send-queue bookkeeping, sq_size slots a QP */
+	size_t job_bytes;  /* sized by the job: peer table, credit slots,
+			    * QP-number table */
+};
+
+void vb_mem_get(const struct vb_tp *vt, struct vb_mem *m);
+
 /* ---- send queue (tp_verbs.c and verbs_fp.c) ---- */
 #define VB_SQ_RESERVE 2 /* send slots kept for credit writes */
 

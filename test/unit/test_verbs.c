@@ -1152,6 +1152,62 @@ START_TEST(data_cm_simultaneous)
 }
 END_TEST
 
+/* The memory report (vb_mem_get) against the peers that talk: over
+ * rdma_cm (_i 1), 4 ranks of which only 0 and 1 exchange messages hold
+ * one RC QP each and ranks 2 and 3 none, with the same receive and
+ * bounce buffers as at open; over modex (_i 0) every rank holds 3 (and
+ * its loopback QP when device atomics are there). What the job's size
+ * decides is reported apart (peer table, credit slots, QP numbers). */
+START_TEST(data_mem_report)
+{
+	struct rc_req *r[2] = {NULL};
+	struct vb_mem m[4], m0;
+	int a = 7, x = 0, k;
+	struct vw w;
+
+	if (_i)
+		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+	vw_open(&w, 4);
+	ck_assert_int_eq(w.status, RC_OK);
+	vb_mem_get((struct vb_tp *)vw_tp(&w, 2, 0), &m0);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &x, 1, &rc_mpi_int,
+				      0, 5, &r[0]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
+				      1, 5, RC_SEND_STD, &r[1]),
+			 RC_OK);
+	ck_assert(vw_wait(&w, r, 2));
+	ck_assert_int_eq(x, 7);
+	for (k = 0; k < 4; k++) {
+		struct vb_tp *vt = (struct vb_tp *)vw_tp(&w, k, (k + 1) % 4);
+
+		vb_mem_get(vt, &m[k]);
+		ck_assert_uint_eq(m[k].connected, _i ? (k < 2 ? 1 : 0) : 3);
+		ck_assert_uint_ge(m[k].qps, m[k].connected);
+		ck_assert_uint_le(m[k].qps, m[k].connected + 1);
+		ck_assert_uint_eq(m[k].sq_bytes,
+				  m[k].qps * vt->prm.sq_size *
+					  sizeof(struct vb_swr));
+		ck_assert_uint_eq(m[k].rx_bytes, m[k].rx_bufs * vt->buf_size);
+		ck_assert_uint_gt(m[k].rx_bufs, 0);
+		ck_assert_uint_gt(m[k].tx_bufs, 0);
+		ck_assert_uint_ge(m[k].job_bytes,
+				  4 * (sizeof(struct vb_peer) +
+				       4 * sizeof(uint64_t)));
+	}
+	/* over rdma_cm the silent ranks hold what they held at open */
+	if (_i) {
+		ck_assert_uint_eq(m[2].qps, 0);
+		ck_assert_uint_eq(m[2].rx_bufs, m0.rx_bufs);
+		ck_assert_uint_eq(m[2].sq_bytes, 0);
+	}
+	rc_req_free(r[0]);
+	rc_req_free(r[1]);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 static int op_status = -1;
 
 static void op_done(struct rc_tp_rdma *op, int status)
@@ -1686,6 +1742,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_cm_simultaneous, 0, 2);
 	tcase_add_test(tc, data_put_inline);
 	tcase_add_loop_test(tc, data_max_msg, 0, 2);
+	tcase_add_loop_test(tc, data_mem_report, 0, 2);
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
