@@ -28,6 +28,10 @@ struct rc_boot_ops {
 	int (*put)(struct rc_boot *b, const void *blob, size_t len);
 	/* All processes of the job; collect: exchange the published blobs. */
 	int (*fence)(struct rc_boot *b, bool collect);
+	/* The same without collecting, started now: *done becomes 1 when
+	 * every process has entered it, -1 when it failed (set from another
+	 * thread: read it atomically). NULL: not offered. */
+	int (*fence_start)(struct rc_boot *b, int *done);
 	/* Peer's blob (malloc'd into *blob). */
 	int (*get)(struct rc_boot *b, int rank, void **blob, size_t *len);
 	/* End the whole job with `code`; does not return. */

@@ -199,6 +199,26 @@ static int boot_pmix_fence(struct rc_boot *b, bool collect)
 	return RC_OK;
 }
 
+/* (PMIx's progress thread) */
+static void boot_pmix_fenced(pmix_status_t status, void *cbdata)
+{
+	__atomic_store_n((int *)cbdata, status == PMIX_SUCCESS ? 1 : -1,
+			 __ATOMIC_RELEASE);
+}
+
+static int boot_pmix_fence_start(struct rc_boot *b, int *done)
+{
+	pmix_status_t rc;
+
+	*done = 0;
+	rc = PMIx_Fence_nb(NULL, 0, NULL, 0, boot_pmix_fenced, done);
+	if (rc != PMIX_SUCCESS) {
+		rc_log_err("PMIx_Fence_nb: %s", PMIx_Error_string(rc));
+		return RC_ERR_BOOT;
+	}
+	return RC_OK;
+}
+
 static int boot_pmix_get(struct rc_boot *b, int rank, void **blob,
 			 size_t *len)
 {
@@ -252,6 +272,7 @@ const struct rc_boot_ops rc_boot_pmix_ops = {
 	.init = boot_pmix_init,
 	.put = boot_pmix_put,
 	.fence = boot_pmix_fence,
+	.fence_start = boot_pmix_fence_start,
 	.get = boot_pmix_get,
 	.abort = boot_pmix_abort,
 	.fini = boot_pmix_fini,

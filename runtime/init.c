@@ -7,7 +7,9 @@
  *        transport per peer and connects -> MPI_COMM_WORLD / MPI_COMM_SELF.
  * Finalize: complete every send this process started (peers may need to
  *        make progress for that, so it spins on progress) -> a barrier over
- *        pt2pt that keeps progressing -> close transports -> PMIx_Finalize.
+ *        pt2pt that keeps progressing (over rdma_cm wiring the launcher's
+ *        fence, progressing meanwhile: no connection made to say goodbye)
+ *        -> close transports -> PMIx_Finalize.
  *
  * This file is the one place where the runtime calls up into pt2pt (and
  * coll and rma): it orchestrates the layers' start and end.
@@ -351,6 +353,30 @@ static int finalize_attrs(struct rc_inst *inst)
 	return err;
 }
 
+/*
+ * Every process has drained before any closes its transports; until then
+ * each keeps progressing (a peer's drain may need our credits or
+ * acknowledgements). A barrier over pt2pt does both, but over rdma_cm
+ * wiring it would connect each process to log2 N new partners only to
+ * say goodbye: there the launcher's fence, started without blocking,
+ * while we progress.
+ */
+static int finalize_sync(struct rc_inst *inst)
+{
+	int done = 0, ret;
+
+	if (!inst->boot.ops->fence_start ||
+	    strcmp(rc_param_str(RC_P_VERBS_CM), "rdmacm"))
+		return rc_coll_fence(inst);
+	ret = inst->boot.ops->fence_start(&inst->boot, &done);
+	if (ret)
+		return ret;
+	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+		if (!rc_progress(inst))
+			rc_progress_idle(inst);
+	return done > 0 ? RC_OK : RC_ERR_BOOT;
+}
+
 static int api_finalize(void)
 {
 	struct rc_inst *inst = &rc_g;
@@ -362,7 +388,7 @@ static int api_finalize(void)
 		aerr = RC_ERR(inst->world, aerr, "MPI_Finalize");
 	ret = rc_p2p_drain(inst);
 	if (!ret)
-		ret = rc_coll_fence(inst);
+		ret = finalize_sync(inst);
 	if (ret)
 		return rc_api_status(inst->world, ret, "MPI_Finalize");
 	rc_inst_close(inst);
