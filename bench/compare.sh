@@ -68,6 +68,14 @@
 #                  and the polls rank 0 made while waiting (rank 1, native,
 #                  has usually answered before the first); the verbs
 #                  provider's user-space code counted, the kernel's not
+#   verbs-wiring   in ONE Soft-RoCE VM boot (4 GiB): the cost of the two
+#                  QP wirings against job size (issue 16's crossover):
+#                  wall time of rcmpi's `mpirun -n N` over verbs of hello
+#                  (MPI_Init, a barrier, MPI_Finalize) and of one 8-byte
+#                  osu_alltoall iteration (every pair connected) with
+#                  RCMPI_VERBS_CM=modex and =rdmacm, N in WIRING_N ("4 8
+#                  16 32 48"), oversubscribed on the VM's 2 vCPUs; median
+#                  of REPS
 #   nbr            the neighbourhood benchmarks (osu_neighbor_* blocking,
 #                  osu_ineighbor_* nonblocking: their pure communication
 #                  column) on the default neighbourhood (cart:1:1) and
@@ -744,7 +752,8 @@ vm_mode() {	# out vm_timeout title command guest
 	rm -rf "$out"
 	mkdir -p "$out"
 	header "$3" "$4"
-	"$top/test/vm/rxe-vm" --quiet --timeout "$2" --workdir "$out" -- "$5" \
+	"$top/test/vm/rxe-vm" --quiet --timeout "$2" ${VM_MEM:+--mem "$VM_MEM"} \
+		--workdir "$out" -- "$5" \
 		>"$out/vm.log" 2>&1
 	rc=$?
 	if [[ $rc -ne 0 ]]; then
@@ -793,6 +802,15 @@ mode_verbs_rma() {
 		"Verbs, one-sided: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
 		"REPS=$REPS${RMA_JOBS:+ RMA_JOBS='$RMA_JOBS'} bench/compare.sh verbs-rma" \
 		"REPS=$REPS RMA_JOBS='${RMA_JOBS:-}' BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out"
+}
+
+mode_verbs_wiring() {
+	local out=${OUT:-$BUILD/bench-compare/verbs-wiring}
+
+	VM_MEM=4096 vm_mode "$out" 3000 \
+		"Verbs: modex against rdma_cm wiring by job size, Soft-RoCE in one VM boot (issue 16)" \
+		"REPS=$REPS bench/compare.sh verbs-wiring" \
+		"REPS=$REPS BUILD=$BUILD WIRING_N='${WIRING_N:-}' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-wiring $out"
 }
 
 # A table per job: with perftest's column (LABELS) where the job has a
@@ -1087,6 +1105,85 @@ guest_verbs_cg() {	# out
 
 # ---- main -------------------------------------------------------------------
 
+# Milliseconds of wall time of a command (output to file f); "nan" when
+# it fails.
+wall_ms() {	# f command...
+	local f=$1 t0 t1
+	shift
+	t0=$(date +%s.%N)
+	timeout "$TIMEOUT" "$@" >"$f" 2>&1 </dev/null || { echo nan; return; }
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f\n", (b - a) * 1000 }'
+}
+
+median() {	# values...
+	printf '%s\n' "$@" | grep -v '^nan$' | sort -n |
+		awk '{ v[NR] = $1 } END { if (!NR) print "nan";
+			else if (NR % 2) print v[(NR + 1) / 2];
+			else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+guest_verbs_wiring() {	# out
+	local out=$1 r n w p
+	local -A ms
+	local ns=${WIRING_N:-4 8 16 32 48}
+	for r in $(seq "$REPS"); do
+		for n in $ns; do
+			for w in modex rdmacm; do
+				for p in hello alltoall; do
+					local cmd=("$BUILD/launcher/mpirun" -n "$n"
+						--oversubscribe --bind-to none
+						-x RCMPI_TRANSPORTS=verbs
+						-x RCMPI_VERBS_CM=$w)
+					if [[ $p == hello ]]; then
+						cmd+=("$BIN/rcmpi/hello")
+					else
+						cmd+=("$BIN/rcmpi/osu_alltoall" -m 8:8 -i 1 -x 0)
+					fi
+					ms[$n,$w,$p]+=" $(wall_ms "$out/$p.$w.$n.$r" "${cmd[@]}")"
+				done
+			done
+		done
+		echo "# repetition $r of $REPS done ($(date +%H:%M:%S))" >&2
+	done
+	echo "=== report"
+	echo "Wall time of \`mpirun -n N --oversubscribe --bind-to none -x"
+	echo "RCMPI_TRANSPORTS=verbs -x RCMPI_VERBS_CM=W PROG\` in one VM (2 vCPUs,"
+	echo "rxe0, every rank on it: oversubscribed beyond 2 ranks), median of $REPS"
+	echo "(ms). hello: MPI_Init, a barrier, MPI_Finalize (modex creates and"
+	echo "connects N - 1 QPs per rank at MPI_Init; rdma_cm connects the"
+	echo "barrier's log2 N partners on first use); alltoall: \`osu_alltoall -m"
+	echo "8:8 -i 1 -x 0\` (every rank talks to every other: N - 1 connections"
+	echo "per rank either way)."
+	echo
+	echo "| ranks | hello modex | hello rdmacm | rdmacm/modex | alltoall modex | alltoall rdmacm | rdmacm/modex |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|"
+	for n in $ns; do
+		local hm hr am ar
+		# shellcheck disable=SC2086 # lists of numbers
+		hm=$(median ${ms[$n,modex,hello]})
+		# shellcheck disable=SC2086
+		hr=$(median ${ms[$n,rdmacm,hello]})
+		# shellcheck disable=SC2086
+		am=$(median ${ms[$n,modex,alltoall]})
+		# shellcheck disable=SC2086
+		ar=$(median ${ms[$n,rdmacm,alltoall]})
+		echo "| $n | $hm | $hr | $(ratio "$hr" "$hm") | $am | $ar | $(ratio "$ar" "$am") |"
+	done
+	echo
+	echo "The runs' output: \`$out/PROG.W.N.REP\`."
+	echo
+}
+
+ratio() {	# a b: a / b, or a dash
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || !b)
+		print "—"; else printf "%.2f\n", a / b }'
+}
+
+if [[ ${1:-} == --guest-verbs-wiring ]]; then
+	guest_verbs_wiring "$2"
+	exit 0
+fi
 if [[ ${1:-} == --guest-verbs ]]; then
 	guest_verbs "$2"
 	exit 0
@@ -1111,7 +1208,8 @@ for a in "$@"; do
 	all) modes+=(shm-p2p shm-coll shm-over shm-rma callgrind memory startup
 		verbs verbs-rma nbr shm-mt) ;;
 	shm-p2p | shm-coll | shm-over | shm-rma | shm-mt | callgrind | memory | \
-		startup | verbs | verbs-fp | verbs-cg | verbs-rma | nbr | tcp)
+		startup | verbs | verbs-fp | verbs-cg | verbs-rma | verbs-wiring | \
+		nbr | tcp)
 		modes+=("$a") ;;
 	*) echo "compare.sh: unknown mode '$a' (see bench/compare.sh without arguments)" >&2
 	   exit 2 ;;
