@@ -1134,7 +1134,7 @@ guest_verbs_wiring() {	# out
 					local cmd=("$BUILD/launcher/mpirun" -n "$n"
 						--oversubscribe --bind-to none
 						-x RCMPI_TRANSPORTS=verbs
-						-x RCMPI_VERBS_CM=$w)
+						-x "RCMPI_VERBS_CM=$w")
 					if [[ $p == hello ]]; then
 						cmd+=("$BIN/rcmpi/hello")
 					else
