@@ -32,6 +32,7 @@
 #include "request.h"
 #include "rma.h"
 #include "thread.h"
+#include "verbs/tp_verbs.h"
 
 /* What every rank publishes about itself. */
 struct rc_proc_info {
@@ -365,8 +366,7 @@ static int finalize_sync(struct rc_inst *inst)
 {
 	int done = 0, ret;
 
-	if (!inst->boot.ops->fence_start ||
-	    strcmp(rc_param_str(RC_P_VERBS_CM), "rdmacm"))
+	if (!inst->boot.ops->fence_start || !rc_tp_verbs_on_demand())
 		return rc_coll_fence(inst);
 	ret = inst->boot.ops->fence_start(&inst->boot, &done);
 	if (ret)

@@ -1537,10 +1537,15 @@ static void vb_teardown(struct vb_tp *vt)
 	free(vt);
 }
 
+bool rc_tp_verbs_on_demand(void)
+{
+	return !strcmp(rc_param_str(RC_P_VERBS_CM), "rdmacm");
+}
+
 bool rc_tp_verbs_fences(struct rc_inst *inst, bool carries, bool at_close)
 {
 	/* rdma_cm connects on first use: no fence at connect */
-	if (!at_close && !strcmp(rc_param_str(RC_P_VERBS_CM), "rdmacm"))
+	if (!at_close && rc_tp_verbs_on_demand())
 		return false;
 	return carries || inst->local_size < inst->size;
 }

@@ -1776,6 +1776,21 @@ static struct rc_dtype *vec_ints(size_t count, size_t blen, size_t stride)
 	return dt;
 }
 
+/* Dynamic windows: each origin puts one int at byte off of the next
+ * rank's region (active messages: it learns the region's key), then a
+ * fence; later accesses there may go direct. */
+static void learn_keys(struct rw *rw, size_t off)
+{
+	int o;
+
+	for (o = 0; o < rw->n; o++)
+		ck_assert_int_eq(MPI_Put(&o, 1, MPI_INT, (o + 1) % rw->n,
+					 rw_disp(rw, (o + 1) % rw->n, off, 1),
+					 1, MPI_INT, rw->w[o]),
+				 MPI_SUCCESS);
+	fence_all(rw, 0);
+}
+
 START_TEST(put_get_lists)
 {
 	enum { N = 2, AREA = 256 }; /* ints per region of the window */
@@ -1795,14 +1810,7 @@ START_TEST(put_get_lists)
 
 	fence_all(rw, MPI_MODE_NOPRECEDE);
 	if (dyn) {
-		/* dynamic: an access to learn the targets' keys first */
-		for (o = 0; o < N; o++)
-			ck_assert_int_eq(MPI_Put(&o, 1, MPI_INT, (o + 1) % N,
-						 rw_disp(rw, (o + 1) % N, 0,
-							 1),
-						 1, MPI_INT, rw->w[o]),
-					 MPI_SUCCESS);
-		fence_all(rw, 0);
+		learn_keys(rw, 0);
 		last = rw->tw->fab->nrdma;
 	}
 	for (o = 0; o < N; o++) {
@@ -1940,16 +1948,8 @@ START_TEST(put_get_split)
 	rw = rw_open(N, _i, flavor, 3 * VAREA, 1);
 	rw_rdma_max = 0;
 	fence_all(rw, MPI_MODE_NOPRECEDE);
-	if (dyn) {
-		/* dynamic: an access to learn the targets' keys first */
-		for (o = 0; o < N; o++)
-			ck_assert_int_eq(MPI_Put(&o, 1, MPI_INT, (o + 1) % N,
-						 rw_disp(rw, (o + 1) % N,
-							 2 * VAREA, 1),
-						 1, MPI_INT, rw->w[o]),
-					 MPI_SUCCESS);
-		fence_all(rw, 0);
-	}
+	if (dyn)
+		learn_keys(rw, 2 * VAREA);
 	last = rw->tw->fab->nrdma;
 	for (o = 0; o < N; o++) {
 		int t = (o + 1) % N;
