@@ -366,7 +366,7 @@ static int finalize_sync(struct rc_inst *inst)
 {
 	int done = 0, ret;
 
-	if (!inst->boot.ops->fence_start || !rc_tp_verbs_on_demand())
+	if (!inst->boot.ops->fence_start || !rc_tp_verbs_on_demand(inst))
 		return rc_coll_fence(inst);
 	ret = inst->boot.ops->fence_start(&inst->boot, &done);
 	if (ret)

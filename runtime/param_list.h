@@ -71,8 +71,11 @@ RC_PARAM(NET_IF, STR, "", 0, 0, "verbs",
 RC_PARAM(VERBS_GID_INDEX, INT, "auto", 0, 65535, "verbs",
 	 "RoCE GID index (auto: RoCE v2, IPv4-mapped first); a bad index "
 	 "is an error")
-RC_PARAM(VERBS_CM, STR, "modex", 0, 0, "verbs",
-	 "QP wiring: modex (all QPs at MPI_Init) or rdmacm (on first use)")
+RC_PARAM(VERBS_CM, STR, "auto", 0, 0, "verbs",
+	 "QP wiring: modex (all QPs at MPI_Init), rdmacm (on first use) or "
+	 "auto (rdmacm on RoCE past VERBS_CM_AUTO_RANKS ranks, else modex)")
+RC_PARAM(VERBS_CM_AUTO_RANKS, INT, "64", 1, 1L << 30, "verbs",
+	 "auto wiring: the largest job wired at MPI_Init (modex)")
 RC_PARAM(VERBS_CM_TIMEOUT, INT, "5000", 100, 600000, "verbs",
 	 "rdmacm: milliseconds for address and route resolution and "
 	 "connection")

@@ -528,7 +528,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	vt->tp.inst = inst;
 	vt->tp.name = "verbs";
 	vt->gid_index = -1;
-	ret = vb_params_read(&vt->prm);
+	ret = vb_params_read(&vt->prm, inst->size);
 	if (ret)
 		goto err_free;
 	ret = vb_dev_open(vt);
@@ -715,7 +715,8 @@ static const struct vb_addr *peer_addr(struct vb_tp *vt, int w, bool quiet)
 			rc_log_err(
 				"verbs: rank %d on %s uses %s over %s, we use "
 				"%s over %s: RCMPI_VERBS_CM and the fabrics "
-				"must match",
+				"must match (auto wiring chooses rdmacm only "
+				"on RoCE ports with an IPv4 address)",
 				w, vb_peer_host(vt, w),
 				pa->cm ? "rdmacm" : "modex",
 				pa->link_layer == IBV_LINK_LAYER_ETHERNET
@@ -1537,15 +1538,19 @@ static void vb_teardown(struct vb_tp *vt)
 	free(vt);
 }
 
-bool rc_tp_verbs_on_demand(void)
+bool rc_tp_verbs_on_demand(const struct rc_inst *inst)
 {
-	return !strcmp(rc_param_str(RC_P_VERBS_CM), "rdmacm");
+	enum vb_wiring w = vb_wiring_asked(inst->size);
+
+	return w == VB_WIRE_RDMACM || w == VB_WIRE_AUTO_CM;
 }
 
 bool rc_tp_verbs_fences(struct rc_inst *inst, bool carries, bool at_close)
 {
-	/* rdma_cm connects on first use: no fence at connect */
-	if (!at_close && rc_tp_verbs_on_demand())
+	/* rdma_cm connects on first use: no fence at connect. (Auto wiring
+	 * past its size fences all the same: InfiniBand ranks wire by
+	 * modex there, and no rank knows the others' link layer.) */
+	if (!at_close && vb_wiring_asked(inst->size) == VB_WIRE_RDMACM)
 		return false;
 	return carries || inst->local_size < inst->size;
 }

@@ -21,8 +21,9 @@ struct rc_inst;
  * same devices and environment for every rank). */
 bool rc_tp_verbs_fences(struct rc_inst *inst, bool carries, bool at_close);
 
-/* Do verbs connections come on first use (RCMPI_VERBS_CM=rdmacm)? The
- * same answer on every rank, with or without a device. */
-bool rc_tp_verbs_on_demand(void);
+/* May verbs connections come on first use (RCMPI_VERBS_CM=rdmacm, or
+ * auto past RCMPI_VERBS_CM_AUTO_RANKS)? The same answer on every rank,
+ * with or without a device. */
+bool rc_tp_verbs_on_demand(const struct rc_inst *inst);
 
 #endif

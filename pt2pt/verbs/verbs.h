@@ -32,7 +32,10 @@ struct vb_params {
 	const char *netif;  /* RCMPI_NET_IF */
 	int gid_index;	    /* GID_INDEX, -1: scan */
 	unsigned sl, tc, hop_limit;
-	bool cm;	       /* CM=rdmacm (else modex) */
+	bool cm;	       /* rdmacm wiring (else modex) */
+	bool cm_auto;	       /* CM=auto past CM_AUTO_RANKS: rdmacm on a
+				* RoCE port with an IPv4 address (vb_dev_open
+				* decides) */
 	size_t eager_limit;    /* EAGER_LIMIT: payload bytes sent eagerly */
 	unsigned inline_max;   /* INLINE: asked of the device */
 	unsigned rq_size;      /* RQ_SIZE: SRQ buffers */
@@ -279,7 +282,16 @@ int vb_sq_post(struct vb_tp *vt, struct vb_peer *p, struct ibv_send_wr *wr,
 bool vb_sq_signal(struct vb_tp *vt, struct vb_peer *p, bool *again);
 
 /* verbs_dev.c */
-int vb_params_read(struct vb_params *prm);
+/* The wiring RCMPI_VERBS_CM asks for in a job of nranks: the same answer
+ * on every rank, with or without a device (fences depend on it). */
+enum vb_wiring {
+	VB_WIRE_MODEX,
+	VB_WIRE_RDMACM,
+	VB_WIRE_AUTO_CM, /* auto past CM_AUTO_RANKS: rdmacm where it can */
+	VB_WIRE_BAD,
+};
+enum vb_wiring vb_wiring_asked(int nranks);
+int vb_params_read(struct vb_params *prm, int nranks);
 int vb_dev_open(struct vb_tp *vt);
 void vb_dev_close(struct vb_tp *vt);
 /* " (locked-memory limit ...)" hint for an allocation that failed with

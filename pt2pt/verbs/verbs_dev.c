@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "inst.h"
 #include "log.h"
 #include "param.h"
 #include "status.h"
@@ -129,9 +130,24 @@ static int param_strict(enum rc_param_id id, long def, long *out)
 	return RC_OK;
 }
 
-int vb_params_read(struct vb_params *p)
+enum vb_wiring vb_wiring_asked(int nranks)
 {
 	const char *cm = rc_param_str(RC_P_VERBS_CM);
+
+	if (!strcmp(cm, "modex"))
+		return VB_WIRE_MODEX;
+	if (!strcmp(cm, "rdmacm"))
+		return VB_WIRE_RDMACM;
+	if (strcmp(cm, "auto"))
+		return VB_WIRE_BAD;
+	return nranks > rc_param_int(RC_P_VERBS_CM_AUTO_RANKS)
+		       ? VB_WIRE_AUTO_CM
+		       : VB_WIRE_MODEX;
+}
+
+int vb_params_read(struct vb_params *p, int nranks)
+{
+	enum vb_wiring wire = vb_wiring_asked(nranks);
 	long gid;
 	int ret;
 
@@ -142,13 +158,16 @@ int vb_params_read(struct vb_params *p)
 	if (ret)
 		return ret;
 	p->gid_index = (int)gid;
-	if (!strcmp(cm, "rdmacm")) {
-		p->cm = true;
-	} else if (strcmp(cm, "modex")) {
-		rc_log_err("RCMPI_VERBS_CM=%s: expected modex or rdmacm", cm);
+	if (wire == VB_WIRE_BAD) {
+		const char *cm = rc_param_str(RC_P_VERBS_CM);
+
+		rc_log_err("RCMPI_VERBS_CM=%s: expected auto, modex or rdmacm",
+			   cm);
 		vb_set_open_error("RCMPI_VERBS_CM=%s is invalid", cm);
 		return RC_ERR_INVAL;
 	}
+	p->cm = wire == VB_WIRE_RDMACM;
+	p->cm_auto = wire == VB_WIRE_AUTO_CM;
 	p->sl = (unsigned)rc_param_int(RC_P_VERBS_SL);
 	p->tc = (unsigned)rc_param_int(RC_P_VERBS_TC);
 	p->hop_limit = (unsigned)rc_param_int(RC_P_VERBS_HOP_LIMIT);
@@ -474,7 +493,7 @@ int vb_dev_open(struct vb_tp *vt)
 	struct ibv_context **clist = NULL;
 	char want[64] = "", why[512] = "", names[256] = "";
 	int n = 0, i, want_port = 0, ret;
-	bool named;
+	bool named, cml;
 
 	if (vt->prm.device) {
 		ret = parse_device(vt->prm.device, want, sizeof(want),
@@ -503,17 +522,29 @@ int vb_dev_open(struct vb_tp *vt)
 	}
 	named = want[0] != 0;
 
+	/* rdma_cm's connections need its own device contexts (their PD
+	 * must be on them); auto wiring takes them too, if librdmacm
+	 * lists devices here, so that it may still choose rdma_cm once it
+	 * knows the port */
 	errno = 0;
-	if (vt->prm.cm)
+	cml = vt->prm.cm || vt->prm.cm_auto;
+	if (cml)
 		clist = ops->cm_get_devices(&n);
-	else
+	if (!clist && vt->prm.cm_auto) {
+		rc_log_debug("verbs: rdma_get_devices: %s: modex wiring",
+			     errno ? strerror(errno) : "none");
+		vt->prm.cm_auto = false;
+		cml = false;
+		errno = 0;
+	}
+	if (!cml)
 		dlist = ops->get_device_list(&n);
-	if ((vt->prm.cm ? !clist : !dlist) || n <= 0) {
+	if ((cml ? !clist : !dlist) || n <= 0) {
 		int err = errno;
 
 		vb_set_open_error(
 			"no RDMA device found (%s%s%s)",
-			vt->prm.cm ? "rdma_get_devices" : "ibv_get_device_list",
+			cml ? "rdma_get_devices" : "ibv_get_device_list",
 			err ? ": " : " lists none", err ? strerror(err) : "");
 		rc_log_debug("%s", rc_tp_verbs_open_error());
 		ret = named ? RC_ERR_INVAL : RC_ERR_NODEV;
@@ -526,8 +557,8 @@ int vb_dev_open(struct vb_tp *vt)
 	ret = RC_ERR_NODEV;
 	for (i = 0; i < n; i++) {
 		const char *name =
-			vt->prm.cm ? ops->get_device_name(clist[i]->device)
-				   : ops->get_device_name(dlist[i]);
+			cml ? ops->get_device_name(clist[i]->device)
+			    : ops->get_device_name(dlist[i]);
 		size_t off = strlen(names);
 		int err;
 
@@ -536,7 +567,7 @@ int vb_dev_open(struct vb_tp *vt)
 		if (named && strcmp(name, want))
 			continue;
 		snprintf(vt->dev_name, sizeof(vt->dev_name), "%s", name);
-		if (vt->prm.cm) {
+		if (cml) {
 			vt->ctx = clist[i];
 		} else {
 			vt->ctx = ops->open_device(dlist[i]);
@@ -610,6 +641,20 @@ int vb_dev_open(struct vb_tp *vt)
 		if (named)
 			rc_log_err("%s", rc_tp_verbs_open_error());
 		goto err_close;
+	}
+	if (vt->prm.cm_auto) {
+		/* past RCMPI_VERBS_CM_AUTO_RANKS: connections on first use
+		 * over RoCE, whose port has the IPv4 address rdma_cm needs
+		 * (its GID is one). InfiniBand stays on modex: rdma_cm would
+		 * need IPoIB, which not every cluster has, and every rank
+		 * must decide alike without asking the others. */
+		vt->prm.cm = vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET &&
+			     vt->ipv4;
+		rc_log_debug("verbs: %d ranks, more than "
+			     "RCMPI_VERBS_CM_AUTO_RANKS=%ld: %s wiring",
+			     vt->inst->size,
+			     rc_param_int(RC_P_VERBS_CM_AUTO_RANKS),
+			     vt->prm.cm ? "rdmacm" : "modex");
 	}
 	rc_log_debug(
 		"verbs: %s port %u, %s, MTU %d, LID %u", vt->dev_name, vt->port,

@@ -178,7 +178,8 @@ static void vinfo_choice(struct rc_vinfo *vi)
 	}
 	vt->ops = rc_verbs_ops;
 	vb_set_open_error("%s", "");
-	if (vb_params_read(&vt->prm) == RC_OK && vb_dev_open(vt) == RC_OK) {
+	/* (a job of one: auto wiring is modex) */
+	if (vb_params_read(&vt->prm, 1) == RC_OK && vb_dev_open(vt) == RC_OK) {
 		vi->usable = true;
 		snprintf(vi->dev, sizeof(vi->dev), "%s", vt->dev_name);
 		vi->port = vt->port;
@@ -202,7 +203,7 @@ int rc_vinfo_collect(struct rc_vinfo *vi)
 
 	memset(vi, 0, sizeof(*vi));
 	/* the GID index the user forces applies to every port's pick */
-	if (vb_params_read(&prm) == RC_OK)
+	if (vb_params_read(&prm, 1) == RC_OK)
 		forced = prm.gid_index;
 	errno = 0;
 	list = ops->get_device_list(&n);

@@ -37,6 +37,7 @@
 #include "pt2pt.h"
 #include "request.h"
 #include "status.h"
+#include "tp_verbs.h"
 #include "verbs.h"
 #include "verbs_fake.h"
 #include "verbs_hooks.h"
@@ -669,6 +670,7 @@ static void env_clear(void)
 		"RCMPI_VERBS_TC",
 		"RCMPI_VERBS_SL",
 		"RCMPI_VERBS_CM",
+		"RCMPI_VERBS_CM_AUTO_RANKS",
 		"RCMPI_VERBS_CREDITS",
 		"RCMPI_VERBS_RQ_SIZE",
 		"RCMPI_VERBS_SQ_SIZE",
@@ -1146,6 +1148,46 @@ START_TEST(data_cm_simultaneous)
 		rc_req_free(r[i]);
 	ck_assert(vw_exchange(&w));
 	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1); /* no new ones */
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* RCMPI_VERBS_CM=auto (the default) chooses the wiring by job size and
+ * link layer: past RCMPI_VERBS_CM_AUTO_RANKS ranks on RoCE, rdma_cm (no
+ * QP before first use, one per rank after it, through rdma_cm's
+ * connect); at or below it (_i 1), or on InfiniBand (_i 2), modex (a QP
+ * per peer at open, none connected by rdma_cm). Connections may come on
+ * first use (the finalize sync) past the size whatever the fabric. */
+START_TEST(wiring_auto)
+{
+	struct rc_req *r[2] = {NULL};
+	int a = 5, x = 0;
+	uint32_t q[16];
+	bool cm = _i == 0;
+	struct vw w;
+
+	if (_i == 2)
+		fk.link_layer = IBV_LINK_LAYER_INFINIBAND;
+	setenv("RCMPI_VERBS_CM_AUTO_RANKS", _i == 1 ? "2" : "1", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	ck_assert_int_eq(((struct vb_tp *)vw_tp(&w, 0, 1))->prm.cm, cm);
+	ck_assert_int_eq(rc_tp_verbs_on_demand(w.inst[0]), _i != 1);
+	ck_assert_int_eq(fk_qp_list(q, 16), cm ? 0 : 2);
+	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
+				      1, 3, RC_SEND_STD, &r[0]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &x, 1, &rc_mpi_int,
+				      0, 3, &r[1]),
+			 RC_OK);
+	ck_assert(vw_wait(&w, r, 2));
+	ck_assert_int_eq(x, 5);
+	ck_assert_int_eq(fk_qp_list(q, 16), 2);
+	ck_assert_uint_eq(fk.cm_connects, cm ? 1 : 0);
+	rc_req_free(r[0]);
+	rc_req_free(r[1]);
 	data_check_clean();
 	vw_close(&w);
 	ck_assert_int_eq(fk_live_total(), 0);
@@ -1743,6 +1785,7 @@ static Suite *verbs_suite(void)
 	tcase_add_test(tc, data_put_inline);
 	tcase_add_loop_test(tc, data_max_msg, 0, 2);
 	tcase_add_loop_test(tc, data_mem_report, 0, 2);
+	tcase_add_loop_test(tc, wiring_auto, 0, 3);
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);

@@ -344,6 +344,11 @@ job scale_rdmacm_sparse_48 48 \
 CASE_TIMEOUT=$CASE_TIMEOUT_SAVED
 job scale_modex_all_16 16 'ok+:memory: 15 of 15 peers connected, 1[56] RC QPs' \
 	RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale" all
+# the default wiring (auto) past RCMPI_VERBS_CM_AUTO_RANKS (64; 8 here)
+# on RoCE: rdma_cm, so QPs to the partners only (vt_scale counts them)
+job scale_auto_sparse_16 16 \
+	'ok+:more than RCMPI_VERBS_CM_AUTO_RANKS=8: rdmacm wiring' \
+	RCMPI_VERBS_CM_AUTO_RANKS=8 RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale"
 
 # the eager rings (RDMA-write fast path): tiny ones, so that messages of
 # one pair alternate between ring and SRQ (too big for a slot, or the ring
