@@ -3,11 +3,13 @@
 # job grows, for both wiring modes, from the formulas of
 # pt2pt/verbs/README.md and the default parameters:
 #
-#   modex (RCMPI_VERBS_CM=modex, the default): every rank publishes
+#   modex (RCMPI_VERBS_CM=modex; auto's choice up to 64 ranks, and on
+#     InfiniBand): every rank publishes
 #     96 + 4N bytes (its address and one QP number per rank) and fetches
 #     all N blobs; N - 1 RC QPs (plus a loopback QP for device atomics);
 #     receive buffers max(256, 4 (N - 1)).
-#   rdmacm (RCMPI_VERBS_CM=rdmacm): 96 bytes published, one peer's address
+#   rdmacm (RCMPI_VERBS_CM=rdmacm; auto's choice on RoCE past 64 ranks):
+#     96 bytes published, one peer's address
 #     fetched per connection; one RC QP per peer it talks to (k); receive
 #     buffers max(256, 4 k), grown as peers connect.
 #

@@ -8,8 +8,9 @@
  * a registration cache; per verbs peer, one RC QP attached to the SRQ and
  * the CQ. Memory for receives does not grow with peers (verbs_credit.h).
  *
- * Wiring: through the modex (verbs_qp.c, default) or rdma_cm on first use
- * (verbs_cm.c, RCMPI_VERBS_CM=rdmacm).
+ * Wiring: through the modex (verbs_qp.c) or rdma_cm on first use
+ * (verbs_cm.c); RCMPI_VERBS_CM=auto, the default, chooses by job size and
+ * link layer (verbs_dev.c).
  *
  * Active messages: [vb_hdr | engine header | payload] in one SEND. Up to the
  * QP's inline limit the three pieces go as a gather list with

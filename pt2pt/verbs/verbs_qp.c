@@ -1,6 +1,7 @@
 /*
  * verbs_qp.c - RC queue pairs: creation, the attributes of each state
- * transition, and the wiring of RCMPI_VERBS_CM=modex (the default).
+ * transition, and the wiring of RCMPI_VERBS_CM=modex (auto's up to 64
+ * ranks).
  *
  * Modex wiring, per pair of ranks (a, b):
  *   open:     a creates QP_ab, b creates QP_ba (both moved to INIT); each
