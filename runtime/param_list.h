@@ -92,6 +92,9 @@ RC_PARAM(VERBS_RX_BATCH, INT, "16", 1, 1024, "verbs",
 	 "receive buffers reposted at once")
 RC_PARAM(VERBS_CREDITS, INT, "32", 2, 4096, "verbs",
 	 "largest credit window per peer")
+RC_PARAM(VERBS_IDLE_MS, INT, "200", 0, 1L << 30, "verbs",
+	 "a peer silent this long gives its credits back when others want "
+	 "them (0: never)")
 RC_PARAM(VERBS_BOUNCE, INT, "64", 2, 65536, "verbs",
 	 "registered send (bounce) buffers")
 RC_PARAM(VERBS_SQ_SIZE, INT, "128", 8, 16384, "verbs",

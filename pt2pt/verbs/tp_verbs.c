@@ -1385,6 +1385,95 @@ static unsigned on_recv(struct vb_tp *vt, const struct ibv_wc *wc)
 	return 1;
 }
 
+/* ---- credits taken back from silent peers (verbs_credit.h) -------------- */
+
+/* The peer asked for its unused credits: spend them in one VB_MSG_RETURN
+ * (its own credit is one of them). Not now (no room): the next look
+ * tries again. */
+static void credits_give_back(struct vb_tp *vt, struct vb_peer *p)
+{
+	uint32_t k;
+
+	if (p->state != VB_PEER_CONNECTED) {
+		p->return_due = false;
+		return;
+	}
+	tx_refresh(vt, p);
+	k = vb_tx_avail(&p->tx);
+	if (k < 2) { /* nothing spare beyond the message's own */
+		p->return_due = false;
+		return;
+	}
+	k--;
+	if (post_msg(vt, p, VB_MSG_RETURN, &k, sizeof(k), NULL, 0) != RC_OK)
+		return;
+	p->tx.sent += k;
+	p->return_due = false;
+	vt->n_returned += k;
+}
+
+/* The peer spent k credits unused: never more than it holds. */
+static void credits_returned(struct vb_tp *vt, struct vb_peer *p,
+			     const void *msg, size_t len)
+{
+	uint32_t k;
+
+	if (len < sizeof(k)) {
+		vb_peer_fail(vt, p, "a short credit return");
+		return;
+	}
+	memcpy(&k, msg, sizeof(k));
+	if (k > p->rx.limit - p->rx.consumed - p->rx.pending) {
+		vb_peer_fail(vt, p, "%u credits returned, more than it held",
+			     k);
+		return;
+	}
+	vb_rx_returned(&vt->pool, &p->rx, k);
+	vb_credit_due(vt, p);
+	p->idle_seq = p->rx_seq; /* (the answer is not talk) */
+}
+
+/* Every RCMPI_VERBS_IDLE_MS while some peer could use a bigger window
+ * than the pool has left: ask each peer that sent us nothing since the
+ * last look for its window down to the first one every peer gets. A
+ * peer heard from again keeps what it has. */
+static void credits_look(struct vb_tp *vt)
+{
+	uint32_t floor = vt->prm.credits_min, unused = 0;
+	struct timespec ts;
+	double now;
+	int w;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	if (now < vt->idle_next || vt->closing)
+		return;
+	vt->idle_next = now + vt->prm.idle_ms * 1e-3;
+	for (w = 0; w < vt->inst->size; w++) {
+		struct vb_peer *p = &vt->peers[w];
+
+		if (p->state != VB_PEER_CONNECTED || p->atomic_only)
+			continue;
+		if (p->return_due)
+			credits_give_back(vt, p);
+		if (p->rx_seq != p->idle_seq) {
+			p->idle_seq = p->rx_seq;
+			p->rx.reclaim = 0;
+			p->reclaim_ask = false;
+			continue;
+		}
+		if (!p->rx.reclaim && vt->pool.free < vt->prm.credits &&
+		    vb_rx_reclaim(&p->rx, floor))
+			p->reclaim_ask = true;
+		if (p->reclaim_ask &&
+		    post_msg(vt, p, VB_MSG_RECLAIM, &unused, sizeof(unused),
+			     NULL, 0) == RC_OK) {
+			p->reclaim_ask = false;
+			vt->n_reclaim++;
+		}
+	}
+}
+
 void vb_deliver(struct vb_tp *vt, struct vb_peer *p, const struct vb_hdr *vh,
 		size_t len)
 {
@@ -1400,6 +1489,11 @@ void vb_deliver(struct vb_tp *vt, struct vb_peer *p, const struct vb_hdr *vh,
 				    len - sizeof(*vh));
 	} else if (vh->type == VB_MSG_RING) {
 		vb_fp_offered(vt, p, vh + 1, len - sizeof(*vh));
+	} else if (vh->type == VB_MSG_RECLAIM) {
+		p->return_due = true;
+		credits_give_back(vt, p);
+	} else if (vh->type == VB_MSG_RETURN) {
+		credits_returned(vt, p, vh + 1, len - sizeof(*vh));
 	}
 }
 
@@ -1471,8 +1565,10 @@ static unsigned vb_progress(struct rc_tp *tp)
 	}
 	if (vt->nrepost >= vt->prm.rx_batch || vt->refill_now)
 		rx_refill(vt);
+	if (RC_UNLIKELY((++vt->tick & 1023) == 0) && vt->prm.idle_ms)
+		credits_look(vt);
 	if (RC_UNLIKELY(vt->cm != NULL) &&
-	    (vt->nconnecting || (++vt->tick & 255) == 0))
+	    (vt->nconnecting || (vt->tick & 255) == 0))
 		events += vb_cm_progress(vt);
 	if (RC_UNLIKELY(rc_rcache_gc_pending(vt->rcache)))
 		rc_rcache_gc(vt->rcache);
@@ -1619,11 +1715,14 @@ static void vb_close(struct rc_tp *tp)
 			     "rdma %lu, credit "
 			     "writes %lu, atomics %lu, again %lu; rcache hits "
 			     "%lu, misses %lu, invalidated %lu, evicted %lu, "
-			     "uncached %lu; eager-ring messages received %lu",
+			     "uncached %lu; eager-ring messages received %lu; "
+			     "credits taken back %lu (asked %lu times), given "
+			     "back %lu",
 			     vt->n_inline, vt->n_bounce, vt->n_ring, vt->n_rdma,
 			     vt->n_credit_writes, vt->n_atomic, vt->n_again,
 			     st.hits, st.misses, st.invalidated, st.evicted,
-			     st.uncached, vt->n_ring_rx);
+			     st.uncached, vt->n_ring_rx, vt->pool.taken,
+			     vt->n_reclaim, vt->n_returned);
 		vb_mem_log(vt);
 	}
 	vb_teardown(vt);

@@ -58,6 +58,7 @@ struct vb_params {
 	unsigned fp_slots;     /* FP_SLOTS: slots per ring */
 	unsigned fp_size;      /* FP_SIZE: bytes per slot */
 	unsigned fp_threshold; /* FP_THRESHOLD: messages before a ring */
+	unsigned idle_ms;      /* IDLE_MS: silent peers give credits back */
 };
 
 /* ---- buffers ---- */
@@ -87,6 +88,8 @@ struct vb_hdr {
 enum {
 	VB_MSG_AM = 1, /* engine message */
 	VB_MSG_RING,   /* an eager ring offered (struct vb_fp_offer) */
+	VB_MSG_RECLAIM, /* give your unused credits back (uint32_t: unused) */
+	VB_MSG_RETURN,	/* k unused credits spent (uint32_t k) */
 };
 
 /* ---- send work requests ---- */
@@ -147,6 +150,10 @@ struct vb_peer {
 	uint16_t tx_seq;       /* next message's seq */
 	uint16_t rx_seq;       /* the seq delivered next */
 	uint32_t nrecv;	       /* messages received through the SRQ */
+	/* credits taken back from a silent peer (verbs_credit.h) */
+	uint16_t idle_seq;     /* rx_seq at the last look */
+	bool reclaim_ask;      /* a VB_MSG_RECLAIM to send */
+	bool return_due;       /* the peer asked: a VB_MSG_RETURN to send */
 	bool fp_refused;       /* no ring for this peer (registration) */
 	struct vb_fp_tx *fptx; /* the peer's ring for us */
 	struct vb_fp_rx *fprx; /* our ring for the peer */
@@ -240,11 +247,13 @@ struct vb_tp {
 	struct rc_rcache *rcache;
 	struct vb_cm *cm;
 	unsigned long tick;
+	double idle_next; /* the next look for silent peers (s) */
 	bool resources; /* PD, CQ, SRQ, buffers exist */
 
 	/* counters (RCMPI_VERBOSE summary at close) */
 	unsigned long n_inline, n_bounce, n_rdma, n_credit_writes, n_again;
 	unsigned long n_atomic, n_ring, n_ring_rx;
+	unsigned long n_reclaim, n_returned; /* asked back; given back */
 };
 
 /* What this process holds for verbs, against the peers it talks to

@@ -25,6 +25,19 @@
  * limit into the sender's credit slot (verbs.h): a credit update never
  * needs a credit itself, so two peers that have both run dry cannot
  * deadlock.
+ *
+ * Taking credits back. A window shrinks only by withholding: credits the
+ * peer consumed are not returned (rx.reclaim of them), and go back to the
+ * pool instead. That is always safe (nothing granted is revoked), but an
+ * idle peer consumes nothing, so the receiver asks it (VB_MSG_RECLAIM) and
+ * the peer spends its unused credits at once: one VB_MSG_RETURN message
+ * carrying k, after which it counts k more as sent (tx.sent += k) without
+ * sending them. The receiver counts those k as consumed and withholds
+ * them like any other. Every counter stays cumulative, so a credit update
+ * still in flight with an older limit changes nothing. A peer whose
+ * messages come again before it answered keeps its window (the request
+ * is dropped, rx.reclaim = 0); the floor a window keeps is the first
+ * window every peer gets (credits_min).
  */
 #ifndef RC_VERBS_CREDIT_H
 #define RC_VERBS_CREDIT_H
@@ -43,12 +56,28 @@ struct vb_rx_credit {
 	uint32_t advertised; /* the last limit sent to the peer */
 	uint32_t window;
 	uint32_t pending; /* received, buffer not yet reposted */
+	uint32_t reclaim; /* credits to withhold: being taken back */
 };
 
 struct vb_pool {
-	uint32_t total; /* receive buffers (R) */
-	uint32_t free;	/* R - sum of windows */
+	uint32_t total;	     /* receive buffers (R) */
+	uint32_t free;	     /* R - sum of windows */
+	unsigned long taken; /* credits taken back so far (statistics) */
 };
+
+/* Withhold up to n consumed credits that are being taken back: they go
+ * back to the pool. Returns how many. */
+static inline uint32_t vb_rx_withhold(struct vb_pool *pool,
+				      struct vb_rx_credit *rx, uint32_t n)
+{
+	uint32_t t = rx->reclaim < n ? rx->reclaim : n;
+
+	rx->reclaim -= t;
+	rx->window -= t;
+	pool->free += t;
+	pool->taken += t;
+	return t;
+}
 
 static inline uint32_t vb_tx_avail(const struct vb_tx_credit *c)
 {
@@ -82,6 +111,7 @@ static inline uint32_t vb_rx_open(struct vb_pool *pool, struct vb_rx_credit *rx,
 	rx->consumed = 0;
 	rx->window = g;
 	rx->pending = 0;
+	rx->reclaim = 0;
 	return g;
 }
 
@@ -102,12 +132,13 @@ static inline void vb_rx_received(struct vb_rx_credit *rx)
 static inline void vb_rx_reposted(struct vb_pool *pool, struct vb_rx_credit *rx,
 				  uint32_t max_window)
 {
-	uint32_t n = rx->pending, g = 0;
+	uint32_t n = rx->pending, g = 0, t;
 
 	rx->pending = 0;
 	rx->consumed += n;
-	rx->limit += n;
-	if (rx->window < max_window && pool->free) {
+	t = vb_rx_withhold(pool, rx, n);
+	rx->limit += n - t;
+	if (!t && !rx->reclaim && rx->window < max_window && pool->free) {
 		g = max_window - rx->window;
 		if (g > n)
 			g = n;
@@ -117,6 +148,22 @@ static inline void vb_rx_reposted(struct vb_pool *pool, struct vb_rx_credit *rx,
 		rx->limit += g;
 		pool->free -= g;
 	}
+}
+
+/* Ask for the window down to floor (0: nothing to take back). */
+static inline uint32_t vb_rx_reclaim(struct vb_rx_credit *rx, uint32_t floor)
+{
+	rx->reclaim = rx->window > floor ? rx->window - floor : 0;
+	return rx->reclaim;
+}
+
+/* The peer spent k unused credits (VB_MSG_RETURN): consumed, and
+ * withheld as far as they are being taken back. */
+static inline void vb_rx_returned(struct vb_pool *pool,
+				  struct vb_rx_credit *rx, uint32_t k)
+{
+	rx->consumed += k;
+	rx->limit += k - vb_rx_withhold(pool, rx, k);
 }
 
 /* Owed enough that the peer may soon stall: tell it without waiting for

@@ -197,6 +197,7 @@ int vb_params_read(struct vb_params *p, int nranks)
 	p->fp_slots = (unsigned)rc_param_int(RC_P_VERBS_FP_SLOTS);
 	p->fp_size = (unsigned)rc_param_int(RC_P_VERBS_FP_SIZE) & ~63u;
 	p->fp_threshold = (unsigned)rc_param_int(RC_P_VERBS_FP_THRESHOLD);
+	p->idle_ms = (unsigned)rc_param_int(RC_P_VERBS_IDLE_MS);
 	return RC_OK;
 }
 

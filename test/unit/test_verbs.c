@@ -311,7 +311,7 @@ END_TEST
 START_TEST(credit_flood_model)
 {
 	enum { P = 5, R = 40, MAXW = 16 };
-	struct vb_pool pool = {R, R};
+	struct vb_pool pool = {.total = R, .free = R};
 	struct vb_rx_credit rx[P];
 	struct vb_tx_credit tx[P];
 	unsigned posted = R, inflight[P] = {0}, pending_total = 0;
@@ -367,7 +367,7 @@ END_TEST
 START_TEST(credit_wrap_and_slots)
 {
 	struct vb_tx_credit tx;
-	struct vb_pool pool = {8, 8};
+	struct vb_pool pool = {.total = 8, .free = 8};
 	struct vb_rx_credit rx;
 	uint32_t v;
 
@@ -672,6 +672,7 @@ static void env_clear(void)
 		"RCMPI_VERBS_CM",
 		"RCMPI_VERBS_CM_AUTO_RANKS",
 		"RCMPI_VERBS_CREDITS",
+		"RCMPI_VERBS_IDLE_MS",
 		"RCMPI_VERBS_RQ_SIZE",
 		"RCMPI_VERBS_SQ_SIZE",
 		"RCMPI_VERBS_SIGNAL",
@@ -1148,6 +1149,88 @@ START_TEST(data_cm_simultaneous)
 		rc_req_free(r[i]);
 	ck_assert(vw_exchange(&w));
 	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1); /* no new ones */
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* Rank `from` sends rank 0 `n` ints (tag 4), rank 0 receives and checks
+ * them. */
+static void send_round(struct vw *w, int from, int n, int base)
+{
+	struct rc_req *r[2 * 64];
+	static int sb[64], rb[64];
+	int i;
+
+	ck_assert_int_le(n, 64);
+	for (i = 0; i < n; i++) {
+		sb[i] = base + i;
+		rb[i] = -1;
+		ck_assert_int_eq(rc_p2p_isend(w->inst[from]->world, 0, &sb[i],
+					      1, &rc_mpi_int, 0, 4, RC_SEND_STD,
+					      &r[2 * i]),
+				 RC_OK);
+		ck_assert_int_eq(rc_p2p_irecv(w->inst[0]->world, 0, &rb[i], 1,
+					      &rc_mpi_int, from, 4,
+					      &r[2 * i + 1]),
+				 RC_OK);
+	}
+	ck_assert(vw_wait(w, r, 2 * n));
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(rb[i], base + i);
+		rc_req_free(r[2 * i]);
+		rc_req_free(r[2 * i + 1]);
+	}
+}
+
+/* Credits taken back from a silent peer (verbs_credit.h): 3 ranks, 16
+ * receive buffers, first windows of 8, none left in the pool. Rank 2
+ * keeps sending to rank 0 and rank 1 says nothing: rank 0 asks rank 1
+ * for its window down to 4, rank 1 spends its 8 unused credits in one
+ * message, and the 4 taken go to rank 2's window (8 -> 12) without a
+ * receive buffer more. Rank 1 then sends again on the 4 it kept, in
+ * order, and no send ever finds the SRQ empty (no RNR). */
+START_TEST(data_reclaim)
+{
+	struct vb_tp *vt0, *vt1;
+	uint32_t sum, lim;
+	int i, round;
+	struct vw w;
+
+	setenv("RCMPI_VERBS_RQ_SIZE", "16", 1);
+	setenv("RCMPI_VERBS_CREDITS", "12", 1);
+	setenv("RCMPI_VERBS_FP_RINGS", "0", 1); /* the SRQ's credits only */
+	setenv("RCMPI_VERBS_IDLE_MS", "1", 1);
+	vw_open(&w, 3);
+	ck_assert_int_eq(w.status, RC_OK);
+	vt0 = (struct vb_tp *)vw_tp(&w, 0, 1);
+	vt1 = (struct vb_tp *)vw_tp(&w, 1, 0);
+	ck_assert_uint_eq(vt0->pool.total, 16);
+	ck_assert_uint_eq(vt0->peers[1].rx.window, 8);
+	ck_assert_uint_eq(vt0->peers[2].rx.window, 8);
+	ck_assert_uint_eq(vt0->pool.free, 0);
+	for (round = 0; round < 20000 && vt0->peers[1].rx.window > 4;
+	     round++)
+		send_round(&w, 2, 16, round);
+	ck_assert_uint_eq(vt0->peers[1].rx.window, 4);
+	ck_assert_uint_eq(vt1->n_returned, 7); /* and the message's own */
+	ck_assert_uint_eq(vt0->pool.taken, 4);
+	for (i = 0; i < 20; i++) /* the taken credits go to rank 2 */
+		send_round(&w, 2, 64, i);
+	ck_assert_uint_eq(vt0->peers[2].rx.window, 12);
+	ck_assert_uint_eq(vt0->pool.total, 16); /* no buffer more */
+	sum = vt0->pool.free + vt0->peers[1].rx.window +
+	      vt0->peers[2].rx.window;
+	ck_assert_uint_eq(sum, vt0->pool.total);
+	/* rank 1 holds the 4 it kept, and sends again */
+	for (i = 0; i < 200; i++)
+		vw_progress(&w);
+	if (vb_slot_unpack(vt1->slots[0], &lim)) /* (written to its slot) */
+		vb_tx_update(&vt1->peers[0].tx, lim);
+	ck_assert_uint_eq(vb_tx_avail(&vt1->peers[0].tx), 4);
+	for (i = 0; i < 20; i++)
+		send_round(&w, 1, 64, 1000 * i);
 	data_check_clean();
 	vw_close(&w);
 	ck_assert_int_eq(fk_live_total(), 0);
@@ -1786,6 +1869,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_max_msg, 0, 2);
 	tcase_add_loop_test(tc, data_mem_report, 0, 2);
 	tcase_add_loop_test(tc, wiring_auto, 0, 3);
+	tcase_add_test(tc, data_reclaim);
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);

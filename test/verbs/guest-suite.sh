@@ -328,6 +328,15 @@ job flood_tiny_credits_2 2 ok RCMPI_VERBS_CREDITS=2 RCMPI_VERBS_RQ_SIZE=16 \
 	RCMPI_VERBS_BOUNCE=4 RCMPI_VERBS_SQ_SIZE=16 RCMPI_VERBS_SIGNAL=4 \
 	-- "$T/vt_flood" 2000
 job flood_rdmacm_3 3 ok RCMPI_VERBS_CM=rdmacm -- "$T/vt_flood" 2000
+# credits taken back from silent peers (pairs other than with rank 0 say
+# nothing in phase 1): 16 receive buffers for 3 peers, a look every ms;
+# phase 2 then floods every pair on what each kept
+job flood_reclaim_4 4 'ok+:credits taken back [1-9][0-9]* \(asked' \
+	RCMPI_VERBOSE=1 RCMPI_VERBS_RQ_SIZE=16 RCMPI_VERBS_IDLE_MS=1 \
+	RCMPI_VERBS_FP_RINGS=0 -- "$T/vt_flood" 1500
+job flood_reclaim_rdmacm_3 3 'ok+:credits taken back [1-9][0-9]* \(asked' \
+	RCMPI_VERBOSE=1 RCMPI_VERBS_CM=rdmacm RCMPI_VERBS_RQ_SIZE=16 \
+	RCMPI_VERBS_IDLE_MS=1 RCMPI_VERBS_FP_RINGS=0 -- "$T/vt_flood" 1500
 # connections follow the traffic: 48 ranks, each talking to 6 partners
 # (a ring and two strides), connect on first use; every process holds
 # exactly one RC QP per partner (rdma resource show qp); the memory report
