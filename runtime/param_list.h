@@ -94,7 +94,7 @@ RC_PARAM(VERBS_CREDITS, INT, "32", 2, 4096, "verbs",
 	 "largest credit window per peer")
 RC_PARAM(VERBS_IDLE_MS, INT, "200", 0, 1L << 30, "verbs",
 	 "a peer silent this long gives its credits back when others want "
-	 "them (0: never)")
+	 "them, and its eager ring when another peer waits (0: never)")
 RC_PARAM(VERBS_BOUNCE, INT, "64", 2, 65536, "verbs",
 	 "registered send (bounce) buffers")
 RC_PARAM(VERBS_SQ_SIZE, INT, "128", 8, 16384, "verbs",

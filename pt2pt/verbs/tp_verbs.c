@@ -1435,8 +1435,9 @@ static void credits_returned(struct vb_tp *vt, struct vb_peer *p,
 
 /* Every RCMPI_VERBS_IDLE_MS while some peer could use a bigger window
  * than the pool has left: ask each peer that sent us nothing since the
- * last look for its window down to the first one every peer gets. A
- * peer heard from again keeps what it has. */
+ * last look for its window down to the first one every peer gets; and
+ * while a busy peer waits for an eager ring, for its ring (verbs_fp.c).
+ * A peer heard from again keeps what it has. */
 static void credits_look(struct vb_tp *vt)
 {
 	uint32_t floor = vt->prm.credits_min, unused = 0;
@@ -1471,6 +1472,8 @@ static void credits_look(struct vb_tp *vt)
 			p->reclaim_ask = false;
 			vt->n_reclaim++;
 		}
+		if (p->fprx && vt->fp_waiting)
+			vb_fp_revoke(vt, p);
 	}
 }
 
@@ -1494,6 +1497,11 @@ void vb_deliver(struct vb_tp *vt, struct vb_peer *p, const struct vb_hdr *vh,
 		credits_give_back(vt, p);
 	} else if (vh->type == VB_MSG_RETURN) {
 		credits_returned(vt, p, vh + 1, len - sizeof(*vh));
+	} else if (vh->type == VB_MSG_UNRING) {
+		vb_fp_unring(vt, p);
+	} else if (vh->type == VB_MSG_UNRING_ACK) {
+		p->idle_seq = p->rx_seq; /* (the answer is not talk) */
+		vb_fp_unringed(vt, p);
 	}
 }
 
@@ -1567,6 +1575,8 @@ static unsigned vb_progress(struct rc_tp *tp)
 		rx_refill(vt);
 	if (RC_UNLIKELY((++vt->tick & 1023) == 0) && vt->prm.idle_ms)
 		credits_look(vt);
+	if (RC_UNLIKELY(vt->fp_acks_due) && !vt->closing)
+		vb_fp_acks(vt);
 	if (RC_UNLIKELY(vt->cm != NULL) &&
 	    (vt->nconnecting || (vt->tick & 255) == 0))
 		events += vb_cm_progress(vt);
@@ -1717,12 +1727,12 @@ static void vb_close(struct rc_tp *tp)
 			     "%lu, misses %lu, invalidated %lu, evicted %lu, "
 			     "uncached %lu; eager-ring messages received %lu; "
 			     "credits taken back %lu (asked %lu times), given "
-			     "back %lu",
+			     "back %lu; eager rings taken back %lu",
 			     vt->n_inline, vt->n_bounce, vt->n_ring, vt->n_rdma,
 			     vt->n_credit_writes, vt->n_atomic, vt->n_again,
 			     st.hits, st.misses, st.invalidated, st.evicted,
 			     st.uncached, vt->n_ring_rx, vt->pool.taken,
-			     vt->n_reclaim, vt->n_returned);
+			     vt->n_reclaim, vt->n_returned, vt->n_unring);
 		vb_mem_log(vt);
 	}
 	vb_teardown(vt);

@@ -90,6 +90,8 @@ enum {
 	VB_MSG_RING,   /* an eager ring offered (struct vb_fp_offer) */
 	VB_MSG_RECLAIM, /* give your unused credits back (uint32_t: unused) */
 	VB_MSG_RETURN,	/* k unused credits spent (uint32_t k) */
+	VB_MSG_UNRING,	/* stop writing into my eager ring (uint32_t: unused) */
+	VB_MSG_UNRING_ACK, /* my ring writes are all before this one */
 };
 
 /* ---- send work requests ---- */
@@ -154,6 +156,10 @@ struct vb_peer {
 	uint16_t idle_seq;     /* rx_seq at the last look */
 	bool reclaim_ask;      /* a VB_MSG_RECLAIM to send */
 	bool return_due;       /* the peer asked: a VB_MSG_RETURN to send */
+	/* eager rings taken back from a silent peer (verbs_fp.c) */
+	bool fp_waiting;       /* busy, but every ring was given */
+	bool unring_ack_due;   /* a VB_MSG_UNRING_ACK to send */
+	uint32_t fp_base;      /* a new ring's counters start here */
 	bool fp_refused;       /* no ring for this peer (registration) */
 	struct vb_fp_tx *fptx; /* the peer's ring for us */
 	struct vb_fp_rx *fprx; /* our ring for the peer */
@@ -243,6 +249,9 @@ struct vb_tp {
 	struct vb_peer **fp_rx; /* peers with our eager ring (fp_rings) */
 	unsigned fp_nrx;
 	unsigned fp_offers; /* rings not yet offered (no credit then) */
+	unsigned fp_waiting;	  /* peers waiting for a ring */
+	unsigned fp_acks_due;	  /* VB_MSG_UNRING_ACKs not sent yet */
+	unsigned long n_unring;	  /* rings taken back */
 
 	struct rc_rcache *rcache;
 	struct vb_cm *cm;
@@ -411,11 +420,21 @@ struct vb_fp_rx {
 	uint32_t consumed;   /* slots delivered so far */
 	uint32_t advertised; /* consumed as last told to the peer */
 	bool offered;
+	bool revoking; /* VB_MSG_UNRING sent: freed at the peer's ack */
 };
 
 /* Receiver: p has sent FP_THRESHOLD messages through the SRQ: register
- * a ring for it and offer it (unless at the cap or refused). */
+ * a ring for it and offer it (unless refused; at the cap it waits). */
 void vb_fp_busy(struct vb_tp *vt, struct vb_peer *p);
+/* Receiver: p is silent and others wait for a ring: ask for ours back. */
+void vb_fp_revoke(struct vb_tp *vt, struct vb_peer *p);
+/* Sender: p takes its ring back (VB_MSG_UNRING). */
+void vb_fp_unring(struct vb_tp *vt, struct vb_peer *p);
+/* Sender: post the VB_MSG_UNRING_ACKs still due. */
+void vb_fp_acks(struct vb_tp *vt);
+/* Receiver: p's ring writes are all delivered (VB_MSG_UNRING_ACK): free
+ * the ring, give one to a waiting peer. */
+void vb_fp_unringed(struct vb_tp *vt, struct vb_peer *p);
 /* Sender: send through p's ring. RC_AGAIN: it does not fit or the ring
  * is full: use the SRQ; RC_ERR_PEER: the peer failed. */
 int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,

@@ -42,6 +42,17 @@
  *
  * Delivery never re-enters: the engine's upcall may send, never poll.
  *
+ * Taking a ring back. With every ring given and another peer busy, a
+ * ring whose peer said nothing for RCMPI_VERBS_IDLE_MS is asked back
+ * (VB_MSG_UNRING, from the credits' look in tp_verbs.c). The peer stops
+ * writing into it at once and answers VB_MSG_UNRING_ACK through the SRQ:
+ * its ring writes were all posted before that SEND on the same QP, so
+ * when the answer is delivered (in seq order) every one of them has been
+ * too, and the ring is freed and given to a waiting peer. A peer's next
+ * ring counts on from where its last one stopped (fp_base, sent in the
+ * offer): the ring-credit word the receiver wrote for the old ring can
+ * then never acknowledge slots of the new one.
+ *
  * Failures: a ring that cannot be registered is not offered (the peer
  * keeps the SRQ); a ring write that fails fails the peer like any other
  * completion error.
@@ -70,7 +81,7 @@ struct vb_fp_offer {
 	uint16_t nslots;
 	uint16_t rsvd;
 	uint32_t slot_size;
-	uint32_t rsvd2;
+	uint32_t start; /* the ring's first write count (fp_base) */
 };
 
 /* ---- receiver ---- */
@@ -81,14 +92,22 @@ void vb_fp_busy(struct vb_tp *vt, struct vb_peer *p)
 	size_t len;
 	int err;
 
-	if (p->fprx || p->fp_refused || p->atomic_only ||
-	    vt->fp_nrx >= vt->prm.fp_rings || vt->closing)
+	if (p->fprx || p->fp_refused || p->atomic_only || vt->closing)
 		return;
+	if (vt->fp_nrx >= vt->prm.fp_rings) {
+		if (!p->fp_waiting && vt->prm.fp_rings) {
+			p->fp_waiting = true;
+			vt->fp_waiting++;
+		}
+		return;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return;
 	r->nslots = vt->prm.fp_slots;
 	r->slot_size = vt->prm.fp_size;
+	r->consumed = p->fp_base;
+	r->advertised = p->fp_base;
 	len = ((size_t)r->nslots * r->slot_size + 4095) & ~(size_t)4095;
 	if (posix_memalign((void **)&r->mem, 4096, len)) {
 		free(r);
@@ -128,6 +147,7 @@ static void fp_offer(struct vb_tp *vt, struct vb_peer *p)
 	o.rkey = r->mr->rkey;
 	o.nslots = (uint16_t)r->nslots;
 	o.slot_size = r->slot_size;
+	o.start = r->consumed;
 	if (vb_post_msg(vt, p, VB_MSG_RING, &o, sizeof(o), NULL, 0) == RC_OK) {
 		r->offered = true;
 		vt->fp_offers--;
@@ -250,6 +270,8 @@ void vb_fp_offered(struct vb_tp *vt, struct vb_peer *p, const void *msg,
 	f->rkey = o.rkey;
 	f->nslots = o.nslots;
 	f->slot_size = o.slot_size;
+	f->written = o.start;
+	f->acked = o.start;
 	p->fptx = f;
 	rc_log_debug("verbs: rank %d's eager ring (%u x %u bytes) in use",
 		     p->wrank, f->nslots, f->slot_size);
@@ -368,14 +390,56 @@ int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
 	return RC_OK;
 }
 
-/* ---- teardown ---- */
+/* ---- taking a ring back ---- */
 
-void vb_fp_release(struct vb_tp *vt, struct vb_peer *p)
+void vb_fp_revoke(struct vb_tp *vt, struct vb_peer *p)
+{
+	uint32_t unused = 0;
+
+	if (!p->fprx || !p->fprx->offered || p->fprx->revoking)
+		return;
+	if (vb_post_msg(vt, p, VB_MSG_UNRING, &unused, sizeof(unused), NULL,
+			0) == RC_OK)
+		p->fprx->revoking = true;
+}
+
+static void unring_ack(struct vb_tp *vt, struct vb_peer *p)
+{
+	uint32_t unused = 0;
+
+	if (vb_post_msg(vt, p, VB_MSG_UNRING_ACK, &unused, sizeof(unused),
+			NULL, 0) != RC_OK)
+		return; /* vb_fp_acks tries again */
+	p->unring_ack_due = false;
+	vt->fp_acks_due--;
+}
+
+void vb_fp_unring(struct vb_tp *vt, struct vb_peer *p)
+{
+	free(p->fptx); /* nothing more into it: the SRQ from now on */
+	p->fptx = NULL;
+	if (!p->unring_ack_due) {
+		p->unring_ack_due = true;
+		vt->fp_acks_due++;
+	}
+	unring_ack(vt, p);
+}
+
+void vb_fp_acks(struct vb_tp *vt)
+{
+	int w;
+
+	for (w = 0; w < vt->inst->size && vt->fp_acks_due; w++)
+		if (vt->peers[w].unring_ack_due &&
+		    vt->peers[w].state == VB_PEER_CONNECTED)
+			unring_ack(vt, &vt->peers[w]);
+}
+
+/* Free our ring for p (its writes all delivered, or p gone). */
+static void fp_rx_free(struct vb_tp *vt, struct vb_peer *p)
 {
 	unsigned i;
 
-	free(p->fptx);
-	p->fptx = NULL;
 	if (!p->fprx)
 		return;
 	for (i = 0; i < vt->fp_nrx; i++)
@@ -390,4 +454,49 @@ void vb_fp_release(struct vb_tp *vt, struct vb_peer *p)
 	free(p->fprx->mem);
 	free(p->fprx);
 	p->fprx = NULL;
+}
+
+void vb_fp_unringed(struct vb_tp *vt, struct vb_peer *p)
+{
+	int w;
+
+	if (!p->fprx || !p->fprx->revoking) {
+		vb_peer_fail(vt, p, "an eager ring given back unasked");
+		return;
+	}
+	p->fp_base = p->fprx->consumed;
+	fp_rx_free(vt, p);
+	p->nrecv = 0; /* busy again: it may wait for a ring again */
+	vt->n_unring++;
+	rc_log_debug("verbs: eager ring taken back from rank %d", p->wrank);
+	for (w = 0; w < vt->inst->size && vt->fp_waiting; w++) {
+		struct vb_peer *q = &vt->peers[w];
+
+		if (!q->fp_waiting)
+			continue;
+		q->fp_waiting = false;
+		vt->fp_waiting--;
+		if (q->state == VB_PEER_CONNECTED) {
+			vb_fp_busy(vt, q);
+			if (q->fprx)
+				break;
+		}
+	}
+}
+
+/* ---- teardown ---- */
+
+void vb_fp_release(struct vb_tp *vt, struct vb_peer *p)
+{
+	free(p->fptx);
+	p->fptx = NULL;
+	if (p->fp_waiting) {
+		p->fp_waiting = false;
+		vt->fp_waiting--;
+	}
+	if (p->unring_ack_due) {
+		p->unring_ack_due = false;
+		vt->fp_acks_due--;
+	}
+	fp_rx_free(vt, p);
 }

@@ -1237,6 +1237,63 @@ START_TEST(data_reclaim)
 }
 END_TEST
 
+/* An eager ring taken back from a silent peer for a busy one: one ring
+ * at rank 0 (RCMPI_VERBS_FP_RINGS=1). Rank 1 talks first and gets it;
+ * then rank 2 talks while rank 1 is silent: the ring goes to rank 2
+ * (rank 1 stops writing, acknowledges, and sends through the SRQ); then
+ * back to rank 1, whose new ring counts on from where its first one
+ * stopped. Every message arrives, in order, and no RNR. */
+START_TEST(fp_take_back)
+{
+	struct vb_tp *vt0, *vt1, *vt2;
+	unsigned long rx0;
+	uint32_t base;
+	int i, round;
+	struct vw w;
+
+	setenv("RCMPI_VERBS_FP_RINGS", "1", 1);
+	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
+	setenv("RCMPI_VERBS_FP_SLOTS", "4", 1);
+	setenv("RCMPI_VERBS_FP_SIZE", "256", 1);
+	setenv("RCMPI_VERBS_IDLE_MS", "1", 1);
+	vw_open(&w, 3);
+	ck_assert_int_eq(w.status, RC_OK);
+	vt0 = (struct vb_tp *)vw_tp(&w, 0, 1);
+	vt1 = (struct vb_tp *)vw_tp(&w, 1, 0);
+	vt2 = (struct vb_tp *)vw_tp(&w, 2, 0);
+	for (i = 0; i < 4; i++)
+		send_round(&w, 1, 16, 100 * i);
+	ck_assert(vt0->peers[1].fprx && vt1->peers[0].fptx);
+	for (round = 0; round < 20000 && !vt2->peers[0].fptx; round++)
+		send_round(&w, 2, 16, round);
+	ck_assert(vt0->peers[2].fprx && vt2->peers[0].fptx);
+	ck_assert(!vt0->peers[1].fprx && !vt1->peers[0].fptx);
+	ck_assert_uint_eq(vt0->n_unring, 1);
+	base = vt0->peers[1].fp_base;
+	ck_assert_uint_gt(base, 0);
+	rx0 = vt0->n_ring_rx;
+	for (i = 0; i < 8; i++)
+		send_round(&w, 2, 16, 1000 + i);
+	ck_assert_uint_gt(vt0->n_ring_rx, rx0); /* rank 2's ring in use */
+	/* and back to rank 1 */
+	for (round = 0; round < 20000 && !vt1->peers[0].fptx; round++)
+		send_round(&w, 1, 16, round);
+	ck_assert(vt0->peers[1].fprx && !vt0->peers[2].fprx);
+	ck_assert_uint_eq(vt0->n_unring, 2);
+	/* (counting on from base; the round that got it may have used it) */
+	ck_assert_uint_ge(vt1->peers[0].fptx->written, base);
+	ck_assert_uint_le(vt1->peers[0].fptx->written - base, 16);
+	rx0 = vt0->n_ring_rx;
+	for (i = 0; i < 8; i++)
+		send_round(&w, 1, 16, 5000 + i);
+	ck_assert_uint_gt(vt0->n_ring_rx, rx0);
+	ck_assert_uint_gt(vt0->peers[1].fprx->consumed, base);
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* RCMPI_VERBS_CM=auto (the default) chooses the wiring by job size and
  * link layer: past RCMPI_VERBS_CM_AUTO_RANKS ranks on RoCE, rdma_cm (no
  * QP before first use, one per rank after it, through rdma_cm's
@@ -1870,6 +1927,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_mem_report, 0, 2);
 	tcase_add_loop_test(tc, wiring_auto, 0, 3);
 	tcase_add_test(tc, data_reclaim);
+	tcase_add_test(tc, fp_take_back);
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);

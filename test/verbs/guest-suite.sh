@@ -334,6 +334,11 @@ job flood_rdmacm_3 3 ok RCMPI_VERBS_CM=rdmacm -- "$T/vt_flood" 2000
 job flood_reclaim_4 4 'ok+:credits taken back [1-9][0-9]* \(asked' \
 	RCMPI_VERBOSE=1 RCMPI_VERBS_RQ_SIZE=16 RCMPI_VERBS_IDLE_MS=1 \
 	RCMPI_VERBS_FP_RINGS=0 -- "$T/vt_flood" 1500
+# one eager ring at rank 0, and senders that take turns: the ring goes
+# from a peer gone silent to the busy one, again and again
+job flood_ring_turns_3 3 'ok+:eager rings taken back [1-9]' \
+	RCMPI_VERBOSE=1 RCMPI_VERBS_FP_RINGS=1 RCMPI_VERBS_IDLE_MS=1 \
+	-- "$T/vt_flood" 1000 3
 job flood_reclaim_rdmacm_3 3 'ok+:credits taken back [1-9][0-9]* \(asked' \
 	RCMPI_VERBOSE=1 RCMPI_VERBS_CM=rdmacm RCMPI_VERBS_RQ_SIZE=16 \
 	RCMPI_VERBS_IDLE_MS=1 RCMPI_VERBS_FP_RINGS=0 -- "$T/vt_flood" 1500

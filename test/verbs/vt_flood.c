@@ -6,10 +6,15 @@
  *      medium messages while rank 0 computes for a second without calling
  *      MPI; then rank 0 takes them in order;
  *   2. everyone at once: each rank sends N messages to every other rank
- *      before receiving any, both directions of every pair loaded.
+ *      before receiving any, both directions of every pair loaded;
+ *   3. (with a second argument T) turns: T times, each rank in turn sends
+ *      rank 0 N messages while the others wait, so a peer that was busy
+ *      falls silent and another gets busy (what takes eager rings and
+ *      credits back from silent peers).
  * Message payloads carry (sender, sequence): order and content are checked.
  *
- *   vt_flood [N]     (default 4000 messages per pair and phase)
+ *   vt_flood [N [T]]     (default 4000 messages per pair and phase, no
+ *                         turns)
  */
 #include <time.h>
 #include <unistd.h>
@@ -76,7 +81,8 @@ static void take_from(int src, int n, int tag)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 4000, p, nreq = 0;
+	int n = argc > 1 ? atoi(argv[1]) : 4000, p, nreq = 0, turn;
+	int turns = argc > 2 ? atoi(argv[2]) : 0;
 	MPI_Request *rq;
 	char *bufs;
 
@@ -108,6 +114,18 @@ int main(int argc, char **argv)
 		if (p != vt_rank)
 			take_from(p, n, 2);
 	MPI_Waitall(nreq, rq, MPI_STATUSES_IGNORE);
+
+	/* 3: turns, one sender to rank 0 at a time */
+	for (turn = 0; turn < turns; turn++)
+		for (p = 1; p < vt_size; p++) {
+			vt_barrier();
+			if (vt_rank == p) {
+				flood_to(0, n, 3, rq, bufs);
+				MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+			} else if (vt_rank == 0) {
+				take_from(p, n, 3);
+			}
+		}
 	free(rq);
 	free(bufs);
 	return vt_finish("flood");
