@@ -83,7 +83,9 @@ struct rc_tp_ops {
 		      void *lh, uint64_t raddr, const void *rkey,
 		      struct rc_tp_rdma *op);
 	/* After connect: does atomic() reach world rank wrank (this process
-	 * included)? Possibly a peer another transport carries messages to. */
+	 * included)? Possibly a peer another transport carries messages to,
+	 * or one connected on first use (atomic() answers RC_AGAIN until
+	 * then). */
 	bool (*atomic_reach)(struct rc_tp *tp, int wrank);
 	/* Poll; returns events handled. */
 	unsigned (*progress)(struct rc_tp *tp);

@@ -804,10 +804,11 @@ static int vb_connect(struct rc_tp *tp)
 		vb_peer_connected(vt, p, pa->init_credits, pa->credit_addr,
 				  pa->credit_rkey);
 	}
-	/* device atomics: modex wiring (our QPs carry remote-atomic
-	 * access), a device that has them, and a loopback QP for our own
-	 * memory; anything less: windows keep the CPU as their agent */
-	if ((vt->nverbs || vt->natomic) && !vt->prm.cm && vt->rcache &&
+	/* device atomics: a device that has them (our QPs carry
+	 * remote-atomic access: modex's by vb_access, rdma_cm's because we
+	 * answer RDMA READs), and a loopback QP for our own memory; anything
+	 * less: windows keep the CPU as their agent */
+	if ((vt->nverbs || vt->natomic) && vt->rcache &&
 	    vt->dattr.atomic_cap != IBV_ATOMIC_NONE &&
 	    !vb_qp_loopback(vt, &vt->peers[inst->rank]))
 		vt->tp.caps |= RC_TP_CAP_ATOMIC;
@@ -1164,9 +1165,18 @@ static bool vb_atomic_reach(struct rc_tp *tp, int wrank)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
 
-	return (tp->caps & RC_TP_CAP_ATOMIC) && wrank >= 0 &&
-	       wrank < vt->inst->size &&
-	       vt->peers[wrank].state == VB_PEER_CONNECTED;
+	const struct vb_peer *p;
+
+	if (!(tp->caps & RC_TP_CAP_ATOMIC) || wrank < 0 ||
+	    wrank >= vt->inst->size)
+		return false;
+	p = &vt->peers[wrank];
+	/* over rdma_cm a peer not connected yet is reached on first use,
+	 * like its messages (vb_post_rdma answers RC_AGAIN meanwhile) */
+	return p->state == VB_PEER_CONNECTED ||
+	       (vt->prm.cm &&
+		(p->state == VB_PEER_IDLE || p->state == VB_PEER_CONNECTING ||
+		 p->state == VB_PEER_WAIT));
 }
 
 static int vb_get(struct rc_tp *tp, int wrank, void *local, void *lh,

@@ -86,8 +86,8 @@ struct vb_hdr {
 };
 
 enum {
-	VB_MSG_AM = 1, /* engine message */
-	VB_MSG_RING,   /* an eager ring offered (struct vb_fp_offer) */
+	VB_MSG_AM = 1,	/* engine message */
+	VB_MSG_RING,	/* an eager ring offered (struct vb_fp_offer) */
 	VB_MSG_RECLAIM, /* give your unused credits back (uint32_t: unused) */
 	VB_MSG_RETURN,	/* k unused credits spent (uint32_t k) */
 	VB_MSG_UNRING,	/* stop writing into my eager ring (uint32_t: unused) */
@@ -153,9 +153,9 @@ struct vb_peer {
 	uint16_t rx_seq;       /* the seq delivered next */
 	uint32_t nrecv;	       /* messages received through the SRQ */
 	/* credits taken back from a silent peer (verbs_credit.h) */
-	uint16_t idle_seq;     /* rx_seq at the last look */
-	bool reclaim_ask;      /* a VB_MSG_RECLAIM to send */
-	bool return_due;       /* the peer asked: a VB_MSG_RETURN to send */
+	uint16_t idle_seq; /* rx_seq at the last look */
+	bool reclaim_ask;  /* a VB_MSG_RECLAIM to send */
+	bool return_due;   /* the peer asked: a VB_MSG_RETURN to send */
 	/* eager rings taken back from a silent peer (verbs_fp.c) */
 	bool fp_waiting;       /* busy, but every ring was given */
 	bool unring_ack_due;   /* a VB_MSG_UNRING_ACK to send */
@@ -249,9 +249,9 @@ struct vb_tp {
 	struct vb_peer **fp_rx; /* peers with our eager ring (fp_rings) */
 	unsigned fp_nrx;
 	unsigned fp_offers; /* rings not yet offered (no credit then) */
-	unsigned fp_waiting;	  /* peers waiting for a ring */
-	unsigned fp_acks_due;	  /* VB_MSG_UNRING_ACKs not sent yet */
-	unsigned long n_unring;	  /* rings taken back */
+	unsigned fp_waiting;	/* peers waiting for a ring */
+	unsigned fp_acks_due;	/* VB_MSG_UNRING_ACKs not sent yet */
+	unsigned long n_unring; /* rings taken back */
 
 	struct rc_rcache *rcache;
 	struct vb_cm *cm;

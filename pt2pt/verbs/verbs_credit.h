@@ -159,8 +159,8 @@ static inline uint32_t vb_rx_reclaim(struct vb_rx_credit *rx, uint32_t floor)
 
 /* The peer spent k unused credits (VB_MSG_RETURN): consumed, and
  * withheld as far as they are being taken back. */
-static inline void vb_rx_returned(struct vb_pool *pool,
-				  struct vb_rx_credit *rx, uint32_t k)
+static inline void vb_rx_returned(struct vb_pool *pool, struct vb_rx_credit *rx,
+				  uint32_t k)
 {
 	rx->consumed += k;
 	rx->limit += k - vb_rx_withhold(pool, rx, k);

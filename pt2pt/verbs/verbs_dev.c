@@ -140,9 +140,8 @@ enum vb_wiring vb_wiring_asked(int nranks)
 		return VB_WIRE_RDMACM;
 	if (strcmp(cm, "auto"))
 		return VB_WIRE_BAD;
-	return nranks > rc_param_int(RC_P_VERBS_CM_AUTO_RANKS)
-		       ? VB_WIRE_AUTO_CM
-		       : VB_WIRE_MODEX;
+	return nranks > rc_param_int(RC_P_VERBS_CM_AUTO_RANKS) ? VB_WIRE_AUTO_CM
+							       : VB_WIRE_MODEX;
 }
 
 int vb_params_read(struct vb_params *p, int nranks)
@@ -557,9 +556,8 @@ int vb_dev_open(struct vb_tp *vt)
 
 	ret = RC_ERR_NODEV;
 	for (i = 0; i < n; i++) {
-		const char *name =
-			cml ? ops->get_device_name(clist[i]->device)
-			    : ops->get_device_name(dlist[i]);
+		const char *name = cml ? ops->get_device_name(clist[i]->device)
+				       : ops->get_device_name(dlist[i]);
 		size_t off = strlen(names);
 		int err;
 

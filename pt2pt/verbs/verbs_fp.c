@@ -407,8 +407,8 @@ static void unring_ack(struct vb_tp *vt, struct vb_peer *p)
 {
 	uint32_t unused = 0;
 
-	if (vb_post_msg(vt, p, VB_MSG_UNRING_ACK, &unused, sizeof(unused),
-			NULL, 0) != RC_OK)
+	if (vb_post_msg(vt, p, VB_MSG_UNRING_ACK, &unused, sizeof(unused), NULL,
+			0) != RC_OK)
 		return; /* vb_fp_acks tries again */
 	p->unring_ack_due = false;
 	vt->fp_acks_due--;

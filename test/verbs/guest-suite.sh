@@ -255,6 +255,10 @@ job jobs_rma_counter_direct_4k_2 2 ok RCMPI_RMA_DIRECT_MIN=4096 -- \
 # target's CPU as agent (auto would pick it here: one node)
 job jobs_rma_counter_atomic_3 3 ok RCMPI_RMA_ATOMIC=device -- \
 	"$J/rma_counter" 150 allocate create agent=device
+# and over rdma_cm wiring: each QP made on the first atomic (or message)
+job jobs_rma_counter_atomic_rdmacm_3 3 ok RCMPI_VERBS_CM=rdmacm \
+	RCMPI_RMA_ATOMIC=device -- "$J/rma_counter" 150 allocate create \
+	agent=device
 job jobs_rma_counter_atomic_am_2 2 ok RCMPI_RMA_ATOMIC=am -- \
 	"$J/rma_counter" 200 create agent=am
 # the same with messages over shared memory: the device's atomics on QPs
