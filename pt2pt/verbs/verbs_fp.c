@@ -55,7 +55,8 @@
  *
  * Failures: a ring that cannot be registered is not offered (the peer
  * keeps the SRQ); a ring write that fails fails the peer like any other
- * completion error.
+ * completion error; a failed peer's ring is freed at the next progress
+ * call and given to a peer that waits for one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -237,8 +238,16 @@ unsigned vb_fp_progress(struct vb_tp *vt)
 	for (i = 0; i < vt->fp_nrx; i++) {
 		struct vb_peer *p = vt->fp_rx[i];
 
-		if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
+		if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED)) {
+			/* failed: nothing lands in its ring any more; free it
+			 * for a peer that waits (here, never inside a
+			 * delivery that may still use it) */
+			if (p->state == VB_PEER_FAILED && !vt->closing) {
+				vb_fp_release(vt, p);
+				i--; /* (its place holds another peer now) */
+			}
 			continue;
+		}
 		for (k = 0; k < p->fprx->nslots && fp_take(vt, p); k++)
 			n++;
 	}
@@ -456,19 +465,11 @@ static void fp_rx_free(struct vb_tp *vt, struct vb_peer *p)
 	p->fprx = NULL;
 }
 
-void vb_fp_unringed(struct vb_tp *vt, struct vb_peer *p)
+/* A ring is free again: to the first peer that waits for one. */
+static void fp_give_waiting(struct vb_tp *vt)
 {
 	int w;
 
-	if (!p->fprx || !p->fprx->revoking) {
-		vb_peer_fail(vt, p, "an eager ring given back unasked");
-		return;
-	}
-	p->fp_base = p->fprx->consumed;
-	fp_rx_free(vt, p);
-	p->nrecv = 0; /* busy again: it may wait for a ring again */
-	vt->n_unring++;
-	rc_log_debug("verbs: eager ring taken back from rank %d", p->wrank);
 	for (w = 0; w < vt->inst->size && vt->fp_waiting; w++) {
 		struct vb_peer *q = &vt->peers[w];
 
@@ -482,6 +483,20 @@ void vb_fp_unringed(struct vb_tp *vt, struct vb_peer *p)
 				break;
 		}
 	}
+}
+
+void vb_fp_unringed(struct vb_tp *vt, struct vb_peer *p)
+{
+	if (!p->fprx || !p->fprx->revoking) {
+		vb_peer_fail(vt, p, "an eager ring given back unasked");
+		return;
+	}
+	p->fp_base = p->fprx->consumed;
+	fp_rx_free(vt, p);
+	p->nrecv = 0; /* busy again: it may wait for a ring again */
+	vt->n_unring++;
+	rc_log_debug("verbs: eager ring taken back from rank %d", p->wrank);
+	fp_give_waiting(vt);
 }
 
 /* ---- teardown ---- */
@@ -498,5 +513,8 @@ void vb_fp_release(struct vb_tp *vt, struct vb_peer *p)
 		p->unring_ack_due = false;
 		vt->fp_acks_due--;
 	}
+	if (!p->fprx)
+		return;
 	fp_rx_free(vt, p);
+	fp_give_waiting(vt); /* (a peer that failed: not while closing) */
 }

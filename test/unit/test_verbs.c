@@ -1769,6 +1769,52 @@ START_TEST(fp_write_error)
 }
 END_TEST
 
+/* The peer whose ring is being taken back fails before it answers (the
+ * VB_MSG_UNRING completes in error): the peer fails with a message
+ * naming it, its ring is freed, and the peer waiting for one gets it. */
+START_TEST(fp_take_back_peer_fails)
+{
+	struct vb_tp *vt0;
+	unsigned long rx0;
+	char out[4096];
+	struct err_cap ec;
+	struct vw w;
+	int i;
+
+	rc_log_set_identity(0, "unit0");
+	setenv("RCMPI_VERBS_FP_RINGS", "1", 1);
+	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
+	setenv("RCMPI_VERBS_IDLE_MS", "0", 1); /* asked by hand below */
+	vw_open(&w, 3);
+	ck_assert_int_eq(w.status, RC_OK);
+	vt0 = (struct vb_tp *)vw_tp(&w, 0, 1);
+	for (i = 0; i < 2; i++)
+		send_round(&w, 1, 16, 100 * i);
+	for (i = 0; i < 2; i++)
+		send_round(&w, 2, 16, 100 * i);
+	ck_assert(vt0->peers[1].fprx && !vt0->peers[2].fprx);
+	ck_assert_uint_eq(vt0->fp_waiting, 1);
+	err_begin(&ec);
+	fk.fail_wr_at = fk.wrs + 1; /* the VB_MSG_UNRING */
+	vb_fp_revoke(vt0, &vt0->peers[1]);
+	ck_assert(vt0->peers[1].fprx->revoking);
+	for (i = 0; i < 100; i++)
+		vw_progress(&w);
+	err_end(&ec, out, sizeof(out));
+	ck_assert_msg(strstr(out, "rank 1 on unit1"), "message: %s", out);
+	ck_assert_int_eq(vt0->peers[1].state, VB_PEER_FAILED);
+	ck_assert(!vt0->peers[1].fprx);
+	ck_assert(vt0->peers[2].fprx); /* the waiting peer has it */
+	ck_assert_uint_eq(vt0->fp_waiting, 0);
+	rx0 = vt0->n_ring_rx;
+	for (i = 0; i < 4; i++)
+		send_round(&w, 2, 16, 1000 + i);
+	ck_assert_uint_gt(vt0->n_ring_rx, rx0);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* Post one atomic from rank 0 (again while the transport says RC_AGAIN:
  * rdma_cm connecting) and progress until it completes. */
 static int atomic_run(struct vw *w, int to, enum rc_tp_atomic kind,
@@ -1935,6 +1981,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, wiring_auto, 0, 3);
 	tcase_add_test(tc, data_reclaim);
 	tcase_add_test(tc, fp_take_back);
+	tcase_add_test(tc, fp_take_back_peer_fails);
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
