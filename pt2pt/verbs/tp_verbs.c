@@ -254,11 +254,17 @@ uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p)
 		want = vt->prm.credits;
 	if (want < vt->prm.credits_min) {
 		unsigned grow = vt->prm.credits_min * 16;
+		unsigned room = (unsigned)vt->cq_size - vt->prm.send_cqe -
+				vt->pool.total;
 
-		/* grow the SRQ while the CQ can take its completions */
-		if (vt->pool.total + grow + vt->prm.send_cqe <=
-			    (unsigned)vt->cq_size &&
-		    rx_grow(vt, grow) == RC_OK)
+		/* grow the SRQ while the CQ can take its completions: by
+		 * what is left of that room when less (a first window of
+		 * 0 would leave the peer unable ever to send) */
+		if ((unsigned)vt->cq_size < vt->prm.send_cqe + vt->pool.total)
+			room = 0;
+		if (grow > room)
+			grow = room;
+		if (grow >= vt->prm.credits_min && rx_grow(vt, grow) == RC_OK)
 			rc_log_debug("verbs: SRQ grown to %u buffers",
 				     vt->pool.total);
 		want = vt->prm.credits_min;
