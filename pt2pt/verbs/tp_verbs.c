@@ -254,14 +254,13 @@ uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p)
 		want = vt->prm.credits;
 	if (want < vt->prm.credits_min) {
 		unsigned grow = vt->prm.credits_min * 16;
-		unsigned room = (unsigned)vt->cq_size - vt->prm.send_cqe -
-				vt->pool.total;
+		unsigned used = vt->prm.send_cqe + vt->pool.total;
+		unsigned room =
+			(unsigned)vt->cq_size > used ? vt->cq_size - used : 0;
 
 		/* grow the SRQ while the CQ can take its completions: by
 		 * what is left of that room when less (a first window of
 		 * 0 would leave the peer unable ever to send) */
-		if ((unsigned)vt->cq_size < vt->prm.send_cqe + vt->pool.total)
-			room = 0;
 		if (grow > room)
 			grow = room;
 		if (grow >= vt->prm.credits_min && rx_grow(vt, grow) == RC_OK)
@@ -1170,7 +1169,6 @@ static int vb_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
 static bool vb_atomic_reach(struct rc_tp *tp, int wrank)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
-
 	const struct vb_peer *p;
 
 	if (!(tp->caps & RC_TP_CAP_ATOMIC) || wrank < 0 ||
