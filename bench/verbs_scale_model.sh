@@ -1,10 +1,10 @@
 #!/bin/bash
 # verbs_scale_model.sh - what the verbs transport costs each process as the
-# job grows, for both wiring modes, from the formulas of
+# job grows, for each wiring mode, from the formulas of
 # pt2pt/verbs/README.md and the default parameters:
 #
-#   modex (RCMPI_VERBS_CM=modex; auto's choice up to 64 ranks, and on
-#     InfiniBand): every rank publishes
+#   modex (RCMPI_VERBS_CM=modex; auto's choice up to 64 ranks): every
+#     rank publishes
 #     96 + 4N bytes (its address and one QP number per rank) and fetches
 #     all N blobs; N - 1 RC QPs (plus a loopback QP for device atomics);
 #     receive buffers max(256, 4 (N - 1)).
@@ -12,6 +12,9 @@
 #     96 bytes published, one peer's address
 #     fetched per connection; one RC QP per peer it talks to (k); receive
 #     buffers max(256, 4 k), grown as peers connect.
+#   ud (RCMPI_VERBS_CM=ud; auto's choice on InfiniBand past 64 ranks): as
+#     rdmacm, plus one UD QP and 20 KiB of registered handshake buffers
+#     (128 receive + 32 send of 128 bytes) per process.
 #
 # Registered memory: receive buffers and 64 bounce buffers of 8320 bytes
 # (8 KiB eager limit), up to 8 eager rings of 32 x 2048 bytes, 32 bytes of
@@ -25,7 +28,8 @@
 #
 # The small sizes are the ones the verbs suite runs (vt_scale): there each
 # process's QPs are counted with `rdma resource show qp` and must be k
-# (rdmacm, 48 ranks) or N - 1 plus the loopback (modex, 16 ranks).
+# (rdmacm, 48 ranks; ud, 16 ranks) or N - 1 plus the loopback (modex, 16
+# ranks).
 set -eu
 K=${1:-6}
 shift || true
@@ -51,6 +55,9 @@ for n in $SIZES; do
 		rx = 4 * k; if (rx < 256) rx = 256
 		printf "| %d | rdmacm, %d peers | 96 B | %s | %d | %d | %s | %s |\n",
 			n, k, hum(96 * k), k, rx, hum(mem(k, rx)),
+			hum(k * 128 * 24)
+		printf "| %d | ud, %d peers | 96 B | %s | %d (+1 UD) | %d | %s | %s |\n",
+			n, k, hum(96 * k), k, rx, hum(mem(k, rx) + 160 * 128),
 			hum(k * 128 * 24)
 	}'
 done

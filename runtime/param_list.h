@@ -72,12 +72,14 @@ RC_PARAM(VERBS_GID_INDEX, INT, "auto", 0, 65535, "verbs",
 	 "RoCE GID index (auto: RoCE v2, IPv4-mapped first); a bad index "
 	 "is an error")
 RC_PARAM(VERBS_CM, STR, "auto", 0, 0, "verbs",
-	 "QP wiring: modex (all QPs at MPI_Init), rdmacm (on first use) or "
-	 "auto (rdmacm on RoCE past VERBS_CM_AUTO_RANKS ranks, else modex)")
+	 "QP wiring: modex (all QPs at MPI_Init), rdmacm (on first use), "
+	 "ud (on first use, by a handshake over UD: no IP needed) or auto "
+	 "(modex up to VERBS_CM_AUTO_RANKS ranks; past them rdmacm on RoCE "
+	 "with IPv4, else ud)")
 RC_PARAM(VERBS_CM_AUTO_RANKS, INT, "64", 1, 1L << 30, "verbs",
 	 "auto wiring: the largest job wired at MPI_Init (modex)")
 RC_PARAM(VERBS_CM_TIMEOUT, INT, "5000", 100, 600000, "verbs",
-	 "rdmacm: milliseconds for address and route resolution and "
+	 "rdmacm, ud: milliseconds for address and route resolution and "
 	 "connection")
 RC_PARAM(VERBS_SL, INT, "0", 0, 15, "verbs", "InfiniBand service level")
 RC_PARAM(VERBS_TC, INT, "0", 0, 255, "verbs", "RoCE traffic class")

@@ -274,11 +274,13 @@ uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p)
 		if (!warned)
 			rc_log_warn(
 				"verbs: %u receive buffers cannot give rank %d "
-				"more than %u credits (the CQ of %s holds %d): "
-				"raise RCMPI_VERBS_RQ_SIZE",
+				"more than %u credits now (the CQ of %s holds "
+				"%d): it gets more as silent peers give theirs "
+				"back; raise RCMPI_VERBS_RQ_SIZE",
 				vt->pool.total, p->wrank, vt->pool.free,
 				vt->dev_name, vt->cq_size);
 		warned = true;
+		vt->short_windows = true;
 	}
 	return vb_rx_open(&vt->pool, &p->rx, want);
 }
@@ -517,6 +519,12 @@ static bool peer_atomic_only(struct vb_tp *vt, int w, bool shm)
 
 static void vb_teardown(struct vb_tp *vt);
 
+static uint8_t addr_wire(const struct vb_tp *vt)
+{
+	return vt->prm.ud ? VB_ADDR_UD : vt->prm.cm ? VB_ADDR_RDMACM
+						    : VB_ADDR_MODEX;
+}
+
 static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 {
 	struct vb_tp *vt = calloc(1, sizeof(*vt));
@@ -638,7 +646,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 			}
 			vt->modex_qps = true;
 		} else {
-			ret = vb_cm_open(vt);
+			ret = vt->prm.ud ? vb_ud_open(vt) : vb_cm_open(vt);
 			if (ret)
 				goto err_peers;
 		}
@@ -651,7 +659,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 		goto err_peers;
 	}
 	addr->magic = VB_ADDR_MAGIC;
-	addr->cm = vt->prm.cm;
+	addr->cm = addr_wire(vt);
 	addr->link_layer = vt->pattr.link_layer;
 	addr->port = vt->port;
 	addr->mtu = (uint8_t)vt->pattr.active_mtu;
@@ -673,6 +681,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 		addr->ipv4 = vt->ipv4;
 		addr->cm_port = vb_cm_port(vt);
 	}
+	addr->ud_qpn = vb_ud_qpn(vt);
 	memcpy(addr->dev, vt->dev_name,
 	       strnlen(vt->dev_name, sizeof(addr->dev) - 1));
 	if (vt->modex_qps) {
@@ -703,6 +712,11 @@ err_free:
 
 /* ---- reachability and connection ---- */
 
+static const char *wire_name(uint8_t w)
+{
+	return w == VB_ADDR_UD ? "ud" : w == VB_ADDR_RDMACM ? "rdmacm" : "modex";
+}
+
 /* The peer's verbs address, checked against ours. */
 static const struct vb_addr *peer_addr(struct vb_tp *vt, int w, bool quiet)
 {
@@ -716,19 +730,19 @@ static const struct vb_addr *peer_addr(struct vb_tp *vt, int w, bool quiet)
 	pa = data;
 	if (pa->magic != VB_ADDR_MAGIC || len < sizeof(*pa) + pa->nqpn * 4u)
 		return NULL;
-	if (pa->cm != vt->prm.cm || pa->link_layer != vt->pattr.link_layer) {
+	if (pa->cm != addr_wire(vt) ||
+	    pa->link_layer != vt->pattr.link_layer) {
 		if (!quiet)
 			rc_log_err(
 				"verbs: rank %d on %s uses %s over %s, we use "
 				"%s over %s: RCMPI_VERBS_CM and the fabrics "
 				"must match (auto wiring chooses rdmacm only "
 				"on RoCE ports with an IPv4 address)",
-				w, vb_peer_host(vt, w),
-				pa->cm ? "rdmacm" : "modex",
+				w, vb_peer_host(vt, w), wire_name(pa->cm),
 				pa->link_layer == IBV_LINK_LAYER_ETHERNET
 					? "RoCE"
 					: "InfiniBand",
-				vt->prm.cm ? "rdmacm" : "modex",
+				wire_name(addr_wire(vt)),
 				vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET
 					? "RoCE"
 					: "InfiniBand");
@@ -747,6 +761,8 @@ static bool vb_reachable(struct rc_tp *tp, int w)
 	pa = peer_addr(vt, w, false);
 	if (!pa || !pa->credit_addr)
 		return false;
+	if (vt->prm.ud)
+		return pa->ud_qpn != 0;
 	if (vt->prm.cm)
 		return pa->ipv4 && pa->cm_port;
 	return vt->peers[w].qp && pa->nqpn > (uint32_t)vt->inst->rank &&
@@ -832,7 +848,7 @@ static int vb_connect(struct rc_tp *tp)
 		rc_log_debug("verbs: %d peers over %s port %u (%s wiring), "
 			     "inline %u, eager %zu, %u receive buffers",
 			     vt->nverbs, vt->dev_name, vt->port,
-			     vt->prm.cm ? "rdmacm" : "modex", vt->inline_max,
+			     wire_name(addr_wire(vt)), vt->inline_max,
 			     vt->tp.eager_limit, vt->pool.total);
 	return RC_OK;
 }
@@ -845,14 +861,14 @@ static inline int vb_again(struct vb_tp *vt)
 	return RC_AGAIN;
 }
 
-/* Not connected: start (rdmacm) or report. */
+/* Not connected: start (on-demand wiring) or report. */
 static int peer_not_ready(struct vb_tp *vt, struct vb_peer *p)
 {
 	switch (p->state) {
 	case VB_PEER_FAILED:
 		return RC_ERR_PEER;
 	case VB_PEER_IDLE:
-		if (vb_cm_start(vt, p))
+		if (vt->ud ? vb_ud_start(vt, p) : vb_cm_start(vt, p))
 			return RC_ERR_PEER;
 		return vb_again(vt);
 	case VB_PEER_NONE:
@@ -1452,6 +1468,28 @@ static void credits_returned(struct vb_tp *vt, struct vb_peer *p,
  * last look for its window down to the first one every peer gets; and
  * while a busy peer waits for an eager ring, for its ring (verbs_fp.c).
  * A peer heard from again keeps what it has. */
+/* Windows given short (vb_rx_grant) grow to the floor from the pool;
+ * the peer hears of it through its credit slot (once connected). */
+static void credits_top_up(struct vb_tp *vt)
+{
+	bool still = false;
+	int w;
+
+	for (w = 0; w < vt->inst->size; w++) {
+		struct vb_peer *p = &vt->peers[w];
+
+		if ((p->state != VB_PEER_CONNECTED &&
+		     p->state != VB_PEER_CONNECTING) ||
+		    p->atomic_only || p->rx.window >= vt->prm.credits_min)
+			continue;
+		if (vb_rx_top_up(&vt->pool, &p->rx, vt->prm.credits_min) &&
+		    p->state == VB_PEER_CONNECTED)
+			vb_credit_due(vt, p);
+		still |= p->rx.window < vt->prm.credits_min;
+	}
+	vt->short_windows = still;
+}
+
 static void credits_look(struct vb_tp *vt)
 {
 	uint32_t floor = vt->prm.credits_min, unused = 0;
@@ -1587,13 +1625,20 @@ static unsigned vb_progress(struct rc_tp *tp)
 	}
 	if (vt->nrepost >= vt->prm.rx_batch || vt->refill_now)
 		rx_refill(vt);
-	if (RC_UNLIKELY((++vt->tick & 1023) == 0) && vt->prm.idle_ms)
-		credits_look(vt);
+	if (RC_UNLIKELY((++vt->tick & 1023) == 0)) {
+		if (vt->prm.idle_ms)
+			credits_look(vt);
+		if (vt->short_windows && !vt->closing)
+			credits_top_up(vt);
+	}
 	if (RC_UNLIKELY(vt->fp_acks_due) && !vt->closing)
 		vb_fp_acks(vt);
 	if (RC_UNLIKELY(vt->cm != NULL) &&
 	    (vt->nconnecting || (vt->tick & 255) == 0))
 		events += vb_cm_progress(vt);
+	if (RC_UNLIKELY(vt->ud != NULL) &&
+	    (vt->nconnecting || (vt->tick & 255) == 0))
+		events += vb_ud_progress(vt);
 	if (RC_UNLIKELY(rc_rcache_gc_pending(vt->rcache)))
 		rc_rcache_gc(vt->rcache);
 	return events;
@@ -1648,6 +1693,7 @@ static void vb_teardown(struct vb_tp *vt)
 
 	if (vt->cm)
 		vb_cm_close(vt);
+	vb_ud_close(vt);
 	if (vt->peers)
 		for (w = 0; w < vt->inst->size; w++)
 			peer_release(vt, &vt->peers[w]);
@@ -1663,15 +1709,14 @@ bool rc_tp_verbs_on_demand(const struct rc_inst *inst)
 {
 	enum vb_wiring w = vb_wiring_asked(inst->size);
 
-	return w == VB_WIRE_RDMACM || w == VB_WIRE_AUTO_CM;
+	return w == VB_WIRE_RDMACM || w == VB_WIRE_UD || w == VB_WIRE_AUTO_CM;
 }
 
 bool rc_tp_verbs_fences(struct rc_inst *inst, bool carries, bool at_close)
 {
-	/* rdma_cm connects on first use: no fence at connect. (Auto wiring
-	 * past its size fences all the same: InfiniBand ranks wire by
-	 * modex there, and no rank knows the others' link layer.) */
-	if (!at_close && vb_wiring_asked(inst->size) == VB_WIRE_RDMACM)
+	/* on-demand wiring (rdmacm, ud, auto past its size) connects on
+	 * first use: no fence at connect */
+	if (!at_close && rc_tp_verbs_on_demand(inst))
 		return false;
 	return carries || inst->local_size < inst->size;
 }

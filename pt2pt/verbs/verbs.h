@@ -4,6 +4,7 @@
  *   verbs_dev.c     parameters, device / port / GID selection
  *   verbs_qp.c      QP creation and the modex wiring (INIT -> RTR -> RTS)
  *   verbs_cm.c      rdma_cm wiring (RCMPI_VERBS_CM=rdmacm)
+ *   verbs_ud.c      the UD handshake wiring (RCMPI_VERBS_CM=ud)
  *   verbs_fp.c      the RDMA-write eager rings (small-message fast path)
  *   verbs_rcache.c  registration cache; verbs_hooks.c its memory hooks
  *   verbs_ops.c     the table of verbs calls (tests swap in fakes)
@@ -25,6 +26,8 @@
 struct rc_inst;
 struct vb_cm;
 struct vb_cm_conn;
+struct vb_ud;
+struct vb_ud_conn;
 
 /* ---- parameters (RCMPI_VERBS_*, README.md) ---- */
 struct vb_params {
@@ -32,10 +35,11 @@ struct vb_params {
 	const char *netif;  /* RCMPI_NET_IF */
 	int gid_index;	    /* GID_INDEX, -1: scan */
 	unsigned sl, tc, hop_limit;
-	bool cm;	       /* rdmacm wiring (else modex) */
+	bool cm;	       /* on-demand wiring: rdmacm or ud (else modex) */
+	bool ud;	       /* the on-demand connector is the UD handshake */
 	bool cm_auto;	       /* CM=auto past CM_AUTO_RANKS: rdmacm on a
-				* RoCE port with an IPv4 address (vb_dev_open
-				* decides) */
+				* RoCE port with an IPv4 address, else ud
+				* (vb_dev_open decides) */
 	size_t eager_limit;    /* EAGER_LIMIT: payload bytes sent eagerly */
 	unsigned inline_max;   /* INLINE: asked of the device */
 	unsigned rq_size;      /* RQ_SIZE: SRQ buffers */
@@ -119,8 +123,8 @@ struct vb_swr {
 
 enum vb_peer_state {
 	VB_PEER_NONE = 0,   /* not reached through verbs */
-	VB_PEER_IDLE,	    /* rdmacm: not connected yet */
-	VB_PEER_CONNECTING, /* rdmacm: our connection in progress */
+	VB_PEER_IDLE,	    /* on demand: not connected yet */
+	VB_PEER_CONNECTING, /* on demand: a connection in progress */
 	VB_PEER_WAIT,	    /* rdmacm: the peer's connection wins */
 	VB_PEER_CONNECTED,
 	VB_PEER_FAILED,
@@ -148,6 +152,8 @@ struct vb_peer {
 	struct vb_peer *next_dirty;
 	struct vb_cm_conn *conn; /* rdmacm: the live connection */
 	unsigned cm_tries;
+	struct vb_ud_conn *udc; /* ud: the handshake in progress */
+	struct ibv_ah *ud_ah;	/* ud: towards the peer's UD QP */
 	/* order and the eager rings (verbs_fp.c) */
 	uint16_t tx_seq;       /* next message's seq */
 	uint16_t rx_seq;       /* the seq delivered next */
@@ -170,7 +176,7 @@ struct vb_peer {
 
 struct vb_addr {
 	uint32_t magic;
-	uint8_t cm;	    /* 1: rdmacm wiring */
+	uint8_t cm;	    /* enum vb_addr_wire */
 	uint8_t link_layer; /* IBV_LINK_LAYER_* */
 	uint8_t port;
 	uint8_t mtu; /* enum ibv_mtu */
@@ -186,11 +192,13 @@ struct vb_addr {
 	uint16_t cm_port;     /* (network order) */
 	uint16_t rsvd;
 	uint32_t max_am; /* largest message our receive buffers take */
-	uint32_t rsvd2;
+	uint32_t ud_qpn; /* ud: the handshake's UD QP */
 	char dev[16];
 	uint32_t nqpn;	/* modex: world size; rdmacm: 0 */
 	uint32_t qpn[]; /* modex: my QP towards rank w, 0: none */
 };
+
+enum vb_addr_wire { VB_ADDR_MODEX = 0, VB_ADDR_RDMACM, VB_ADDR_UD };
 
 struct vb_qpn_ent {
 	uint32_t qpn;
@@ -245,6 +253,7 @@ struct vb_tp {
 	unsigned nconnecting;
 	bool closing;
 	bool refill_now; /* repost and return credits at once */
+	bool short_windows; /* a peer's window below credits_min */
 
 	struct vb_peer **fp_rx; /* peers with our eager ring (fp_rings) */
 	unsigned fp_nrx;
@@ -255,6 +264,7 @@ struct vb_tp {
 
 	struct rc_rcache *rcache;
 	struct vb_cm *cm;
+	struct vb_ud *ud;
 	unsigned long tick;
 	double idle_next; /* the next look for silent peers (s) */
 	bool resources; /* PD, CQ, SRQ, buffers exist */
@@ -305,7 +315,9 @@ bool vb_sq_signal(struct vb_tp *vt, struct vb_peer *p, bool *again);
 enum vb_wiring {
 	VB_WIRE_MODEX,
 	VB_WIRE_RDMACM,
-	VB_WIRE_AUTO_CM, /* auto past CM_AUTO_RANKS: rdmacm where it can */
+	VB_WIRE_UD,
+	VB_WIRE_AUTO_CM, /* auto past CM_AUTO_RANKS: rdmacm where it can,
+			  * else ud */
 	VB_WIRE_BAD,
 };
 enum vb_wiring vb_wiring_asked(int nranks);
@@ -363,6 +375,9 @@ void vb_qp_rts_attr(const struct vb_tp *vt, const struct vb_addr *pa,
 		    uint32_t my_qpn, struct ibv_qp_attr *a, int *mask);
 int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p,
 		  const struct vb_addr *pa);
+/* INIT -> RTR (towards pa's port, QP rqpn) -> RTS */
+int vb_qp_connect_qpn(struct vb_tp *vt, struct vb_peer *p,
+		      const struct vb_addr *pa, uint32_t rqpn);
 /* Our own peer slot p as a QP connected to itself (device atomics on our
  * own memory); on failure nothing is left. */
 int vb_qp_loopback(struct vb_tp *vt, struct vb_peer *p);
@@ -376,6 +391,17 @@ void vb_cm_close(struct vb_tp *vt);
 int vb_cm_start(struct vb_tp *vt, struct vb_peer *p);
 unsigned vb_cm_progress(struct vb_tp *vt);
 uint16_t vb_cm_port(struct vb_tp *vt); /* network order */
+
+/* verbs_ud.c */
+int vb_ud_open(struct vb_tp *vt);
+void vb_ud_close(struct vb_tp *vt);
+int vb_ud_start(struct vb_tp *vt, struct vb_peer *p);
+unsigned vb_ud_progress(struct vb_tp *vt);
+uint32_t vb_ud_qpn(const struct vb_tp *vt);
+/* The address handle's attributes towards pa's port (InfiniBand: its
+ * LID, no GRH; RoCE: its GID) */
+void vb_ud_ah_attr(const struct vb_tp *vt, const struct vb_addr *pa,
+		   struct ibv_ah_attr *ah);
 
 /* tp_verbs.c */
 void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,

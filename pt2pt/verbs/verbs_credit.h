@@ -38,6 +38,12 @@
  * messages come again before it answered keeps its window (the request
  * is dropped, rx.reclaim = 0); the floor a window keeps is the first
  * window every peer gets (credits_min).
+ *
+ * Short windows. A peer that connects on demand when the pool is empty
+ * and the SRQ cannot grow (its CQ is full) gets less than credits_min,
+ * even 0, and could never send. Such windows are topped up to the floor
+ * from what the pool gets back (credits taken back, peers gone), and the
+ * new limit written to the peer's credit slot.
  */
 #ifndef RC_VERBS_CREDIT_H
 #define RC_VERBS_CREDIT_H
@@ -148,6 +154,21 @@ static inline void vb_rx_reposted(struct vb_pool *pool, struct vb_rx_credit *rx,
 		rx->limit += g;
 		pool->free -= g;
 	}
+}
+
+/* A window below floor (the pool was short when it was given) grows from
+ * what the pool has again; returns the credits added. */
+static inline uint32_t vb_rx_top_up(struct vb_pool *pool,
+				    struct vb_rx_credit *rx, uint32_t floor)
+{
+	uint32_t g = rx->window < floor ? floor - rx->window : 0;
+
+	if (g > pool->free)
+		g = pool->free;
+	rx->window += g;
+	rx->limit += g;
+	pool->free -= g;
+	return g;
 }
 
 /* Ask for the window down to floor (0: nothing to take back). */

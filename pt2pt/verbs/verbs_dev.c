@@ -138,6 +138,8 @@ enum vb_wiring vb_wiring_asked(int nranks)
 		return VB_WIRE_MODEX;
 	if (!strcmp(cm, "rdmacm"))
 		return VB_WIRE_RDMACM;
+	if (!strcmp(cm, "ud"))
+		return VB_WIRE_UD;
 	if (strcmp(cm, "auto"))
 		return VB_WIRE_BAD;
 	return nranks > rc_param_int(RC_P_VERBS_CM_AUTO_RANKS) ? VB_WIRE_AUTO_CM
@@ -160,12 +162,14 @@ int vb_params_read(struct vb_params *p, int nranks)
 	if (wire == VB_WIRE_BAD) {
 		const char *cm = rc_param_str(RC_P_VERBS_CM);
 
-		rc_log_err("RCMPI_VERBS_CM=%s: expected auto, modex or rdmacm",
+		rc_log_err("RCMPI_VERBS_CM=%s: expected auto, modex, rdmacm "
+			   "or ud",
 			   cm);
 		vb_set_open_error("RCMPI_VERBS_CM=%s is invalid", cm);
 		return RC_ERR_INVAL;
 	}
-	p->cm = wire == VB_WIRE_RDMACM;
+	p->cm = wire == VB_WIRE_RDMACM || wire == VB_WIRE_UD;
+	p->ud = wire == VB_WIRE_UD;
 	p->cm_auto = wire == VB_WIRE_AUTO_CM;
 	p->sl = (unsigned)rc_param_int(RC_P_VERBS_SL);
 	p->tc = (unsigned)rc_param_int(RC_P_VERBS_TC);
@@ -527,13 +531,14 @@ int vb_dev_open(struct vb_tp *vt)
 	 * lists devices here, so that it may still choose rdma_cm once it
 	 * knows the port */
 	errno = 0;
-	cml = vt->prm.cm || vt->prm.cm_auto;
+	cml = (vt->prm.cm && !vt->prm.ud) || vt->prm.cm_auto;
 	if (cml)
 		clist = ops->cm_get_devices(&n);
 	if (!clist && vt->prm.cm_auto) {
-		rc_log_debug("verbs: rdma_get_devices: %s: modex wiring",
+		rc_log_debug("verbs: rdma_get_devices: %s: no rdma_cm, the "
+			     "UD handshake wires on demand",
 			     errno ? strerror(errno) : "none");
-		vt->prm.cm_auto = false;
+		vt->prm.ud = true;
 		cml = false;
 		errno = 0;
 	}
@@ -642,18 +647,20 @@ int vb_dev_open(struct vb_tp *vt)
 		goto err_close;
 	}
 	if (vt->prm.cm_auto) {
-		/* past RCMPI_VERBS_CM_AUTO_RANKS: connections on first use
-		 * over RoCE, whose port has the IPv4 address rdma_cm needs
-		 * (its GID is one). InfiniBand stays on modex: rdma_cm would
-		 * need IPoIB, which not every cluster has, and every rank
-		 * must decide alike without asking the others. */
-		vt->prm.cm = vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET &&
-			     vt->ipv4;
+		/* past RCMPI_VERBS_CM_AUTO_RANKS: connections on first use,
+		 * by rdma_cm over RoCE, whose port has the IPv4 address it
+		 * needs (its GID is one), else by the UD handshake, which
+		 * needs no IP (InfiniBand without IPoIB) */
+		vt->prm.cm = true;
+		if (!vt->prm.ud)
+			vt->prm.ud = vt->pattr.link_layer !=
+					     IBV_LINK_LAYER_ETHERNET ||
+				     !vt->ipv4;
 		rc_log_debug("verbs: %d ranks, more than "
 			     "RCMPI_VERBS_CM_AUTO_RANKS=%ld: %s wiring",
 			     vt->inst->size,
 			     rc_param_int(RC_P_VERBS_CM_AUTO_RANKS),
-			     vt->prm.cm ? "rdmacm" : "modex");
+			     vt->prm.ud ? "ud" : "rdmacm");
 	}
 	rc_log_debug(
 		"verbs: %s port %u, %s, MTU %d, LID %u", vt->dev_name, vt->port,

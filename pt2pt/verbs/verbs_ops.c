@@ -137,6 +137,23 @@ static int real_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	return ibv_post_srq_recv(srq, wr, bad);
 }
 
+static int real_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad)
+{
+	return ibv_post_recv(qp, wr, bad);
+}
+
+static struct ibv_ah *real_create_ah(struct ibv_pd *pd,
+				     struct ibv_ah_attr *attr)
+{
+	return ibv_create_ah(pd, attr);
+}
+
+static int real_destroy_ah(struct ibv_ah *ah)
+{
+	return ibv_destroy_ah(ah);
+}
+
 static int real_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	return ibv_poll_cq(cq, n, wc);
@@ -273,6 +290,9 @@ const struct rc_verbs_ops rc_verbs_real_ops = {
 	.post_send = real_post_send,
 	.post_srq_recv = real_post_srq_recv,
 	.poll_cq = real_poll_cq,
+	.post_recv = real_post_recv,
+	.create_ah = real_create_ah,
+	.destroy_ah = real_destroy_ah,
 	.cm_get_devices = real_cm_get_devices,
 	.cm_free_devices = real_cm_free_devices,
 	.cm_create_event_channel = real_cm_create_event_channel,

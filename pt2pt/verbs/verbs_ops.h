@@ -51,11 +51,15 @@ struct rc_verbs_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t len,
 				 int access);
 	int (*dereg_mr)(struct ibv_mr *mr);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	int (*destroy_ah)(struct ibv_ah *ah);
 	/* data path */
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad);
 	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			     struct ibv_recv_wr **bad);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad); /* the UD QP's own */
 	int (*poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 
 	/* librdmacm */

@@ -179,12 +179,9 @@ void vb_qp_destroy(struct vb_tp *vt, struct vb_peer *p)
 
 int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p, const struct vb_addr *pa)
 {
-	const struct rc_verbs_ops *ops = vt->ops;
 	struct rc_inst *inst = vt->inst;
 	uint32_t rqpn =
 		pa->nqpn > (uint32_t)inst->rank ? pa->qpn[inst->rank] : 0;
-	struct ibv_qp_attr a;
-	int mask, err;
 
 	if (!rqpn) {
 		rc_log_err("verbs: rank %d on %s has no queue pair for us "
@@ -193,6 +190,16 @@ int vb_qp_connect(struct vb_tp *vt, struct vb_peer *p, const struct vb_addr *pa)
 			   p->wrank, vb_peer_host(vt, p->wrank));
 		return RC_ERR_UNREACH;
 	}
+	return vb_qp_connect_qpn(vt, p, pa, rqpn);
+}
+
+int vb_qp_connect_qpn(struct vb_tp *vt, struct vb_peer *p,
+		      const struct vb_addr *pa, uint32_t rqpn)
+{
+	const struct rc_verbs_ops *ops = vt->ops;
+	struct ibv_qp_attr a;
+	int mask, err;
+
 	vb_qp_rtr_attr(vt, pa, rqpn, &a, &mask);
 	err = ops->modify_qp(p->qp, &a, mask);
 	if (err) {

@@ -13,10 +13,12 @@
  *   setup    2-rank worlds (engine + verbs transport over the fake verbs of
  *            verbs_fake.c): GID choice by type, overrides, bad settings,
  *            missing devices, and every setup call failing in turn (modex
- *            RoCE, modex InfiniBand, rdma_cm) with nothing left allocated
- *   data     traffic over the fakes: every size and rendezvous mode,
- *            floods with tiny credit windows (no RNR ever), rdma_cm
- *            simultaneous connects, a completion error naming both ends,
+ *            RoCE, modex InfiniBand, rdma_cm, UD handshake) with nothing
+ *            left allocated
+ *   data     traffic over the fakes: every size and rendezvous mode in
+ *            every wiring, floods with tiny credit windows (no RNR ever),
+ *            simultaneous connects (rdma_cm, UD handshake), lost and
+ *            unanswered handshakes, a completion error naming both ends,
  *            device atomics (the work request, loopback to our own memory)
  */
 #include <check.h>
@@ -872,7 +874,7 @@ static bool vw_exchange(struct vw *w)
 
 /* Fail the n-th verbs call of a 2-rank setup, for every n: nothing leaks,
  * nothing crashes, and success needs every call to succeed. */
-static void fail_every_call(int link_layer, bool cm, bool atomic)
+static void fail_every_call(int link_layer, const char *cm, bool atomic)
 {
 	unsigned long n, total;
 	volatile int failures = 0;
@@ -884,7 +886,7 @@ static void fail_every_call(int link_layer, bool cm, bool atomic)
 	if (atomic)
 		fk.atomic_cap = IBV_ATOMIC_HCA; /* and a loopback QP */
 	if (cm)
-		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+		setenv("RCMPI_VERBS_CM", cm, 1);
 	vw_open(&w, 2);
 	ck_assert_int_eq(w.status, RC_OK);
 	if (cm)
@@ -902,7 +904,7 @@ static void fail_every_call(int link_layer, bool cm, bool atomic)
 		if (atomic)
 			fk.atomic_cap = IBV_ATOMIC_HCA;
 		if (cm)
-			setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+			setenv("RCMPI_VERBS_CM", cm, 1);
 		fk.fail_at = n;
 		vw_abort_armed = true;
 		if (setjmp(vw_abort_jmp)) {
@@ -921,11 +923,12 @@ static void fail_every_call(int link_layer, bool cm, bool atomic)
 			fk_live_total() == 0,
 			"failing call %lu of %lu leaves %d objects "
 			"(devlist %d ctx %d pd %d cq %d srq %d qp %d mr %d "
-			"chan %d id %d event %d)",
+			"chan %d id %d event %d ah %d)",
 			n, total, fk_live_total(), fk.live[FK_DEVLIST],
 			fk.live[FK_CTX], fk.live[FK_PD], fk.live[FK_CQ],
 			fk.live[FK_SRQ], fk.live[FK_QP], fk.live[FK_MR],
-			fk.live[FK_CHAN], fk.live[FK_ID], fk.live[FK_EVENT]);
+			fk.live[FK_CHAN], fk.live[FK_ID], fk.live[FK_EVENT],
+			fk.live[FK_AH]);
 	}
 	/* most failures must be failures (a few calls are best effort:
 	 * ibv_fork_init, rdma_set_option) */
@@ -934,19 +937,25 @@ static void fail_every_call(int link_layer, bool cm, bool atomic)
 
 START_TEST(setup_fail_every_call_roce)
 {
-	fail_every_call(IBV_LINK_LAYER_ETHERNET, false, true);
+	fail_every_call(IBV_LINK_LAYER_ETHERNET, NULL, true);
 }
 END_TEST
 
 START_TEST(setup_fail_every_call_ib)
 {
-	fail_every_call(IBV_LINK_LAYER_INFINIBAND, false, false);
+	fail_every_call(IBV_LINK_LAYER_INFINIBAND, NULL, false);
 }
 END_TEST
 
 START_TEST(setup_fail_every_call_rdmacm)
 {
-	fail_every_call(IBV_LINK_LAYER_ETHERNET, true, true);
+	fail_every_call(IBV_LINK_LAYER_ETHERNET, "rdmacm", true);
+}
+END_TEST
+
+START_TEST(setup_fail_every_call_ud)
+{
+	fail_every_call(IBV_LINK_LAYER_INFINIBAND, "ud", true);
 }
 END_TEST
 
@@ -1032,10 +1041,13 @@ START_TEST(data_sizes)
 	static const char *const modes[] = {"get", "put", "frag"};
 	struct vw w;
 
+	static const char *const wiring[] = {"modex", "rdmacm", "ud"};
+
 	setenv("RCMPI_RNDV_MODE", modes[_i % 3], 1);
 	setenv("RCMPI_VERBS_RDMA_CHUNK", "65536", 1);
-	if (_i >= 3)
-		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+	setenv("RCMPI_VERBS_CM", wiring[_i / 3], 1);
+	if (_i == 8) /* the UD handshake on InfiniBand: LIDs, no GRH */
+		fk.link_layer = IBV_LINK_LAYER_INFINIBAND;
 	vw_open(&w, 3);
 	ck_assert_int_eq(w.status, RC_OK);
 	all_pairs(&w, sizes, NSIZES);
@@ -1046,6 +1058,19 @@ START_TEST(data_sizes)
 		ck_assert_uint_gt(fk.reads, 0);
 	if (_i % 3 == 1)
 		ck_assert_uint_gt(fk.writes, 0);
+	ck_assert_uint_eq(fk.ud_misaddressed, 0);
+	if (_i >= 6) /* 3 pairs that both send first: 2 REQs, a REP and an
+		      * RTU each; nothing lost, nothing repeated */
+		ck_assert_uint_eq(fk.ud_sends, 12);
+	if (_i == 8) {
+		struct ibv_qp_attr rtr, rts;
+		int rm, sm;
+
+		ck_assert(fk_qp_attrs(qpn_of(&w, 0, 1), &rtr, &rm, &rts, &sm));
+		ck_assert_int_eq(rtr.ah_attr.is_global, 0);
+		ck_assert_uint_eq(rtr.ah_attr.dlid, fk_ctx_lid(1));
+		ck_assert_uint_eq(rtr.dest_qp_num, qpn_of(&w, 1, 0));
+	}
 	vw_close(&w);
 	ck_assert_int_eq(fk_live_total(), 0);
 }
@@ -1070,7 +1095,7 @@ START_TEST(data_flood_tiny_credits)
 	setenv("RCMPI_VERBS_SEND_CQE", "16", 1);
 	setenv("RCMPI_VERBS_FP_RINGS", "0", 1); /* the SRQ's credits only */
 	if (_i)
-		setenv("RCMPI_VERBS_CM", "rdmacm", 1);
+		setenv("RCMPI_VERBS_CM", _i == 1 ? "rdmacm" : "ud", 1);
 	vw_open(&w, 2);
 	ck_assert_int_eq(w.status, RC_OK);
 	/* both send everything before anyone receives */
@@ -1150,6 +1175,214 @@ START_TEST(data_cm_simultaneous)
 	ck_assert(vw_exchange(&w));
 	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1); /* no new ones */
 	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* stderr into a pipe while a failure is provoked (its message is what the
+ * test checks); err_end puts stderr back and returns what was written. */
+struct err_cap {
+	int fd[2];
+	int saved;
+};
+
+static void err_begin(struct err_cap *c)
+{
+	ck_assert_int_eq(pipe(c->fd), 0);
+	c->saved = dup(2);
+	dup2(c->fd[1], 2);
+}
+
+static void err_end(struct err_cap *c, char *out, size_t len)
+{
+	ssize_t n;
+
+	dup2(c->saved, 2);
+	close(c->saved);
+	close(c->fd[1]);
+	n = read(c->fd[0], out, len - 1);
+	close(c->fd[0]);
+	ck_assert_int_gt(n, 0);
+	out[n] = 0;
+}
+
+/* ---- the UD handshake (RCMPI_VERBS_CM=ud) ---- */
+
+static double t_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Progress until every request is done or secs have passed (the
+ * handshake's timers run on the clock, not on progress calls). */
+static bool vw_wait_s(struct vw *w, struct rc_req **reqs, int n, double secs)
+{
+	double t0 = t_now();
+	int i;
+
+	while (t_now() - t0 < secs) {
+		for (i = 0; i < n && (!reqs[i] || rc_req_done(reqs[i])); i++)
+			;
+		if (i == n)
+			return true;
+		vw_progress(w);
+	}
+	return false;
+}
+
+/* Both ranks send first. Loop 0: rank 0's REQ reaches rank 1 before rank
+ * 1 has progressed (it accepts, its own attempt never starts...); loop 1:
+ * rank 1's REQ goes out first and both cross (rank 0, the lower, ignores
+ * it; rank 1 drops its attempt for rank 0's). One RC QP per rank either
+ * way, and later traffic makes no new handshake. */
+START_TEST(ud_simultaneous)
+{
+	struct rc_req *r[4] = {NULL};
+	int a = 1, b = 2, x = 0, y = 0, i;
+	uint32_t q[16];
+	struct vw w;
+
+	setenv("RCMPI_VERBS_CM", "ud", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	ck_assert_int_eq(fk_qp_list(q, 16), 0); /* none before first use */
+	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
+				      1, 3, RC_SEND_STD, &r[0]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_isend(w.inst[1]->world, 0, &b, 1, &rc_mpi_int,
+				      0, 3, RC_SEND_STD, &r[1]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[0]->world, 0, &x, 1, &rc_mpi_int,
+				      1, 3, &r[2]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &y, 1, &rc_mpi_int,
+				      0, 3, &r[3]),
+			 RC_OK);
+	if (_i == 1)
+		rc_progress(w.inst[1]); /* rank 1's REQ goes out first */
+	ck_assert(vw_wait_s(&w, r, 4, 10));
+	ck_assert_int_eq(x, 2);
+	ck_assert_int_eq(y, 1);
+	ck_assert_int_eq(fk_qp_list(q, 16), 2);
+	for (i = 0; i < 4; i++)
+		rc_req_free(r[i]);
+	i = (int)fk.ud_sends;
+	ck_assert(vw_exchange(&w));
+	ck_assert_uint_eq(fk.ud_sends, (unsigned long)i); /* no new ones */
+	ck_assert_int_eq(fk_qp_list(q, 16), 2);
+	ck_assert_uint_eq(fk.ud_misaddressed, 0);
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* Lost datagrams: loop 0 loses the first REQ, loop 1 the REQ and the
+ * REP, loop 2 the first five (REQ, its repeat, REP...): the timers send
+ * again, and the connection comes up once. */
+START_TEST(ud_lost)
+{
+	struct rc_req *r[2] = {NULL};
+	int a = 7, x = 0;
+	uint32_t q[16];
+	struct vw w;
+
+	setenv("RCMPI_VERBS_CM", "ud", 1);
+	setenv("RCMPI_VERBS_CM_TIMEOUT", "6000", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	fk.ud_drop = _i == 0 ? 1 : _i == 1 ? 2 : 5;
+	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
+				      1, 3, RC_SEND_STD, &r[0]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &x, 1, &rc_mpi_int,
+				      0, 3, &r[1]),
+			 RC_OK);
+	ck_assert(vw_wait_s(&w, r, 2, 10));
+	ck_assert_int_eq(r[0]->err, RC_OK);
+	ck_assert_int_eq(x, 7);
+	ck_assert_uint_eq(fk.ud_drop, 0);
+	ck_assert_uint_ge(fk.ud_sends, 3 + (_i == 0 ? 1 : _i == 1 ? 2 : 5));
+	ck_assert_int_eq(fk_qp_list(q, 16), 2);
+	rc_req_free(r[0]);
+	rc_req_free(r[1]);
+	ck_assert(vw_exchange(&w));
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* The handshake fails within RCMPI_VERBS_CM_TIMEOUT with a message that
+ * names the peer, and what waited on it fails (MPI_ERRORS_RETURN):
+ * loop 0, every datagram lost (no answer to the REQ: a peer gone, or one
+ * that never posted its UD QP); loop 1, rank 0 dies after its REQ (rank
+ * 1 answered, never gets the RTU: the passive side's timer). Nothing is
+ * left of the attempt. */
+START_TEST(ud_no_answer)
+{
+	struct rc_req *r = NULL;
+	int a = 7, x = 0, side = _i == 0 ? 0 : 1, i;
+	struct vb_tp *vt;
+	char out[4096];
+	struct err_cap ec;
+	double t0, dt;
+	uint32_t q[16];
+	struct vw w;
+
+	rc_log_set_identity(side, side ? "unit1" : "unit0");
+	setenv("RCMPI_VERBS_CM", "ud", 1);
+	setenv("RCMPI_VERBS_CM_TIMEOUT", "300", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	vt = (struct vb_tp *)vw_tp(&w, side, 1 - side);
+	if (_i == 0) {
+		fk.ud_drop_all = true;
+		ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1,
+					      &rc_mpi_int, 1, 3, RC_SEND_STD,
+					      &r),
+				 RC_OK);
+	} else {
+		ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &x, 1,
+					      &rc_mpi_int, 0, 3, &r),
+				 RC_OK);
+		/* rank 0 sends: its REQ goes out (no progress needed) */
+		ck_assert_int_eq(vb_ud_start((struct vb_tp *)vw_tp(&w, 0, 1),
+					     &((struct vb_tp *)vw_tp(&w, 0, 1))
+						      ->peers[1]),
+				 RC_OK);
+		/* the REP (an idle rank looks at its UD QP every 256 calls) */
+		for (i = 0; i < 1000 && vt->peers[0].state != VB_PEER_CONNECTING;
+		     i++)
+			rc_progress(w.inst[1]);
+		fk.ud_drop_all = true; /* rank 0 is gone */
+		ck_assert_int_eq(vt->peers[0].state, VB_PEER_CONNECTING);
+	}
+	err_begin(&ec);
+	t0 = t_now();
+	while (!rc_req_done(r) && t_now() - t0 < 5)
+		rc_progress(w.inst[side]);
+	dt = t_now() - t0;
+	err_end(&ec, out, sizeof(out));
+	ck_assert(rc_req_done(r));
+	ck_assert_int_ne(r->err, RC_OK);
+	ck_assert_msg(dt >= 0.25 && dt < 2, "failed after %.2f s", dt);
+	ck_assert_msg(strstr(out, side ? "rank 0 on unit0" : "rank 1 on unit1"),
+		      "message: %s", out);
+	ck_assert_msg(strstr(out, _i == 0 ? "no answer to our connection "
+					    "request over UD within 300 ms"
+					  : "no confirmation of our answer over "
+					    "UD within 300 ms"),
+		      "message: %s", out);
+	ck_assert_int_eq(vt->peers[1 - side].state, VB_PEER_FAILED);
+	ck_assert(!vt->peers[1 - side].qp);
+	ck_assert_uint_eq(vt->nconnecting, 0);
+	ck_assert_int_eq(fk_qp_list(q, 16), _i == 0 ? 0 : 1); /* rank 0's */
+	rc_req_free(r);
 	vw_close(&w);
 	ck_assert_int_eq(fk_live_total(), 0);
 }
@@ -1236,6 +1469,53 @@ START_TEST(data_reclaim)
 }
 END_TEST
 
+/* A peer that connects on demand when rank 0's pool is empty and its SRQ
+ * cannot grow (a CQ with no room: max_cqe 176, 160 send completions) gets
+ * a first window of 0. Ranks 1 and 2 have grown theirs to 8 each out of
+ * 16 buffers and fall silent; rank 3's window is topped up to 4 from
+ * what they give back (before, rank 3 could never send), and its
+ * messages arrive in order with no RNR. Over rdma_cm (_i 0) and the UD
+ * handshake (_i 1). */
+START_TEST(data_short_window)
+{
+	struct vb_tp *vt0;
+	int i;
+	struct vw w;
+
+	fk.max_cqe = 176; /* (the UD QP's CQ takes 160) */
+	setenv("RCMPI_VERBS_CM", _i ? "ud" : "rdmacm", 1);
+	setenv("RCMPI_VERBS_RQ_SIZE", "16", 1);
+	setenv("RCMPI_VERBS_SEND_CQE", "160", 1);
+	setenv("RCMPI_VERBS_CREDITS", "8", 1);
+	setenv("RCMPI_VERBS_FP_RINGS", "0", 1); /* the SRQ's credits only */
+	setenv("RCMPI_VERBS_IDLE_MS", "1", 1);
+	vw_open(&w, 4);
+	ck_assert_int_eq(w.status, RC_OK);
+	vt0 = (struct vb_tp *)vw_tp(&w, 0, 1);
+	ck_assert_uint_eq(vt0->pool.total, 16);
+	for (i = 0; i < 10; i++) {
+		send_round(&w, 1, 32, 100 * i);
+		send_round(&w, 2, 32, 100 * i);
+	}
+	ck_assert_uint_eq(vt0->peers[1].rx.window, 8);
+	ck_assert_uint_eq(vt0->peers[2].rx.window, 8);
+	ck_assert_uint_eq(vt0->pool.free, 0);
+	for (i = 0; i < 10; i++)
+		send_round(&w, 3, 32, 1000 * i);
+	ck_assert_uint_ge(vt0->peers[3].rx.window, 4);
+	ck_assert_uint_gt(vt0->pool.taken, 0);
+	ck_assert_uint_eq(vt0->pool.total, 16); /* no buffer more */
+	ck_assert_uint_eq(vt0->pool.free + vt0->peers[1].rx.window +
+				  vt0->peers[2].rx.window +
+				  vt0->peers[3].rx.window,
+			  vt0->pool.total);
+	ck_assert(!vt0->short_windows);
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* An eager ring taken back from a silent peer for a busy one: one ring
  * at rank 0 (RCMPI_VERBS_FP_RINGS=1). Rank 1 talks first and gets it;
  * then rank 2 talks while rank 1 is silent: the ring goes to rank 2
@@ -1296,15 +1576,15 @@ END_TEST
 /* RCMPI_VERBS_CM=auto (the default) chooses the wiring by job size and
  * link layer: past RCMPI_VERBS_CM_AUTO_RANKS ranks on RoCE, rdma_cm (no
  * QP before first use, one per rank after it, through rdma_cm's
- * connect); at or below it (_i 1), or on InfiniBand (_i 2), modex (a QP
- * per peer at open, none connected by rdma_cm). Connections may come on
- * first use (the finalize sync) past the size whatever the fabric. */
+ * connect); on InfiniBand (_i 2) the UD handshake (no IP needed: no
+ * rdma_cm connect, datagrams instead); at or below the size (_i 1),
+ * modex (a QP per peer at open). */
 START_TEST(wiring_auto)
 {
 	struct rc_req *r[2] = {NULL};
 	int a = 5, x = 0;
 	uint32_t q[16];
-	bool cm = _i == 0;
+	bool cm = _i != 1, ud = _i == 2;
 	struct vw w;
 
 	if (_i == 2)
@@ -1313,6 +1593,7 @@ START_TEST(wiring_auto)
 	vw_open(&w, 2);
 	ck_assert_int_eq(w.status, RC_OK);
 	ck_assert_int_eq(((struct vb_tp *)vw_tp(&w, 0, 1))->prm.cm, cm);
+	ck_assert_int_eq(((struct vb_tp *)vw_tp(&w, 0, 1))->prm.ud, ud);
 	ck_assert_int_eq(rc_tp_verbs_on_demand(w.inst[0]), _i != 1);
 	ck_assert_int_eq(fk_qp_list(q, 16), cm ? 0 : 2);
 	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
@@ -1324,7 +1605,9 @@ START_TEST(wiring_auto)
 	ck_assert(vw_wait(&w, r, 2));
 	ck_assert_int_eq(x, 5);
 	ck_assert_int_eq(fk_qp_list(q, 16), 2);
-	ck_assert_uint_eq(fk.cm_connects, cm ? 1 : 0);
+	ck_assert_uint_eq(fk.cm_connects, cm && !ud ? 1 : 0);
+	ck_assert_uint_eq(fk.ud_sends, ud ? 3 : 0); /* REQ, REP, RTU */
+	ck_assert_uint_eq(fk.ud_misaddressed, 0);
 	rc_req_free(r[0]);
 	rc_req_free(r[1]);
 	data_check_clean();
@@ -1442,33 +1725,6 @@ START_TEST(data_put_inline)
 	ck_assert_int_eq(fk_live_total(), 0);
 }
 END_TEST
-
-/* stderr into a pipe while a failure is provoked (its message is what the
- * test checks); err_end puts stderr back and returns what was written. */
-struct err_cap {
-	int fd[2];
-	int saved;
-};
-
-static void err_begin(struct err_cap *c)
-{
-	ck_assert_int_eq(pipe(c->fd), 0);
-	c->saved = dup(2);
-	dup2(c->fd[1], 2);
-}
-
-static void err_end(struct err_cap *c, char *out, size_t len)
-{
-	ssize_t n;
-
-	dup2(c->saved, 2);
-	close(c->saved);
-	close(c->fd[1]);
-	n = read(c->fd[0], out, len - 1);
-	close(c->fd[0]);
-	ck_assert_int_gt(n, 0);
-	out[n] = 0;
-}
 
 /* A port whose max_msg_sz is 16 KiB (rxe's 8 MiB): the transport carries
  * at most that in one get or put (rdma_max, rdma_chunk cut to it) and
@@ -1967,19 +2223,24 @@ static Suite *verbs_suite(void)
 	tcase_add_test(tc, setup_fail_every_call_roce);
 	tcase_add_test(tc, setup_fail_every_call_ib);
 	tcase_add_test(tc, setup_fail_every_call_rdmacm);
+	tcase_add_test(tc, setup_fail_every_call_ud);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("data");
 	tcase_add_checked_fixture(tc, setup_fakes, NULL);
-	tcase_add_loop_test(tc, data_sizes, 0, 6);
-	tcase_add_loop_test(tc, data_flood_tiny_credits, 0, 2);
+	tcase_add_loop_test(tc, data_sizes, 0, 9);
+	tcase_add_loop_test(tc, data_flood_tiny_credits, 0, 3);
 	tcase_add_loop_test(tc, data_cm_simultaneous, 0, 2);
+	tcase_add_loop_test(tc, ud_simultaneous, 0, 2);
+	tcase_add_loop_test(tc, ud_lost, 0, 3);
+	tcase_add_loop_test(tc, ud_no_answer, 0, 2);
 	tcase_add_test(tc, data_put_inline);
 	tcase_add_loop_test(tc, data_max_msg, 0, 2);
 	tcase_add_loop_test(tc, data_mem_report, 0, 2);
 	tcase_add_loop_test(tc, wiring_auto, 0, 3);
 	tcase_add_test(tc, data_reclaim);
+	tcase_add_loop_test(tc, data_short_window, 0, 2);
 	tcase_add_test(tc, fp_take_back);
 	tcase_add_test(tc, fp_take_back_peer_fails);
 	tcase_add_test(tc, data_completion_error);

@@ -47,6 +47,13 @@ struct fk_qp {
 	int rtr_mask, rts_mask;
 	uint32_t dest;
 	bool err;
+	uint32_t qkey;	   /* UD */
+	struct fk_srq *rq; /* UD: its own receive queue */
+};
+
+struct fk_ah {
+	struct ibv_ah ah;
+	struct ibv_ah_attr attr;
 };
 
 struct fk_mr {
@@ -455,6 +462,11 @@ static struct fk_qp *qp_new(struct ibv_pd *pd, struct ibv_qp_init_attr *a)
 	q->qp.qp_type = a->qp_type;
 	q->qp.qp_num = next_qpn++;
 	q->qp.state = IBV_QPS_RESET;
+	if (a->qp_type == IBV_QPT_UD) {
+		q->rq = calloc(1, sizeof(*q->rq));
+		q->rq->cap = (int)a->cap.max_recv_wr;
+		q->rq->q = calloc((size_t)q->rq->cap, sizeof(*q->rq->q));
+	}
 	q->next = qps;
 	qps = q;
 	fk.live[FK_QP]++;
@@ -470,6 +482,10 @@ static void qp_free(struct fk_qp *q)
 			*pp = q->next;
 			break;
 		}
+	if (q->rq) {
+		free(q->rq->q);
+		free(q->rq);
+	}
 	free(q);
 	fk.live[FK_QP]--;
 }
@@ -508,10 +524,20 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	case IBV_QPS_INIT:
 		if (qp->state != IBV_QPS_RESET)
 			return EINVAL;
+		if (qp->qp_type == IBV_QPT_UD) {
+			if (!(mask & IBV_QP_QKEY) || (mask & IBV_QP_ACCESS_FLAGS))
+				return EINVAL;
+			q->qkey = a->qkey;
+		}
 		break;
 	case IBV_QPS_RTR:
 		if (qp->state != IBV_QPS_INIT)
 			return EINVAL;
+		if (qp->qp_type == IBV_QPT_UD) {
+			if (mask & (IBV_QP_AV | IBV_QP_DEST_QPN))
+				return EINVAL;
+			break;
+		}
 		q->rtr = *a;
 		q->rtr_mask = mask;
 		q->dest = a->dest_qp_num;
@@ -555,7 +581,8 @@ int fk_qp_list(uint32_t *qpn, int max)
 	int n = 0;
 
 	for (q = qps; q && n < max; q = q->next)
-		qpn[n++] = q->qp.qp_num;
+		if (q->qp.qp_type == IBV_QPT_RC)
+			qpn[n++] = q->qp.qp_num;
 	return n;
 }
 
@@ -773,6 +800,111 @@ static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 	}
 }
 
+/* ---- UD: datagrams between the contexts' UD QPs ---- */
+
+static int f_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad);
+
+/* Does ah address context c (IB: its LID, no GRH; RoCE: its GID)? */
+static bool ah_reaches(const struct fk_ah *ah, const struct fk_ctx *c)
+{
+	uint8_t gid[16];
+
+	if (dev_link(c->ctx.device) == IBV_LINK_LAYER_INFINIBAND)
+		return !ah->attr.is_global && ah->attr.dlid == fk_ctx_lid(c->k);
+	fk_ctx_gid(c->k, gid);
+	return ah->attr.is_global &&
+	       !memcmp(ah->attr.grh.dgid.raw, gid, 16);
+}
+
+/* One datagram: lost (fk.ud_drop, a wrong address or QKey, no receive
+ * posted) or placed after 40 bytes of GRH; the sender sees success
+ * either way, as on a real fabric. */
+static enum ibv_wc_status do_ud(struct fk_qp *q, const struct ibv_send_wr *wr,
+				uint32_t *byte_len)
+{
+	struct fk_qp *peer = qp_find(wr->wr.ud.remote_qpn);
+	const struct fk_ah *ah = (const struct fk_ah *)wr->wr.ud.ah;
+	size_t len = sge_total(wr);
+	struct ibv_wc rwc;
+	struct fk_rwr r;
+	struct fk_srq *s;
+
+	*byte_len = (uint32_t)len;
+	if (wr->opcode != IBV_WR_SEND)
+		return IBV_WC_LOC_QP_OP_ERR;
+	if (len > 256)
+		return IBV_WC_LOC_LEN_ERR; /* an MTU's worth, with room */
+	fk.ud_sends++;
+	if (fk.ud_drop_all || (fk.ud_drop && fk.ud_drop--))
+		return IBV_WC_SUCCESS;
+	if (!peer || !peer->rq || peer->qp.state < IBV_QPS_RTR ||
+	    !ah_reaches(ah, (struct fk_ctx *)peer->qp.context) ||
+	    wr->wr.ud.remote_qkey != peer->qkey) {
+		fk.ud_misaddressed++;
+		return IBV_WC_SUCCESS;
+	}
+	s = peer->rq;
+	if (!s->n) {
+		fk.ud_no_recv++;
+		return IBV_WC_SUCCESS;
+	}
+	r = s->q[s->head];
+	s->head = (s->head + 1) % s->cap;
+	s->n--;
+	memset(&rwc, 0, sizeof(rwc));
+	rwc.wr_id = r.wr_id;
+	rwc.opcode = IBV_WC_RECV;
+	rwc.qp_num = peer->qp.qp_num;
+	rwc.src_qp = q->qp.qp_num;
+	rwc.wc_flags = IBV_WC_GRH;
+	rwc.byte_len = (uint32_t)len + 40;
+	if (len + 40 > r.len ||
+	    !mr_ok(r.lkey, r.addr, len + 40, IBV_ACCESS_LOCAL_WRITE)) {
+		rwc.status = IBV_WC_LOC_LEN_ERR;
+		fk.bad_key++;
+	} else if (!gather(wr, (char *)(uintptr_t)r.addr + 40)) {
+		rwc.status = IBV_WC_LOC_PROT_ERR;
+	}
+	cq_push(peer->qp.recv_cq, &rwc);
+	return IBV_WC_SUCCESS;
+}
+
+static int f_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad)
+{
+	struct fk_qp *q = (struct fk_qp *)qp;
+
+	if (!q->rq) {
+		*bad = wr;
+		return EINVAL;
+	}
+	return f_post_srq_recv(&q->rq->srq, wr, bad);
+}
+
+static struct ibv_ah *f_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct fk_ah *a;
+
+	if (fk_fail()) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	a->ah.context = pd->context;
+	a->ah.pd = pd;
+	a->attr = *attr;
+	fk.live[FK_AH]++;
+	return &a->ah;
+}
+
+static int f_destroy_ah(struct ibv_ah *ah)
+{
+	free(ah);
+	fk.live[FK_AH]--;
+	return 0;
+}
+
 static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		       struct ibv_send_wr **bad)
 {
@@ -800,7 +932,10 @@ static int f_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			return EINVAL;
 		}
 		memset(&wc, 0, sizeof(wc));
-		wc.status = do_wr(q, wr, &n);
+		if (qp->qp_type == IBV_QPT_UD)
+			wc.status = do_ud(q, wr, &n);
+		else
+			wc.status = do_wr(q, wr, &n);
 		wc.wr_id = wr->wr_id;
 		wc.qp_num = qp->qp_num;
 		wc.byte_len = n;
@@ -1261,6 +1396,9 @@ const struct rc_verbs_ops fk_ops = {
 	.post_send = f_post_send,
 	.post_srq_recv = f_post_srq_recv,
 	.poll_cq = f_poll_cq,
+	.post_recv = f_post_recv,
+	.create_ah = f_create_ah,
+	.destroy_ah = f_destroy_ah,
 	.cm_get_devices = f_cm_get_devices,
 	.cm_free_devices = f_cm_free_devices,
 	.cm_create_event_channel = f_cm_create_event_channel,

@@ -10,7 +10,10 @@
  * registered MRs, atomics (fetch-and-add, compare-and-swap) apply to an
  * aligned word of an MR with remote-atomic access, and completions wait in the
  * CQs until polled. rdma_cm events travel between channels the same way
- * (resolve, connect, accept, reject, disconnect).
+ * (resolve, connect, accept, reject, disconnect). UD QPs exchange datagrams
+ * (placed after a 40-byte GRH) when the address handle names the
+ * destination's port (InfiniBand: its LID without a GRH; RoCE: its GID);
+ * tests may lose some or all of them (fk.ud_drop, fk.ud_drop_all).
  *
  * Tests set fk (port type, limits, failure injection), point
  * rc_verbs_ops at &fk_ops, and check fk.live[] (objects created and not
@@ -33,6 +36,7 @@ enum fk_obj {
 	FK_CHAN,
 	FK_ID,
 	FK_EVENT,
+	FK_AH,
 	FK_NOBJ
 };
 
@@ -53,6 +57,8 @@ struct fk_state {
 	unsigned long fail_wr_at; /* the n-th send WR completes in error */
 	enum ibv_wc_status fail_wr_status;
 	size_t fail_reg_len; /* ibv_reg_mr of exactly this length fails */
+	unsigned long ud_drop; /* the next ud_drop datagrams are lost */
+	bool ud_drop_all;      /* every datagram is lost */
 	/* observations */
 	unsigned long calls;
 	unsigned long wrs;
@@ -65,6 +71,9 @@ struct fk_state {
 	struct ibv_send_wr last_atomic; /* the last atomic WR posted */
 	struct ibv_sge last_atomic_sge;
 	unsigned long cm_rejects, cm_connects;
+	unsigned long ud_sends;	      /* datagrams posted */
+	unsigned long ud_misaddressed; /* wrong QPN, address or QKey */
+	unsigned long ud_no_recv;      /* lost: no receive posted */
 	int nctx; /* contexts opened so far */
 };
 
@@ -78,7 +87,7 @@ int fk_live_total(void);
 /* The attributes a QP was last moved to RTR / RTS with (by QP number). */
 bool fk_qp_attrs(uint32_t qpn, struct ibv_qp_attr *rtr, int *rtr_mask,
 		 struct ibv_qp_attr *rts, int *rts_mask);
-/* QP numbers of live QPs (up to max), returns how many. */
+/* QP numbers of live RC QPs (up to max), returns how many. */
 int fk_qp_list(uint32_t *qpn, int max);
 /* The GID of the k-th context opened (what its rank publishes). */
 void fk_ctx_gid(int k, uint8_t gid[16]);

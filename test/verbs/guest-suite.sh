@@ -191,6 +191,9 @@ job pt2pt_rdmacm_get_2 2 ok RCMPI_VERBS_CM=rdmacm -- "$T/vt_pt2pt"
 job pt2pt_rdmacm_put_4 4 ok RCMPI_VERBS_CM=rdmacm RCMPI_RNDV_MODE=put \
 	"$SMALL" -- "$T/vt_pt2pt"
 job pt2pt_rdmacm_get_3 3 ok RCMPI_VERBS_CM=rdmacm "$SMALL" -- "$T/vt_pt2pt"
+# the UD handshake wiring (no IP needed: InfiniBand without IPoIB)
+job pt2pt_ud_put_3 3 ok RCMPI_VERBS_CM=ud RCMPI_RNDV_MODE=put "$SMALL" \
+	-- "$T/vt_pt2pt"
 job pt2pt_small_eager_2 2 ok RCMPI_VERBS_EAGER_LIMIT=1024 \
 	RCMPI_VERBS_INLINE=64 -- "$T/vt_pt2pt"
 job pt2pt_no_rcache_2 2 ok RCMPI_VERBS_RCACHE=0 -- "$T/vt_pt2pt"
@@ -257,6 +260,9 @@ job jobs_rma_counter_atomic_3 3 ok RCMPI_RMA_ATOMIC=device -- \
 	"$J/rma_counter" 150 allocate create agent=device
 # and over rdma_cm wiring: each QP made on the first atomic (or message)
 job jobs_rma_counter_atomic_rdmacm_3 3 ok RCMPI_VERBS_CM=rdmacm \
+	RCMPI_RMA_ATOMIC=device -- "$J/rma_counter" 150 allocate create \
+	agent=device
+job jobs_rma_counter_atomic_ud_3 3 ok RCMPI_VERBS_CM=ud \
 	RCMPI_RMA_ATOMIC=device -- "$J/rma_counter" 150 allocate create \
 	agent=device
 job jobs_rma_counter_atomic_am_2 2 ok RCMPI_RMA_ATOMIC=am -- \
@@ -332,6 +338,7 @@ job flood_tiny_credits_2 2 ok RCMPI_VERBS_CREDITS=2 RCMPI_VERBS_RQ_SIZE=16 \
 	RCMPI_VERBS_BOUNCE=4 RCMPI_VERBS_SQ_SIZE=16 RCMPI_VERBS_SIGNAL=4 \
 	-- "$T/vt_flood" 2000
 job flood_rdmacm_3 3 ok RCMPI_VERBS_CM=rdmacm -- "$T/vt_flood" 2000
+job flood_ud_3 3 ok RCMPI_VERBS_CM=ud -- "$T/vt_flood" 2000
 # credits taken back from silent peers (pairs other than with rank 0 say
 # nothing in phase 1): 16 receive buffers for 3 peers, a look every ms;
 # phase 2 then floods every pair on what each kept
@@ -369,6 +376,9 @@ job scale_modex_all_16 16 'ok+:memory: 15 of 15 peers connected, 1[56] RC QPs' \
 job scale_auto_sparse_16 16 \
 	'ok+:more than RCMPI_VERBS_CM_AUTO_RANKS=8: rdmacm wiring' \
 	RCMPI_VERBS_CM_AUTO_RANKS=8 RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale"
+# the UD handshake, the same sparse pattern: QPs to the partners only
+job scale_ud_sparse_16 16 'ok+:\(ud wiring\)' \
+	RCMPI_VERBS_CM=ud RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale"
 
 # the eager rings (RDMA-write fast path): tiny ones, so that messages of
 # one pair alternate between ring and SRQ (too big for a slot, or the ring
