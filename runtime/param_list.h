@@ -79,8 +79,11 @@ RC_PARAM(VERBS_CM, STR, "auto", 0, 0, "verbs",
 RC_PARAM(VERBS_CM_AUTO_RANKS, INT, "64", 1, 1L << 30, "verbs",
 	 "auto wiring: the largest job wired at MPI_Init (modex)")
 RC_PARAM(VERBS_CM_TIMEOUT, INT, "5000", 100, 600000, "verbs",
-	 "rdmacm, ud: milliseconds for address and route resolution and "
+	 "rdmacm: milliseconds for address and route resolution and "
 	 "connection")
+RC_PARAM(VERBS_UD_TIMEOUT, INT, "600000", 100, 1L << 30, "verbs",
+	 "ud: milliseconds a connection handshake waits for the peer's "
+	 "answer (a peer computing outside MPI answers late)")
 RC_PARAM(VERBS_SL, INT, "0", 0, 15, "verbs", "InfiniBand service level")
 RC_PARAM(VERBS_TC, INT, "0", 0, 255, "verbs", "RoCE traffic class")
 RC_PARAM(VERBS_HOP_LIMIT, INT, "64", 1, 255, "verbs", "RoCE hop limit")

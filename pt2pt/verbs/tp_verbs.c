@@ -521,8 +521,9 @@ static void vb_teardown(struct vb_tp *vt);
 
 static uint8_t addr_wire(const struct vb_tp *vt)
 {
-	return vt->prm.ud ? VB_ADDR_UD : vt->prm.cm ? VB_ADDR_RDMACM
-						    : VB_ADDR_MODEX;
+	return vt->prm.ud   ? VB_ADDR_UD
+	       : vt->prm.cm ? VB_ADDR_RDMACM
+			    : VB_ADDR_MODEX;
 }
 
 static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
@@ -714,7 +715,9 @@ err_free:
 
 static const char *wire_name(uint8_t w)
 {
-	return w == VB_ADDR_UD ? "ud" : w == VB_ADDR_RDMACM ? "rdmacm" : "modex";
+	return w == VB_ADDR_UD	     ? "ud"
+	       : w == VB_ADDR_RDMACM ? "rdmacm"
+				     : "modex";
 }
 
 /* The peer's verbs address, checked against ours. */
@@ -730,8 +733,7 @@ static const struct vb_addr *peer_addr(struct vb_tp *vt, int w, bool quiet)
 	pa = data;
 	if (pa->magic != VB_ADDR_MAGIC || len < sizeof(*pa) + pa->nqpn * 4u)
 		return NULL;
-	if (pa->cm != addr_wire(vt) ||
-	    pa->link_layer != vt->pattr.link_layer) {
+	if (pa->cm != addr_wire(vt) || pa->link_layer != vt->pattr.link_layer) {
 		if (!quiet)
 			rc_log_err(
 				"verbs: rank %d on %s uses %s over %s, we use "

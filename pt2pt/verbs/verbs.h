@@ -58,6 +58,7 @@ struct vb_params {
 	size_t rcache_entries, rcache_bytes;
 	bool mallopt;
 	unsigned cm_timeout_ms;
+	unsigned ud_timeout_ms; /* UD_TIMEOUT: a handshake's answer */
 	unsigned fp_rings;     /* FP_RINGS: peers given an eager ring */
 	unsigned fp_slots;     /* FP_SLOTS: slots per ring */
 	unsigned fp_size;      /* FP_SIZE: bytes per slot */

@@ -196,6 +196,7 @@ int vb_params_read(struct vb_params *p, int nranks)
 	p->rcache_bytes = (size_t)rc_param_int(RC_P_VERBS_RCACHE_SIZE);
 	p->mallopt = rc_param_bool(RC_P_VERBS_MALLOPT);
 	p->cm_timeout_ms = (unsigned)rc_param_int(RC_P_VERBS_CM_TIMEOUT);
+	p->ud_timeout_ms = (unsigned)rc_param_int(RC_P_VERBS_UD_TIMEOUT);
 	p->fp_rings = (unsigned)rc_param_int(RC_P_VERBS_FP_RINGS);
 	p->fp_slots = (unsigned)rc_param_int(RC_P_VERBS_FP_SLOTS);
 	p->fp_size = (unsigned)rc_param_int(RC_P_VERBS_FP_SIZE) & ~63u;

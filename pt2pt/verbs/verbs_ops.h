@@ -51,7 +51,8 @@ struct rc_verbs_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t len,
 				 int access);
 	int (*dereg_mr)(struct ibv_mr *mr);
-	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd,
+				    struct ibv_ah_attr *attr);
 	int (*destroy_ah)(struct ibv_ah *ah);
 	/* data path */
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,

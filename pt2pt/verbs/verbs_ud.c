@@ -19,8 +19,11 @@
  * Datagrams get lost: A sends its REQ again until the REP comes, B its
  * REP until the RTU comes (each answers a repeat of what it has answered
  * already), every UD_RTO_MS doubling to a second. A side that has no
- * answer within RCMPI_VERBS_CM_TIMEOUT fails the peer with a message
- * that names it. Simultaneous connects (A and B both send first): the
+ * answer within RCMPI_VERBS_UD_TIMEOUT (10 minutes) fails the peer with a
+ * message that names it. The timeout is long because only a peer that
+ * calls into MPI answers (there is no progress thread), and a live peer
+ * may compute outside MPI for minutes; a dead one ends the job sooner
+ * through the launcher. Simultaneous connects (A and B both send first): the
  * lower rank's connection wins; the higher rank drops its own attempt
  * when the lower rank's REQ arrives, and the lower rank ignores the
  * higher rank's. Until a connection is up am_send answers RC_AGAIN and
@@ -368,9 +371,9 @@ static struct vb_ud_conn *conn_new(struct vb_tp *vt, struct vb_peer *p,
 	c->peer = p;
 	c->active = active;
 	c->start = ud_now();
-	/* (a short RCMPI_VERBS_CM_TIMEOUT gets its tries in too) */
-	c->rto_ms = vt->prm.cm_timeout_ms / 10 < UD_RTO_MS
-			    ? vt->prm.cm_timeout_ms / 10
+	/* (a short RCMPI_VERBS_UD_TIMEOUT gets its tries in too) */
+	c->rto_ms = vt->prm.ud_timeout_ms / 10 < UD_RTO_MS
+			    ? vt->prm.ud_timeout_ms / 10
 			    : UD_RTO_MS;
 	c->next_tx = c->start + c->rto_ms * 1e-3;
 	c->next = vt->ud->conns;
@@ -506,8 +509,7 @@ static void on_msg(struct vb_tp *vt, const struct ibv_wc *wc)
 	const struct ud_msg *m;
 	struct vb_peer *p;
 
-	if (wc->status != IBV_WC_SUCCESS ||
-	    wc->byte_len < UD_GRH + sizeof(*m))
+	if (wc->status != IBV_WC_SUCCESS || wc->byte_len < UD_GRH + sizeof(*m))
 		return;
 	m = (const struct ud_msg *)(ud_buf(vt->ud, (unsigned)wc->wr_id) +
 				    UD_GRH);
@@ -544,17 +546,18 @@ static void ud_timers(struct vb_tp *vt)
 		next = c->next;
 		if (now < c->next_tx)
 			continue;
-		if ((now - c->start) * 1e3 >= vt->prm.cm_timeout_ms) {
+		if ((now - c->start) * 1e3 >= vt->prm.ud_timeout_ms) {
 			bool active = c->active;
 
 			conn_drop(vt, c);
 			vb_peer_fail(vt, p,
 				     "no %s over UD within %u ms "
-				     "(RCMPI_VERBS_CM_TIMEOUT): its process "
-				     "is gone, or its RCMPI_VERBS_CM differs",
+				     "(RCMPI_VERBS_UD_TIMEOUT): it computed "
+				     "outside MPI all that time, or datagrams "
+				     "do not reach it",
 				     active ? "answer to our connection request"
 					    : "confirmation of our answer",
-				     vt->prm.cm_timeout_ms);
+				     vt->prm.ud_timeout_ms);
 			continue;
 		}
 		if (c->active)

@@ -139,6 +139,13 @@ mpi_case() {	# program [args]
 
 case_mpi_p2p_sizes() { mpi_case "$J/p2p_sizes"; }
 case_mpi_p2p_match() { mpi_case "$J/p2p_match"; }
+# the UD handshake wiring (RCMPI_VERBS_CM=ud) between two kernels: every
+# pair over verbs, each connection made on first use by datagrams
+case_mpi_p2p_ud() {
+	mr -H "$HOSTS" -x RCMPI_TRANSPORTS=verbs -x RCMPI_VERBS_CM=ud \
+		-x RCMPI_VERBOSE=1 "$J/p2p_sizes"
+	expect 0 "ranks OK" "rank [0-3] on node2: verbs: 3 peers over .*\\(ud wiring\\)"
+}
 case_mpi_coll() {
 	local f
 	if [[ ${#coll_jobs[@]} -eq 0 ]]; then
@@ -287,7 +294,7 @@ case_node2_powered_off() {
 }
 
 for c in hostname hostfile_tagged_wdir keys_fence stdin_to_node2 \
-	mpi_p2p_sizes mpi_p2p_match mpi_coll mpi_rma mpi_rma_agents \
+	mpi_p2p_sizes mpi_p2p_match mpi_p2p_ud mpi_coll mpi_rma mpi_rma_agents \
 	mpi_tcp_node2_without_rdma rank_killed_on_node2 \
 	rank_exit_on_node2 abort_on_node2 daemon_killed_on_node2 \
 	unreachable_host node2_powered_off; do

@@ -673,6 +673,8 @@ static void env_clear(void)
 		"RCMPI_VERBS_SL",
 		"RCMPI_VERBS_CM",
 		"RCMPI_VERBS_CM_AUTO_RANKS",
+		"RCMPI_VERBS_CM_TIMEOUT",
+		"RCMPI_VERBS_UD_TIMEOUT",
 		"RCMPI_VERBS_CREDITS",
 		"RCMPI_VERBS_IDLE_MS",
 		"RCMPI_VERBS_RQ_SIZE",
@@ -1133,53 +1135,6 @@ START_TEST(data_flood_tiny_credits)
 }
 END_TEST
 
-/* rdma_cm: both ranks send first. Loop 0: rank 0's request reaches rank 1
- * before rank 1 connects (rank 1 accepts it and drops its own attempt).
- * Loop 1: both requests cross (rank 0 rejects rank 1's, "tie", and rank 1
- * accepts rank 0's). Either way one QP per rank carries the traffic. */
-START_TEST(data_cm_simultaneous)
-{
-	struct rc_req *r[4] = {NULL};
-	int a = 1, b = 2, x = 0, y = 0, i;
-	uint32_t q[16];
-	struct vw w;
-
-	setenv("RCMPI_VERBS_CM", "rdmacm", 1);
-	vw_open(&w, 2);
-	ck_assert_int_eq(w.status, RC_OK);
-	ck_assert_int_eq(fk_qp_list(q, 16), 0); /* none before first use */
-	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
-				      1, 3, RC_SEND_STD, &r[0]),
-			 RC_OK);
-	ck_assert_int_eq(rc_p2p_isend(w.inst[1]->world, 0, &b, 1, &rc_mpi_int,
-				      0, 3, RC_SEND_STD, &r[1]),
-			 RC_OK);
-	ck_assert_int_eq(rc_p2p_irecv(w.inst[0]->world, 0, &x, 1, &rc_mpi_int,
-				      1, 3, &r[2]),
-			 RC_OK);
-	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &y, 1, &rc_mpi_int,
-				      0, 3, &r[3]),
-			 RC_OK);
-	if (_i == 1)
-		rc_progress(w.inst[1]); /* rank 1's request goes out first */
-	ck_assert(vw_wait(&w, r, 4));
-	ck_assert_int_eq(x, 2);
-	ck_assert_int_eq(y, 1);
-	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1);
-	ck_assert_uint_eq(fk.cm_rejects, _i ? 1 : 0);
-	for (i = 0; i < 20; i++) /* let the losing attempt go */
-		vw_progress(&w);
-	ck_assert_int_eq(fk_qp_list(q, 16), 2);
-	for (i = 0; i < 4; i++)
-		rc_req_free(r[i]);
-	ck_assert(vw_exchange(&w));
-	ck_assert_uint_eq(fk.cm_connects, _i ? 2 : 1); /* no new ones */
-	data_check_clean();
-	vw_close(&w);
-	ck_assert_int_eq(fk_live_total(), 0);
-}
-END_TEST
-
 /* stderr into a pipe while a failure is provoked (its message is what the
  * test checks); err_end puts stderr back and returns what was written. */
 struct err_cap {
@@ -1234,19 +1189,23 @@ static bool vw_wait_s(struct vw *w, struct rc_req **reqs, int n, double secs)
 	return false;
 }
 
-/* Both ranks send first. Loop 0: rank 0's REQ reaches rank 1 before rank
- * 1 has progressed (it accepts, its own attempt never starts...); loop 1:
- * rank 1's REQ goes out first and both cross (rank 0, the lower, ignores
- * it; rank 1 drops its attempt for rank 0's). One RC QP per rank either
- * way, and later traffic makes no new handshake. */
-START_TEST(ud_simultaneous)
+/* Both ranks send first; one RC QP per rank carries the traffic either
+ * way, and later traffic connects nothing more. rdma_cm (_i 0, 1): loop
+ * 0, rank 0's request reaches rank 1 before rank 1 connects (rank 1
+ * accepts it and drops its own attempt); loop 1, both requests cross
+ * (rank 0 rejects rank 1's, "tie", and rank 1 accepts rank 0's). The UD
+ * handshake (_i 2, 3): rank 0's REQ first; then both cross (rank 0, the
+ * lower, ignores rank 1's; rank 1 drops its attempt for rank 0's). */
+START_TEST(data_simultaneous)
 {
 	struct rc_req *r[4] = {NULL};
 	int a = 1, b = 2, x = 0, y = 0, i;
+	bool ud = _i >= 2, crossed = _i % 2;
+	unsigned long sends;
 	uint32_t q[16];
 	struct vw w;
 
-	setenv("RCMPI_VERBS_CM", "ud", 1);
+	setenv("RCMPI_VERBS_CM", ud ? "ud" : "rdmacm", 1);
 	vw_open(&w, 2);
 	ck_assert_int_eq(w.status, RC_OK);
 	ck_assert_int_eq(fk_qp_list(q, 16), 0); /* none before first use */
@@ -1262,19 +1221,26 @@ START_TEST(ud_simultaneous)
 	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &y, 1, &rc_mpi_int,
 				      0, 3, &r[3]),
 			 RC_OK);
-	if (_i == 1)
-		rc_progress(w.inst[1]); /* rank 1's REQ goes out first */
+	if (crossed)
+		rc_progress(w.inst[1]); /* rank 1's request goes out first */
 	ck_assert(vw_wait_s(&w, r, 4, 10));
 	ck_assert_int_eq(x, 2);
 	ck_assert_int_eq(y, 1);
+	if (!ud) {
+		ck_assert_uint_eq(fk.cm_connects, crossed ? 2 : 1);
+		ck_assert_uint_eq(fk.cm_rejects, crossed ? 1 : 0);
+	}
+	for (i = 0; i < 20; i++) /* let the losing attempt go */
+		vw_progress(&w);
 	ck_assert_int_eq(fk_qp_list(q, 16), 2);
 	for (i = 0; i < 4; i++)
 		rc_req_free(r[i]);
-	i = (int)fk.ud_sends;
+	sends = fk.ud_sends;
 	ck_assert(vw_exchange(&w));
-	ck_assert_uint_eq(fk.ud_sends, (unsigned long)i); /* no new ones */
-	ck_assert_int_eq(fk_qp_list(q, 16), 2);
+	ck_assert_uint_eq(fk.cm_connects, ud ? 0 : crossed ? 2 : 1);
+	ck_assert_uint_eq(fk.ud_sends, sends); /* no new handshake */
 	ck_assert_uint_eq(fk.ud_misaddressed, 0);
+	ck_assert_int_eq(fk_qp_list(q, 16), 2);
 	data_check_clean();
 	vw_close(&w);
 	ck_assert_int_eq(fk_live_total(), 0);
@@ -1292,7 +1258,7 @@ START_TEST(ud_lost)
 	struct vw w;
 
 	setenv("RCMPI_VERBS_CM", "ud", 1);
-	setenv("RCMPI_VERBS_CM_TIMEOUT", "6000", 1);
+	setenv("RCMPI_VERBS_UD_TIMEOUT", "6000", 1);
 	vw_open(&w, 2);
 	ck_assert_int_eq(w.status, RC_OK);
 	fk.ud_drop = _i == 0 ? 1 : _i == 1 ? 2 : 5;
@@ -1317,7 +1283,7 @@ START_TEST(ud_lost)
 }
 END_TEST
 
-/* The handshake fails within RCMPI_VERBS_CM_TIMEOUT with a message that
+/* The handshake fails within RCMPI_VERBS_UD_TIMEOUT with a message that
  * names the peer, and what waited on it fails (MPI_ERRORS_RETURN):
  * loop 0, every datagram lost (no answer to the REQ: a peer gone, or one
  * that never posted its UD QP); loop 1, rank 0 dies after its REQ (rank
@@ -1336,7 +1302,7 @@ START_TEST(ud_no_answer)
 
 	rc_log_set_identity(side, side ? "unit1" : "unit0");
 	setenv("RCMPI_VERBS_CM", "ud", 1);
-	setenv("RCMPI_VERBS_CM_TIMEOUT", "300", 1);
+	setenv("RCMPI_VERBS_UD_TIMEOUT", "300", 1);
 	vw_open(&w, 2);
 	ck_assert_int_eq(w.status, RC_OK);
 	vt = (struct vb_tp *)vw_tp(&w, side, 1 - side);
@@ -1351,13 +1317,14 @@ START_TEST(ud_no_answer)
 					      &rc_mpi_int, 0, 3, &r),
 				 RC_OK);
 		/* rank 0 sends: its REQ goes out (no progress needed) */
-		ck_assert_int_eq(vb_ud_start((struct vb_tp *)vw_tp(&w, 0, 1),
-					     &((struct vb_tp *)vw_tp(&w, 0, 1))
-						      ->peers[1]),
-				 RC_OK);
+		ck_assert_int_eq(
+			vb_ud_start(
+				(struct vb_tp *)vw_tp(&w, 0, 1),
+				&((struct vb_tp *)vw_tp(&w, 0, 1))->peers[1]),
+			RC_OK);
 		/* the REP (an idle rank looks at its UD QP every 256 calls) */
-		for (i = 0; i < 1000 && vt->peers[0].state != VB_PEER_CONNECTING;
-		     i++)
+		for (i = 0;
+		     i < 1000 && vt->peers[0].state != VB_PEER_CONNECTING; i++)
 			rc_progress(w.inst[1]);
 		fk.ud_drop_all = true; /* rank 0 is gone */
 		ck_assert_int_eq(vt->peers[0].state, VB_PEER_CONNECTING);
@@ -1373,11 +1340,12 @@ START_TEST(ud_no_answer)
 	ck_assert_msg(dt >= 0.25 && dt < 2, "failed after %.2f s", dt);
 	ck_assert_msg(strstr(out, side ? "rank 0 on unit0" : "rank 1 on unit1"),
 		      "message: %s", out);
-	ck_assert_msg(strstr(out, _i == 0 ? "no answer to our connection "
-					    "request over UD within 300 ms"
-					  : "no confirmation of our answer over "
-					    "UD within 300 ms"),
-		      "message: %s", out);
+	ck_assert_msg(
+		strstr(out, _i == 0 ? "no answer to our connection "
+				      "request over UD within 300 ms"
+				    : "no confirmation of our answer over "
+				      "UD within 300 ms"),
+		"message: %s", out);
 	ck_assert_int_eq(vt->peers[1 - side].state, VB_PEER_FAILED);
 	ck_assert(!vt->peers[1 - side].qp);
 	ck_assert_uint_eq(vt->nconnecting, 0);
@@ -2231,8 +2199,7 @@ static Suite *verbs_suite(void)
 	tcase_add_checked_fixture(tc, setup_fakes, NULL);
 	tcase_add_loop_test(tc, data_sizes, 0, 9);
 	tcase_add_loop_test(tc, data_flood_tiny_credits, 0, 3);
-	tcase_add_loop_test(tc, data_cm_simultaneous, 0, 2);
-	tcase_add_loop_test(tc, ud_simultaneous, 0, 2);
+	tcase_add_loop_test(tc, data_simultaneous, 0, 4);
 	tcase_add_loop_test(tc, ud_lost, 0, 3);
 	tcase_add_loop_test(tc, ud_no_answer, 0, 2);
 	tcase_add_test(tc, data_put_inline);

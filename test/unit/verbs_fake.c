@@ -525,7 +525,8 @@ static int f_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 		if (qp->state != IBV_QPS_RESET)
 			return EINVAL;
 		if (qp->qp_type == IBV_QPT_UD) {
-			if (!(mask & IBV_QP_QKEY) || (mask & IBV_QP_ACCESS_FLAGS))
+			if (!(mask & IBV_QP_QKEY) ||
+			    (mask & IBV_QP_ACCESS_FLAGS))
 				return EINVAL;
 			q->qkey = a->qkey;
 		}
@@ -682,6 +683,37 @@ static bool gather(const struct ibv_send_wr *wr, char *dst)
 	return true;
 }
 
+/* A SEND of len bytes from q lands in the next receive of s (peer's SRQ,
+ * or a UD QP's own queue, after grh bytes): its completion, pushed to
+ * peer's receive CQ, and its status. */
+static enum ibv_wc_status rq_deliver(struct fk_srq *s, struct fk_qp *q,
+				     struct fk_qp *peer,
+				     const struct ibv_send_wr *wr, size_t len,
+				     size_t grh)
+{
+	struct ibv_wc rwc;
+	struct fk_rwr r = s->q[s->head];
+
+	s->head = (s->head + 1) % s->cap;
+	s->n--;
+	memset(&rwc, 0, sizeof(rwc));
+	rwc.wr_id = r.wr_id;
+	rwc.opcode = IBV_WC_RECV;
+	rwc.qp_num = peer->qp.qp_num;
+	rwc.src_qp = q->qp.qp_num;
+	rwc.wc_flags = grh ? IBV_WC_GRH : 0;
+	rwc.byte_len = (uint32_t)(len + grh);
+	if (len + grh > r.len ||
+	    !mr_ok(r.lkey, r.addr, len + grh, IBV_ACCESS_LOCAL_WRITE)) {
+		rwc.status = IBV_WC_LOC_LEN_ERR;
+		fk.bad_key++;
+	} else if (!gather(wr, (char *)(uintptr_t)r.addr + grh)) {
+		rwc.status = IBV_WC_LOC_PROT_ERR;
+	}
+	cq_push(peer->qp.recv_cq, &rwc);
+	return rwc.status;
+}
+
 /* Carry out one WR; the status of its completion. */
 static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 				uint32_t *byte_len)
@@ -701,8 +733,7 @@ static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 	switch (wr->opcode) {
 	case IBV_WR_SEND: {
 		struct fk_srq *s = (struct fk_srq *)peer->qp.srq;
-		struct ibv_wc rwc;
-		struct fk_rwr r;
+		enum ibv_wc_status st;
 
 		fk.sends++;
 		fk.inline_sends += !!(wr->send_flags & IBV_SEND_INLINE);
@@ -710,25 +741,9 @@ static enum ibv_wc_status do_wr(struct fk_qp *q, const struct ibv_send_wr *wr,
 			fk.rnr++;
 			return IBV_WC_RNR_RETRY_EXC_ERR;
 		}
-		r = s->q[s->head];
-		s->head = (s->head + 1) % s->cap;
-		s->n--;
-		memset(&rwc, 0, sizeof(rwc));
-		rwc.wr_id = r.wr_id;
-		rwc.opcode = IBV_WC_RECV;
-		rwc.qp_num = peer->qp.qp_num;
-		rwc.src_qp = q->qp.qp_num;
-		rwc.byte_len = (uint32_t)len;
-		if (len > r.len ||
-		    !mr_ok(r.lkey, r.addr, len, IBV_ACCESS_LOCAL_WRITE)) {
-			rwc.status = IBV_WC_LOC_LEN_ERR;
-			fk.bad_key++;
-		} else if (!gather(wr, (char *)(uintptr_t)r.addr)) {
-			rwc.status = IBV_WC_LOC_PROT_ERR;
-		}
-		cq_push(peer->qp.recv_cq, &rwc);
-		return rwc.status == IBV_WC_SUCCESS ? IBV_WC_SUCCESS
-						    : IBV_WC_REM_OP_ERR;
+		st = rq_deliver(s, q, peer, wr, len, 0);
+		return st == IBV_WC_SUCCESS ? IBV_WC_SUCCESS
+					    : IBV_WC_REM_OP_ERR;
 	}
 	case IBV_WR_RDMA_WRITE:
 		fk.writes++;
@@ -813,8 +828,7 @@ static bool ah_reaches(const struct fk_ah *ah, const struct fk_ctx *c)
 	if (dev_link(c->ctx.device) == IBV_LINK_LAYER_INFINIBAND)
 		return !ah->attr.is_global && ah->attr.dlid == fk_ctx_lid(c->k);
 	fk_ctx_gid(c->k, gid);
-	return ah->attr.is_global &&
-	       !memcmp(ah->attr.grh.dgid.raw, gid, 16);
+	return ah->attr.is_global && !memcmp(ah->attr.grh.dgid.raw, gid, 16);
 }
 
 /* One datagram: lost (fk.ud_drop, a wrong address or QKey, no receive
@@ -826,15 +840,12 @@ static enum ibv_wc_status do_ud(struct fk_qp *q, const struct ibv_send_wr *wr,
 	struct fk_qp *peer = qp_find(wr->wr.ud.remote_qpn);
 	const struct fk_ah *ah = (const struct fk_ah *)wr->wr.ud.ah;
 	size_t len = sge_total(wr);
-	struct ibv_wc rwc;
-	struct fk_rwr r;
-	struct fk_srq *s;
 
 	*byte_len = (uint32_t)len;
 	if (wr->opcode != IBV_WR_SEND)
 		return IBV_WC_LOC_QP_OP_ERR;
 	if (len > 256)
-		return IBV_WC_LOC_LEN_ERR; /* an MTU's worth, with room */
+		return IBV_WC_LOC_LEN_ERR; /* (the fake's limit: ours are 40) */
 	fk.ud_sends++;
 	if (fk.ud_drop_all || (fk.ud_drop && fk.ud_drop--))
 		return IBV_WC_SUCCESS;
@@ -844,29 +855,11 @@ static enum ibv_wc_status do_ud(struct fk_qp *q, const struct ibv_send_wr *wr,
 		fk.ud_misaddressed++;
 		return IBV_WC_SUCCESS;
 	}
-	s = peer->rq;
-	if (!s->n) {
+	if (!peer->rq->n) {
 		fk.ud_no_recv++;
 		return IBV_WC_SUCCESS;
 	}
-	r = s->q[s->head];
-	s->head = (s->head + 1) % s->cap;
-	s->n--;
-	memset(&rwc, 0, sizeof(rwc));
-	rwc.wr_id = r.wr_id;
-	rwc.opcode = IBV_WC_RECV;
-	rwc.qp_num = peer->qp.qp_num;
-	rwc.src_qp = q->qp.qp_num;
-	rwc.wc_flags = IBV_WC_GRH;
-	rwc.byte_len = (uint32_t)len + 40;
-	if (len + 40 > r.len ||
-	    !mr_ok(r.lkey, r.addr, len + 40, IBV_ACCESS_LOCAL_WRITE)) {
-		rwc.status = IBV_WC_LOC_LEN_ERR;
-		fk.bad_key++;
-	} else if (!gather(wr, (char *)(uintptr_t)r.addr + 40)) {
-		rwc.status = IBV_WC_LOC_PROT_ERR;
-	}
-	cq_push(peer->qp.recv_cq, &rwc);
+	rq_deliver(peer->rq, q, peer, wr, len, 40);
 	return IBV_WC_SUCCESS;
 }
 

@@ -71,7 +71,7 @@ struct fk_state {
 	struct ibv_send_wr last_atomic; /* the last atomic WR posted */
 	struct ibv_sge last_atomic_sge;
 	unsigned long cm_rejects, cm_connects;
-	unsigned long ud_sends;	      /* datagrams posted */
+	unsigned long ud_sends;	       /* datagrams posted */
 	unsigned long ud_misaddressed; /* wrong QPN, address or QKey */
 	unsigned long ud_no_recv;      /* lost: no receive posted */
 	int nctx; /* contexts opened so far */
