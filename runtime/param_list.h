@@ -81,7 +81,7 @@ RC_PARAM(VERBS_CM_AUTO_RANKS, INT, "64", 1, 1L << 30, "verbs",
 RC_PARAM(VERBS_CM_TIMEOUT, INT, "5000", 100, 600000, "verbs",
 	 "rdmacm: milliseconds for address and route resolution and "
 	 "connection")
-RC_PARAM(VERBS_UD_TIMEOUT, INT, "600000", 100, 1L << 30, "verbs",
+RC_PARAM(VERBS_UD_TIMEOUT, INT, "60000", 100, 1L << 30, "verbs",
 	 "ud: milliseconds a connection handshake waits for the peer's "
 	 "answer (a peer computing outside MPI answers late)")
 RC_PARAM(VERBS_SL, INT, "0", 0, 15, "verbs", "InfiniBand service level")

@@ -19,11 +19,12 @@
  * Datagrams get lost: A sends its REQ again until the REP comes, B its
  * REP until the RTU comes (each answers a repeat of what it has answered
  * already), every UD_RTO_MS doubling to a second. A side that has no
- * answer within RCMPI_VERBS_UD_TIMEOUT (10 minutes) fails the peer with a
+ * answer within RCMPI_VERBS_UD_TIMEOUT (60 s) fails the peer with a
  * message that names it. The timeout is long because only a peer that
  * calls into MPI answers (there is no progress thread), and a live peer
- * may compute outside MPI for minutes; a dead one ends the job sooner
- * through the launcher. Simultaneous connects (A and B both send first): the
+ * may compute outside MPI for a while; a dead rank usually ends the job
+ * sooner through the launcher (not one hidden behind a wrapper that
+ * lives on: then this timeout is what ends the wait). Simultaneous connects (A and B both send first): the
  * lower rank's connection wins; the higher rank drops its own attempt
  * when the lower rank's REQ arrives, and the lower rank ignores the
  * higher rank's. Until a connection is up am_send answers RC_AGAIN and

@@ -268,9 +268,10 @@ job jobs_rma_counter_atomic_ud_3 3 ok RCMPI_VERBS_CM=ud \
 job jobs_rma_counter_atomic_am_2 2 ok RCMPI_RMA_ATOMIC=am -- \
 	"$J/rma_counter" 200 create agent=am
 # the same with messages over shared memory: the device's atomics on QPs
-# made for them beside it (the packets counted are the atomics')
+# made for them beside it at MPI_Init, by modex wiring only (the packets
+# counted are the atomics')
 job jobs_rma_counter_atomic_shm_2 2 ok RCMPI_TRANSPORTS=shm,verbs \
-	RCMPI_RMA_SHM=0 RCMPI_RMA_ATOMIC=device -- \
+	RCMPI_VERBS_CM=modex RCMPI_RMA_SHM=0 RCMPI_RMA_ATOMIC=device -- \
 	"$J/rma_counter" 150 allocate create agent=device
 # progress without the target (test/jobs/rma_progress): rank 0 computes,
 # no MPI call, while the others put, get and fetch-and-add to its window,
@@ -370,12 +371,13 @@ job scale_rdmacm_sparse_48 48 \
 	RCMPI_VERBS_CM=rdmacm RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale"
 CASE_TIMEOUT=$CASE_TIMEOUT_SAVED
 job scale_modex_all_16 16 'ok+:memory: 15 of 15 peers connected, 1[56] RC QPs' \
-	RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale" all
+	RCMPI_VERBS_CM=modex RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale" all
 # the default wiring (auto) past RCMPI_VERBS_CM_AUTO_RANKS (64; 8 here)
 # on RoCE: rdma_cm, so QPs to the partners only (vt_scale counts them)
 job scale_auto_sparse_16 16 \
 	'ok+:more than RCMPI_VERBS_CM_AUTO_RANKS=8: rdmacm wiring' \
-	RCMPI_VERBS_CM_AUTO_RANKS=8 RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale"
+	RCMPI_VERBS_CM=auto RCMPI_VERBS_CM_AUTO_RANKS=8 RCMPI_YIELD=1 \
+	RCMPI_VERBOSE=1 -- "$T/vt_scale"
 # the UD handshake, the same sparse pattern: QPs to the partners only
 job scale_ud_sparse_16 16 'ok+:\(ud wiring\)' \
 	RCMPI_VERBS_CM=ud RCMPI_YIELD=1 RCMPI_VERBOSE=1 -- "$T/vt_scale"

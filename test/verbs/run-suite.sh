@@ -8,6 +8,11 @@
 #
 #   test/verbs/run-suite.sh [BUILD_DIR] [CASE...]   (default: ./_build)
 #   test/verbs/run-suite.sh --native [BUILD_DIR] [CASE...]
+#   test/verbs/run-suite.sh --wiring W [BUILD_DIR] [CASE...]
+#
+# --wiring W (modex, rdmacm, ud, auto): the sweep. Every case runs with
+# RCMPI_VERBS_CM=W unless it names its own wiring (the cases that test
+# one wiring's behaviour do). Not in CI (about 15 minutes a wiring).
 #
 # --native: this host has a real RDMA device (a cluster node): run the same
 # cases on it directly, no VM (guest-suite.sh with VT_NATIVE=1; the cases
@@ -21,9 +26,14 @@ set -uo pipefail
 EXPECTED=87	# 1 on the host + 86 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
+wiring=
 if [[ ${1:-} == --native ]]; then
 	native=1
 	shift
+fi
+if [[ ${1:-} == --wiring ]]; then
+	wiring=${2:?--wiring needs modex, rdmacm, ud or auto}
+	shift 2
 fi
 build=$(cd "${1:-$top/_build}" 2>/dev/null && pwd) || {
 	echo "run-suite.sh: no build directory ${1:-$top/_build}" >&2
@@ -109,6 +119,7 @@ fi
 vmlog=$(mktemp)
 envs=()
 [[ -n ${RCMPI_TEST_VT_MPIRUN:-} ]] && envs+=(--env "RCMPI_TEST_VT_MPIRUN=$RCMPI_TEST_VT_MPIRUN")
+[[ -n $wiring ]] && envs+=(--env "RCMPI_VERBS_CM=$wiring")
 # (4 GiB: the scale case runs 48 ranks)
 "$rxe_vm" --quiet --mem 4096 --timeout "${VT_TIMEOUT:-1500}" "${envs[@]}" -- \
 	"bash $top/test/verbs/guest-suite.sh $build $*" 2>&1 | tee "$vmlog"
