@@ -1635,12 +1635,13 @@ static unsigned vb_progress(struct rc_tp *tp)
 	}
 	if (RC_UNLIKELY(vt->fp_acks_due) && !vt->closing)
 		vb_fp_acks(vt);
-	if (RC_UNLIKELY(vt->cm != NULL) &&
-	    (vt->nconnecting || (vt->tick & 255) == 0))
-		events += vb_cm_progress(vt);
-	if (RC_UNLIKELY(vt->ud != NULL) &&
-	    (vt->nconnecting || (vt->tick & 255) == 0))
-		events += vb_ud_progress(vt);
+	/* connections on demand: at every call while one is under way;
+	 * else a look for peers' requests every 16 calls that found
+	 * nothing (so that a program calling MPI seldom, MPI_Test now and
+	 * then, still answers within a few calls) and every 256 anyway */
+	if (RC_UNLIKELY(vt->cm || vt->ud) &&
+	    (vt->nconnecting || (vt->tick & (n ? 255 : 15)) == 0))
+		events += vt->ud ? vb_ud_progress(vt) : vb_cm_progress(vt);
 	if (RC_UNLIKELY(rc_rcache_gc_pending(vt->rcache)))
 		rc_rcache_gc(vt->rcache);
 	return events;

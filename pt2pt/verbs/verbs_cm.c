@@ -26,7 +26,8 @@
  *
  * Until a connection is established am_send answers RC_AGAIN and the engine
  * retries from progress, which polls the event channel (non-blocking) at
- * every call while connections are under way, every 256 calls otherwise
+ * every call while connections are under way, otherwise every 16 calls
+ * that found nothing to do and every 256 calls
  * (to accept peers' requests).
  */
 #include <arpa/inet.h>

@@ -24,13 +24,13 @@
  * calls into MPI answers (there is no progress thread), and a live peer
  * may compute outside MPI for a while; a dead rank usually ends the job
  * sooner through the launcher (not one hidden behind a wrapper that
- * lives on: then this timeout is what ends the wait). Simultaneous connects (A and B both send first): the
- * lower rank's connection wins; the higher rank drops its own attempt
- * when the lower rank's REQ arrives, and the lower rank ignores the
- * higher rank's. Until a connection is up am_send answers RC_AGAIN and
- * the engine retries in order from progress, which polls the UD CQ at
- * every call while handshakes are under way and every 256 calls
- * otherwise (to answer peers' requests).
+ * lives on: then this timeout is what ends the wait). Simultaneous connects (A
+ * and B both send first): the lower rank's connection wins; the higher rank
+ * drops its own attempt when the lower rank's REQ arrives, and the lower rank
+ * ignores the higher rank's. Until a connection is up am_send answers RC_AGAIN
+ * and the engine retries in order from progress, which polls the UD CQ at every
+ * call while handshakes are under way, otherwise every 16 calls that found
+ * nothing to do and every 256 calls (to answer peers' requests).
  */
 #include <errno.h>
 #include <stdlib.h>

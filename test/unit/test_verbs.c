@@ -1322,7 +1322,7 @@ START_TEST(ud_no_answer)
 				(struct vb_tp *)vw_tp(&w, 0, 1),
 				&((struct vb_tp *)vw_tp(&w, 0, 1))->peers[1]),
 			RC_OK);
-		/* the REP (an idle rank looks at its UD QP every 256 calls) */
+		/* the REP (an idle rank looks at its UD QP every few calls) */
 		for (i = 0;
 		     i < 1000 && vt->peers[0].state != VB_PEER_CONNECTING; i++)
 			rc_progress(w.inst[1]);
