@@ -634,11 +634,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 
 				if (!loc && !peer_expected(vt, w, shm))
 					continue;
-				ret = vb_qp_create(vt, p);
-				if (!ret)
-					ret = vb_peer_sq_alloc(vt, p);
-				if (!ret)
-					ret = vb_qpn_add(vt, p->qp->qp_num, p);
+				ret = vb_qp_new(vt, p);
 				if (ret)
 					goto err_peers;
 				p->atomic_only = loc;
@@ -720,8 +716,7 @@ static const char *wire_name(uint8_t w)
 				     : "modex";
 }
 
-/* The peer's verbs address, checked against ours. */
-static const struct vb_addr *peer_addr(struct vb_tp *vt, int w, bool quiet)
+const struct vb_addr *vb_peer_addr(struct vb_tp *vt, int w, bool quiet)
 {
 	const void *data;
 	const struct vb_addr *pa;
@@ -760,7 +755,7 @@ static bool vb_reachable(struct rc_tp *tp, int w)
 
 	if (!vt->resources || vt->peers[w].atomic_only)
 		return false; /* no receive window: never for messages */
-	pa = peer_addr(vt, w, false);
+	pa = vb_peer_addr(vt, w, false);
 	if (!pa || !pa->credit_addr)
 		return false;
 	if (vt->prm.ud)
@@ -774,7 +769,7 @@ static bool vb_reachable(struct rc_tp *tp, int w)
 /* A QP for device atomics only, to a peer shared memory reaches. */
 static bool atomic_connect(struct vb_tp *vt, struct vb_peer *p)
 {
-	const struct vb_addr *pa = peer_addr(vt, p->wrank, true);
+	const struct vb_addr *pa = vb_peer_addr(vt, p->wrank, true);
 
 	if (!pa || pa->nqpn <= (uint32_t)vt->inst->rank ||
 	    !pa->qpn[vt->inst->rank] || vb_qp_connect(vt, p, pa))
@@ -807,7 +802,7 @@ static int vb_connect(struct rc_tp *tp)
 			continue;
 		}
 		vt->nverbs++;
-		pa = peer_addr(vt, w, false);
+		pa = vb_peer_addr(vt, w, false);
 		if (!pa)
 			return RC_ERR_UNREACH;
 		/* never send more than the peer's receive buffers take (ranks
@@ -1465,11 +1460,6 @@ static void credits_returned(struct vb_tp *vt, struct vb_peer *p,
 	p->idle_seq = p->rx_seq; /* (the answer is not talk) */
 }
 
-/* Every RCMPI_VERBS_IDLE_MS while some peer could use a bigger window
- * than the pool has left: ask each peer that sent us nothing since the
- * last look for its window down to the first one every peer gets; and
- * while a busy peer waits for an eager ring, for its ring (verbs_fp.c).
- * A peer heard from again keeps what it has. */
 /* Windows given short (vb_rx_grant) grow to the floor from the pool;
  * the peer hears of it through its credit slot (once connected). */
 static void credits_top_up(struct vb_tp *vt)
@@ -1492,6 +1482,11 @@ static void credits_top_up(struct vb_tp *vt)
 	vt->short_windows = still;
 }
 
+/* Every RCMPI_VERBS_IDLE_MS while some peer could use a bigger window
+ * than the pool has left: ask each peer that sent us nothing since the
+ * last look for its window down to the first one every peer gets; and
+ * while a busy peer waits for an eager ring, for its ring (verbs_fp.c).
+ * A peer heard from again keeps what it has. */
 static void credits_look(struct vb_tp *vt)
 {
 	uint32_t floor = vt->prm.credits_min, unused = 0;
@@ -1649,7 +1644,7 @@ static unsigned vb_progress(struct rc_tp *tp)
 
 /* ---- close ---- */
 
-static double now_s(void)
+double vb_now(void)
 {
 	struct timespec ts;
 
@@ -1662,7 +1657,7 @@ static double now_s(void)
 static void vb_drain(struct vb_tp *vt)
 {
 	struct rc_inst *inst = vt->inst;
-	double t0 = now_s(), limit = 30.0;
+	double t0 = vb_now(), limit = 30.0;
 	bool busy;
 	int w;
 
@@ -1683,7 +1678,7 @@ static void vb_drain(struct vb_tp *vt)
 			       p->sq_head != p->sq_tail &&
 			       (!p->unsig || p->flushed);
 		}
-	} while (busy && now_s() - t0 < limit);
+	} while (busy && vb_now() - t0 < limit);
 	if (busy)
 		rc_log_warn("verbs: sends still unconfirmed after %.0f s at "
 			    "MPI_Finalize",

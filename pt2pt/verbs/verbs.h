@@ -363,11 +363,18 @@ static inline int vb_access(const struct vb_tp *vt)
 /* verbs_qp.c */
 uint32_t vb_psn(uint32_t qpn);
 int vb_qp_create(struct vb_tp *vt, struct vb_peer *p);
+/* vb_qp_create, then p's send queue and QP-number entry (on-demand
+ * wirings, modex); on failure nothing is left */
+int vb_qp_new(struct vb_tp *vt, struct vb_peer *p);
 /* ibv_create_qp with ia's attributes, halving the inline data asked until
  * the device accepts (ia then holds what it granted); NULL + errno */
 struct ibv_qp *vb_qp_create_fit(const struct rc_verbs_ops *ops,
 				struct ibv_pd *pd, struct ibv_qp_init_attr *ia);
 void vb_qp_destroy(struct vb_tp *vt, struct vb_peer *p);
+/* The address towards pa's port (InfiniBand: its LID, no GRH; RoCE: a
+ * GRH with its GID): RC QPs' RTR and the UD handshake's address handles */
+void vb_ah_attr(const struct vb_tp *vt, const struct vb_addr *pa,
+		struct ibv_ah_attr *ah);
 /* Attributes for INIT, RTR (towards the peer described by pa) and RTS */
 void vb_qp_init_attr(const struct vb_tp *vt, struct ibv_qp_attr *a, int *mask);
 void vb_qp_rtr_attr(const struct vb_tp *vt, const struct vb_addr *pa,
@@ -399,18 +406,19 @@ void vb_ud_close(struct vb_tp *vt);
 int vb_ud_start(struct vb_tp *vt, struct vb_peer *p);
 unsigned vb_ud_progress(struct vb_tp *vt);
 uint32_t vb_ud_qpn(const struct vb_tp *vt);
-/* The address handle's attributes towards pa's port (InfiniBand: its
- * LID, no GRH; RoCE: its GID) */
-void vb_ud_ah_attr(const struct vb_tp *vt, const struct vb_addr *pa,
-		   struct ibv_ah_attr *ah);
 
 /* tp_verbs.c */
+/* The peer's verbs address (modex), checked against ours; NULL (with an
+ * error unless quiet) when missing or when wiring or fabric differ. */
+const struct vb_addr *vb_peer_addr(struct vb_tp *vt, int w, bool quiet);
+/* CLOCK_MONOTONIC in seconds */
+double vb_now(void);
 void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
 		       uint64_t slot_addr, uint32_t slot_rkey);
 void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *vb_peer_host(const struct vb_tp *vt, int wrank);
-/* Credits for a new rdmacm connection (grows the SRQ if needed). */
+/* Credits for a new on-demand connection (grows the SRQ if needed). */
 uint32_t vb_rx_grant(struct vb_tp *vt, struct vb_peer *p);
 void vb_rx_ungrant(struct vb_tp *vt, struct vb_peer *p);
 int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p);

@@ -307,18 +307,14 @@ static void my_priv(struct vb_tp *vt, struct cm_priv *pr, uint32_t credits)
 
 int vb_cm_start(struct vb_tp *vt, struct vb_peer *p)
 {
-	const struct vb_addr *pa;
+	const struct vb_addr *pa = vb_peer_addr(vt, p->wrank, true);
 	struct sockaddr_in src, dst;
 	struct vb_cm_conn *c;
-	const void *data;
-	size_t len;
 
-	if (rc_modex_get(vt->inst, p->wrank, RC_MODEX_VERBS, &data, &len) ||
-	    len < sizeof(*pa)) {
+	if (!pa) {
 		vb_peer_fail(vt, p, "no rdma_cm address");
 		return RC_ERR_PEER;
 	}
-	pa = data;
 	c = conn_new(vt, p, true);
 	if (!c)
 		return RC_ERR_NOMEM;

@@ -65,6 +65,23 @@ void vb_qp_init_attr(const struct vb_tp *vt, struct ibv_qp_attr *a, int *mask)
 		IBV_QP_ACCESS_FLAGS;
 }
 
+void vb_ah_attr(const struct vb_tp *vt, const struct vb_addr *pa,
+		struct ibv_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->port_num = vt->port;
+	ah->sl = (uint8_t)vt->prm.sl;
+	if (vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		ah->is_global = 1;
+		memcpy(ah->grh.dgid.raw, pa->gid, 16);
+		ah->grh.sgid_index = (uint8_t)vt->gid_index;
+		ah->grh.hop_limit = (uint8_t)vt->prm.hop_limit;
+		ah->grh.traffic_class = (uint8_t)vt->prm.tc;
+	} else {
+		ah->dlid = pa->lid;
+	}
+}
+
 void vb_qp_rtr_attr(const struct vb_tp *vt, const struct vb_addr *pa,
 		    uint32_t rqpn, struct ibv_qp_attr *a, int *mask)
 {
@@ -78,21 +95,7 @@ void vb_qp_rtr_attr(const struct vb_tp *vt, const struct vb_addr *pa,
 	a->max_dest_rd_atomic = (uint8_t)umin(
 		vt->prm.rd_atom, (unsigned)vt->dattr.max_qp_rd_atom);
 	a->min_rnr_timer = 12; /* 0.64 ms; credits keep RNR from happening */
-	a->ah_attr.port_num = vt->port;
-	a->ah_attr.sl = (uint8_t)vt->prm.sl;
-	a->ah_attr.src_path_bits = 0;
-	if (vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET) {
-		a->ah_attr.is_global = 1;
-		a->ah_attr.dlid = 0;
-		memcpy(a->ah_attr.grh.dgid.raw, pa->gid, 16);
-		a->ah_attr.grh.sgid_index = (uint8_t)vt->gid_index;
-		a->ah_attr.grh.hop_limit = (uint8_t)vt->prm.hop_limit;
-		a->ah_attr.grh.traffic_class = (uint8_t)vt->prm.tc;
-		a->ah_attr.grh.flow_label = 0;
-	} else {
-		a->ah_attr.is_global = 0;
-		a->ah_attr.dlid = pa->lid;
-	}
+	vb_ah_attr(vt, pa, &a->ah_attr);
 	*mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 		IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 		IBV_QP_MIN_RNR_TIMER;
@@ -166,6 +169,19 @@ int vb_qp_create(struct vb_tp *vt, struct vb_peer *p)
 		return RC_ERR_IO;
 	}
 	return RC_OK;
+}
+
+int vb_qp_new(struct vb_tp *vt, struct vb_peer *p)
+{
+	int ret = vb_qp_create(vt, p);
+
+	if (!ret)
+		ret = vb_peer_sq_alloc(vt, p);
+	if (!ret)
+		ret = vb_qpn_add(vt, p->qp->qp_num, p);
+	if (ret)
+		vb_qp_destroy(vt, p);
+	return ret;
 }
 
 void vb_qp_destroy(struct vb_tp *vt, struct vb_peer *p)

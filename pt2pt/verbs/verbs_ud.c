@@ -35,7 +35,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "inst.h"
 #include "log.h"
 #include "status.h"
@@ -82,14 +81,6 @@ struct vb_ud {
 	unsigned nfree;
 	struct vb_ud_conn *conns;
 };
-
-static double ud_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static char *ud_buf(struct vb_ud *ud, unsigned i)
 {
@@ -273,42 +264,13 @@ void vb_ud_close(struct vb_tp *vt)
 	vt->ud = NULL;
 }
 
-/* The peer's published address (its UD QP, LID / GID, MTU). */
-static const struct vb_addr *ud_addr(struct vb_tp *vt, int w)
-{
-	const void *data;
-	size_t len;
-
-	if (rc_modex_get(vt->inst, w, RC_MODEX_VERBS, &data, &len) ||
-	    len < sizeof(struct vb_addr))
-		return NULL;
-	return data;
-}
-
-void vb_ud_ah_attr(const struct vb_tp *vt, const struct vb_addr *pa,
-		   struct ibv_ah_attr *ah)
-{
-	memset(ah, 0, sizeof(*ah));
-	ah->port_num = vt->port;
-	ah->sl = (uint8_t)vt->prm.sl;
-	if (vt->pattr.link_layer == IBV_LINK_LAYER_ETHERNET) {
-		ah->is_global = 1;
-		memcpy(ah->grh.dgid.raw, pa->gid, 16);
-		ah->grh.sgid_index = (uint8_t)vt->gid_index;
-		ah->grh.hop_limit = (uint8_t)vt->prm.hop_limit;
-		ah->grh.traffic_class = (uint8_t)vt->prm.tc;
-	} else {
-		ah->dlid = pa->lid;
-	}
-}
-
 /* Send one handshake datagram to p; a lost one is sent again by the
  * timer (so is one that finds no send buffer free). */
 static void ud_send(struct vb_tp *vt, struct vb_peer *p, uint32_t type,
 		    uint32_t echo, uint32_t credits)
 {
 	struct vb_ud *ud = vt->ud;
-	const struct vb_addr *pa = ud_addr(vt, p->wrank);
+	const struct vb_addr *pa = vb_peer_addr(vt, p->wrank, true);
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
 	struct ud_msg *m;
@@ -320,7 +282,7 @@ static void ud_send(struct vb_tp *vt, struct vb_peer *p, uint32_t type,
 	if (!p->ud_ah) {
 		struct ibv_ah_attr ah;
 
-		vb_ud_ah_attr(vt, pa, &ah);
+		vb_ah_attr(vt, pa, &ah);
 		p->ud_ah = vt->ops->create_ah(vt->pd, &ah);
 		if (!p->ud_ah) {
 			rc_log_debug("verbs: ibv_create_ah towards rank %d: %s",
@@ -371,7 +333,7 @@ static struct vb_ud_conn *conn_new(struct vb_tp *vt, struct vb_peer *p,
 		return NULL;
 	c->peer = p;
 	c->active = active;
-	c->start = ud_now();
+	c->start = vb_now();
 	/* (a short RCMPI_VERBS_UD_TIMEOUT gets its tries in too) */
 	c->rto_ms = vt->prm.ud_timeout_ms / 10 < UD_RTO_MS
 			    ? vt->prm.ud_timeout_ms / 10
@@ -384,25 +346,11 @@ static struct vb_ud_conn *conn_new(struct vb_tp *vt, struct vb_peer *p,
 	return c;
 }
 
-/* An RC QP towards p in INIT, with its send queue and QP number entry. */
-static int rc_qp_new(struct vb_tp *vt, struct vb_peer *p)
-{
-	int ret = vb_qp_create(vt, p);
-
-	if (!ret)
-		ret = vb_peer_sq_alloc(vt, p);
-	if (!ret)
-		ret = vb_qpn_add(vt, p->qp->qp_num, p);
-	if (ret)
-		vb_qp_destroy(vt, p);
-	return ret;
-}
-
 int vb_ud_start(struct vb_tp *vt, struct vb_peer *p)
 {
 	struct vb_ud_conn *c;
 
-	if (rc_qp_new(vt, p)) {
+	if (vb_qp_new(vt, p)) {
 		vb_peer_fail(vt, p, "no queue pair for the UD handshake");
 		return RC_ERR_PEER;
 	}
@@ -443,8 +391,8 @@ static void on_req(struct vb_tp *vt, struct vb_peer *p, const struct ud_msg *m)
 			     p->wrank);
 		conn_drop(vt, c);
 	}
-	pa = ud_addr(vt, p->wrank);
-	if (!pa || rc_qp_new(vt, p)) {
+	pa = vb_peer_addr(vt, p->wrank, true);
+	if (!pa || vb_qp_new(vt, p)) {
 		vb_peer_fail(vt, p, "no queue pair for the UD handshake");
 		return;
 	}
@@ -478,7 +426,7 @@ static void on_rep(struct vb_tp *vt, struct vb_peer *p, const struct ud_msg *m)
 	}
 	if (!c || !c->active || !p->qp || m->echo != p->qp->qp_num)
 		return; /* an answer to an attempt given up */
-	pa = ud_addr(vt, p->wrank);
+	pa = vb_peer_addr(vt, p->wrank, true);
 	if (!pa || vb_qp_connect_qpn(vt, p, pa, m->qpn)) {
 		conn_drop(vt, c);
 		vb_peer_fail(vt, p, "cannot connect the queue pair");
@@ -539,7 +487,7 @@ static void on_msg(struct vb_tp *vt, const struct ibv_wc *wc)
 static void ud_timers(struct vb_tp *vt)
 {
 	struct vb_ud_conn *c, *next;
-	double now = ud_now();
+	double now = vb_now();
 
 	for (c = vt->ud->conns; c; c = next) {
 		struct vb_peer *p = c->peer;

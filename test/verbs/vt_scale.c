@@ -61,9 +61,9 @@ static void ring_barrier(void)
 	}
 }
 
-/* RC QPs of this process in `rdma resource show qp` (-1: no tool). */
-/* This process's RC QPs to other processes; *loops: those connected to
- * themselves (the loopback QP for device atomics, lqpn == rqpn). */
+/* This process's RC QPs to other processes in `rdma resource show qp`
+ * (-1: no tool); *loops: those connected to themselves (the loopback QP
+ * for device atomics, lqpn == rqpn). */
 static int count_qps(char *list, size_t len, int *loops)
 {
 	char line[512], *tok, *save;
