@@ -10,7 +10,7 @@
 #
 # BUILD_DIR must be visible in the guest (not under /tmp). Environment:
 # RXE_VM (the harness, default test/vm/rxe-vm), MN_TIMEOUT (VM command
-# limit, default 600 s). About 3 minutes under TCG on 2 cores.
+# limit, default 900 s). 8-10 minutes under TCG on 2 cores.
 set -uo pipefail
 EXPECTED=17
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,7 +40,7 @@ make -C "$build" -j2 $progs >"$build/multinode-suite-make.log" 2>&1 || {
 make -C "$build" -j2 check TESTS= >>"$build/multinode-suite-make.log" 2>&1
 
 vmlog=$(mktemp)
-"$rxe_vm" --nodes 2 --quiet --timeout "${MN_TIMEOUT:-600}" -- \
+"$rxe_vm" --nodes 2 --quiet --timeout "${MN_TIMEOUT:-900}" -- \
 	"bash $top/test/multinode/guest-suite.sh $build $*" 2>&1 | tee "$vmlog"
 vmrc=${PIPESTATUS[0]}
 ran=$(grep -cE '^(ok|not ok) [0-9]+ ' "$vmlog")
@@ -49,7 +49,7 @@ rm -f "$vmlog"
 if [[ $vmrc -eq 125 ]]; then
 	echo "run-suite.sh: the VMs could not be set up (see above): FAILED" >&2
 elif [[ $vmrc -eq 124 ]]; then
-	echo "run-suite.sh: the VMs ran past ${MN_TIMEOUT:-600} s: FAILED" >&2
+	echo "run-suite.sh: the VMs ran past ${MN_TIMEOUT:-900} s: FAILED" >&2
 fi
 echo "run-suite.sh: $ran multinode tests ran, $ok passed ($((SECONDS - t0)) s)"
 [[ $vmrc -eq 0 && $ok -eq $ran ]] || exit 1
