@@ -81,9 +81,12 @@ RC_PARAM(VERBS_CM_AUTO_RANKS, INT, "64", 1, 1L << 30, "verbs",
 RC_PARAM(VERBS_CM_TIMEOUT, INT, "5000", 100, 600000, "verbs",
 	 "rdmacm: milliseconds for address and route resolution and "
 	 "connection")
-RC_PARAM(VERBS_UD_TIMEOUT, INT, "60000", 100, 1L << 30, "verbs",
-	 "ud: milliseconds a connection handshake waits for the peer's "
-	 "answer (a peer computing outside MPI answers late)")
+RC_PARAM(VERBS_UD_TIMEOUT, INT, "20000", 100, 1L << 30, "verbs",
+	 "ud: milliseconds a connection handshake waits for any word from "
+	 "the peer (its agent says it lives while it computes)")
+RC_PARAM(VERBS_UD_AGENT, BOOL, "1", 0, 0, "verbs",
+	 "ud: a thread answers peers' handshakes while this rank computes "
+	 "outside MPI (without it, such a rank answers late)")
 RC_PARAM(VERBS_SL, INT, "0", 0, 15, "verbs", "InfiniBand service level")
 RC_PARAM(VERBS_TC, INT, "0", 0, 255, "verbs", "RoCE traffic class")
 RC_PARAM(VERBS_HOP_LIMIT, INT, "64", 1, 255, "verbs", "RoCE hop limit")

@@ -10,8 +10,9 @@
 #      multi-node tests are part of make check)
 #   6. slurm: rcmpi ranks under Slurm's srun --mpi=pmix (a private
 #      single-node Slurm) and Open MPI's mpirun (test/integ/slurm.test)
-#   7. tsan: ThreadSanitizer build, the threaded unit test and the
-#      MPI_THREAD_MULTIPLE jobs (test/jobs/thr.test); host, not a VM
+#   7. tsan: ThreadSanitizer build, the threaded unit tests (the UD
+#      handshake's agent thread too) and the MPI_THREAD_MULTIPLE jobs
+#      (test/jobs/thr.test); host, not a VM
 # Each stage prints its time; the script stops at the first failing stage.
 #
 #   test/run-all.sh [stage...]     (stages: gcc asan clang verbs multinode
@@ -93,10 +94,13 @@ stage_tsan() {
 			LDFLAGS="-fsanitize=thread" || exit 1
 	 fi
 	 make -j"$jobs" >make.log 2>&1 &&
-		make -j"$jobs" test/unit/test_thread test/jobs/thr_stress \
-			>>make.log 2>&1 || { tail -50 make.log; exit 1; }
+		make -j"$jobs" test/unit/test_thread test/unit/test_verbs \
+			test/jobs/thr_stress >>make.log 2>&1 ||
+		{ tail -50 make.log; exit 1; }
 	 CK_FORK=no CK_DEFAULT_TIMEOUT=120 test/unit/test_thread ||
 		exit 1
+	 # the UD handshake's agent thread, over the fakes
+	 CK_FORK=no CK_RUN_CASE=agent test/unit/test_verbs || exit 1
 	 # every phase at 2-4 ranks x 2-4 threads, the two-copy path included
 	 CASE_TIMEOUT=240 top_builddir=. srcdir="$top" \
 		"$top/test/jobs/thr.test" all_2x2 all_3x3 mprobe_4x3 coll_4x4 \

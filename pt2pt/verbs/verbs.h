@@ -59,6 +59,7 @@ struct vb_params {
 	bool mallopt;
 	unsigned cm_timeout_ms;
 	unsigned ud_timeout_ms; /* UD_TIMEOUT: a handshake's answer */
+	bool ud_agent;		/* UD_AGENT: the thread that answers */
 	unsigned fp_rings;     /* FP_RINGS: peers given an eager ring */
 	unsigned fp_slots;     /* FP_SLOTS: slots per ring */
 	unsigned fp_size;      /* FP_SIZE: bytes per slot */
@@ -406,6 +407,7 @@ void vb_ud_close(struct vb_tp *vt);
 int vb_ud_start(struct vb_tp *vt, struct vb_peer *p);
 unsigned vb_ud_progress(struct vb_tp *vt);
 uint32_t vb_ud_qpn(const struct vb_tp *vt);
+int vb_ud_agent_step(struct vb_tp *vt);
 
 /* tp_verbs.c */
 /* The peer's verbs address (modex), checked against ours; NULL (with an

@@ -31,6 +31,7 @@
 #include "status.h"
 #include "tp_verbs.h"
 #include "verbs.h"
+#include "verbs_hooks.h"
 
 static char open_error[512];
 
@@ -191,12 +192,14 @@ int vb_params_read(struct vb_params *p, int nranks)
 	p->timeout = (unsigned)rc_param_int(RC_P_VERBS_TIMEOUT);
 	p->retry = (unsigned)rc_param_int(RC_P_VERBS_RETRY);
 	p->rnr_retry = (unsigned)rc_param_int(RC_P_VERBS_RNR_RETRY);
-	p->rcache = rc_param_bool(RC_P_VERBS_RCACHE);
+	/* (no memory hooks, no cache: ThreadSanitizer builds) */
+	p->rcache = rc_param_bool(RC_P_VERBS_RCACHE) && rc_verbs_hooks_live();
 	p->rcache_entries = (size_t)rc_param_int(RC_P_VERBS_RCACHE_ENTRIES);
 	p->rcache_bytes = (size_t)rc_param_int(RC_P_VERBS_RCACHE_SIZE);
 	p->mallopt = rc_param_bool(RC_P_VERBS_MALLOPT);
 	p->cm_timeout_ms = (unsigned)rc_param_int(RC_P_VERBS_CM_TIMEOUT);
 	p->ud_timeout_ms = (unsigned)rc_param_int(RC_P_VERBS_UD_TIMEOUT);
+	p->ud_agent = rc_param_bool(RC_P_VERBS_UD_AGENT);
 	p->fp_rings = (unsigned)rc_param_int(RC_P_VERBS_FP_RINGS);
 	p->fp_slots = (unsigned)rc_param_int(RC_P_VERBS_FP_SLOTS);
 	p->fp_size = (unsigned)rc_param_int(RC_P_VERBS_FP_SIZE) & ~63u;

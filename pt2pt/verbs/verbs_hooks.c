@@ -46,6 +46,34 @@
 #include "verbs_hooks.h"
 #include "verbs_rcache.h"
 
+/* ThreadSanitizer calls mmap while it initialises, before any function it
+ * instruments may run: a TSan build has no hooks, and so no registration
+ * cache (vb_params_read turns it off; every transfer registers its own
+ * memory). */
+#if defined(__SANITIZE_THREAD__)
+#define RC_HOOKS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RC_HOOKS 0
+#endif
+#endif
+#ifndef RC_HOOKS
+#define RC_HOOKS 1
+#endif
+
+static unsigned long hook_calls;
+
+unsigned long rc_verbs_hooks_calls(void)
+{
+	return __atomic_load_n(&hook_calls, __ATOMIC_RELAXED);
+}
+
+bool rc_verbs_hooks_live(void)
+{
+	return RC_HOOKS;
+}
+
+#if RC_HOOKS
 typedef int (*munmap_fn)(void *, size_t);
 typedef void *(*mremap_fn)(void *, size_t, size_t, int, ...);
 typedef int (*madvise_fn)(void *, size_t, int);
@@ -76,7 +104,6 @@ static struct {
 	bool glibc_malloc; /* the next free is glibc's */
 } next;
 static volatile int resolving;
-static unsigned long hook_calls;
 
 static void *next_sym(const char *name)
 {
@@ -122,11 +149,6 @@ static inline void inval(const void *addr, size_t len)
 	if (len)
 		rc_rcache_invalidate_all((uintptr_t)addr,
 					 (uintptr_t)addr + len);
-}
-
-unsigned long rc_verbs_hooks_calls(void)
-{
-	return __atomic_load_n(&hook_calls, __ATOMIC_RELAXED);
 }
 
 /* Until dlsym has answered (a call made while it runs), the system call
@@ -330,6 +352,8 @@ void *realloc(void *p, size_t len)
 }
 #endif
 
+#endif /* RC_HOOKS */
+
 void rc_verbs_hooks_malloc_tune(void)
 {
 	static int done;
@@ -337,7 +361,9 @@ void rc_verbs_hooks_malloc_tune(void)
 	if (done)
 		return;
 	done = 1;
+#if RC_HOOKS
 	hooks_ready();
+#endif
 	mallopt(M_MMAP_MAX, 0);
 	mallopt(M_TRIM_THRESHOLD, -1);
 	mallopt(M_TOP_PAD, 1 << 20);

@@ -18,21 +18,34 @@
  *
  * Datagrams get lost: A sends its REQ again until the REP comes, B its
  * REP until the RTU comes (each answers a repeat of what it has answered
- * already), every UD_RTO_MS doubling to a second. A side that has no
- * answer within RCMPI_VERBS_UD_TIMEOUT (60 s) fails the peer with a
- * message that names it. The timeout is long because only a peer that
- * calls into MPI answers (there is no progress thread), and a live peer
- * may compute outside MPI for a while; a dead rank usually ends the job
- * sooner through the launcher (not one hidden behind a wrapper that
- * lives on: then this timeout is what ends the wait). Simultaneous connects (A
- * and B both send first): the lower rank's connection wins; the higher rank
- * drops its own attempt when the lower rank's REQ arrives, and the lower rank
- * ignores the higher rank's. Until a connection is up am_send answers RC_AGAIN
- * and the engine retries in order from progress, which polls the UD CQ at every
- * call while handshakes are under way, otherwise every 16 calls that found
- * nothing to do and every 256 calls (to answer peers' requests).
+ * already), every UD_RTO_MS doubling to a second. Simultaneous connects
+ * (A and B both send first): the lower rank's connection wins; the higher
+ * rank drops its own attempt when the lower rank's REQ arrives, and the
+ * lower rank ignores the higher rank's. Until a connection is up am_send
+ * answers RC_AGAIN and the engine retries in order from progress, which
+ * polls the UD CQ at every call while handshakes are under way, otherwise
+ * every 16 calls that found nothing to do and every 256 calls (to answer
+ * peers' requests).
+ *
+ * The agent. Only the main thread's progress handshakes, and a rank may
+ * compute outside MPI for minutes while a peer connects to it. So each
+ * process runs one agent thread (RCMPI_VERBS_UD_AGENT, on by default)
+ * that wakes every UD_AGENT_MS; when progress has not looked at the UD QP
+ * since its last wake, it takes the UD QP for that moment and answers
+ * each REQ and REP with BUSY: "I live, I will answer when I call MPI".
+ * Of the connection state it only notes that the peer spoke; the
+ * datagrams it takes are dropped, and the peer's repeats bring them to
+ * progress later (within a second of its return). A side that asked
+ * (at least four times) and heard no word at all from its peer (REQ, REP,
+ * RTU or BUSY) within RCMPI_VERBS_UD_TIMEOUT (20 s) fails the peer with a
+ * message that names it: the rank or its host is gone, or datagrams do
+ * not reach it. Everything of the UD QP (its CQ, send buffers, address
+ * handles) is under ud->lock, which progress takes when it looks at the
+ * UD QP, and the agent while it answers.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "inst.h"
@@ -48,8 +61,9 @@
 #define UD_BUF 128
 #define UD_RTO_MS 200
 #define UD_WRID_SEND 0x10000u
+#define UD_AGENT_MS 100
 
-enum { UD_REQ = 1, UD_REP, UD_RTU };
+enum { UD_REQ = 1, UD_REP, UD_RTU, UD_BUSY };
 
 struct ud_msg {
 	uint32_t magic;
@@ -60,6 +74,12 @@ struct ud_msg {
 	uint32_t credits; /* REQ, REP: the first window granted */
 	uint32_t slot_rkey;
 	uint64_t slot_addr;
+	/* the sender's UD address: what the peer's agent answers to (it
+	 * cannot look up the modex: only the main thread fetches it) */
+	uint32_t ud_qpn;
+	uint16_t lid;
+	uint16_t rsvd;
+	uint8_t gid[16];
 };
 
 struct vb_ud_conn {
@@ -68,7 +88,9 @@ struct vb_ud_conn {
 	bool active;	      /* we sent the REQ */
 	uint32_t granted;     /* credits promised to the peer */
 	struct ud_msg remote; /* passive: the peer's REQ */
-	double start, next_tx;
+	double heard;	      /* the attempt began, or the peer last spoke */
+	unsigned unanswered;  /* repeats sent since */
+	double next_tx;
 	unsigned rto_ms;
 };
 
@@ -80,6 +102,13 @@ struct vb_ud {
 	uint16_t free_tx[UD_NSEND];
 	unsigned nfree;
 	struct vb_ud_conn *conns;
+	/* the agent; lock covers the CQ, send buffers and address handles */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t agent;
+	bool agent_on, stop;
+	unsigned long looks; /* progress's looks at the UD QP */
+	unsigned long seen;  /* the agent: looks at its last wake */
 };
 
 static char *ud_buf(struct vb_ud *ud, unsigned i)
@@ -134,6 +163,59 @@ static int ud_qp_ready(struct vb_tp *vt, struct ibv_qp *qp)
 	return err;
 }
 
+/* Recursive: what progress calls with the lock held (vb_peer_fail and
+ * what pt2pt fails then) may come back to the UD code. */
+static void ud_lock_init(struct vb_ud *ud)
+{
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&ud->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ud->wake, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+static void *agent_main(void *arg);
+
+/* Signals stay with the application's threads. Without the thread the
+ * rank still works; it answers late while it computes. */
+static void agent_start(struct vb_tp *vt)
+{
+	struct vb_ud *ud = vt->ud;
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&ud->agent, NULL, agent_main, vt);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		rc_log_warn("verbs: no UD handshake agent (pthread_create: "
+			    "%s): peers connecting while this rank computes "
+			    "outside MPI wait for its next MPI call",
+			    strerror(err));
+		return;
+	}
+	ud->agent_on = true;
+}
+
+static void agent_stop(struct vb_ud *ud)
+{
+	if (!ud->agent_on)
+		return;
+	pthread_mutex_lock(&ud->lock);
+	ud->stop = true;
+	pthread_cond_signal(&ud->wake);
+	pthread_mutex_unlock(&ud->lock);
+	pthread_join(ud->agent, NULL);
+	ud->agent_on = false;
+}
+
 int vb_ud_open(struct vb_tp *vt)
 {
 	const struct rc_verbs_ops *ops = vt->ops;
@@ -146,6 +228,8 @@ int vb_ud_open(struct vb_tp *vt)
 	if (!ud)
 		return RC_ERR_NOMEM;
 	vt->ud = ud;
+	ud_lock_init(ud);
+	ud->seen = ~0UL; /* the agent's first look only takes note */
 	ud->mem = calloc(UD_NRECV + UD_NSEND, UD_BUF);
 	if (!ud->mem)
 		goto err_nomem;
@@ -201,8 +285,11 @@ int vb_ud_open(struct vb_tp *vt)
 	for (i = 0; i < UD_NSEND; i++)
 		ud->free_tx[i] = (uint16_t)(UD_NRECV + i);
 	ud->nfree = UD_NSEND;
-	rc_log_debug("verbs: UD handshake QP 0x%x on %s port %u",
-		     ud->qp->qp_num, vt->dev_name, vt->port);
+	if (vt->prm.ud_agent)
+		agent_start(vt);
+	rc_log_debug("verbs: UD handshake QP 0x%x on %s port %u%s",
+		     ud->qp->qp_num, vt->dev_name, vt->port,
+		     ud->agent_on ? ", agent on" : "");
 	return RC_OK;
 
 err_nomem:
@@ -246,6 +333,7 @@ void vb_ud_close(struct vb_tp *vt)
 
 	if (!ud)
 		return;
+	agent_stop(ud);
 	while (ud->conns)
 		conn_free(vt, ud->conns);
 	for (w = 0; vt->peers && w < vt->inst->size; w++) {
@@ -260,50 +348,55 @@ void vb_ud_close(struct vb_tp *vt)
 	if (ud->mr)
 		vt->ops->dereg_mr(ud->mr);
 	free(ud->mem);
+	pthread_cond_destroy(&ud->wake);
+	pthread_mutex_destroy(&ud->lock);
 	free(ud);
 	vt->ud = NULL;
 }
 
-/* Send one handshake datagram to p; a lost one is sent again by the
- * timer (so is one that finds no send buffer free). */
-static void ud_send(struct vb_tp *vt, struct vb_peer *p, uint32_t type,
-		    uint32_t echo, uint32_t credits)
+/* The address handle towards p's UD QP, made on first use towards pa. */
+static struct ibv_ah *ud_ah(struct vb_tp *vt, struct vb_peer *p,
+			    const struct vb_addr *pa)
+{
+	struct ibv_ah_attr ah;
+
+	if (p->ud_ah)
+		return p->ud_ah;
+	vb_ah_attr(vt, pa, &ah);
+	p->ud_ah = vt->ops->create_ah(vt->pd, &ah);
+	if (!p->ud_ah)
+		rc_log_debug("verbs: ibv_create_ah towards rank %d: %s",
+			     p->wrank, strerror(errno));
+	return p->ud_ah;
+}
+
+/* Send one handshake datagram, what (type and its own fields) and ours,
+ * to p's UD QP dqpn at pa; a lost one is sent again by the timer (so is
+ * one that finds no send buffer free). */
+static void ud_post(struct vb_tp *vt, struct vb_peer *p,
+		    const struct vb_addr *pa, uint32_t dqpn,
+		    const struct ud_msg *what)
 {
 	struct vb_ud *ud = vt->ud;
-	const struct vb_addr *pa = vb_peer_addr(vt, p->wrank, true);
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
 	struct ud_msg *m;
 	unsigned i;
 	int err;
 
-	if (!pa || !pa->ud_qpn || !p->qp)
-		return;
-	if (!p->ud_ah) {
-		struct ibv_ah_attr ah;
-
-		vb_ah_attr(vt, pa, &ah);
-		p->ud_ah = vt->ops->create_ah(vt->pd, &ah);
-		if (!p->ud_ah) {
-			rc_log_debug("verbs: ibv_create_ah towards rank %d: %s",
-				     p->wrank, strerror(errno));
-			return;
-		}
-	}
-	if (!ud->nfree)
+	if (!ud_ah(vt, p, pa) || !ud->nfree)
 		return;
 	i = ud->free_tx[--ud->nfree];
 	m = (struct ud_msg *)ud_buf(ud, i);
-	memset(m, 0, sizeof(*m));
+	*m = *what;
 	m->magic = UD_MAGIC;
-	m->type = type;
 	m->src = vt->inst->rank;
 	m->dst = p->wrank;
-	m->qpn = p->qp->qp_num;
-	m->echo = echo;
-	m->credits = credits;
 	m->slot_rkey = vt->slots_mr->rkey;
 	m->slot_addr = (uintptr_t)vt->slots;
+	m->ud_qpn = ud->qp->qp_num;
+	m->lid = vt->pattr.lid;
+	memcpy(m->gid, vt->gid.raw, 16);
 	sge.addr = (uintptr_t)m;
 	sge.length = sizeof(*m);
 	sge.lkey = ud->mr->lkey;
@@ -314,7 +407,7 @@ static void ud_send(struct vb_tp *vt, struct vb_peer *p, uint32_t type,
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.ud.ah = p->ud_ah;
-	wr.wr.ud.remote_qpn = pa->ud_qpn;
+	wr.wr.ud.remote_qpn = dqpn;
 	wr.wr.ud.remote_qkey = UD_QKEY;
 	err = vt->ops->post_send(ud->qp, &wr, &bad);
 	if (err) {
@@ -322,6 +415,23 @@ static void ud_send(struct vb_tp *vt, struct vb_peer *p, uint32_t type,
 		rc_log_debug("verbs: UD send to rank %d: %s", p->wrank,
 			     strerror(err));
 	}
+}
+
+/* Progress's datagrams: towards the address p published. */
+static void ud_send(struct vb_tp *vt, struct vb_peer *p, uint32_t type,
+		    uint32_t echo, uint32_t credits)
+{
+	const struct vb_addr *pa = vb_peer_addr(vt, p->wrank, true);
+	struct ud_msg m;
+
+	if (!pa || !pa->ud_qpn || !p->qp)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.type = type;
+	m.qpn = p->qp->qp_num;
+	m.echo = echo;
+	m.credits = credits;
+	ud_post(vt, p, pa, pa->ud_qpn, &m);
 }
 
 static struct vb_ud_conn *conn_new(struct vb_tp *vt, struct vb_peer *p,
@@ -333,12 +443,12 @@ static struct vb_ud_conn *conn_new(struct vb_tp *vt, struct vb_peer *p,
 		return NULL;
 	c->peer = p;
 	c->active = active;
-	c->start = vb_now();
+	c->heard = vb_now();
 	/* (a short RCMPI_VERBS_UD_TIMEOUT gets its tries in too) */
 	c->rto_ms = vt->prm.ud_timeout_ms / 10 < UD_RTO_MS
 			    ? vt->prm.ud_timeout_ms / 10
 			    : UD_RTO_MS;
-	c->next_tx = c->start + c->rto_ms * 1e-3;
+	c->next_tx = c->heard + c->rto_ms * 1e-3;
 	c->next = vt->ud->conns;
 	vt->ud->conns = c;
 	p->udc = c;
@@ -346,7 +456,7 @@ static struct vb_ud_conn *conn_new(struct vb_tp *vt, struct vb_peer *p,
 	return c;
 }
 
-int vb_ud_start(struct vb_tp *vt, struct vb_peer *p)
+static int ud_start(struct vb_tp *vt, struct vb_peer *p)
 {
 	struct vb_ud_conn *c;
 
@@ -366,6 +476,16 @@ int vb_ud_start(struct vb_tp *vt, struct vb_peer *p)
 	rc_log_debug("verbs: UD handshake: REQ to rank %d (QP 0x%x)", p->wrank,
 		     p->qp->qp_num);
 	return RC_OK;
+}
+
+int vb_ud_start(struct vb_tp *vt, struct vb_peer *p)
+{
+	int ret;
+
+	pthread_mutex_lock(&vt->ud->lock);
+	ret = ud_start(vt, p);
+	pthread_mutex_unlock(&vt->ud->lock);
+	return ret;
 }
 
 /* A's REQ: accept it (our QP to RTS, REP) unless our own attempt wins. */
@@ -453,21 +573,42 @@ static void on_rtu(struct vb_tp *vt, struct vb_peer *p, const struct ud_msg *m)
 	vb_peer_connected(vt, p, r.credits, r.slot_addr, r.slot_rkey);
 }
 
-static void on_msg(struct vb_tp *vt, const struct ibv_wc *wc)
+/* Any word from the peer says that it lives. */
+static void conn_heard(struct vb_peer *p)
+{
+	if (p->udc) {
+		p->udc->heard = vb_now();
+		p->udc->unanswered = 0;
+	}
+}
+
+/* A received datagram for us from a rank of the job, or NULL. */
+static const struct ud_msg *ud_msg_get(struct vb_tp *vt,
+				       const struct ibv_wc *wc)
 {
 	const struct ud_msg *m;
-	struct vb_peer *p;
 
 	if (wc->status != IBV_WC_SUCCESS || wc->byte_len < UD_GRH + sizeof(*m))
-		return;
+		return NULL;
 	m = (const struct ud_msg *)(ud_buf(vt->ud, (unsigned)wc->wr_id) +
 				    UD_GRH);
 	if (m->magic != UD_MAGIC || m->dst != vt->inst->rank || m->src < 0 ||
 	    m->src >= vt->inst->size || m->src == vt->inst->rank) {
 		rc_log_debug("verbs: UD handshake: a datagram not for us");
-		return;
+		return NULL;
 	}
+	return m;
+}
+
+static void on_msg(struct vb_tp *vt, const struct ibv_wc *wc)
+{
+	const struct ud_msg *m = ud_msg_get(vt, wc);
+	struct vb_peer *p;
+
+	if (!m)
+		return;
 	p = &vt->peers[m->src];
+	conn_heard(p);
 	switch (m->type) {
 	case UD_REQ:
 		on_req(vt, p, m);
@@ -478,7 +619,7 @@ static void on_msg(struct vb_tp *vt, const struct ibv_wc *wc)
 	case UD_RTU:
 		on_rtu(vt, p, m);
 		break;
-	default:
+	default: /* UD_BUSY: its agent answered; it lives, nothing else */
 		break;
 	}
 }
@@ -495,15 +636,18 @@ static void ud_timers(struct vb_tp *vt)
 		next = c->next;
 		if (now < c->next_tx)
 			continue;
-		if ((now - c->start) * 1e3 >= vt->prm.ud_timeout_ms) {
+		/* silent for the timeout, while we asked (not while we
+		 * computed: then the timers did not run) */
+		if ((now - c->heard) * 1e3 >= vt->prm.ud_timeout_ms &&
+		    c->unanswered >= 4) {
 			bool active = c->active;
 
 			conn_drop(vt, c);
 			vb_peer_fail(vt, p,
-				     "no %s over UD within %u ms "
-				     "(RCMPI_VERBS_UD_TIMEOUT): it computed "
-				     "outside MPI all that time, or datagrams "
-				     "do not reach it",
+				     "no %s over UD, and no word from it, "
+				     "within %u ms (RCMPI_VERBS_UD_TIMEOUT): "
+				     "the rank or its host is gone, or "
+				     "datagrams do not reach it",
 				     active ? "answer to our connection request"
 					    : "confirmation of our answer",
 				     vt->prm.ud_timeout_ms);
@@ -513,7 +657,11 @@ static void ud_timers(struct vb_tp *vt)
 			ud_send(vt, p, UD_REQ, 0, c->granted);
 		else
 			ud_send(vt, p, UD_REP, c->remote.qpn, c->granted);
-		if (c->rto_ms < 1000)
+		c->unanswered++;
+		/* up to a second, and 4 tries per timeout (each repeat
+		 * the peer's agent answers keeps the attempt alive) */
+		if (c->rto_ms < 1000 &&
+		    c->rto_ms * 2 <= vt->prm.ud_timeout_ms / 4)
 			c->rto_ms *= 2;
 		c->next_tx = now + c->rto_ms * 1e-3;
 	}
@@ -526,6 +674,8 @@ unsigned vb_ud_progress(struct vb_tp *vt)
 	unsigned events = 0;
 	int i, n;
 
+	pthread_mutex_lock(&ud->lock);
+	ud->looks++;
 	n = vt->ops->poll_cq(ud->cq, 16, wc);
 	for (i = 0; i < n; i++) {
 		unsigned idx = (unsigned)(wc[i].wr_id & 0xffff);
@@ -542,5 +692,96 @@ unsigned vb_ud_progress(struct vb_tp *vt)
 	}
 	if (vt->nconnecting)
 		ud_timers(vt);
+	pthread_mutex_unlock(&ud->lock);
 	return events;
+}
+
+/* ---- the agent ---- */
+
+/* BUSY to the sender of in, at the address its datagram carries. */
+static void agent_answer(struct vb_tp *vt, const struct ud_msg *in)
+{
+	struct vb_addr pa;
+	struct ud_msg m;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.lid = in->lid;
+	memcpy(pa.gid, in->gid, 16);
+	memset(&m, 0, sizeof(m));
+	m.type = UD_BUSY;
+	m.echo = in->qpn;
+	ud_post(vt, &vt->peers[in->src], &pa, in->ud_qpn, &m);
+}
+
+/* One look (ud->lock held): if progress has not looked at the UD QP
+ * since the last one, answer each REQ and REP waiting there with BUSY and
+ * drop it (the peer repeats it until progress answers). Returns the BUSY
+ * answers sent, or -1 when progress looked meanwhile. */
+static int agent_look(struct vb_tp *vt)
+{
+	struct vb_ud *ud = vt->ud;
+	struct ibv_wc wc[16];
+	int i, n, sent = 0;
+
+	if (ud->looks != ud->seen) {
+		ud->seen = ud->looks;
+		return -1;
+	}
+	while ((n = vt->ops->poll_cq(ud->cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			unsigned idx = (unsigned)(wc[i].wr_id & 0xffff);
+			const struct ud_msg *m;
+
+			if (wc[i].wr_id & UD_WRID_SEND) {
+				ud->free_tx[ud->nfree++] = (uint16_t)idx;
+				continue;
+			}
+			m = ud_msg_get(vt, &wc[i]);
+			if (m)
+				conn_heard(&vt->peers[m->src]);
+			if (m && m->ud_qpn &&
+			    (m->type == UD_REQ || m->type == UD_REP)) {
+				agent_answer(vt, m);
+				sent++;
+			}
+			if (ud_post_recv(vt, idx))
+				rc_log_warn("verbs: cannot post a receive on "
+					    "the UD QP");
+		}
+	}
+	return sent;
+}
+
+int vb_ud_agent_step(struct vb_tp *vt)
+{
+	int ret;
+
+	pthread_mutex_lock(&vt->ud->lock);
+	ret = agent_look(vt);
+	pthread_mutex_unlock(&vt->ud->lock);
+	return ret;
+}
+
+static void *agent_main(void *arg)
+{
+	struct vb_tp *vt = arg;
+	struct vb_ud *ud = vt->ud;
+	struct timespec ts;
+
+	pthread_mutex_lock(&ud->lock);
+	while (!ud->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += UD_AGENT_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		while (!ud->stop && pthread_cond_timedwait(&ud->wake, &ud->lock,
+							   &ts) != ETIMEDOUT)
+			;
+		if (!ud->stop)
+			agent_look(vt);
+	}
+	pthread_mutex_unlock(&ud->lock);
+	return NULL;
 }

@@ -564,6 +564,9 @@ static const struct rc_boot_ops vw_boot = {
 	.fini = vwb_fini,
 };
 
+/* the fakes' table vw_open uses (setup_fakes: fk_ops) */
+static const struct rc_verbs_ops *vw_fake_ops = &fk_ops;
+
 /* Open and connect n ranks with RCMPI_TRANSPORTS=verbs over the fakes;
  * never asserts (w->status says how it went). */
 static void vw_open(struct vw *w, int n)
@@ -572,7 +575,7 @@ static void vw_open(struct vw *w, int n)
 
 	memset(w, 0, sizeof(*w));
 	w->n = n;
-	rc_verbs_ops = &fk_ops;
+	rc_verbs_ops = vw_fake_ops;
 	setenv("RCMPI_TRANSPORTS", "verbs", 1);
 	for (r = 0; r < n; r++) {
 		struct rc_inst *inst = calloc(1, sizeof(*inst));
@@ -675,6 +678,7 @@ static void env_clear(void)
 		"RCMPI_VERBS_CM_AUTO_RANKS",
 		"RCMPI_VERBS_CM_TIMEOUT",
 		"RCMPI_VERBS_UD_TIMEOUT",
+		"RCMPI_VERBS_UD_AGENT",
 		"RCMPI_VERBS_CREDITS",
 		"RCMPI_VERBS_IDLE_MS",
 		"RCMPI_VERBS_RQ_SIZE",
@@ -702,6 +706,11 @@ static void setup_fakes(void)
 {
 	fk_reset();
 	env_clear();
+	/* the UD handshake's agent thread: the fakes are not thread-safe;
+	 * ud_agent calls its step itself, ud_agent_thread runs it over
+	 * fk_ops_locked */
+	setenv("RCMPI_VERBS_UD_AGENT", "0", 1);
+	vw_fake_ops = &fk_ops;
 }
 
 /* The QP of rank r towards rank peer. */
@@ -1283,6 +1292,130 @@ START_TEST(ud_lost)
 }
 END_TEST
 
+/* A rank that computes outside MPI while its peer connects: its agent
+ * answers every REQ (loop 0: rank 1 computes) or REP (loop 1: rank 0
+ * computes after its REQ, rank 1 waits for the RTU) with BUSY, so the
+ * peer waits five timeouts without failing; the agent takes nothing
+ * while progress looks itself; and once the rank calls MPI again, the
+ * connection comes up and the data arrives. */
+START_TEST(ud_agent)
+{
+	struct rc_req *r[2] = {NULL};
+	int a = 7, x = 0, busy = 0, i, comp = _i == 0 ? 1 : 0;
+	struct vb_tp *vc, *vo;
+	double t0, tstep = 0;
+	uint32_t q[16];
+	struct vw w;
+
+	setenv("RCMPI_VERBS_CM", "ud", 1);
+	setenv("RCMPI_VERBS_UD_TIMEOUT", "300", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	vc = (struct vb_tp *)vw_tp(&w, comp, 1 - comp); /* computes */
+	vo = (struct vb_tp *)vw_tp(&w, 1 - comp, comp); /* waits on it */
+	if (_i == 0) {
+		ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1,
+					      &rc_mpi_int, 1, 3, RC_SEND_STD,
+					      &r[0]),
+				 RC_OK);
+	} else {
+		ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &x, 1,
+					      &rc_mpi_int, 0, 3, &r[1]),
+				 RC_OK);
+		ck_assert_int_eq(vb_ud_start(vc, &vc->peers[1]), RC_OK);
+		for (i = 0;
+		     i < 1000 && vo->peers[0].state != VB_PEER_CONNECTING; i++)
+			rc_progress(w.inst[1]);
+		ck_assert_int_eq(vo->peers[0].state, VB_PEER_CONNECTING);
+	}
+	ck_assert_int_eq(vb_ud_agent_step(vc), -1); /* progress looked */
+	t0 = t_now();
+	while (t_now() - t0 < 1.5) {
+		rc_progress(w.inst[1 - comp]);
+		if (t_now() - tstep >= 0.02) {
+			i = vb_ud_agent_step(vc);
+			ck_assert_int_ge(i, 0);
+			busy += i;
+			tstep = t_now();
+		}
+	}
+	ck_assert_int_eq(vo->peers[comp].state, VB_PEER_CONNECTING);
+	ck_assert_msg(busy >= 5, "%d BUSY answers", busy);
+	ck_assert(!r[0] || !rc_req_done(r[0]));
+	ck_assert(!r[1] || !rc_req_done(r[1]));
+	/* the agent stands aside while progress looks at the UD QP */
+	for (i = 0; i < 300; i++)
+		rc_progress(w.inst[comp]);
+	ck_assert_int_eq(vb_ud_agent_step(vc), -1);
+	if (_i == 0)
+		ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &x, 1,
+					      &rc_mpi_int, 0, 3, &r[1]),
+				 RC_OK);
+	else
+		ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1,
+					      &rc_mpi_int, 1, 3, RC_SEND_STD,
+					      &r[0]),
+				 RC_OK);
+	ck_assert(vw_wait_s(&w, r, 2, 10));
+	ck_assert_int_eq(r[0]->err, RC_OK);
+	ck_assert_int_eq(r[1]->err, RC_OK);
+	ck_assert_int_eq(x, 7);
+	ck_assert_uint_eq(fk.ud_misaddressed, 0);
+	ck_assert_int_eq(fk_qp_list(q, 16), 2);
+	rc_req_free(r[0]);
+	rc_req_free(r[1]);
+	ck_assert(vw_exchange(&w));
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
+/* The agent as a thread (ThreadSanitizer runs this case): rank 1
+ * computes for five timeouts while rank 0 connects to it, its agent
+ * thread answers, and the connection comes up once rank 1 calls MPI.
+ * Every fake call is under fk_lock (fk_ops_locked). */
+START_TEST(ud_agent_thread)
+{
+	struct rc_req *r[2] = {NULL};
+	int a = 7, x = 0;
+	unsigned long sends;
+	struct vb_tp *vt;
+	double t0;
+	struct vw w;
+
+	setenv("RCMPI_VERBS_CM", "ud", 1);
+	setenv("RCMPI_VERBS_UD_TIMEOUT", "300", 1);
+	setenv("RCMPI_VERBS_UD_AGENT", "1", 1);
+	vw_fake_ops = &fk_ops_locked;
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	vt = (struct vb_tp *)vw_tp(&w, 0, 1);
+	ck_assert_int_eq(rc_p2p_isend(w.inst[0]->world, 0, &a, 1, &rc_mpi_int,
+				      1, 3, RC_SEND_STD, &r[0]),
+			 RC_OK);
+	t0 = t_now();
+	while (t_now() - t0 < 1.5)
+		rc_progress(w.inst[0]);
+	ck_assert_int_eq(vt->peers[1].state, VB_PEER_CONNECTING);
+	ck_assert(!rc_req_done(r[0]));
+	fk_lock();
+	sends = fk.ud_sends; /* REQ and its repeats, BUSY answers */
+	fk_unlock();
+	ck_assert_msg(sends >= 10, "%lu datagrams", sends);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[1]->world, 0, &x, 1, &rc_mpi_int,
+				      0, 3, &r[1]),
+			 RC_OK);
+	ck_assert(vw_wait_s(&w, r, 2, 10));
+	ck_assert_int_eq(r[0]->err, RC_OK);
+	ck_assert_int_eq(x, 7);
+	rc_req_free(r[0]);
+	rc_req_free(r[1]);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* The handshake fails within RCMPI_VERBS_UD_TIMEOUT with a message that
  * names the peer, and what waited on it fails (MPI_ERRORS_RETURN):
  * loop 0, every datagram lost (no answer to the REQ: a peer gone, or one
@@ -1342,9 +1475,10 @@ START_TEST(ud_no_answer)
 		      "message: %s", out);
 	ck_assert_msg(
 		strstr(out, _i == 0 ? "no answer to our connection "
-				      "request over UD within 300 ms"
+				      "request over UD, and no word from it, "
+				      "within 300 ms"
 				    : "no confirmation of our answer over "
-				      "UD within 300 ms"),
+				      "UD, and no word from it, within 300 ms"),
 		"message: %s", out);
 	ck_assert_int_eq(vt->peers[1 - side].state, VB_PEER_FAILED);
 	ck_assert(!vt->peers[1 - side].qp);
@@ -2202,6 +2336,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_simultaneous, 0, 4);
 	tcase_add_loop_test(tc, ud_lost, 0, 3);
 	tcase_add_loop_test(tc, ud_no_answer, 0, 2);
+	tcase_add_loop_test(tc, ud_agent, 0, 2);
 	tcase_add_test(tc, data_put_inline);
 	tcase_add_loop_test(tc, data_max_msg, 0, 2);
 	tcase_add_loop_test(tc, data_mem_report, 0, 2);
@@ -2215,6 +2350,13 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
 	tcase_add_loop_test(tc, fp_none, 0, 2);
 	tcase_add_test(tc, fp_write_error);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+
+	/* a thread of the transport's own (the TSan stage runs this case) */
+	tc = tcase_create("agent");
+	tcase_add_checked_fixture(tc, setup_fakes, NULL);
+	tcase_add_test(tc, ud_agent_thread);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "verbs_fake.h"
@@ -1412,4 +1413,179 @@ const struct rc_verbs_ops fk_ops = {
 	.cm_disconnect = f_cm_disconnect,
 	.cm_get_event = f_cm_get_event,
 	.cm_ack_event = f_cm_ack_event,
+};
+
+/* ---- fk_ops_locked: the same calls, each under one mutex, for tests in
+ * which a thread of the transport (the UD handshake's agent) calls the
+ * fake while the test's thread does; fk_lock()/fk_unlock() take it around
+ * a test's own looks at fk ---- */
+static pthread_mutex_t fk_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void fk_lock(void)
+{
+	pthread_mutex_lock(&fk_mu);
+}
+
+void fk_unlock(void)
+{
+	pthread_mutex_unlock(&fk_mu);
+}
+
+#define FK_LOCKED(ret, name, params, args)    \
+	static ret l_##name params            \
+	{                                     \
+		ret r;                        \
+		pthread_mutex_lock(&fk_mu);   \
+		r = f_##name args;            \
+		pthread_mutex_unlock(&fk_mu); \
+		return r;                     \
+	}
+#define FK_LOCKED_VOID(name, params, args)    \
+	static void l_##name params           \
+	{                                     \
+		pthread_mutex_lock(&fk_mu);   \
+		f_##name args;                \
+		pthread_mutex_unlock(&fk_mu); \
+	}
+
+FK_LOCKED(struct ibv_device **, get_device_list, (int *num), (num))
+FK_LOCKED_VOID(free_device_list, (struct ibv_device * *list), (list))
+FK_LOCKED(const char *, get_device_name, (struct ibv_device * dev), (dev))
+FK_LOCKED(struct ibv_context *, open_device, (struct ibv_device * dev), (dev))
+FK_LOCKED(int, close_device, (struct ibv_context * ctx), (ctx))
+FK_LOCKED(int, query_device,
+	  (struct ibv_context * ctx, struct ibv_device_attr *attr), (ctx, attr))
+FK_LOCKED(int, query_port,
+	  (struct ibv_context * ctx, uint8_t port, struct ibv_port_attr *attr),
+	  (ctx, port, attr))
+FK_LOCKED(int, query_gid_ex,
+	  (struct ibv_context * ctx, uint32_t port, uint32_t index,
+	   struct ibv_gid_entry *entry),
+	  (ctx, port, index, entry))
+FK_LOCKED(ssize_t, query_gid_table,
+	  (struct ibv_context * ctx, struct ibv_gid_entry *entries, size_t max),
+	  (ctx, entries, max))
+FK_LOCKED(int, fork_init, (void), ())
+FK_LOCKED(struct ibv_pd *, alloc_pd, (struct ibv_context * ctx), (ctx))
+FK_LOCKED(int, dealloc_pd, (struct ibv_pd * pd), (pd))
+FK_LOCKED(struct ibv_cq *, create_cq, (struct ibv_context * ctx, int cqe),
+	  (ctx, cqe))
+FK_LOCKED(int, destroy_cq, (struct ibv_cq * cq), (cq))
+FK_LOCKED(struct ibv_srq *, create_srq,
+	  (struct ibv_pd * pd, struct ibv_srq_init_attr *attr), (pd, attr))
+FK_LOCKED(int, destroy_srq, (struct ibv_srq * srq), (srq))
+FK_LOCKED(struct ibv_qp *, create_qp,
+	  (struct ibv_pd * pd, struct ibv_qp_init_attr *attr), (pd, attr))
+FK_LOCKED(int, modify_qp,
+	  (struct ibv_qp * qp, struct ibv_qp_attr *attr, int mask),
+	  (qp, attr, mask))
+FK_LOCKED(int, destroy_qp, (struct ibv_qp * qp), (qp))
+FK_LOCKED(struct ibv_mr *, reg_mr,
+	  (struct ibv_pd * pd, void *addr, size_t len, int access),
+	  (pd, addr, len, access))
+FK_LOCKED(int, dereg_mr, (struct ibv_mr * mr), (mr))
+FK_LOCKED(struct ibv_ah *, create_ah,
+	  (struct ibv_pd * pd, struct ibv_ah_attr *attr), (pd, attr))
+FK_LOCKED(int, destroy_ah, (struct ibv_ah * ah), (ah))
+FK_LOCKED(int, post_send,
+	  (struct ibv_qp * qp, struct ibv_send_wr *wr,
+	   struct ibv_send_wr **bad),
+	  (qp, wr, bad))
+FK_LOCKED(int, post_srq_recv,
+	  (struct ibv_srq * srq, struct ibv_recv_wr *wr,
+	   struct ibv_recv_wr **bad),
+	  (srq, wr, bad))
+FK_LOCKED(int, post_recv,
+	  (struct ibv_qp * qp, struct ibv_recv_wr *wr,
+	   struct ibv_recv_wr **bad),
+	  (qp, wr, bad))
+FK_LOCKED(int, poll_cq, (struct ibv_cq * cq, int n, struct ibv_wc *wc),
+	  (cq, n, wc))
+FK_LOCKED(struct ibv_context **, cm_get_devices, (int *num), (num))
+FK_LOCKED_VOID(cm_free_devices, (struct ibv_context * *list), (list))
+FK_LOCKED(struct rdma_event_channel *, cm_create_event_channel, (void), ())
+FK_LOCKED_VOID(cm_destroy_event_channel, (struct rdma_event_channel * ch), (ch))
+FK_LOCKED(int, cm_create_id,
+	  (struct rdma_event_channel * ch, struct rdma_cm_id **id,
+	   void *context, enum rdma_port_space ps),
+	  (ch, id, context, ps))
+FK_LOCKED(int, cm_destroy_id, (struct rdma_cm_id * id), (id))
+FK_LOCKED(int, cm_bind_addr, (struct rdma_cm_id * id, struct sockaddr *addr),
+	  (id, addr))
+FK_LOCKED(int, cm_listen, (struct rdma_cm_id * id, int backlog), (id, backlog))
+FK_LOCKED(uint16_t, cm_get_src_port, (struct rdma_cm_id * id), (id))
+FK_LOCKED(int, cm_resolve_addr,
+	  (struct rdma_cm_id * id, struct sockaddr *src, struct sockaddr *dst,
+	   int timeout_ms),
+	  (id, src, dst, timeout_ms))
+FK_LOCKED(int, cm_resolve_route, (struct rdma_cm_id * id, int timeout_ms),
+	  (id, timeout_ms))
+FK_LOCKED(int, cm_set_option,
+	  (struct rdma_cm_id * id, int level, int name, void *val, size_t len),
+	  (id, level, name, val, len))
+FK_LOCKED(int, cm_create_qp,
+	  (struct rdma_cm_id * id, struct ibv_pd *pd,
+	   struct ibv_qp_init_attr *attr),
+	  (id, pd, attr))
+FK_LOCKED_VOID(cm_destroy_qp, (struct rdma_cm_id * id), (id))
+FK_LOCKED(int, cm_connect,
+	  (struct rdma_cm_id * id, struct rdma_conn_param *param), (id, param))
+FK_LOCKED(int, cm_accept,
+	  (struct rdma_cm_id * id, struct rdma_conn_param *param), (id, param))
+FK_LOCKED(int, cm_reject,
+	  (struct rdma_cm_id * id, const void *pdata, uint8_t len),
+	  (id, pdata, len))
+FK_LOCKED(int, cm_disconnect, (struct rdma_cm_id * id), (id))
+FK_LOCKED(int, cm_get_event,
+	  (struct rdma_event_channel * ch, struct rdma_cm_event **ev), (ch, ev))
+FK_LOCKED(int, cm_ack_event, (struct rdma_cm_event * ev), (ev))
+
+const struct rc_verbs_ops fk_ops_locked = {
+	.get_device_list = l_get_device_list,
+	.free_device_list = l_free_device_list,
+	.get_device_name = l_get_device_name,
+	.open_device = l_open_device,
+	.close_device = l_close_device,
+	.query_device = l_query_device,
+	.query_port = l_query_port,
+	.query_gid_ex = l_query_gid_ex,
+	.query_gid_table = l_query_gid_table,
+	.fork_init = l_fork_init,
+	.alloc_pd = l_alloc_pd,
+	.dealloc_pd = l_dealloc_pd,
+	.create_cq = l_create_cq,
+	.destroy_cq = l_destroy_cq,
+	.create_srq = l_create_srq,
+	.destroy_srq = l_destroy_srq,
+	.create_qp = l_create_qp,
+	.modify_qp = l_modify_qp,
+	.destroy_qp = l_destroy_qp,
+	.reg_mr = l_reg_mr,
+	.dereg_mr = l_dereg_mr,
+	.create_ah = l_create_ah,
+	.destroy_ah = l_destroy_ah,
+	.post_send = l_post_send,
+	.post_srq_recv = l_post_srq_recv,
+	.post_recv = l_post_recv,
+	.poll_cq = l_poll_cq,
+	.cm_get_devices = l_cm_get_devices,
+	.cm_free_devices = l_cm_free_devices,
+	.cm_create_event_channel = l_cm_create_event_channel,
+	.cm_destroy_event_channel = l_cm_destroy_event_channel,
+	.cm_create_id = l_cm_create_id,
+	.cm_destroy_id = l_cm_destroy_id,
+	.cm_bind_addr = l_cm_bind_addr,
+	.cm_listen = l_cm_listen,
+	.cm_get_src_port = l_cm_get_src_port,
+	.cm_resolve_addr = l_cm_resolve_addr,
+	.cm_resolve_route = l_cm_resolve_route,
+	.cm_set_option = l_cm_set_option,
+	.cm_create_qp = l_cm_create_qp,
+	.cm_destroy_qp = l_cm_destroy_qp,
+	.cm_connect = l_cm_connect,
+	.cm_accept = l_cm_accept,
+	.cm_reject = l_cm_reject,
+	.cm_disconnect = l_cm_disconnect,
+	.cm_get_event = l_cm_get_event,
+	.cm_ack_event = l_cm_ack_event,
 };

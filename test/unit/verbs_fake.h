@@ -78,6 +78,10 @@ struct fk_state {
 };
 
 extern struct fk_state fk;
+/* fk_ops, each call under one mutex (fk_lock/fk_unlock take it) */
+extern const struct rc_verbs_ops fk_ops_locked;
+void fk_lock(void);
+void fk_unlock(void);
 extern const struct rc_verbs_ops fk_ops;
 
 /* Defaults: one RoCE device "fake0", ACTIVE, MTU 1024, inline 512. */

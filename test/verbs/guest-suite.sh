@@ -194,6 +194,14 @@ job pt2pt_rdmacm_get_3 3 ok RCMPI_VERBS_CM=rdmacm "$SMALL" -- "$T/vt_pt2pt"
 # the UD handshake wiring (no IP needed: InfiniBand without IPoIB)
 job pt2pt_ud_put_3 3 ok RCMPI_VERBS_CM=ud RCMPI_RNDV_MODE=put "$SMALL" \
 	-- "$T/vt_pt2pt"
+# rank 1 computes 4 s outside MPI while rank 0 connects to it: its agent
+# thread answers for it (timeout 1 s); without the agent the job fails
+job ud_agent_compute_2 2 ok RCMPI_VERBS_CM=ud RCMPI_VERBS_UD_TIMEOUT=1000 \
+	-- "$T/vt_init" compute 4
+job ud_no_agent_compute_2 2 \
+	"fail:rank 1 on .*no answer to our connection request over UD.*RCMPI_VERBS_UD_TIMEOUT" \
+	RCMPI_VERBS_CM=ud RCMPI_VERBS_UD_TIMEOUT=1000 RCMPI_VERBS_UD_AGENT=0 \
+	-- "$T/vt_init" compute 4
 job pt2pt_small_eager_2 2 ok RCMPI_VERBS_EAGER_LIMIT=1024 \
 	RCMPI_VERBS_INLINE=64 -- "$T/vt_pt2pt"
 job pt2pt_no_rcache_2 2 ok RCMPI_VERBS_RCACHE=0 -- "$T/vt_pt2pt"

@@ -23,7 +23,7 @@
 # RCMPI_TEST_VT_MPIRUN (the launcher, default the build's mpirun), RXE_VM (the
 # harness, default test/vm/rxe-vm), VT_TIMEOUT (VM command limit, 1500 s).
 set -uo pipefail
-EXPECTED=87	# 1 on the host + 86 in the VM
+EXPECTED=89	# 1 on the host + 88 in the VM
 top=$(cd "$(dirname "$0")/../.." && pwd)
 native=
 wiring=
