@@ -5,22 +5,28 @@
  * On a window whose atomic agent is the device, each member's lock is a
  * block of 64-bit words in its own memory, exposed for the device's
  * atomics at creation (win->dlblk; address and key in the creation
- * allgather): `next`, the ticket dispenser, `write` and `read`, the turn
- * counters of the same fair reader-writer ticket lock as the SHM path's
- * (struct rma_lockw), and one holder word per member. Only the device
- * touches them, from every origin, the target itself included (over its
- * loopback path): no CPU store races with the device's atomics there, and
- * the target's CPU does nothing. The steps, posted in order on the QP:
+ * allgather): the lock word, then one holder word per member. The lock
+ * word packs the three counters of the SHM path's fair reader-writer
+ * ticket lock (struct rma_lockw), RMA_DL_BITS each: `next`, the ticket
+ * dispenser, and `write` and `read`, the turn counters. So one
+ * fetch-and-add takes a ticket and reads the turns at once: uncontended,
+ * an exclusive epoch costs three atomics (ticket, holder word, release)
+ * where separate words took five. Only the device touches the words, from
+ * every origin, the target itself included (over its loopback path): no
+ * CPU store races with the device's atomics there, and the target's CPU
+ * does nothing. The steps, posted in order on the QP:
  *
- *   lock       FADD next, 1 -> our ticket k, and a first poll of the
- *              head (FADD head, 0: write for an exclusive request, read
- *              for a shared one) behind it; then holder := WAIT|k, and
- *              polls until the head reads k;
+ *   lock       FADD lock, 1<<NEXT -> our ticket k and the turns; then
+ *              holder := WAIT|k, and when the turn (write for an
+ *              exclusive request, read for a shared one) was not k yet,
+ *              polls (FADD lock, 0) until it reads k;
  *              shared: then holder := SH|k, read += 1 (the next shared
- *              request may enter with us)
+ *              request may enter with us; a shared lock granted by its
+ *              ticket skips WAIT_SH)
  *   unlock     after every operation of the epoch is complete:
- *              exclusive: read += 1, write += 1 (the holder word keeps
- *              WAIT_EX|k, which means nothing once write has passed k)
+ *              exclusive: read += 1 and write += 1, one FADD (the holder
+ *              word keeps WAIT_EX|k, which means nothing once write has
+ *              passed k)
  *              shared: holder := 0, write += 1
  *              MPI_Win_unlock returns once they are posted: they finish
  *              from progress, in order before our next request on the
@@ -29,13 +35,16 @@
  *   (holder := x is a FADD of x minus what we last made it)
  * First come, first served: an exclusive request waits for every ticket
  * before it, a shared one for every exclusive one before it; nobody
- * starves.
+ * starves. Counters wrap at 2^RMA_DL_BITS (tickets compare modulo it: at
+ * most that many members); a counter's carry lands in the guard bit above
+ * it, which whoever caused it clears with a second FADD once the first
+ * has told it so (next's carry leaves the word at the top).
  *
- * A member died: while we wait at a target, we read (FADD 0) a dead
- * member's holder word there with the two counters, and release in its
- * place what it holds or would be granted now; the one whose
- * compare-and-swap clears the holder word does it, so it happens once.
- * What a holder word says decides, with the counters read:
+ * A member died: while we wait at a target, we read (FADD 0) the lock
+ * word and a dead member's holder word there, and release in its place
+ * what it holds or would be granted now; the one whose compare-and-swap
+ * clears the holder word does it, so it happens once. What a holder word
+ * says decides, with the counters read:
  *   WAIT_EX|k, write == k           write += 1, and read += 1 if read == k
  *   WAIT_SH|k, read == k            read += 1, write += 1
  *   SH|k                            write += 1, and read += 1 if read == k
@@ -52,7 +61,9 @@
 #include "log.h"
 #include "rma_impl.h"
 
-#define DL_TMASK ((UINT64_C(1) << 56) - 1) /* holder word: the ticket */
+/* a ticket, and in a holder word the ticket's bits */
+#define DL_TMASK ((UINT64_C(1) << RMA_DL_BITS) - 1)
+#define DL_ONE(shift) (UINT64_C(1) << (shift))
 
 /* A waiter's polls back off (a device's atomics are cheap for the CPU
  * behind them, not free: under Soft-RoCE the target's kernel pays for
@@ -73,11 +84,11 @@ enum { DS_IDLE = 0, DS_TICKET, DS_WAIT, DS_HELD, DS_RELEASE };
 
 /* what an operation's old value means */
 enum {
-	DT_SET = 0,  /* nothing: an update */
-	DT_TICKET,   /* our ticket */
-	DT_POLL,     /* the head we wait for */
-	DT_SCAN_W,   /* repairs: write, read, a dead member's holder word */
-	DT_SCAN_R,
+	DT_SET = 0,  /* nothing: a holder word's update */
+	DT_BUMP,     /* read and / or write moved on: a carry to clear? */
+	DT_TICKET,   /* our ticket, and the turns */
+	DT_POLL,     /* the turn we wait for */
+	DT_SCAN_L,   /* repairs: the lock word, a dead member's holder word */
 	DT_SCAN_H,
 	DT_FIX,	     /* repairs: our swap cleared that word (or not) */
 };
@@ -149,6 +160,27 @@ static void dl_holder(struct rma_dlock *dl, uint64_t v)
 	dl->hval = v;
 }
 
+/* read and / or write += 1 (incr: DL_ONE(RMA_DL_READ), ...WRITE, or both) */
+static void dl_bump(struct rma_dlock *dl, uint64_t incr)
+{
+	dl_add(dl, RMA_DL_LOCK, incr, DT_BUMP);
+}
+
+/* A bump's old value: a counter that was at its top carried into its
+ * guard bit, which we clear (behind anything else we post there). */
+static void dl_carry(struct rma_dlock *dl, uint64_t incr, uint64_t old)
+{
+	static const unsigned shifts[] = {RMA_DL_READ, RMA_DL_WRITE};
+	unsigned i;
+
+	for (i = 0; i < 2; i++)
+		if ((incr & DL_ONE(shifts[i])) &&
+		    rma_dl_field(old, shifts[i]) == DL_TMASK)
+			dl_add(dl, RMA_DL_LOCK,
+			       (uint64_t)0 - DL_ONE(shifts[i] + RMA_DL_BITS),
+			       DT_SET);
+}
+
 /* Post what is queued, oldest first; stops where the device has no room
  * (the next call goes on). */
 static void dl_kick(struct rma_dlock *dl)
@@ -192,7 +224,7 @@ static bool dl_busy(const struct rma_dlock *dl)
 
 /* ---- repairs -------------------------------------------------------------- */
 
-/* Read the next dead member's holder word and the counters, if some
+/* Read the next dead member's holder word and the lock word, if some
  * member is dead and no read is out. */
 static void dl_scan(struct rma_dlock *dl)
 {
@@ -209,18 +241,18 @@ static void dl_scan(struct rma_dlock *dl)
 	if (i == n)
 		return;
 	dl->scan_o = (o + 1) % n;
-	dl->scan_left = 3;
-	dl_add(dl, RMA_DL_WRITE, 0, DT_SCAN_W);
-	dl_add(dl, RMA_DL_READ, 0, DT_SCAN_R);
+	dl->scan_left = 2;
+	dl_add(dl, RMA_DL_LOCK, 0, DT_SCAN_L);
 	dl->scan_cur = o;
 	dl_add(dl, RMA_DL_HOLDER + (uint32_t)o, 0, DT_SCAN_H);
 }
 
-/* The three reads are back: release what the dead member holds or would
+/* The two reads are back: release what the dead member holds or would
  * be granted now, once (the swap that clears its word). */
 static void dl_judge(struct rma_dlock *dl, int o)
 {
-	uint64_t w = dl->sv[0], r = dl->sv[1], h = dl->sv[2];
+	uint64_t w = rma_dl_field(dl->sv[0], RMA_DL_WRITE);
+	uint64_t r = rma_dl_field(dl->sv[0], RMA_DL_READ), h = dl->sv[1];
 	unsigned st = (unsigned)(h >> 56), rel = 0;
 	struct rma_dlop *op;
 
@@ -258,14 +290,34 @@ static void dl_granted(struct rma_dlock *dl)
 	if (dl->excl)
 		return; /* an exclusive holder keeps WAIT_EX|k */
 	dl_holder(dl, hword(HS_SH, dl->ticket));
-	dl_add(dl, RMA_DL_READ, 1, DT_SET);
+	dl_bump(dl, DL_ONE(RMA_DL_READ));
 }
 
-/* Ask for the head we wait for. */
+/* Ask for the turn we wait for. */
 static void dl_poll(struct rma_dlock *dl)
 {
 	dl->polling = true;
-	dl_add(dl, dl->excl ? RMA_DL_WRITE : RMA_DL_READ, 0, DT_POLL);
+	dl_add(dl, RMA_DL_LOCK, 0, DT_POLL);
+}
+
+/* The turn we wait for, in the lock word v. */
+static uint64_t dl_turn(const struct rma_dlock *dl, uint64_t v)
+{
+	return rma_dl_field(v, dl->excl ? RMA_DL_WRITE : RMA_DL_READ);
+}
+
+/* Not our turn yet (head): the lock's machine polls again after a pause
+ * (not from here, at once), longer the further back we are. */
+static void dl_not_yet(struct rma_dlock *dl, uint64_t head)
+{
+	uint64_t place = (dl->ticket - head) & DL_TMASK;
+
+	if (place > DL_PLACE_MAX)
+		place = DL_PLACE_MAX;
+	dl->pause = dl->pause ? dl->pause * 2 : DL_PAUSE_MIN;
+	if (dl->pause > DL_PAUSE_MAX)
+		dl->pause = DL_PAUSE_MAX;
+	dl->poll_at = -dl->pause * (double)place; /* from now on */
 }
 
 static void dl_done(struct rc_tp_rdma *rd, int status)
@@ -274,7 +326,7 @@ static void dl_done(struct rc_tp_rdma *rd, int status)
 	struct rma_dlock *dl = op->dl;
 	uint64_t v = dl->res[op - dl->op];
 	uint8_t tag = op->tag, rel = op->rel;
-	uint64_t cmp = op->cmp, place;
+	uint64_t cmp = op->cmp, incr = op->operand, head;
 
 	op->seq = 0;
 	if (!dl->win)
@@ -282,40 +334,42 @@ static void dl_done(struct rc_tp_rdma *rd, int status)
 	if (status) {
 		if (!dl->err)
 			dl->err = status;
-		if (tag >= DT_SCAN_W && tag <= DT_SCAN_H)
+		if (tag == DT_SCAN_L || tag == DT_SCAN_H)
 			dl->scan_left = -1; /* (the error ends the wait) */
 		return;
 	}
 	switch (tag) {
+	case DT_BUMP:
+		dl_carry(dl, incr, v);
+		break;
 	case DT_TICKET:
-		dl->ticket = v;
+		dl->ticket = rma_dl_field(v, RMA_DL_NEXT);
 		dl->st = DS_WAIT;
-		dl_holder(dl, hword(dl->excl ? HS_WAIT_EX : HS_WAIT_SH, v));
-		if (!dl->polling)
-			dl_poll(dl);
+		head = dl_turn(dl, v);
+		if (same_ticket(head, dl->ticket) && !dl->excl) {
+			dl_granted(dl); /* (no WAIT_SH on the way) */
+			break;
+		}
+		dl_holder(dl, hword(dl->excl ? HS_WAIT_EX : HS_WAIT_SH,
+				    dl->ticket));
+		if (same_ticket(head, dl->ticket))
+			dl_granted(dl);
+		else
+			dl_not_yet(dl, head);
 		break;
 	case DT_POLL:
 		dl->polling = false;
 		if (dl->st != DS_WAIT)
 			break;
-		if (same_ticket(v, dl->ticket)) {
+		head = dl_turn(dl, v);
+		if (same_ticket(head, dl->ticket))
 			dl_granted(dl);
-			break;
-		}
-		/* not yet: the lock's machine polls again after a pause (not
-		 * from here, at once) */
-		place = (dl->ticket - v) & DL_TMASK;
-		if (place > DL_PLACE_MAX)
-			place = DL_PLACE_MAX;
-		dl->pause = dl->pause ? dl->pause * 2 : DL_PAUSE_MIN;
-		if (dl->pause > DL_PAUSE_MAX)
-			dl->pause = DL_PAUSE_MAX;
-		dl->poll_at = -dl->pause * (double)place; /* from now on */
+		else
+			dl_not_yet(dl, head);
 		break;
-	case DT_SCAN_W:
-	case DT_SCAN_R:
+	case DT_SCAN_L:
 	case DT_SCAN_H:
-		dl->sv[tag - DT_SCAN_W] = v;
+		dl->sv[tag - DT_SCAN_L] = v;
 		if (--dl->scan_left)
 			break;
 		dl->scan_left = -1;
@@ -325,10 +379,9 @@ static void dl_done(struct rc_tp_rdma *rd, int status)
 	case DT_FIX:
 		if (v != cmp)
 			break; /* another survivor did it */
-		if (rel & REL_READ)
-			dl_add(dl, RMA_DL_READ, 1, DT_SET);
-		if (rel & REL_WRITE)
-			dl_add(dl, RMA_DL_WRITE, 1, DT_SET);
+		dl_bump(dl, (rel & REL_READ ? DL_ONE(RMA_DL_READ) : 0) |
+				    (rel & REL_WRITE ? DL_ONE(RMA_DL_WRITE)
+						     : 0));
 		break;
 	default:
 		break;
@@ -435,10 +488,9 @@ void rma_dlock_take(struct rc_win *win, int t)
 	dl->st = DS_TICKET;
 	dl->pause = 0;
 	dl->poll_at = 0;
-	dl_add(dl, RMA_DL_NEXT, 1, DT_TICKET);
-	/* and the head at once, behind it on the QP: when nobody is ahead
-	 * that read is our turn already (one round trip) */
-	dl_poll(dl);
+	/* the ticket and the turns in one round trip: when nobody is ahead,
+	 * that is the grant */
+	dl_add(dl, RMA_DL_LOCK, DL_ONE(RMA_DL_NEXT), DT_TICKET);
 	dl_kick(dl);
 }
 
@@ -479,11 +531,10 @@ void rma_dlock_release(struct rc_win *win, int t)
 
 	dl->st = DS_RELEASE;
 	if (dl->excl) {
-		dl_add(dl, RMA_DL_READ, 1, DT_SET);
-		dl_add(dl, RMA_DL_WRITE, 1, DT_SET);
+		dl_bump(dl, DL_ONE(RMA_DL_READ) | DL_ONE(RMA_DL_WRITE));
 	} else {
 		dl_holder(dl, 0);
-		dl_add(dl, RMA_DL_WRITE, 1, DT_SET);
+		dl_bump(dl, DL_ONE(RMA_DL_WRITE));
 	}
 	dl_kick(dl);
 }

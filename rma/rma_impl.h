@@ -217,14 +217,27 @@ struct rma_dreg {
 /* ---- device lock words (dlock.c) ---------------------------------------
  * A target's passive-target lock on a device-agent window: words of its
  * lock block (struct rc_win's dlblk), touched only by the device's
- * atomics: the ticket dispenser, the two turn counters of the SHM path's
- * ticket lock (struct rma_lockw), then one holder word per member.
+ * atomics: the lock word, which packs the three counters of the SHM
+ * path's ticket lock (struct rma_lockw) so that one fetch-and-add both
+ * takes a ticket and reads the turn, then one holder word per member.
+ * Each counter is RMA_DL_BITS wide with a guard bit above it that takes
+ * its carry (dlock.c clears it again).
  */
-enum { RMA_DL_NEXT = 0, RMA_DL_WRITE, RMA_DL_READ, RMA_DL_HOLDER };
+enum { RMA_DL_LOCK = 0, RMA_DL_HOLDER };
+#define RMA_DL_BITS 20
+#define RMA_DL_READ 0	/* the counters' shifts in the lock word */
+#define RMA_DL_WRITE 21
+#define RMA_DL_NEXT 42
 
-/* device operations on one target's words at once: at most 11 (a
- * release still finishing, a ticket, a poll, our holder word, a dead
- * member's three reads, its swap and two releases) */
+static inline uint64_t rma_dl_field(uint64_t word, unsigned shift)
+{
+	return (word >> shift) & ((UINT64_C(1) << RMA_DL_BITS) - 1);
+}
+
+/* device operations on one target's words at once: at most 9 (a
+ * release and its carry's clearing still finishing, a ticket, a poll, our
+ * holder word, a dead member's two reads, its swap and the release in its
+ * place) */
 #define RMA_DL_OPS 12
 
 /* One device operation on a target's lock words. */
@@ -261,7 +274,7 @@ struct rma_dlock {
 	int scan_o;	/* next member to look at */
 	int scan_cur;	/* the one being read */
 	int scan_left;	/* scan reads not back yet; -1: none running */
-	uint64_t sv[3];	/* write, read, holder as read */
+	uint64_t sv[2];	/* the lock word and the holder word as read */
 	struct rma_dlop op[RMA_DL_OPS];
 	uint64_t res[RMA_DL_OPS]; /* op[i]'s old value */
 };

@@ -796,18 +796,93 @@ START_TEST(counter_exclusive_lock)
 		 * still names its last exclusive ticket, long passed (state
 		 * WAIT_EX, 2, in the high byte: dlock.c) */
 		const uint64_t *lw = rw->w[0]->dlblk;
+		uint64_t k = (uint64_t)(n * N);
 
-		ck_assert_uint_eq(lw[RMA_DL_NEXT], (uint64_t)(n * N));
-		ck_assert_uint_eq(lw[RMA_DL_WRITE], (uint64_t)(n * N));
-		ck_assert_uint_eq(lw[RMA_DL_READ], (uint64_t)(n * N));
+		/* the three counters, nothing in their guard bits */
+		ck_assert_uint_eq(lw[RMA_DL_LOCK], k << RMA_DL_NEXT |
+							   k << RMA_DL_WRITE |
+							   k << RMA_DL_READ);
 		for (o = 0; o < n; o++) {
 			uint64_t h = lw[RMA_DL_HOLDER + o];
 
 			ck_assert_uint_eq(h >> 56, 2);
-			ck_assert_uint_lt(h & ((UINT64_C(1) << 56) - 1),
-					  (uint64_t)(n * N));
+			ck_assert_uint_lt(h & ((UINT64_C(1) << 56) - 1), k);
 		}
 	}
+	rw_close(rw);
+}
+END_TEST
+
+/* The fabric's gets, puts and atomics since *last (updating it). */
+static unsigned long rdma_delta(struct rw *rw, unsigned long *last)
+{
+	unsigned long d = rw->tw->fab->nrdma - *last;
+
+	*last = rw->tw->fab->nrdma;
+	return d;
+}
+
+/* The device's lock word from close to its counters' wrap: rank 1 takes
+ * the exclusive lock at rank 0 six times with nothing in the epoch, then
+ * ranks 1 and 2 share it twice each. Uncontended, an exclusive epoch is
+ * three atomics (the ticket that reads the turn too, the holder word, one
+ * release for both counters), a shared one five (ticket, holder, read
+ * passed on; holder cleared, write), and the epoch where read and write
+ * wrap two more, which clear their carries from the guard bits: the
+ * counters stand at 3 and 7 afterwards with no guard bit set (next's
+ * carry leaves the word at the top, in bit 62). */
+START_TEST(lock_word_wrap)
+{
+	const uint64_t top = (UINT64_C(1) << RMA_DL_BITS) - 1;
+	struct rw *rw = rw_open(3, _i, FLAVOR_OF(_i), 64, 1);
+	const uint64_t guards = UINT64_C(1) << (RMA_DL_READ + RMA_DL_BITS) |
+				UINT64_C(1) << (RMA_DL_WRITE + RMA_DL_BITS);
+	uint64_t *lw, v;
+	unsigned long last;
+	struct rc_req *req[2];
+	int e, r;
+
+	if (!rw->w[0]->dev_atomic)
+		goto out;
+	lw = rw->w[0]->dlblk;
+	v = top - 2;
+	lw[RMA_DL_LOCK] = v << RMA_DL_NEXT | v << RMA_DL_WRITE |
+			  v << RMA_DL_READ;
+	last = rw->tw->fab->nrdma;
+	for (e = 0; e < 6; e++) {
+		req[0] = rw_lock(rw, 1, MPI_LOCK_EXCLUSIVE, 0);
+		tw_wait(rw->tw, req[0]);
+		ck_assert_int_eq(req[0]->err, RC_OK);
+		rc_req_free(req[0]);
+		rw_unlock(rw, 1, 0);
+		rw_settle(rw);
+		ck_assert_uint_eq(rdma_delta(rw, &last), (e == 2 ? 5 : 3));
+	}
+	ck_assert_uint_eq(lw[RMA_DL_LOCK] & ~(UINT64_C(3) << 62),
+			  UINT64_C(3) << RMA_DL_NEXT |
+				  UINT64_C(3) << RMA_DL_WRITE |
+				  UINT64_C(3) << RMA_DL_READ);
+	for (e = 0; e < 2; e++) {
+		for (r = 0; r < 2; r++)
+			req[r] = rw_lock(rw, r + 1, MPI_LOCK_SHARED, 0);
+		for (r = 0; r < 2; r++) {
+			tw_wait(rw->tw, req[r]);
+			ck_assert_int_eq(req[r]->err, RC_OK);
+			rc_req_free(req[r]);
+		}
+		for (r = 0; r < 2; r++)
+			rw_unlock(rw, r + 1, 0);
+		rw_settle(rw);
+	}
+	v = lw[RMA_DL_LOCK];
+	ck_assert_uint_eq(v & guards, 0);
+	ck_assert_uint_eq(rma_dl_field(v, RMA_DL_NEXT), 7);
+	ck_assert_uint_eq(rma_dl_field(v, RMA_DL_WRITE), 7);
+	ck_assert_uint_eq(rma_dl_field(v, RMA_DL_READ), 7);
+	/* 4 shared epochs, 5 atomics each, and the polls of a waiter that
+	 * found the other's ticket ahead of it: at least */
+	ck_assert_uint_ge(rdma_delta(rw, &last), 4 * 5);
+out:
 	rw_close(rw);
 }
 END_TEST
@@ -1685,15 +1760,6 @@ END_TEST
  * the follower pass (atomic.c may_pass): counted as the device
  * operations posted before any completes.
  */
-/* The fabric's gets, puts and atomics since *last (updating it). */
-static unsigned long rdma_delta(struct rw *rw, unsigned long *last)
-{
-	unsigned long d = rw->tw->fab->nrdma - *last;
-
-	*last = rw->tw->fab->nrdma;
-	return d;
-}
-
 START_TEST(acc_ordering_relaxed)
 {
 	static const struct {
@@ -2270,6 +2336,7 @@ static Suite *rma_suite(void)
 	ACASE(passive_flushes);
 	ACASE(failure_lock_holder);
 	ACASE(failure_lock_shared);
+	ACASE(lock_word_wrap);
 #undef ACASE
 #undef DCASE
 #undef RANGE
