@@ -930,14 +930,33 @@ static void shm_acc_atomic(struct rc_win *win, const struct rc_rma_args *a,
 
 /* Put and get: from one packed stream into the other, one copy when
  * either side is contiguous. */
-static void shm_copy(const struct rc_dtype *sdt, size_t scount,
-		     const void *sbuf, struct rc_dtype *ddt, size_t dcount,
-		     void *dbuf, size_t len)
+/* Both sides non-contiguous: through scratch, a chunk at a time (out of
+ * line: the scratch would make every caller's frame large). */
+static __attribute__((noinline)) void
+shm_copy_staged(const struct rc_dtype *sdt, size_t scount, const void *sbuf,
+		struct rc_dtype *ddt, size_t dcount, void *dbuf, size_t len)
 {
 	struct rma_scratch s;
 	size_t off, n;
 
-	if (rc_dt_is_contig(ddt, dcount)) {
+	for (off = 0; off < len; off += n) {
+		n = rc_dt_pack(sdt, scount, sbuf, off, s.b, sizeof(s.b));
+		rc_dt_unpack(ddt, dcount, dbuf, off, s.b, n);
+	}
+}
+
+static void shm_copy(const struct rc_dtype *sdt, size_t scount,
+		     const void *sbuf, struct rc_dtype *ddt, size_t dcount,
+		     void *dbuf, size_t len)
+{
+	bool dcontig = rc_dt_is_contig(ddt, dcount);
+
+	if (dcontig && rc_dt_is_contig(sdt, scount)) {
+		memcpy(rc_dt_contig_ptr(ddt, dbuf), rc_dt_contig_ptr(sdt, sbuf),
+		       len);
+		return;
+	}
+	if (dcontig) {
 		rc_dt_pack(sdt, scount, sbuf, 0, rc_dt_contig_ptr(ddt, dbuf),
 			   len);
 		return;
@@ -947,13 +966,13 @@ static void shm_copy(const struct rc_dtype *sdt, size_t scount,
 			     len);
 		return;
 	}
-	for (off = 0; off < len; off += n) {
-		n = rc_dt_pack(sdt, scount, sbuf, off, s.b, sizeof(s.b));
-		rc_dt_unpack(ddt, dcount, dbuf, off, s.b, n);
-	}
+	shm_copy_staged(sdt, scount, sbuf, ddt, dcount, dbuf, len);
 }
 
-static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
+/* Compare-and-swap and the accumulates on the shared-memory path (out of
+ * line: their scratch would make put's and get's frame large). */
+static __attribute__((noinline)) int
+shm_op_update(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 {
 	struct rma_scratch s, s2;
 	size_t len, off, n, esize;
@@ -961,14 +980,6 @@ static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 	char val[32], cmp[32], old[32];
 
 	switch (a->kind) {
-	case RC_RMA_PUT:
-		shm_copy(a->odt, a->ocount, a->obuf, tdt, a->tcount, tbuf,
-			 a->ocount * a->odt->size);
-		return RC_OK;
-	case RC_RMA_GET:
-		shm_copy(tdt, a->tcount, tbuf, a->odt, a->ocount,
-			 (void *)a->obuf, a->tcount * tdt->size);
-		return RC_OK;
 	case RC_RMA_CAS:
 		rc_dt_pack(a->odt, 1, a->obuf, 0, val, a->odt->size);
 		rc_dt_pack(a->odt, 1, a->cbuf, 0, cmp, a->odt->size);
@@ -1008,6 +1019,22 @@ static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 	}
 	rma_shm_unlock(win);
 	return RC_OK;
+}
+
+static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
+{
+	switch (a->kind) {
+	case RC_RMA_PUT:
+		shm_copy(a->odt, a->ocount, a->obuf, a->tdt, a->tcount, tbuf,
+			 a->ocount * a->odt->size);
+		return RC_OK;
+	case RC_RMA_GET:
+		shm_copy(a->tdt, a->tcount, tbuf, a->odt, a->ocount,
+			 (void *)a->obuf, a->tcount * a->tdt->size);
+		return RC_OK;
+	default:
+		return shm_op_update(win, a, tbuf);
+	}
 }
 
 /* ---- starting an operation ----------------------------------------------- */
@@ -1506,24 +1533,63 @@ static int check_epoch(const struct rc_win *win, int t)
 	}
 }
 
-/* Origin-side range check where the origin knows the target's window. */
-static int check_range(const struct rc_win *win, const struct rc_rma_args *a,
-		       char **tbuf)
+/* Origin-side range check where the origin knows the target's window:
+ * tcount tdt at disp; *tbuf, the data there when the target's memory is
+ * mapped here. */
+static int check_range(const struct rc_win *win, int t, MPI_Aint disp,
+		       size_t tcount, const struct rc_dtype *tdt, char **tbuf)
 {
-	const struct rma_target *tg = &win->tg[a->target];
+	const struct rma_target *tg = &win->tg[t];
 	ptrdiff_t lo, hi, off;
 
-	if (!rma_span(a->tcount, a->tdt, &lo, &hi))
+	if (!rma_span(tcount, tdt, &lo, &hi))
 		return RC_ERR_RMA_RANGE;
 	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC)
 		return RC_OK;	/* only the target knows its regions */
-	if (__builtin_mul_overflow((ptrdiff_t)a->disp,
-				   (ptrdiff_t)tg->disp_unit, &off))
+	if (__builtin_mul_overflow((ptrdiff_t)disp, (ptrdiff_t)tg->disp_unit,
+				   &off))
 		return RC_ERR_RMA_RANGE;
 	if (hi > lo && (off + lo < 0 || off + hi > (ptrdiff_t)tg->size))
 		return RC_ERR_RMA_RANGE;
 	if (tg->local)
 		*tbuf = tg->local + off;
+	return RC_OK;
+}
+
+/* What every operation to window rank t checks first: an epoch open to
+ * it, the target range, the target alive. */
+static int op_check(struct rc_win *win, int t, MPI_Aint disp, size_t tcount,
+		    const struct rc_dtype *tdt, char **tbuf)
+{
+	int ret = check_epoch(win, t);
+
+	if (!ret)
+		ret = check_range(win, t, disp, tcount, tdt, tbuf);
+	if (!ret && win->tg[t].dead)
+		ret = win->tg[t].err ? win->tg[t].err : RC_ERR_PEER;
+	if (!ret && win->epoch == EP_FENCE)
+		win->fence_ops = true;
+	return ret;
+}
+
+int rc_rma_shm_put_get(struct rc_win *win, bool get, const void *obuf,
+		       size_t ocount, struct rc_dtype *odt, int target,
+		       MPI_Aint disp, size_t tcount, struct rc_dtype *tdt)
+{
+	char *tbuf = NULL;
+	int ret;
+
+	if (target == MPI_PROC_NULL)
+		return RC_OK;
+	ret = op_check(win, target, disp, tcount, tdt, &tbuf);
+	if (ret)
+		return ret;
+	if (get)
+		shm_copy(tdt, tcount, tbuf, odt, ocount, (void *)obuf,
+			 tcount * tdt->size);
+	else
+		shm_copy(odt, ocount, obuf, tdt, tcount, tbuf,
+			 ocount * odt->size);
 	return RC_OK;
 }
 
@@ -1538,16 +1604,9 @@ int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 		ret = RC_OK;
 		goto now;
 	}
-	ret = check_epoch(win, a->target);
-	if (!ret)
-		ret = check_range(win, a, &tbuf);
-	if (!ret && win->tg[a->target].dead)
-		ret = win->tg[a->target].err ? win->tg[a->target].err
-					     : RC_ERR_PEER;
+	ret = op_check(win, a->target, a->disp, a->tcount, a->tdt, &tbuf);
 	if (ret)
 		return ret;
-	if (win->epoch == EP_FENCE)
-		win->fence_ops = true;
 	if (win->shm_path) {
 		ret = shm_op(win, a, tbuf);
 		goto now;

@@ -108,6 +108,12 @@ struct rc_rma_args {
  */
 int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 	      struct rc_req **reqp);
+/* MPI_Put / MPI_Get without a request on a window of the shared-memory
+ * path (win->shm_path): rc_rma_op's checks and the copy, without its
+ * argument block. */
+int rc_rma_shm_put_get(struct rc_win *win, bool get, const void *obuf,
+		       size_t ocount, struct rc_dtype *odt, int target,
+		       MPI_Aint disp, size_t tcount, struct rc_dtype *tdt);
 
 /* ---- synchronisation (MPI_MODE_* asserts already checked) ---- */
 int rc_win_fence_start(struct rc_win *win, int assert, struct rc_req **reqp);

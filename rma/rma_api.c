@@ -415,14 +415,9 @@ static bool acc_types(const struct rc_dtype *a, size_t na,
 	       na * a->size == nt * t->size;
 }
 
-static int rma_go(struct rc_win *win, struct rc_rma_args *a,
-		  MPI_Request *request, const char *fn)
+/* What an operation's start said, as the API says it. */
+static int op_fail(struct rc_win *win, int ret, const char *fn)
 {
-	int ret;
-
-	if (request)
-		*request = MPI_REQUEST_NULL;
-	ret = rc_rma_op(win, a, request);
 	if (ret == RC_ERR_RMA_SYNC)
 		return win_err(win, MPI_ERR_RMA_SYNC, fn,
 			       "no access epoch is open to that target");
@@ -433,14 +428,25 @@ static int rma_go(struct rc_win *win, struct rc_rma_args *a,
 	return rc_api_status(win->comm, ret, fn);
 }
 
+static int rma_go(struct rc_win *win, struct rc_rma_args *a,
+		  MPI_Request *request, const char *fn)
+{
+	int ret;
+
+	if (request)
+		*request = MPI_REQUEST_NULL;
+	ret = rc_rma_op(win, a, request);
+	return RC_LIKELY(!ret) ? MPI_SUCCESS : op_fail(win, ret, fn);
+}
+
 #define ARG_CHECK(win, cond, cls, fn, msg)                               \
 	do {                                                             \
 		if (RC_UNLIKELY(cond))                                   \
 			return win_err(win, cls, fn, msg);               \
 	} while (0)
 
-static int target_check(struct rc_win *win, int target, int tcount,
-			struct rc_dtype *tdt, const char *fn)
+static inline int target_check(struct rc_win *win, int target, int tcount,
+			       struct rc_dtype *tdt, const char *fn)
 {
 	ARG_CHECK(win, target != MPI_PROC_NULL &&
 		  (target < 0 || target >= win->comm->size), MPI_ERR_RANK, fn,
@@ -459,12 +465,32 @@ static int target_check(struct rc_win *win, int target, int tcount,
 					  "request is NULL");            \
 	} while (0)
 
+/* put_get's general case: the argument block, rc_rma_op (out of line:
+ * the block's address taken would cost every call a stack guard). */
+static __attribute__((noinline)) int
+put_get_op(bool get, const void *obuf, int ocount, MPI_Datatype odt, int target,
+	   MPI_Aint disp, int tcount, MPI_Datatype tdt, MPI_Win win,
+	   MPI_Request *request, const char *fn)
+{
+	struct rc_rma_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.kind = get ? RC_RMA_GET : RC_RMA_PUT;
+	a.obuf = obuf;
+	a.ocount = (size_t)ocount;
+	a.odt = odt;
+	a.target = target;
+	a.disp = disp;
+	a.tcount = (size_t)tcount;
+	a.tdt = tdt;
+	return rma_go(win, &a, request, fn);
+}
+
 static int put_get(bool get, const void *obuf, int ocount,
 		   MPI_Datatype odt, int target, MPI_Aint disp, int tcount,
 		   MPI_Datatype tdt, MPI_Win win, bool rq,
 		   MPI_Request *request, const char *fn)
 {
-	struct rc_rma_args a;
 	int cls;
 
 	REQ_CHECK(rq, request, fn);
@@ -477,16 +503,13 @@ static int put_get(bool get, const void *obuf, int ocount,
 	ARG_CHECK(win, (size_t)ocount * odt->size != (size_t)tcount * tdt->size,
 		  MPI_ERR_TYPE, fn,
 		  "origin and target type signatures differ in size");
-	memset(&a, 0, sizeof(a));
-	a.kind = get ? RC_RMA_GET : RC_RMA_PUT;
-	a.obuf = obuf;
-	a.ocount = (size_t)ocount;
-	a.odt = odt;
-	a.target = target;
-	a.disp = disp;
-	a.tcount = (size_t)tcount;
-	a.tdt = tdt;
-	return rma_go(win, &a, request, fn);
+	if (!win->shm_path || rq)
+		return put_get_op(get, obuf, ocount, odt, target, disp, tcount,
+				  tdt, win, request, fn);
+	/* (OSU-style loops: no argument block to build and pass on) */
+	cls = rc_rma_shm_put_get(win, get, obuf, (size_t)ocount, odt, target,
+				 disp, (size_t)tcount, tdt);
+	return RC_LIKELY(!cls) ? MPI_SUCCESS : op_fail(win, cls, fn);
 }
 
 int PMPI_Put(const void *origin_addr, int origin_count,
@@ -733,7 +756,7 @@ RC_WEAK(MPI_Compare_and_swap)
 /* ---- synchronisation ----------------------------------------------------- */
 
 /* Map a start/sync status to the window's handler. */
-static int sync_status(struct rc_win *win, int ret, const char *fn)
+static int sync_fail(struct rc_win *win, int ret, const char *fn)
 {
 	if (ret == RC_ERR_RMA_SYNC)
 		return win_err(win, MPI_ERR_RMA_SYNC, fn,
@@ -743,6 +766,11 @@ static int sync_status(struct rc_win *win, int ret, const char *fn)
 			       "an operation reached beyond a target's "
 			       "window");
 	return rc_api_status(win->comm, ret, fn);
+}
+
+static inline int sync_status(struct rc_win *win, int ret, const char *fn)
+{
+	return RC_LIKELY(!ret) ? MPI_SUCCESS : sync_fail(win, ret, fn);
 }
 
 /* Start a machine with `start`, wait for it. */

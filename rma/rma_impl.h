@@ -501,8 +501,23 @@ struct rc_win *rma_win_lookup(struct rc_rma *rma, uint32_t id);
 int rma_win_rank(const struct rc_win *win, int w);
 /* The memory of a target operation: [lo, hi) relative to the target
  * buffer; false when it overflows. */
-bool rma_span(size_t count, const struct rc_dtype *dt, ptrdiff_t *lo,
-	      ptrdiff_t *hi);
+static inline bool rma_span(size_t count, const struct rc_dtype *dt,
+			    ptrdiff_t *lo, ptrdiff_t *hi)
+{
+	ptrdiff_t ext = rc_dt_extent(dt), last;
+
+	if (!count || !dt->size) {
+		*lo = *hi = 0;
+		return true;
+	}
+	if (__builtin_mul_overflow((ptrdiff_t)(count - 1), ext, &last) ||
+	    count - 1 > (size_t)PTRDIFF_MAX)
+		return false;
+	*lo = dt->true_lb + (last < 0 ? last : 0);
+	*hi = dt->true_ub + (last > 0 ? last : 0);
+	return true;
+}
+
 /* Target side: the address of (disp) and whether [lo, hi) around it lies
  * in the window (RC_OK) or not (RC_ERR_RMA_RANGE). */
 int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,

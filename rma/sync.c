@@ -380,6 +380,13 @@ static int take_err(struct rc_win *win, int t)
 {
 	int i, err = RC_OK;
 
+	if (t >= 0) { /* (flush, unlock: the common case, without the loop) */
+		err = win->tg[t].err;
+		if (err && !win->tg[t].dead)
+			win->tg[t].err = RC_OK;
+		return err;
+	}
+
 	FOR_TARGETS(win, t, i) {
 		if (win->tg[i].err && !err)
 			err = win->tg[i].err;

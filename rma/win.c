@@ -145,23 +145,6 @@ bool rma_all_local(const struct rc_win *win)
 
 /* ---- addresses ----------------------------------------------------------- */
 
-bool rma_span(size_t count, const struct rc_dtype *dt, ptrdiff_t *lo,
-	      ptrdiff_t *hi)
-{
-	ptrdiff_t ext = rc_dt_extent(dt), last;
-
-	if (!count || !dt->size) {
-		*lo = *hi = 0;
-		return true;
-	}
-	if (__builtin_mul_overflow((ptrdiff_t)(count - 1), ext, &last) ||
-	    count - 1 > (size_t)PTRDIFF_MAX)
-		return false;
-	*lo = dt->true_lb + (last < 0 ? last : 0);
-	*hi = dt->true_ub + (last > 0 ? last : 0);
-	return true;
-}
-
 int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,
 		    ptrdiff_t hi, char **addr)
 {

@@ -1119,15 +1119,6 @@ int rc_dt_create_indexed(size_t count, const int *blens, size_t blen,
 
 /* ---- queries ----------------------------------------------------------- */
 
-bool rc_dt_is_contig(const struct rc_dtype *dt, size_t count)
-{
-	if (!dt->nblocks)
-		return true;
-	if (dt->nblocks != 1)
-		return false;
-	return count <= 1 || (ptrdiff_t)dt->size == rc_dt_extent(dt);
-}
-
 MPI_Count rc_dt_get_elements(const struct rc_dtype *dt, MPI_Count bytes)
 {
 	MPI_Count n, rem, run;

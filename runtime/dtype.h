@@ -199,7 +199,15 @@ static inline ptrdiff_t rc_dt_extent(const struct rc_dtype *dt)
  * True when `count` elements occupy one contiguous span of memory; then the
  * data starts at rc_dt_contig_ptr(dt, buf) and is count * size bytes long.
  */
-bool rc_dt_is_contig(const struct rc_dtype *dt, size_t count);
+static inline bool rc_dt_is_contig(const struct rc_dtype *dt, size_t count)
+{
+	if (!dt->nblocks)
+		return true;
+	if (dt->nblocks != 1)
+		return false;
+	return count <= 1 || (ptrdiff_t)dt->size == rc_dt_extent(dt);
+}
+
 static inline void *rc_dt_contig_ptr(const struct rc_dtype *dt, const void *buf)
 {
 	/* integer arithmetic: buf may be MPI_BOTTOM with absolute disps */
