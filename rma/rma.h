@@ -120,7 +120,15 @@ int rc_win_fence_start(struct rc_win *win, int assert, struct rc_req **reqp);
 /* target -1: every rank (lock_all, unlock_all, flush_all) */
 int rc_win_lock_start(struct rc_win *win, int type, int target, int assert,
 		      struct rc_req **reqp);
+/* The same on the SHM path (win->shm_path): *reqp NULL when every lock
+ * was granted at once (nobody held it: no machine), else the machine that
+ * waits for them. */
+int rc_win_lock_shm(struct rc_win *win, int type, int target, int assert,
+		    struct rc_req **reqp);
 int rc_win_unlock_start(struct rc_win *win, int target, struct rc_req **reqp);
+/* Unlock on the SHM path, where every operation completed when its call
+ * returned: true, with the result in *ret; false: use rc_win_unlock_start. */
+bool rc_win_unlock_direct(struct rc_win *win, int target, int *ret);
 int rc_win_flush_start(struct rc_win *win, int target, bool local,
 		       struct rc_req **reqp);
 /* Flush where every operation completed when its call returned (the SHM

@@ -774,14 +774,23 @@ static inline int sync_status(struct rc_win *win, int ret, const char *fn)
 }
 
 /* Start a machine with `start`, wait for it. */
-#define SYNC_RUN(win, fn, start)                                         \
-	({                                                               \
-		struct rc_req *req_;                                     \
-		int ret_ = (start);                                      \
-		if (!ret_)                                               \
-			ret_ = rma_wait(req_);                           \
-		sync_status(win, ret_, fn);                              \
+#define SYNC_RUN(win, fn, start)                              \
+	({                                                    \
+		struct rc_req *req_ = NULL;                   \
+		int ret_ = (start);                           \
+		if (!ret_ && req_) /* (NULL: done at once) */ \
+			ret_ = rma_wait(req_);                \
+		sync_status(win, ret_, fn);                   \
 	})
+
+/* A lock's start: on the SHM path taken at once when nobody holds it. */
+static int lock_start(struct rc_win *win, int type, int target, int assert,
+		      struct rc_req **reqp)
+{
+	if (win->shm_path)
+		return rc_win_lock_shm(win, type, target, assert, reqp);
+	return rc_win_lock_start(win, type, target, assert, reqp);
+}
 
 static int win_fence(int assert, MPI_Win win)
 {
@@ -936,8 +945,7 @@ static int win_lock(int type, int rank, int assert, MPI_Win win)
 	ret = lock_args(win, rank, fn);
 	if (ret || rank == MPI_PROC_NULL)
 		return ret;
-	return SYNC_RUN(win, fn,
-			rc_win_lock_start(win, type, rank, assert, &req_));
+	return SYNC_RUN(win, fn, lock_start(win, type, rank, assert, &req_));
 }
 
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
@@ -954,8 +962,7 @@ static int win_lock_all(int assert, MPI_Win win)
 	ARG_CHECK(win, assert & ~MPI_MODE_NOCHECK, MPI_ERR_ASSERT, fn,
 		  "assert not valid for MPI_Win_lock_all");
 	return SYNC_RUN(win, fn,
-			rc_win_lock_start(win, MPI_LOCK_SHARED, -1, assert,
-					  &req_));
+			lock_start(win, MPI_LOCK_SHARED, -1, assert, &req_));
 }
 
 int PMPI_Win_lock_all(int assert, MPI_Win win)
@@ -973,6 +980,8 @@ static int win_unlock(int rank, MPI_Win win)
 	ret = lock_args(win, rank, fn);
 	if (ret || rank == MPI_PROC_NULL)
 		return ret;
+	if (rc_win_unlock_direct(win, rank, &ret))
+		return sync_status(win, ret, fn);
 	return SYNC_RUN(win, fn, rc_win_unlock_start(win, rank, &req_));
 }
 
@@ -985,8 +994,11 @@ RC_WEAK(MPI_Win_unlock)
 static int win_unlock_all(MPI_Win win)
 {
 	static const char fn[] = "MPI_Win_unlock_all";
+	int ret;
 
 	WIN_ENTER(fn, win);
+	if (rc_win_unlock_direct(win, -1, &ret))
+		return sync_status(win, ret, fn);
 	return SYNC_RUN(win, fn, rc_win_unlock_start(win, -1, &req_));
 }
 

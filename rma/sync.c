@@ -517,6 +517,25 @@ static bool lock_advance(struct rma_sync *s)
 	return true;
 }
 
+/* An unlock's end: the targets' lock state cleared, the epoch closed;
+ * into *err (when given) a failure a target reported. */
+static void unlock_end(struct rc_win *win, int t, int *err)
+{
+	int i;
+
+	FOR_TARGETS(win, t, i)
+	{
+		win->tg[i].lock = 0;
+		win->tg[i].granted = false;
+		win->tg[i].nocheck = false;
+	}
+	if (t < 0 || !--win->nlocked)
+		win->epoch = EP_NONE;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (err)
+		*err = take_err(win, t);
+}
+
 static bool unlock_advance(struct rma_sync *s)
 {
 	struct rc_win *win = s->win;
@@ -570,16 +589,7 @@ static bool unlock_advance(struct rma_sync *s)
 			    !rma_dlock_posted(win, i, &s->err))
 				return false;
 	}
-	FOR_TARGETS(win, s->target, i) {
-		win->tg[i].lock = 0;
-		win->tg[i].granted = false;
-		win->tg[i].nocheck = false;
-	}
-	if (s->target < 0 || !--win->nlocked)
-		win->epoch = EP_NONE;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!s->err)
-		s->err = take_err(win, s->target);
+	unlock_end(win, s->target, s->err ? NULL : &s->err);
 	return true;
 }
 
@@ -786,20 +796,22 @@ int rc_win_fence_start(struct rc_win *win, int assert, struct rc_req **reqp)
 	return RC_OK;
 }
 
-int rc_win_lock_start(struct rc_win *win, int type, int target, int assert,
-		      struct rc_req **reqp)
+static int lock_check(const struct rc_win *win, int target)
 {
-	struct rma_sync *s;
-	int i, ret;
-
 	if (target < 0 ? !access_idle(win)
 		       : !(access_idle(win) || (win->epoch == EP_LOCK &&
 						!win->tg[target].lock)))
 		return RC_ERR_RMA_SYNC;
-	s = rma_sync_new(win->inst, win, SY_LOCK, reqp);
-	if (!s)
-		return RC_ERR_NOMEM;
-	s->target = target;
+	return RC_OK;
+}
+
+/* Open the epoch and ask for the locks (s: where a failed send goes; NULL
+ * on the shared-memory path, which sends nothing). */
+static void lock_begin(struct rc_win *win, struct rma_sync *s, int type,
+		       int target, int assert)
+{
+	int i, ret;
+
 	win->fence_ops = false;
 	if (target < 0) {
 		win->epoch = EP_LOCK_ALL;
@@ -827,6 +839,58 @@ int rc_win_lock_start(struct rc_win *win, int type, int target, int assert,
 		if (ret && !s->err)
 			s->err = ret;
 	}
+}
+
+int rc_win_lock_start(struct rc_win *win, int type, int target, int assert,
+		      struct rc_req **reqp)
+{
+	struct rma_sync *s;
+
+	if (lock_check(win, target))
+		return RC_ERR_RMA_SYNC;
+	s = rma_sync_new(win->inst, win, SY_LOCK, reqp);
+	if (!s)
+		return RC_ERR_NOMEM;
+	s->target = target;
+	lock_begin(win, s, type, target, assert);
+	rma_sync_advance(s);
+	return RC_OK;
+}
+
+int rc_win_lock_shm(struct rc_win *win, int type, int target, int assert,
+		    struct rc_req **reqp)
+{
+	struct rma_sync *s;
+	bool all = true;
+	int i;
+
+	*reqp = NULL;
+	if (lock_check(win, target))
+		return RC_ERR_RMA_SYNC;
+	lock_begin(win, NULL, type, target, assert);
+	FOR_TARGETS(win, target, i)
+	{
+		struct rma_target *tg = &win->tg[i];
+
+		if (tg->granted)
+			continue;
+		if (tg->dead || !lw_try(win, i)) {
+			all = false; /* (the machine waits, or reports) */
+			continue;
+		}
+		tg->granted = true;
+	}
+	if (all) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		return RC_OK;
+	}
+	/* our tickets are taken: without the machine nobody would get the
+	 * lock after us */
+	s = rma_sync_new(win->inst, win, SY_LOCK, reqp);
+	if (!s)
+		rc_abort(win->inst, MPI_ERR_NO_MEM,
+			 "no memory to wait for a window lock");
+	s->target = target;
 	rma_sync_advance(s);
 	return RC_OK;
 }
@@ -863,6 +927,31 @@ int rc_win_flush_start(struct rc_win *win, int target, bool local,
 		ask_acks(s, target);
 	rma_sync_advance(s);
 	return RC_OK;
+}
+
+bool rc_win_unlock_direct(struct rc_win *win, int target, int *ret)
+{
+	int i;
+
+	if (!win->shm_path)
+		return false;
+	if (target < 0 ? win->epoch != EP_LOCK_ALL
+		       : win->epoch != EP_LOCK || !win->tg[target].lock) {
+		*ret = RC_ERR_RMA_SYNC;
+		return true;
+	}
+	if (!settled(win, target, true))
+		return false; /* (a dead target's: the machine reports it) */
+	/* every operation was done when its call returned: let go */
+	FOR_TARGETS(win, target, i)
+	{
+		struct rma_target *tg = &win->tg[i];
+
+		if (tg->granted && !tg->nocheck)
+			lw_release(win, i, tg->lock == MPI_LOCK_EXCLUSIVE);
+	}
+	unlock_end(win, target, ret);
+	return true;
 }
 
 bool rc_win_flush_direct(struct rc_win *win, int target, int *ret)

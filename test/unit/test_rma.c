@@ -813,6 +813,64 @@ START_TEST(counter_exclusive_lock)
 }
 END_TEST
 
+/* The shared-memory path's direct lock and unlock (MPI_Win_lock and
+ * MPI_Win_unlock on such a window): uncontended, the lock is granted in
+ * the call and no synchronisation machine runs; held by another rank, the
+ * call hands back a machine that completes once that rank unlocks, and
+ * the put made under each lock lands. */
+START_TEST(shm_lock_direct)
+{
+	struct rw *rw = rw_open(3, _i, FLAVOR_OF(_i), 64, 1);
+	struct rc_win *w1 = rw->w[1];
+	struct rc_req *req;
+	int one = 1, two = 2, ret;
+
+	if (!w1->shm_path)
+		goto out;
+	ck_assert_int_eq(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w1),
+			 MPI_SUCCESS);
+	ck_assert_uint_eq(w1->nsyncs, 0);
+	ck_assert(w1->tg[0].granted);
+	ck_assert_int_eq(MPI_Put(&one, 1, MPI_INT, 0, rw_disp(rw, 0, 0, 1), 1,
+				 MPI_INT, w1),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Win_unlock(0, w1), MPI_SUCCESS);
+	ck_assert_uint_eq(w1->nsyncs, 0);
+	ck_assert_int_eq(*(int *)rw->mem[0], 1);
+	/* rank 2 holds it: rank 1 waits in a machine */
+	req = rw_lock(rw, 2, MPI_LOCK_EXCLUSIVE, 0);
+	tw_wait(rw->tw, req);
+	rc_req_free(req);
+	ck_assert_int_eq(rc_win_lock_shm(w1, MPI_LOCK_EXCLUSIVE, 0, 0, &req),
+			 RC_OK);
+	ck_assert_ptr_nonnull(req);
+	rw_settle(rw);
+	ck_assert(!rc_req_done(req));
+	rw_unlock(rw, 2, 0);
+	tw_wait(rw->tw, req);
+	ck_assert_int_eq(req->err, RC_OK);
+	rc_req_free(req);
+	ck_assert_int_eq(MPI_Put(&two, 1, MPI_INT, 0, rw_disp(rw, 0, 0, 1), 1,
+				 MPI_INT, w1),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Win_unlock(0, w1), MPI_SUCCESS);
+	ck_assert_int_eq(*(int *)rw->mem[0], 2);
+	/* a second lock on the same target is an error; so is an unlock
+	 * without one */
+	ck_assert_int_eq(rc_win_lock_shm(w1, MPI_LOCK_SHARED, 0, 0, &req),
+			 RC_OK);
+	ck_assert_ptr_null(req);
+	ck_assert_int_eq(rc_win_lock_shm(w1, MPI_LOCK_SHARED, 0, 0, &req),
+			 RC_ERR_RMA_SYNC);
+	ck_assert(rc_win_unlock_direct(w1, 0, &ret));
+	ck_assert_int_eq(ret, RC_OK);
+	ck_assert(rc_win_unlock_direct(w1, 0, &ret));
+	ck_assert_int_eq(ret, RC_ERR_RMA_SYNC);
+out:
+	rw_close(rw);
+}
+END_TEST
+
 /* The fabric's gets, puts and atomics since *last (updating it). */
 static unsigned long rdma_delta(struct rw *rw, unsigned long *last)
 {
@@ -2299,6 +2357,7 @@ static Suite *rma_suite(void)
 	CASE(failure_lock_shared, 3 * NFLAVORS);
 	CASE(failure_pscw, 3 * NFLAVORS);
 	CASE(handles_and_handlers, NFLAVORS);
+	CASE(shm_lock_direct, 3 * NFLAVORS);
 	/* the loops from..to of fn, as its own case named fn##suffix */
 #define RANGE(fn, suffix, from, to)                              \
 	do {                                                     \
