@@ -17,6 +17,7 @@
 #include "inst.h"
 #include "request.h"
 #include "status.h"
+#include "thread.h"
 
 void rc_req_pool_init(struct rc_inst *inst)
 {
@@ -91,12 +92,28 @@ int rc_req_start(struct rc_req *req)
 void rc_req_complete(struct rc_req *req)
 {
 	assert(req->state == RC_REQ_ACTIVE);
-	req->state = RC_REQ_DONE;
+	/* atomic: a waiting thread may watch it outside the section
+	 * (rc_req_wait_done); a plain store on x86 */
+	__atomic_store_n(&req->state, RC_REQ_DONE, __ATOMIC_RELEASE);
 	if (req->cb)
 		req->cb(req);
 	if ((req->flags & RC_REQ_USER_FREED) &&
 	    !(req->flags & RC_REQ_PERSISTENT))
 		rc_req_free(req);
+}
+
+void rc_req_idle(struct rc_req *req)
+{
+	struct rc_inst *inst = req->inst;
+
+	/* At MULTIPLE the waiting thread watches its request outside the
+	 * section (thread.h), yielding every 16th idle poll: a lone thread
+	 * that never yields keeps a core from the other threads on it. */
+	if (RC_UNLIKELY(rc_thread_multiple))
+		rc_cs_yield_until(&rc_cs_big, &req->state, RC_REQ_DONE,
+				  inst->oversubscribed || !(inst->idle & 15));
+	else
+		rc_progress_idle(inst);
 }
 
 void rc_req_wait_done(struct rc_req *req)
@@ -105,7 +122,7 @@ void rc_req_wait_done(struct rc_req *req)
 
 	while (req->state != RC_REQ_DONE) {
 		if (!rc_progress(inst) && req->state != RC_REQ_DONE)
-			rc_progress_idle(inst);
+			rc_req_idle(req);
 	}
 }
 

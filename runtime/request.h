@@ -145,6 +145,10 @@ static inline bool rc_req_valid(const struct rc_req *req)
 
 /* Spin on progress until req is done (never returns early). */
 void rc_req_wait_done(struct rc_req *req);
+/* A wait loop for req found nothing to do: relax (rc_progress_idle), or at
+ * MPI_THREAD_MULTIPLE let the other threads in until req is done or the
+ * section falls free (rc_cs_yield_until). */
+void rc_req_idle(struct rc_req *req);
 
 /* After DONE: copy status out, release or re-arm per the rules above.
  * Returns the request's internal status. */

@@ -180,14 +180,29 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status statuses[],
 	return ret;
 }
 
-static bool all_done(int count, MPI_Request reqs[])
+/* The first request of the array still pending, or NULL. */
+static struct rc_req *pending(int count, MPI_Request reqs[])
 {
 	int i;
 
 	for (i = 0; i < count; i++)
 		if (req_active(reqs[i]) && !rc_req_done(reqs[i]))
-			return false;
-	return true;
+			return reqs[i];
+	return NULL;
+}
+
+/* Nothing done yet in a Waitany or Waitsome: at MULTIPLE, watch the first
+ * pending request outside the section (another's completion is found
+ * when this thread next holds the section: it takes it whenever it falls
+ * free, to poll). */
+static void idle_any(int count, MPI_Request reqs[])
+{
+	struct rc_req *r = pending(count, reqs);
+
+	if (r)
+		rc_req_idle(r);
+	else
+		rc_progress_idle(&rc_g);
 }
 
 static int check_array(int count, MPI_Request reqs[], const char *fn)
@@ -208,15 +223,16 @@ static int api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
 	struct rc_comm *errcomm = NULL;
 	struct rc_inst *inst = &rc_g;
+	struct rc_req *r;
 	int ret;
 
 	RC_API_CHECK_INIT("MPI_Waitall");
 	ret = check_array(count, reqs, "MPI_Waitall");
 	if (ret)
 		return ret;
-	while (!all_done(count, reqs)) {
-		if (!rc_progress(inst) && !all_done(count, reqs))
-			rc_progress_idle(inst);
+	while ((r = pending(count, reqs))) {
+		if (!rc_progress(inst) && !rc_req_done(r))
+			rc_req_idle(r);	/* (waits for one at a time) */
 	}
 	ret = finish_all(count, reqs, statuses, &errcomm);
 	if (ret)
@@ -242,9 +258,9 @@ static int api_testall(int count, MPI_Request reqs[], int *flag,
 		return ret;
 	if (!flag)
 		return RC_ERR(NULL, MPI_ERR_ARG, "MPI_Testall");
-	if (!all_done(count, reqs))
+	if (pending(count, reqs))
 		rc_progress(&rc_g);
-	if (!all_done(count, reqs)) {
+	if (pending(count, reqs)) {
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
@@ -299,7 +315,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag,
 				break;
 			if (!wait)
 				break;
-			rc_progress_idle(&rc_g);
+			idle_any(count, reqs);
 		}
 	}
 	if (flag)
@@ -360,7 +376,7 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 				*outcount = 0;
 				return MPI_SUCCESS;
 			}
-			rc_progress_idle(&rc_g);
+			idle_any(incount, reqs);
 		}
 	}
 	for (i = 0, n = 0; i < incount; i++) {

@@ -34,6 +34,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include "compiler.h"
 
 /* Set once by MPI_Init_thread when it provides MPI_THREAD_MULTIPLE, before
@@ -51,6 +52,7 @@ struct rc_cs {
 	int held;		/* 1 while owned; read by other threads */
 	unsigned waiters;	/* threads waiting to take word (atomic) */
 	unsigned takes;		/* times word was taken (atomic): handoff */
+	unsigned watchers;	/* threads in rc_cs_yield_until (atomic) */
 };
 
 #define RC_CS_INITIALIZER { .word = 0 }
@@ -61,6 +63,8 @@ extern struct rc_cs rc_cs_big __attribute__((visibility("hidden")));
 void rc_cs_lock(struct rc_cs *cs);
 void rc_cs_unlock(struct rc_cs *cs);
 void rc_cs_yield_slow(struct rc_cs *cs);
+void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,
+			    uint8_t value, bool yield);
 
 /* Enter cs when the process runs at MPI_THREAD_MULTIPLE. Returns whether
  * it did: pass that to rc_cs_exit, so the flag is read once per call. */
@@ -85,6 +89,17 @@ static inline void rc_cs_yield(struct rc_cs *cs)
 {
 	if (RC_UNLIKELY(rc_thread_multiple))
 		rc_cs_yield_slow(cs);
+}
+
+/* Like rc_cs_yield, for a thread that waits for one flag (its request's
+ * state) to become value, which another thread sets inside cs with an
+ * atomic store (release): outside cs it watches the flag, and takes cs back
+ * once the flag is set or nobody holds cs (to poll). Only at MULTIPLE. */
+static inline void rc_cs_yield_until(struct rc_cs *cs, const uint8_t *flag,
+				     uint8_t value, bool yield)
+{
+	if (RC_UNLIKELY(rc_thread_multiple))
+		rc_cs_yield_until_slow(cs, flag, value, yield);
 }
 
 /* Evaluate `expr` inside section cs; the value of the expression is that

@@ -3,14 +3,15 @@
  *
  * Below MPI_THREAD_MULTIPLE a section must take nothing: another thread
  * can lock the mutex while "inside". At MULTIPLE it must exclude other
- * threads, nest in its owner, and rc_cs_yield must let a waiting thread
- * in and give the section back at the same depth.
+ * threads, nest in its owner, and rc_cs_yield and rc_cs_yield_until must
+ * let a waiting thread in and give the section back at the same depth.
  */
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "thread.h"
@@ -202,6 +203,131 @@ START_TEST(counter_exact)
 }
 END_TEST
 
+/*
+ * rc_cs_yield_until: gives the section up, watches the flag outside it, and
+ * once another thread has set the flag inside the section comes back
+ * holding it at the same depth. The setter makes sure of the order: it
+ * sets the flag while the waiter watches (watchers 1, the waiter not
+ * queued on the word), then keeps the section until the waiter queues for
+ * it, which a waiter only does once it has seen the flag.
+ */
+static uint8_t uflag;
+
+static void *set_uflag_inside(void *arg)
+{
+	struct rc_cs *c = arg;
+	bool h = rc_cs_enter(c);
+	long spins;
+
+	ck_assert(h);
+	for (spins = 0; __atomic_load_n(&c->watchers, __ATOMIC_RELAXED) != 1;
+	     spins++)
+		ck_assert_int_lt(spins, 100000000L);
+	ck_assert_uint_eq(__atomic_load_n(&c->waiters, __ATOMIC_RELAXED), 0);
+	__atomic_store_n(&uflag, 1, __ATOMIC_RELEASE);
+	for (spins = 0; !__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) &&
+			spins < 1000000000L;
+	     spins++)
+		__builtin_ia32_pause();
+	rc_cs_exit(c, h);
+	return (void *)(long)(spins < 1000000000L);
+}
+
+START_TEST(yield_until_flag)
+{
+	pthread_t t;
+	void *queued;
+	bool a, b;
+	int round;
+
+	rc_thread_multiple = true;
+	for (round = 0; round < 20; round++) {
+		uflag = 0;
+		a = rc_cs_enter(&cs);
+		b = rc_cs_enter(&cs);
+		ck_assert_int_eq(
+			pthread_create(&t, NULL, set_uflag_inside, &cs), 0);
+		while (!__atomic_load_n(&cs.waiters, __ATOMIC_RELAXED))
+			sched_yield();
+		rc_cs_yield_until(&cs, &uflag, 1, round & 1);
+		ck_assert(rc_cs_held_by_me(&cs));
+		ck_assert_int_eq(cs.depth, 2);
+		ck_assert_int_eq(uflag, 1);
+		ck_assert_int_eq(pthread_join(t, &queued), 0);
+		ck_assert(queued);
+		ck_assert_uint_eq(
+			__atomic_load_n(&cs.watchers, __ATOMIC_RELAXED), 0);
+		rc_cs_exit(&cs, b);
+		rc_cs_exit(&cs, a);
+		ck_assert(other_can_lock(&cs));
+	}
+	rc_thread_multiple = false;
+}
+END_TEST
+
+/*
+ * The waits of MPI at MULTIPLE in miniature: each thread posts a "request"
+ * (its flag, queued inside the section) and waits for it; whichever thread
+ * holds the section plays the progress engine and completes the oldest
+ * queued request (an atomic store, as rc_req_complete does). Every request
+ * completes exactly once and nobody is left waiting: a thread that watches
+ * its flag outside the section must come back in, to finish or to poll.
+ */
+#define NPOST 5000
+static uint8_t done_flag[NTHR];
+static int queue[NTHR], nqueued;
+static long completed;
+
+static void *post_and_wait(void *arg)
+{
+	int me = (int)(long)arg, i, j;
+
+	for (i = 0; i < NPOST; i++) {
+		bool h = rc_cs_enter(&cs);
+
+		__atomic_store_n(&done_flag[me], 0, __ATOMIC_RELAXED);
+		queue[nqueued++] = me;
+		while (!done_flag[me]) {
+			if (nqueued) {	/* "progress": the oldest first */
+				int who = queue[0];
+
+				for (j = 1; j < nqueued; j++)
+					queue[j - 1] = queue[j];
+				nqueued--;
+				completed++;
+				__atomic_store_n(&done_flag[who], 1,
+						 __ATOMIC_RELEASE);
+				continue;
+			}
+			rc_cs_yield_until(&cs, &done_flag[me], 1, false);
+		}
+		rc_cs_exit(&cs, h);
+	}
+	return NULL;
+}
+
+START_TEST(yield_until_waiters_complete)
+{
+	pthread_t t[NTHR];
+	long i;
+
+	rc_thread_multiple = true;
+	completed = 0;
+	nqueued = 0;
+	for (i = 0; i < NTHR; i++)
+		ck_assert_int_eq(
+			pthread_create(&t[i], NULL, post_and_wait, (void *)i),
+			0);
+	for (i = 0; i < NTHR; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	ck_assert_int_eq(completed, (long)NTHR * NPOST);
+	ck_assert_int_eq(nqueued, 0);
+	ck_assert_uint_eq(__atomic_load_n(&cs.watchers, __ATOMIC_RELAXED), 0);
+	ck_assert(other_can_lock(&cs));
+	rc_thread_multiple = false;
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("thread");
@@ -216,6 +342,8 @@ int main(void)
 	tcase_add_test(tc, yield_lets_others_in);
 	tcase_add_test(tc, yield_hands_over);
 	tcase_add_test(tc, counter_exact);
+	tcase_add_test(tc, yield_until_flag);
+	tcase_add_test(tc, yield_until_waiters_complete);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
