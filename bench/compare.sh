@@ -108,7 +108,9 @@
 #
 # Environment: BUILD (rcmpi's configured build tree, default ./_build),
 # REPS (5), MPIS (default every one installed: "rcmpi ompi mpich"; rcmpi
-# first), MPIS_OVER ("rcmpi ompi"), OUT (raw results, default
+# first; rcmpi-base: another rcmpi build tree, BASE_BUILD, e.g. main's
+# before a change, for a before-and-after in the same run), MPIS_OVER
+# ("rcmpi ompi"), OUT (raw results, default
 # BUILD/bench-compare/MODE), COL (collectives: avg, OSU's mean per call,
 # the default; med: the median call), P2P_OPTS / COLL_OPTS / OVER_OPTS
 # (benchmark options, e.g. "-m 1:4096"), RMA_OPTS (more options of the
@@ -121,6 +123,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/run_compare.sh"
 BUILD=$(cd "${BUILD:-$top/_build}" 2>/dev/null && pwd) ||
 	{ echo "compare.sh: no build tree (BUILD=${BUILD:-$top/_build})" >&2; exit 1; }
+if [[ " ${MPIS:-} " == *" rcmpi-base "* ]]; then
+	BASE_BUILD=$(cd "${BASE_BUILD:-/nonexistent}" 2>/dev/null && pwd) ||
+		{ echo "compare.sh: rcmpi-base needs BASE_BUILD, a built rcmpi tree" >&2; exit 1; }
+fi
 REPS=${REPS:-5}
 COL=${COL:-avg}
 TIMEOUT=${TIMEOUT:-300}
@@ -151,6 +157,7 @@ MPIS_OVER=${MPIS_OVER:-$(for m in $MPIS; do [[ $m != mpich ]] && echo -n "$m "; 
 mpicc_of() {
 	case $1 in
 	rcmpi) echo "$BUILD/launcher/mpicc" ;;
+	rcmpi-base) echo "$BASE_BUILD/launcher/mpicc" ;;
 	ompi) echo mpicc.openmpi ;;
 	mpich) echo mpicc.mpich ;;
 	esac
@@ -198,6 +205,9 @@ launcher() {
 	rcmpi)	echo -n "$BUILD/launcher/mpirun -n $2"
 		[[ $3 == core ]] && echo " --bind-to core" ||
 			echo " --oversubscribe --bind-to none" ;;
+	rcmpi-base) echo -n "$BASE_BUILD/launcher/mpirun -n $2"
+		[[ $3 == core ]] && echo " --bind-to core" ||
+			echo " --oversubscribe --bind-to none" ;;
 	ompi)	echo -n "mpirun.openmpi --allow-run-as-root -np $2"
 		[[ $3 == core ]] && echo " --bind-to core" ||
 			echo " --oversubscribe --bind-to none" ;;
@@ -230,6 +240,12 @@ job() {	# name prog np bind col better title [opts]
 	J_TITLE[$1]=$7 J_OPTS[$1]=${8:-}
 }
 
+# the folder of MPI's binaries: rcmpi's variants (rcmpi-verbs, ...) share
+# rcmpi's; rcmpi-base has its own, built with BASE_BUILD's mpicc
+bin_of() {	# mpi
+	[[ $1 == rcmpi-base ]] && echo rcmpi-base || echo "${1%%-*}"
+}
+
 # the engine's hook: run JOB under MPI, print "size value" lines
 cmp_exec() {	# mpi job
 	local m=$1 j=$2
@@ -239,7 +255,7 @@ cmp_exec() {	# mpi job
 	# shellcheck disable=SC2046,SC2086 # command lines
 	timeout -k 10 "$TIMEOUT" $(launcher "$m" "${J_NP[$j]}" "${J_BIND[$j]}") \
 		$([[ $m == ompi* ]] && echo "${J_OMPI[$j]:-}") \
-		"$BIN/${m%%-*}/${J_PROG[$j]}" ${J_OPTS[$j]} |
+		"$BIN/$(bin_of "$m")/${J_PROG[$j]}" ${J_OPTS[$j]} |
 		awk -v c="${J_COL[$j]}" '/^#/ || NF < c { next }
 			$1 ~ /\./ { print 0, $(c - 1); next }	# no size column
 			{ print $1, $c }'
@@ -257,6 +273,8 @@ machine() {
 
 versions() {
 	local v="rcmpi $(git -C "$top" describe --always --dirty 2>/dev/null)"
+	[[ " $MPIS " == *" rcmpi-base "* ]] &&
+		v+=", rcmpi-base $(git -C "$BASE_BUILD/.." describe --always --dirty 2>/dev/null) ($BASE_BUILD)"
 	[[ " $MPIS " == *" ompi "* ]] &&
 		v+=", Open MPI $(mpirun.openmpi --version 2>&1 | sed -n 's/.*(OpenRTE) //p')"
 	[[ " $MPIS " == *" mpich "* ]] &&

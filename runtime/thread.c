@@ -184,6 +184,24 @@ static void cs_relax(unsigned i, bool yield)
  * against the threads that post, and never while a thread is queued for
  * it (a poster, or a waiter whose request is done).
  */
+/* Take cs, which its holder gives up soon (a thread polling, or posting):
+ * queued (counted in waiters, so that watchers let it go first) but
+ * spinning, never asleep in the kernel, whose wake-up would cost more
+ * than the holder's whole turn. */
+static void cs_take_soon(struct rc_cs *cs, int depth, bool yield)
+{
+	unsigned i;
+
+	__atomic_add_fetch(&cs->waiters, 1, __ATOMIC_RELAXED);
+	for (i = 0;; i++) {
+		if (!__atomic_load_n(&cs->word, __ATOMIC_RELAXED) &&
+		    cs_trytake(cs, depth))
+			break;
+		cs_relax(i, yield);
+	}
+	__atomic_sub_fetch(&cs->waiters, 1, __ATOMIC_RELAXED);
+}
+
 void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,
 			    uint8_t value, bool yield)
 {
@@ -199,8 +217,10 @@ void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,
 	if (__atomic_add_fetch(&cs->watchers, 1, __ATOMIC_RELAXED) > 1)
 		yield = true;
 	for (i = 0;; i++) {
-		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == value)
-			break;
+		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == value) {
+			cs_take_soon(cs, depth, yield);
+			goto out;
+		}
 		cs_relax(i, yield);
 		/* (the queued threads first: they may sleep in the kernel,
 		 * and a try that took the word each time it fell free would
@@ -210,7 +230,6 @@ void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,
 		    cs_trytake(cs, depth))
 			goto out;
 	}
-	cs_take(cs, depth);
 out:
 	__atomic_sub_fetch(&cs->watchers, 1, __ATOMIC_RELAXED);
 }
