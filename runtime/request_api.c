@@ -232,7 +232,7 @@ static int api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 		return ret;
 	while ((r = pending(count, reqs))) {
 		if (!rc_progress(inst) && !rc_req_done(r))
-			rc_req_idle(r);	/* (waits for one at a time) */
+			rc_req_idle(r); /* (waits for one at a time) */
 	}
 	ret = finish_all(count, reqs, statuses, &errcomm);
 	if (ret)

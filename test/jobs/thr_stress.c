@@ -14,7 +14,8 @@
  *           The own-tag exchanges complete by MPI_Waitall, MPI_Waitany and
  *           MPI_Waitsome in turn.
  *   anysrc  every thread receives with MPI_ANY_SOURCE and MPI_ANY_TAG on a
- *           communicator shared by the threads; the totals per sender must be exact.
+ *           communicator shared by the threads; the totals per sender
+ *           must be exact.
  *   mprobe  as anysrc, with MPI_Mprobe / MPI_Improbe + MPI_Mrecv/Imrecv:
  *           a message goes to exactly one thread (no loss, no duplicate).
  *   coll    each thread runs collectives on a communicator of its own.

@@ -186,18 +186,23 @@ static void *add_many(void *arg)
 	return NULL;
 }
 
-START_TEST(counter_exact)
+/* Run fn in NTHR threads, each given its index; wait for them all. */
+static void run_threads(void *(*fn)(void *))
 {
 	pthread_t t[NTHR];
-	int i;
+	long i;
 
-	rc_thread_multiple = true;
-	counter = 0;
 	for (i = 0; i < NTHR; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, add_many, NULL),
-				 0);
+		ck_assert_int_eq(pthread_create(&t[i], NULL, fn, (void *)i), 0);
 	for (i = 0; i < NTHR; i++)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+}
+
+START_TEST(counter_exact)
+{
+	rc_thread_multiple = true;
+	counter = 0;
+	run_threads(add_many);
 	ck_assert_int_eq(counter, (long)NTHR * NINC);
 	rc_thread_multiple = false;
 }
@@ -288,7 +293,7 @@ static void *post_and_wait(void *arg)
 		__atomic_store_n(&done_flag[me], 0, __ATOMIC_RELAXED);
 		queue[nqueued++] = me;
 		while (!done_flag[me]) {
-			if (nqueued) {	/* "progress": the oldest first */
+			if (nqueued) { /* "progress": the oldest first */
 				int who = queue[0];
 
 				for (j = 1; j < nqueued; j++)
@@ -308,18 +313,10 @@ static void *post_and_wait(void *arg)
 
 START_TEST(yield_until_waiters_complete)
 {
-	pthread_t t[NTHR];
-	long i;
-
 	rc_thread_multiple = true;
 	completed = 0;
 	nqueued = 0;
-	for (i = 0; i < NTHR; i++)
-		ck_assert_int_eq(
-			pthread_create(&t[i], NULL, post_and_wait, (void *)i),
-			0);
-	for (i = 0; i < NTHR; i++)
-		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	run_threads(post_and_wait);
 	ck_assert_int_eq(completed, (long)NTHR * NPOST);
 	ck_assert_int_eq(nqueued, 0);
 	ck_assert_uint_eq(__atomic_load_n(&cs.watchers, __ATOMIC_RELAXED), 0);
