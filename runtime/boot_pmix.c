@@ -116,7 +116,8 @@ static pmix_status_t pmix_init_retry(pmix_proc_t *me, int *tries)
 			return rc;
 		if (delay_ms > budget_ms - waited_ms)
 			delay_ms = budget_ms - waited_ms;
-		rc_log_debug("PMIx_Init: UNREACHABLE, again in %ld ms", delay_ms);
+		rc_log_debug("PMIx_Init: UNREACHABLE, again in %ld ms",
+			     delay_ms);
 		ts.tv_sec = delay_ms / 1000;
 		ts.tv_nsec = delay_ms % 1000 * 1000000L;
 		while (nanosleep(&ts, &ts) && errno == EINTR)

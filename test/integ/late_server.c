@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	PMIX_INFO_LOAD(&info[5], PMIX_PROC_MAP, procmap, PMIX_STRING);
 	done = 0;
 	if (wait_op(PMIx_server_register_nspace(ns, 1, info, 6, op_done,
-						 NULL))) {
+						NULL))) {
 		fprintf(stderr, "late_server: register_nspace failed\n");
 		return 2;
 	}
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
 	nanosleep(&ts, NULL);
 	done = 0;
 	if (wait_op(PMIx_server_register_client(&proc, getuid(), getgid(), NULL,
-						 op_done, NULL))) {
+						op_done, NULL))) {
 		fprintf(stderr, "late_server: register_client failed\n");
 		return 2;
 	}
