@@ -169,21 +169,6 @@ static void cs_relax(unsigned i, bool yield)
 		__builtin_ia32_pause();
 }
 
-/*
- * Waiting for one flag (a request's state) at MULTIPLE. rc_cs_yield would
- * give the section up and queue for it again at once, so with several
- * threads waiting every one of them takes it in turn only to find its
- * request still pending, and the thread whose request has completed waits
- * its turn behind them (measured: 1.7 and 4.5 x the latency with two and
- * four receiving threads, osu_latency_mt).
- * Here a waiter gives the section up and watches its own flag, read
- * atomically, touching the lock word only to read it. It takes the section
- * back when its flag is set (its request is done: it finishes under the
- * section), or, to poll for everybody, when nobody holds the section; then
- * only with a try, so that waiters never queue or sleep on the word
- * against the threads that post, and never while a thread is queued for
- * it (a poster, or a waiter whose request is done).
- */
 /* Take cs, which its holder gives up soon (a thread polling, or posting):
  * queued (counted in waiters, so that watchers let it go first) but
  * spinning, never asleep in the kernel, whose wake-up would cost more
@@ -202,6 +187,23 @@ static void cs_take_soon(struct rc_cs *cs, int depth, bool yield)
 	__atomic_sub_fetch(&cs->waiters, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Waiting for one flag (a request's state) at MULTIPLE. rc_cs_yield would
+ * give the section up and queue for it again at once, so with several
+ * threads waiting every one of them takes it in turn only to find its
+ * request still pending, and the thread whose request has completed waits
+ * its turn behind them.
+ * Here a waiter gives the section up and watches its own flag, read
+ * atomically, touching the lock word only to read it. It takes the section
+ * back when its flag is set (its request is done: it finishes under the
+ * section; cs_take_soon), or, to poll for everybody, when nobody holds the
+ * section; then only with a try, so that waiters never queue or sleep on
+ * the word against the threads that post, and never while a thread is
+ * queued for it (a poster, or a waiter whose request is done).
+ * A lone watcher relaxes the core between looks (yield: its caller asks
+ * every 16th idle poll, so that a thread sharing its core with another
+ * process's runs); with other watchers it yields at every look.
+ */
 void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,
 			    uint8_t value, bool yield)
 {
