@@ -202,10 +202,8 @@ build_all() {
 # launcher command line: MPI ranks core|none
 launcher() {
 	case $1 in
-	rcmpi)	echo -n "$BUILD/launcher/mpirun -n $2"
-		[[ $3 == core ]] && echo " --bind-to core" ||
-			echo " --oversubscribe --bind-to none" ;;
-	rcmpi-base) echo -n "$BASE_BUILD/launcher/mpirun -n $2"
+	rcmpi | rcmpi-base)
+		echo -n "$([[ $1 == rcmpi-base ]] && echo "$BASE_BUILD" || echo "$BUILD")/launcher/mpirun -n $2"
 		[[ $3 == core ]] && echo " --bind-to core" ||
 			echo " --oversubscribe --bind-to none" ;;
 	ompi)	echo -n "mpirun.openmpi --allow-run-as-root -np $2"

@@ -93,7 +93,7 @@ void rc_req_complete(struct rc_req *req)
 {
 	assert(req->state == RC_REQ_ACTIVE);
 	/* atomic: a waiting thread may watch it outside the section
-	 * (rc_req_wait_done); a plain store on x86 */
+	 * (rc_req_idle); a plain store on x86 */
 	__atomic_store_n(&req->state, RC_REQ_DONE, __ATOMIC_RELEASE);
 	if (req->cb)
 		req->cb(req);
