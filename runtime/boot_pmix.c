@@ -7,16 +7,13 @@
  * open) -> PMIx_Put one byte object "rcmpi.addr" -> PMIx_Commit ->
  * PMIx_Fence(collect) -> PMIx_Get per peer when the runtime asks.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <pmix.h>
 #include "boot.h"
 #include "log.h"
-#include "param.h"
 #include "status.h"
 
 #define RC_PMIX_KEY "rcmpi.addr"
@@ -91,49 +88,13 @@ static int parse_peers(const char *list, struct rc_boot_info *info)
 	return RC_OK;
 }
 
-/*
- * PMIx_Init, tried again while the server turns us away. libpmix 4.2's
- * client makes 11 connection attempts in a few milliseconds, and reports
- * UNREACHABLE as well when the server closes the connection because it
- * does not know the rank yet (test/integ/late_server.c plays such a
- * server). A server under load may be that late: CI saw 5 of 8 ranks of
- * one job turned away once. So on UNREACHABLE only, back off (10 ms
- * doubling to 500 ms) and call PMIx_Init again, for up to
- * RCMPI_PMIX_CONNECT_TIMEOUT; a repeat after UNREACHABLE connects and
- * initialises. (Not PMIx_Finalize in between: after a failed PMIx_Init
- * it crashes in 4.2.2.)
- */
-static pmix_status_t pmix_init_retry(pmix_proc_t *me, int *tries)
-{
-	long budget_ms = rc_param_int(RC_P_PMIX_CONNECT_TIMEOUT);
-	long delay_ms = 10, waited_ms = 0;
-	pmix_status_t rc;
-	struct timespec ts;
-
-	for (*tries = 1;; (*tries)++) {
-		rc = PMIx_Init(me, NULL, 0);
-		if (rc != PMIX_ERR_UNREACH || waited_ms >= budget_ms)
-			return rc;
-		if (delay_ms > budget_ms - waited_ms)
-			delay_ms = budget_ms - waited_ms;
-		rc_log_debug("PMIx_Init: UNREACHABLE, again in %ld ms",
-			     delay_ms);
-		ts.tv_sec = delay_ms / 1000;
-		ts.tv_nsec = delay_ms % 1000 * 1000000L;
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-		waited_ms += delay_ms;
-		delay_ms = delay_ms * 2 > 500 ? 500 : delay_ms * 2;
-	}
-}
-
 static int boot_pmix_init(struct rc_boot *b, struct rc_boot_info *info)
 {
 	struct boot_pmix *bp;
 	pmix_status_t rc;
 	long size, val;
 	char *peers;
-	int ret, tries;
+	int ret;
 
 	/* No server in the environment: don't let libpmix search for one. */
 	if (!getenv("PMIX_NAMESPACE") && !getenv("PMIX_SERVER_URI4") &&
@@ -144,11 +105,11 @@ static int boot_pmix_init(struct rc_boot *b, struct rc_boot_info *info)
 	bp = calloc(1, sizeof(*bp));
 	if (!bp)
 		return RC_ERR_NOMEM;
-	rc = pmix_init_retry(&bp->me, &tries);
+	rc = PMIx_Init(&bp->me, NULL, 0);
 	if (rc != PMIX_SUCCESS) {
-		rc_log_err("PMIx_Init failed: %s (tries: %d; is the launcher "
-			   "alive? PMIX_MCA_ptl_base_verbose=8 says why)",
-			   PMIx_Error_string(rc), tries);
+		rc_log_err("PMIx_Init failed: %s (is the launcher alive? "
+			   "PMIX_MCA_ptl_base_verbose=8 says why)",
+			   PMIx_Error_string(rc));
 		free(bp);
 		return RC_ERR_BOOT;
 	}

@@ -27,9 +27,6 @@
 /* ---- runtime ------------------------------------------------------------- */
 RC_PARAM(VERBOSE, INT, "0", 0, 100, "runtime",
 	 "0: errors and warnings only; 1 and up: debug messages")
-RC_PARAM(PMIX_CONNECT_TIMEOUT, INT, "10000", 0, 1L << 30, "runtime",
-	 "milliseconds PMIx_Init tries again when the PMIx server turns "
-	 "the rank away (UNREACHABLE); 0: one try")
 RC_PARAM(YIELD, BOOL, "0", 0, 0, "runtime",
 	 "yield the CPU while waiting even when the node is not "
 	 "oversubscribed")

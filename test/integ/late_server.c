@@ -3,7 +3,7 @@
  * the rank as a client with its PMIx library (after DELAY ms; the
  * namespace is registered first, as setup_fork needs it). Until then the
  * library closes the rank's connection, which the rank's PMIx_Init reports
- * as UNREACHABLE: a server slow to accept its ranks.
+ * as UNREACHABLE: a server that turns its rank away.
  *
  *	late_server DELAY_MS program [args...]
  *
