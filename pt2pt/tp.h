@@ -44,6 +44,8 @@ struct rc_tp_rdma {
 	void *arg;
 	size_t len;
 	struct rc_list link;	/* transport's use while outstanding */
+	void *tp_buf;		/* transport's: its own buffer (lh NULL) */
+	void *tp_dst;		/* transport's: where tp_buf lands at done */
 };
 
 struct rc_tp_ops {
@@ -66,7 +68,8 @@ struct rc_tp_ops {
 			  void **handle);
 	void (*mem_release)(struct rc_tp *tp, void *handle);
 	/* Read len bytes at raddr of the peer into local (exposed, handle
-	 * lh). RC_OK: done now; RC_INPROGRESS: op->done() later; RC_AGAIN. */
+	 * lh; or lh NULL when len <= rdma_small). RC_OK: done now;
+	 * RC_INPROGRESS: op->done() later; RC_AGAIN. */
 	int (*get)(struct rc_tp *tp, int wrank, void *local, void *lh,
 		   size_t len, uint64_t raddr, const void *rkey,
 		   struct rc_tp_rdma *op);
@@ -75,7 +78,8 @@ struct rc_tp_ops {
 		   struct rc_tp_rdma *op);
 	/* RC_TP_CAP_ATOMIC: one atomic on the 8-byte word at raddr (8-byte
 	 * aligned) of world rank wrank, this process included; the word's
-	 * value before it lands in *result (8 bytes, exposed: handle lh).
+	 * value before it lands in *result (8 bytes, exposed: handle lh;
+	 * or lh NULL when rdma_small >= 8).
 	 * Completes like get. Atomic only against other atomics of the same
 	 * device (IBV_ATOMIC_HCA), not against CPU stores. */
 	int (*atomic)(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
@@ -103,6 +107,11 @@ struct rc_tp {
 	 * 0: any. Callers split bigger transfers (rma/, pt2pt's chunks). */
 	size_t rdma_max;
 	unsigned max_rdma;	/* get/put operations kept in flight */
+	/* get, put and atomic of at most this many bytes may pass lh NULL:
+	 * the local side needs no mem_expose, the transport copies through
+	 * registered memory of its own (cheaper than a registration lookup
+	 * for small transfers). 0: always expose. */
+	size_t rdma_small;
 	/* One-sided (rma/): contiguous puts and gets of at least this many
 	 * bytes use put()/get() (RCMPI_RMA_DIRECT_MIN=auto) */
 	size_t direct_min;

@@ -121,6 +121,9 @@ static int loop_open(struct rc_inst *inst, struct rc_tp **tpp)
 	if (lt->tp.rdma_max && lt->tp.rdma_chunk > lt->tp.rdma_max)
 		lt->tp.rdma_chunk = lt->tp.rdma_max;
 	lt->tp.max_rdma = lt->fabric->max_rdma;
+	/* (lh is not used here; small operations skip mem_expose, as
+	 * over verbs) */
+	lt->tp.rdma_small = 64;
 	rc_list_init(&lt->inbox);
 	rc_list_init(&lt->rdma);
 	rc_list_init(&lt->small_free);

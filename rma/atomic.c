@@ -65,7 +65,7 @@ struct rma_aop {
 	int target;
 	struct rc_req *req;
 	struct rc_tp *tp;
-	void *lh;		/* this block, exposed */
+	void *lh;		/* this block, exposed; NULL: not (small) */
 	const struct rc_op *op; /* NULL: compare_and_swap */
 	enum rc_basic b;
 	void *rbuf; /* results: (rbuf, rcount, rdt), NULL: none */
@@ -78,6 +78,11 @@ struct rma_aop {
 	uint64_t *olds; /* n results, packed (after el[]) */
 	struct rma_ael el[];
 };
+
+/* Operations of at most this many elements leave their block unexposed
+ * when the transport offers rdma_small (each element's 8-byte result
+ * lands through the transport's own buffer). */
+#define RMA_AOP_UNEXPOSED 4
 
 static bool is_int8(enum rc_basic b)
 {
@@ -103,7 +108,8 @@ static void aop_finish(struct rma_aop *aop)
 	}
 	if (aop->rdt)
 		rc_dt_release(aop->rdt);
-	aop->tp->ops->mem_release(aop->tp, aop->lh);
+	if (aop->lh)
+		aop->tp->ops->mem_release(aop->tp, aop->lh);
 	rma_dop_end(win, t, aop->req, err);
 	free(aop);
 	tg_advance(win, t);
@@ -317,7 +323,10 @@ int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 				   : AS_READ;
 	}
 	aop->tp = win->atp;
-	if (aop->tp->ops->mem_expose(aop->tp, aop, sz, key, &aop->lh)) {
+	/* a few results go through the transport's own memory (rdma_small):
+	 * no registration lookup for fetch_and_op or compare_and_swap */
+	if ((n > RMA_AOP_UNEXPOSED || aop->tp->rdma_small < 8) &&
+	    aop->tp->ops->mem_expose(aop->tp, aop, sz, key, &aop->lh)) {
 		free(aop);
 		return RC_ERR_NOMEM;
 	}

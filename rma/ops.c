@@ -1047,9 +1047,47 @@ struct rma_dop {
 	struct rc_win *win;
 	int target;
 	struct rc_tp *tp;
-	void *lh; /* the origin buffer, exposed */
+	void *lh; /* the origin buffer, exposed; NULL: small (rdma_small) */
 	struct rc_req *req;
+	struct rma_dop *next; /* in rc_rma's dop_free */
 };
+
+/* Finished operations are kept for the next (a few: a window of them in
+ * flight is the common case), not returned to malloc each time. */
+#define RMA_DOP_KEEP 64
+
+static struct rma_dop *dop_new(struct rc_rma *rma)
+{
+	struct rma_dop *d = rma->dop_free;
+
+	if (!d)
+		return malloc(sizeof(*d));
+	rma->dop_free = d->next;
+	rma->ndop_free--;
+	return d;
+}
+
+static void dop_put(struct rc_rma *rma, struct rma_dop *d)
+{
+	if (rma->ndop_free >= RMA_DOP_KEEP) {
+		free(d);
+		return;
+	}
+	d->next = rma->dop_free;
+	rma->dop_free = d;
+	rma->ndop_free++;
+}
+
+void rma_dop_cache_free(struct rc_rma *rma)
+{
+	struct rma_dop *d;
+
+	while ((d = rma->dop_free)) {
+		rma->dop_free = d->next;
+		free(d);
+	}
+	rma->ndop_free = 0;
+}
 
 void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status)
 {
@@ -1067,10 +1105,12 @@ void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status)
 static void dop_done(struct rc_tp_rdma *rd, int status)
 {
 	struct rma_dop *d = rc_container_of(rd, struct rma_dop, rd);
+	struct rc_win *win = d->win;
 
-	d->tp->ops->mem_release(d->tp, d->lh);
-	rma_dop_end(d->win, d->target, d->req, status);
-	free(d);
+	if (d->lh)
+		d->tp->ops->mem_release(d->tp, d->lh);
+	rma_dop_end(win, d->target, d->req, status);
+	dop_put(rma_of(win->inst), d);
 }
 
 void rma_room_wait(struct rc_rma *rma, struct rma_room *room,
@@ -1482,11 +1522,14 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 	if (tp->rdma_max && len > tp->rdma_max)
 		return direct_split(win, a, req, (uintptr_t)local, raddr, len,
 				    rkey, tp->rdma_max);
-	d = calloc(1, sizeof(*d));
+	d = dop_new(rma_of(win->inst));
 	if (!d)
 		return RC_ERR_NOMEM;
-	if (tp->ops->mem_expose(tp, local, len, key, &d->lh)) {
-		free(d);
+	memset(&d->rd, 0, sizeof(d->rd));
+	d->lh = NULL;
+	if (len > tp->rdma_small &&
+	    tp->ops->mem_expose(tp, local, len, key, &d->lh)) {
+		dop_put(rma_of(win->inst), d);
 		return RC_AGAIN;
 	}
 	d->rd.done = dop_done;
@@ -1505,8 +1548,9 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 	if (ret == RC_AGAIN || ret == RC_ERR_UNSUPPORTED) {
 		/* busy, or CMA forbidden after all */
 		tg->nout--;
-		tp->ops->mem_release(tp, d->lh);
-		free(d);
+		if (d->lh)
+			tp->ops->mem_release(tp, d->lh);
+		dop_put(rma_of(win->inst), d);
 		return RC_AGAIN;
 	}
 	dop_done(&d->rd, ret); /* done at once (CMA), or failed */

@@ -132,7 +132,9 @@ bool rc_win_unlock_direct(struct rc_win *win, int target, int *ret);
 int rc_win_flush_start(struct rc_win *win, int target, bool local,
 		       struct rc_req **reqp);
 /* Flush where every operation completed when its call returned (the SHM
- * path): true, with the result in *ret; false: use rc_win_flush_start. */
+ * path), or where only direct operations (RDMA, device atomics) are
+ * outstanding and complete within a short wait: true, with the result in
+ * *ret; false: use rc_win_flush_start. */
 bool rc_win_flush_direct(struct rc_win *win, int target, int *ret);
 /* PSCW: groups as window ranks (n of them, copied) */
 int rc_win_post(struct rc_win *win, const int *ranks, int n, int assert);

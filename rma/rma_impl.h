@@ -432,6 +432,8 @@ struct rc_rma {
 	unsigned tick;		/* progress calls: the clock every 64th */
 	struct rc_list rooms;	/* struct rma_room: awaiting room */
 	int atomic_mode;	 /* RCMPI_RMA_ATOMIC: RMA_ATOMIC_* */
+	struct rma_dop *dop_free; /* finished direct operations, for reuse */
+	unsigned ndop_free;
 };
 
 enum { RMA_ATOMIC_AUTO = 0, RMA_ATOMIC_DEVICE, RMA_ATOMIC_AM };
@@ -440,6 +442,8 @@ static inline struct rc_rma *rma_of(struct rc_inst *inst)
 {
 	return inst->rma;
 }
+
+void rma_dop_cache_free(struct rc_rma *rma);
 
 /* ---- synchronisation machines (sync.c) --------------------------------------
  * Everything that waits for other processes is a machine advanced from

@@ -50,6 +50,7 @@
 #include "coll.h"
 #include "log.h"
 #include "rma_impl.h"
+#include "thread.h"
 
 /* ---- messages ------------------------------------------------------------ */
 
@@ -954,16 +955,48 @@ bool rc_win_unlock_direct(struct rc_win *win, int target, int *ret)
 	return true;
 }
 
+/* Progress calls a flush waits in the caller before it becomes a machine
+ * (whose probe notices a target that stopped answering). */
+#define RMA_FLUSH_SPIN 4096
+
+/* Only direct operations (RDMA, device atomics) to the set, nothing sent
+ * as a message that would need an acknowledgement? */
+static bool direct_only(const struct rc_win *win, int t)
+{
+	int i;
+
+	FOR_TARGETS(win, t, i)
+	if (win->tg[i].sent || win->tg[i].nacks)
+		return false;
+	return true;
+}
+
 bool rc_win_flush_direct(struct rc_win *win, int target, int *ret)
 {
-	if (!win->shm_path)
-		return false;
+	unsigned spin;
+
 	if (win->epoch != EP_LOCK_ALL &&
 	    !(win->epoch == EP_LOCK && (target < 0 || win->tg[target].lock))) {
+		if (!win->shm_path)
+			return false; /* (the machine's start says so) */
 		*ret = RC_ERR_RMA_SYNC;
 		return true;
 	}
-	/* every operation was done when its call returned */
+	if (!win->shm_path) {
+		/* RDMA and device atomics: their completions are remote
+		 * completion. Wait for them here, without a machine or a
+		 * request, for a while (not at MULTIPLE: this holds the
+		 * section) */
+		if (rc_thread_multiple || !direct_only(win, target))
+			return false;
+		for (spin = 0; !settled(win, target, true); spin++) {
+			if (spin == RMA_FLUSH_SPIN)
+				return false;
+			if (!rc_progress(win->inst))
+				rc_progress_idle(win->inst);
+		}
+	}
+	/* every operation is done */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	*ret = take_err(win, target);
 	return true;

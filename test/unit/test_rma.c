@@ -1123,6 +1123,55 @@ START_TEST(passive_flushes)
 }
 END_TEST
 
+/* A flush where only direct operations (RDMA, device atomics) are
+ * outstanding waits for their completions in the call, without a machine
+ * (rc_win_flush_direct); after an operation sent as a message, which needs
+ * the target's acknowledgement, it leaves the flush to the machine. */
+START_TEST(flush_direct)
+{
+	struct rw *rw = rw_open(2, 6 * NFLAVORS, MPI_WIN_FLAVOR_CREATE, 64, 1);
+	struct rc_rma *rma = rma_of(rw->tw->inst[0]);
+	struct rc_req *req[NMAX] = {NULL};
+	long long v = 7, one = 1, old = -1;
+	long long *mem = (long long *)rw->mem[1];
+	int two = 2;
+	int ret = -1;
+
+	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_SHARED, 1,
+					   MPI_MODE_NOCHECK, &req[0]),
+			 RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	*(int *)&mem[2] = 3;
+	ck_assert_int_eq(MPI_Put(&v, 1, MPI_LONG_LONG, 1, rw_disp(rw, 1, 0, 1),
+				 1, MPI_LONG_LONG, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 1,
+					  rw_disp(rw, 1, 8, 1), MPI_SUM,
+					  rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert(!rma_local_done(rw->w[0], 1)); /* (the fabric's queue) */
+	ck_assert(rc_win_flush_direct(rw->w[0], 1, &ret));
+	ck_assert_int_eq(ret, RC_OK);
+	ck_assert(rc_list_empty(&rma->syncs));
+	ck_assert_int_eq(mem[0], 7);
+	ck_assert_int_eq(mem[1], 1);
+	ck_assert_int_eq(old, 0);
+	/* a 4-byte integer is not the device's: a message to the target */
+	ck_assert_int_eq(MPI_Accumulate(&two, 1, MPI_INT, 1,
+					rw_disp(rw, 1, 16, 1), 1, MPI_INT,
+					MPI_PROD, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert(!rc_win_flush_direct(rw->w[0], 1, &ret));
+	ck_assert_int_eq(rc_win_flush_start(rw->w[0], 1, false, &req[0]),
+			 RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(*(int *)&mem[2], 6);
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 1, &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	rw_close(rw);
+}
+END_TEST
+
 /* The target's queue: a waiting exclusive request is not overtaken by
  * shared ones that come after it; shared ones in a row go together. */
 START_TEST(lock_queue_fair)
@@ -2358,6 +2407,7 @@ static Suite *rma_suite(void)
 	CASE(failure_pscw, 3 * NFLAVORS);
 	CASE(handles_and_handlers, NFLAVORS);
 	CASE(shm_lock_direct, 3 * NFLAVORS);
+	CASE(flush_direct, 0);
 	/* the loops from..to of fn, as its own case named fn##suffix */
 #define RANGE(fn, suffix, from, to)                              \
 	do {                                                     \

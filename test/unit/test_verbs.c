@@ -1929,6 +1929,111 @@ START_TEST(data_completion_error)
 }
 END_TEST
 
+/* Small gets, puts and atomics with the local side unexposed (lh NULL,
+ * at most rdma_small bytes): a put's bytes are taken when it is posted
+ * (inline, or copied to a bounce buffer), a get's and an atomic's land in
+ * the caller's memory only at the completion, and every bounce buffer
+ * comes back, after a failed completion too. */
+START_TEST(data_unexposed)
+{
+	static char src[2048], dst[2048], out[4096];
+	static uint64_t word[1];
+	struct rc_tp_rdma op = {.done = op_done};
+	uint8_t key[RC_TP_KEY_MAX], wkey[RC_TP_KEY_MAX];
+	size_t len[] = {8, 1500};
+	struct rc_tp *tp, *peer;
+	struct vb_tp *vt;
+	uint64_t res;
+	unsigned nb;
+	struct err_cap ec;
+	void *h, *wh;
+	struct vw w;
+	int i, k;
+
+	rc_log_set_identity(0, "unit0");
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	tp = vw_tp(&w, 0, 1);
+	peer = vw_tp(&w, 1, 0);
+	vt = (struct vb_tp *)tp;
+	ck_assert_uint_ge(tp->rdma_small, len[1]);
+	ck_assert_uint_le(tp->rdma_small, vt->buf_size);
+	ck_assert_int_eq(peer->ops->mem_expose(peer, dst, sizeof(dst), key, &h),
+			 RC_OK);
+	ck_assert_int_eq(
+		peer->ops->mem_expose(peer, word, sizeof(word), wkey, &wh),
+		RC_OK);
+	nb = vt->nbounce;
+	for (k = 0; k < 2; k++) {
+		/* put: src changed after the post does not reach dst */
+		memset(src, 'a' + k, sizeof(src));
+		memset(dst, 0, sizeof(dst));
+		op_status = -1;
+		ck_assert_int_eq(tp->ops->put(tp, 1, src, NULL, len[k],
+					      (uintptr_t)dst, key, &op),
+				 RC_INPROGRESS);
+		memset(src, 'z', sizeof(src));
+		for (i = 0; i < 100 && op_status < 0; i++)
+			vw_progress(&w);
+		ck_assert_int_eq(op_status, RC_OK);
+		for (i = 0; i < (int)len[k]; i++)
+			ck_assert_int_eq(dst[i], 'a' + k);
+		ck_assert_int_eq(dst[len[k]], 0);
+		ck_assert_uint_eq(vt->nbounce, nb);
+
+		/* get: src untouched until the completion, then exact */
+		memset(dst, 'm' + k, sizeof(dst));
+		memset(src, 0, sizeof(src));
+		op_status = -1;
+		ck_assert_int_eq(tp->ops->get(tp, 1, src, NULL, len[k],
+					      (uintptr_t)dst, key, &op),
+				 RC_INPROGRESS);
+		ck_assert_int_eq(src[0], 0);
+		for (i = 0; i < 100 && op_status < 0; i++)
+			vw_progress(&w);
+		ck_assert_int_eq(op_status, RC_OK);
+		for (i = 0; i < (int)len[k]; i++)
+			ck_assert_int_eq(src[i], 'm' + k);
+		ck_assert_int_eq(src[len[k]], 0);
+		ck_assert_uint_eq(vt->nbounce, nb);
+	}
+	/* an atomic's old value, through the transport's buffer */
+	if (tp->caps & RC_TP_CAP_ATOMIC) {
+		word[0] = 40;
+		res = 0;
+		op_status = -1;
+		ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_FADD, 2, 0, &res,
+						 NULL, (uintptr_t)word, wkey,
+						 &op),
+				 RC_INPROGRESS);
+		for (i = 0; i < 100 && op_status < 0; i++)
+			vw_progress(&w);
+		ck_assert_int_eq(op_status, RC_OK);
+		ck_assert_uint_eq(res, 40);
+		ck_assert_uint_eq(word[0], 42);
+		ck_assert_uint_eq(vt->nbounce, nb);
+	}
+	/* a failed get: nothing lands, the bounce buffer comes back */
+	memset(src, 0, sizeof(src));
+	err_begin(&ec);
+	fk.fail_wr_at = fk.wrs + 1;
+	op_status = -1;
+	ck_assert_int_eq(
+		tp->ops->get(tp, 1, src, NULL, 64, (uintptr_t)dst, key, &op),
+		RC_INPROGRESS);
+	for (i = 0; i < 100 && op_status < 0; i++)
+		vw_progress(&w);
+	err_end(&ec, out, sizeof(out));
+	ck_assert_int_eq(op_status, RC_ERR_PEER);
+	ck_assert_int_eq(src[0], 0);
+	ck_assert_uint_eq(vt->nbounce, nb);
+	peer->ops->mem_release(peer, wh);
+	peer->ops->mem_release(peer, h);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* ---- eager rings (verbs_fp.c) ------------------------------------------- */
 
 static const size_t fp_sizes[] = {1, 8, 0, 100, 180, 300, 1000, 5000, 40};
@@ -2345,6 +2450,7 @@ static Suite *verbs_suite(void)
 	tcase_add_test(tc, fp_take_back);
 	tcase_add_test(tc, fp_take_back_peer_fails);
 	tcase_add_test(tc, data_completion_error);
+	tcase_add_test(tc, data_unexposed);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
 	tcase_add_loop_test(tc, fp_none, 0, 2);
