@@ -218,7 +218,8 @@ launcher() {
 		"-x RCMPI_TRANSPORTS=verbs" ;;
 	rcmpi-nofp) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
 		"-x RCMPI_TRANSPORTS=verbs -x RCMPI_VERBS_FP_RINGS=0" ;;
-	rcmpi-direct) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
+	rcmpi-direct | rcmpi-direct-base)
+		echo "$([[ $1 == *-base ]] && echo "$BASE_BUILD" || echo "$BUILD")/launcher/mpirun -n $2 --bind-to $3" \
 		"-x RCMPI_TRANSPORTS=verbs -x RCMPI_RMA_ATOMIC=device" \
 		"-x RCMPI_RMA_DIRECT_MIN=0" ;;
 	rcmpi-tcp) echo "$BUILD/launcher/mpirun -n $2 --bind-to $3" \
@@ -239,9 +240,11 @@ job() {	# name prog np bind col better title [opts]
 }
 
 # the folder of MPI's binaries: rcmpi's variants (rcmpi-verbs, ...) share
-# rcmpi's; rcmpi-base has its own, built with BASE_BUILD's mpicc
+# rcmpi's; rcmpi-base (and rcmpi-direct-base) has its own, built with
+# BASE_BUILD's mpicc
 bin_of() {	# mpi
-	[[ $1 == rcmpi-base ]] && echo rcmpi-base || echo "${1%%-*}"
+	[[ $1 == rcmpi-base || $1 == rcmpi-*-base ]] && echo rcmpi-base ||
+		echo "${1%%-*}"
 }
 
 # the engine's hook: run JOB under MPI, print "size value" lines
@@ -817,7 +820,7 @@ mode_verbs_rma() {
 	vm_mode "$out" $((600 + REPS * 420)) \
 		"Verbs, one-sided: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
 		"REPS=$REPS${RMA_JOBS:+ RMA_JOBS='$RMA_JOBS'} bench/compare.sh verbs-rma" \
-		"REPS=$REPS RMA_JOBS='${RMA_JOBS:-}' BUILD=$BUILD MPIS='rcmpi ompi' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out"
+		"REPS=$REPS RMA_JOBS='${RMA_JOBS:-}' BUILD=$BUILD MPIS='$MPIS'${BASE_BUILD:+ BASE_BUILD=$BASE_BUILD} TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out"
 }
 
 mode_verbs_wiring() {
@@ -850,6 +853,11 @@ perf_tables() {	# out jobs labels mpis
 guest_verbs_rma() {	# out
 	local out=$1 labels="rcmpi-direct rcmpi-verbs ompi-ucx perftest" j
 	local mpis="rcmpi-direct rcmpi-verbs ompi-ucx"
+	# rcmpi-base (BASE_BUILD): the same as rcmpi-direct, before a change
+	if [[ " $MPIS " == *" rcmpi-base "* ]]; then
+		labels="rcmpi-direct rcmpi-direct-base rcmpi-verbs ompi-ucx perftest"
+		mpis="rcmpi-direct rcmpi-direct-base rcmpi-verbs ompi-ucx"
+	fi
 	local jobs=${RMA_JOBS:-"put get fop cas acc putlock putbw getbw putbw1m getbw1m"}
 	local lat="-m 8:8 -i 500 -x 50" bw="-m 65536:65536 -i 10 -x 2"
 	local bw1m="-m 1048576:1048576 -i 5 -x 1"
@@ -892,6 +900,8 @@ guest_verbs_rma() {	# out
 	echo "put and get of any size as RDMA WRITE/READ, 64-bit integer fetch_and_op,"
 	echo "compare_and_swap and accumulate as device atomics (on one node \`auto\`"
 	echo "would pick the target's CPU; across nodes it picks the device);"
+	[[ " $MPIS " == *" rcmpi-base "* ]] &&
+		echo "rcmpi-direct-base: the same with rcmpi $(git -C "$BASE_BUILD/.." describe --always --dirty 2>/dev/null) ($BASE_BUILD), before the change;"
 	echo "rcmpi-verbs: \`$(launcher rcmpi-verbs 2 core)\`, rcmpi's defaults:"
 	echo "puts and gets by RDMA too, but on one node every atomic an active"
 	echo "message the target's CPU applies (part 1's path);"
@@ -1239,7 +1249,7 @@ for mode in "${modes[@]}"; do
 	verbs) MPIS="rcmpi ompi" mode_verbs ;;
 	verbs-fp) MPIS="rcmpi ompi" mode_verbs_fp ;;
 	verbs-cg) MPIS="rcmpi ompi" mode_verbs_cg ;;
-	verbs-rma) MPIS="rcmpi ompi" mode_verbs_rma ;;
+	verbs-rma) MPIS="rcmpi ompi${BASE_BUILD:+ rcmpi-base}" mode_verbs_rma ;;
 	*) "mode_${mode//-/_}" ;;
 	esac > >(tee "$BUILD/bench-compare/$mode.md")
 	wait $! 2>/dev/null

@@ -84,6 +84,45 @@ struct rma_aop {
  * lands through the transport's own buffer). */
 #define RMA_AOP_UNEXPOSED 4
 
+/* Operations of one element (fetch_and_op, compare_and_swap, one
+ * accumulate) reuse their blocks: a few kept in rc_rma's aop1_free. */
+#define RMA_AOP1_KEEP 64
+#define RMA_AOP1_SIZE (sizeof(struct rma_aop) + sizeof(struct rma_ael) + 8)
+
+static struct rma_aop *aop_new(struct rc_rma *rma, size_t n, size_t sz)
+{
+	struct rma_aop *aop = rma->aop1_free;
+
+	if (n != 1 || !aop)
+		return calloc(1, sz);
+	rma->aop1_free = *(struct rma_aop **)aop;
+	rma->naop1_free--;
+	memset(aop, 0, RMA_AOP1_SIZE);
+	return aop;
+}
+
+static void aop_put(struct rc_rma *rma, struct rma_aop *aop)
+{
+	if (aop->n != 1 || rma->naop1_free >= RMA_AOP1_KEEP) {
+		free(aop);
+		return;
+	}
+	*(struct rma_aop **)aop = rma->aop1_free;
+	rma->aop1_free = aop;
+	rma->naop1_free++;
+}
+
+void rma_aop_cache_free(struct rc_rma *rma)
+{
+	struct rma_aop *aop;
+
+	while ((aop = rma->aop1_free)) {
+		rma->aop1_free = *(struct rma_aop **)aop;
+		free(aop);
+	}
+	rma->naop1_free = 0;
+}
+
 static bool is_int8(enum rc_basic b)
 {
 	return rma_basic_is_int(b) && rc_basic_size(b) == 8;
@@ -111,7 +150,7 @@ static void aop_finish(struct rma_aop *aop)
 	if (aop->lh)
 		aop->tp->ops->mem_release(aop->tp, aop->lh);
 	rma_dop_end(win, t, aop->req, err);
-	free(aop);
+	aop_put(rma_of(win->inst), aop);
 	tg_advance(win, t);
 }
 
@@ -285,7 +324,7 @@ int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 	if (!n)
 		return RC_AGAIN;
 	sz = sizeof(*aop) + n * (sizeof(aop->el[0]) + 8);
-	aop = calloc(1, sz);
+	aop = aop_new(rma_of(win->inst), n, sz);
 	if (!aop)
 		return RC_ERR_NOMEM;
 	aop->olds = (uint64_t *)&aop->el[n];
@@ -294,7 +333,8 @@ int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 	for (i = 0; i < n; i++) {
 		aop->el[i].raddr = (uint64_t)(uintptr_t)rma_walk_next(&w, 8);
 		if (aop->el[i].raddr & 7) {
-			free(aop); /* not for the device: active messages */
+			/* not for the device: active messages */
+			aop_put(rma_of(win->inst), aop);
 			return RC_AGAIN;
 		}
 	}
@@ -327,7 +367,7 @@ int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 	 * no registration lookup for fetch_and_op or compare_and_swap */
 	if ((n > RMA_AOP_UNEXPOSED || aop->tp->rdma_small < 8) &&
 	    aop->tp->ops->mem_expose(aop->tp, aop, sz, key, &aop->lh)) {
-		free(aop);
+		aop_put(rma_of(win->inst), aop);
 		return RC_ERR_NOMEM;
 	}
 	aop->win = win;

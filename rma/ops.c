@@ -1660,7 +1660,9 @@ int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 		if (!req)
 			return RC_ERR_NOMEM;
 	}
-	ret = rma_atomic_op(win, a, req);
+	ret = a->kind == RC_RMA_PUT || a->kind == RC_RMA_GET
+		      ? RC_AGAIN /* (no atomics: straight to the direct path) */
+		      : rma_atomic_op(win, a, req);
 	if (ret == RC_AGAIN)
 		ret = direct_op(win, a, req);
 	if (ret == RC_AGAIN)

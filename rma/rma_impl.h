@@ -434,6 +434,8 @@ struct rc_rma {
 	int atomic_mode;	 /* RCMPI_RMA_ATOMIC: RMA_ATOMIC_* */
 	struct rma_dop *dop_free; /* finished direct operations, for reuse */
 	unsigned ndop_free;
+	struct rma_aop *aop1_free; /* finished one-element device atomics */
+	unsigned naop1_free;
 };
 
 enum { RMA_ATOMIC_AUTO = 0, RMA_ATOMIC_DEVICE, RMA_ATOMIC_AM };
@@ -444,6 +446,7 @@ static inline struct rc_rma *rma_of(struct rc_inst *inst)
 }
 
 void rma_dop_cache_free(struct rc_rma *rma);
+void rma_aop_cache_free(struct rc_rma *rma);
 
 /* ---- synchronisation machines (sync.c) --------------------------------------
  * Everything that waits for other processes is a machine advanced from

@@ -1323,6 +1323,7 @@ void rc_rma_close(struct rc_inst *inst)
 	for (w = 0; w < inst->size; w++)
 		rma_in_reset(&rma->in[w]);
 	rma_dop_cache_free(rma);
+	rma_aop_cache_free(rma);
 	free(rma->in);
 	free(rma->bounce);
 	free(rma);
