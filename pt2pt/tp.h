@@ -79,7 +79,8 @@ struct rc_tp_ops {
 	/* RC_TP_CAP_ATOMIC: one atomic on the 8-byte word at raddr (8-byte
 	 * aligned) of world rank wrank, this process included; the word's
 	 * value before it lands in *result (8 bytes, exposed: handle lh;
-	 * or lh NULL when rdma_small >= 8).
+	 * or lh NULL when rdma_small >= 8, then any address, and result
+	 * NULL when nobody wants the value).
 	 * Completes like get. Atomic only against other atomics of the same
 	 * device (IBV_ATOMIC_HCA), not against CPU stores. */
 	int (*atomic)(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,

@@ -288,7 +288,7 @@ static bool loop_atomic_reach(struct rc_tp *tp, int wrank)
 	return (tp->caps & RC_TP_CAP_ATOMIC) && loop_reachable(tp, wrank);
 }
 
-/* An atomic's effect: the word's old value into the result. */
+/* An atomic's effect: the word's old value into the result, if any. */
 static void loop_apply_atomic(struct loop_rdma *r)
 {
 	uint64_t *w = r->dst, old = *w;
@@ -297,7 +297,8 @@ static void loop_apply_atomic(struct loop_rdma *r)
 		*w = old + r->operand;
 	else if (old == r->compare)
 		*w = r->operand;
-	memcpy((void *)r->src, &old, 8);
+	if (r->src) /* (NULL: an accumulate wants no result) */
+		memcpy((void *)r->src, &old, 8);
 }
 
 static unsigned loop_progress(struct rc_tp *tp)

@@ -304,6 +304,61 @@ static void tg_advance(struct rc_win *win, int t)
 	tg->aadv = false;
 }
 
+/* 8 contiguous bytes of (buf, count, dt)? Their address in *p. */
+static bool one_word(const void *buf, size_t count, const struct rc_dtype *dt,
+		     const void **p)
+{
+	if (count * dt->size != 8 || !rc_dt_is_contig(dt, count))
+		return false;
+	*p = rc_dt_contig_ptr(dt, buf);
+	return true;
+}
+
+/*
+ * The common case on its own: one element (fetch_and_op with SUM or
+ * NO_OP, compare_and_swap, a one-element accumulate or get_accumulate
+ * with those), contiguous, nothing queued at the target (so nothing it
+ * must wait for: single-step atomics are applied in QP order). One device
+ * atomic whose old value the transport copies straight into the result
+ * buffer: no block, no packing (rma_dop_atomic). RC_AGAIN: not this case.
+ */
+static int atomic_one(struct rc_win *win, const struct rc_rma_args *a,
+		      struct rc_req *req)
+{
+	const bool cas = a->kind == RC_RMA_CAS;
+	const struct rma_target *tg = &win->tg[a->target];
+	const void *in = NULL, *cmp = NULL, *res = NULL;
+	uint64_t raddr, vin = 0, vcmp = 0;
+
+	if (!rc_list_empty(&tg->aq) ||
+	    (!cas && a->op->kind != RC_OP_SUM && a->op->kind != RC_OP_NO_OP))
+		return RC_AGAIN;
+	if (!one_word(
+		    (const void *)(uintptr_t)(tg->base +
+					      (uint64_t)a->disp *
+						      (uint64_t)tg->disp_unit),
+		    a->tcount, a->tdt, &in))
+		return RC_AGAIN;
+	raddr = (uint64_t)(uintptr_t)in;
+	if (raddr & 7)
+		return RC_AGAIN;
+	if (a->kind != RC_RMA_ACC &&
+	    !one_word(a->rbuf, a->rcount, a->rdt, &res))
+		return RC_AGAIN;
+	if (cas || a->op->kind == RC_OP_SUM) {
+		if (!one_word(a->obuf, a->ocount, a->odt, &in))
+			return RC_AGAIN;
+		memcpy(&vin, in, 8);
+	}
+	if (cas) {
+		if (!one_word(a->cbuf, 1, a->odt, &cmp))
+			return RC_AGAIN;
+		memcpy(&vcmp, cmp, 8);
+	}
+	return rma_dop_atomic(win, a->target, cas ? RC_TP_CSWAP : RC_TP_FADD,
+			      vin, vcmp, (void *)(uintptr_t)res, raddr, req);
+}
+
 int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 		  struct rc_req *req)
 {
@@ -323,6 +378,12 @@ int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 	n = cas ? 1 : a->tcount * a->tdt->size / 8;
 	if (!n)
 		return RC_AGAIN;
+	if (n == 1) {
+		int ret = atomic_one(win, a, req);
+
+		if (ret != RC_AGAIN)
+			return ret;
+	}
 	sz = sizeof(*aop) + n * (sizeof(aop->el[0]) + 8);
 	aop = aop_new(rma_of(win->inst), n, sz);
 	if (!aop)

@@ -1113,6 +1113,46 @@ static void dop_done(struct rc_tp_rdma *rd, int status)
 	dop_put(rma_of(win->inst), d);
 }
 
+/* One device atomic on the 8-byte word at raddr of window rank t, its old
+ * value copied by the transport into result (NULL: none) at the
+ * completion: no exposed memory (the transport's rdma_small), a dop as a
+ * small put's. RC_AGAIN: not now (the caller takes the general path). */
+int rma_dop_atomic(struct rc_win *win, int t, enum rc_tp_atomic kind,
+		   uint64_t operand, uint64_t compare, void *result,
+		   uint64_t raddr, struct rc_req *req)
+{
+	struct rma_target *tg = &win->tg[t];
+	struct rc_tp *tp = win->atp;
+	struct rma_dop *d;
+	int ret;
+
+	if (tp->rdma_small < 8)
+		return RC_AGAIN;
+	d = dop_new(rma_of(win->inst));
+	if (!d)
+		return RC_ERR_NOMEM;
+	memset(&d->rd, 0, sizeof(d->rd));
+	d->rd.done = dop_done;
+	d->rd.len = 8;
+	d->lh = NULL;
+	d->win = win;
+	d->target = t;
+	d->tp = tp;
+	d->req = req;
+	tg->nout++;
+	ret = tp->ops->atomic(tp, tg->wrank, kind, operand, compare, result,
+			      NULL, raddr, tg->akey, &d->rd);
+	if (ret == RC_INPROGRESS)
+		return RC_OK;
+	if (ret == RC_AGAIN || ret == RC_ERR_UNSUPPORTED) {
+		tg->nout--;
+		dop_put(rma_of(win->inst), d);
+		return RC_AGAIN;
+	}
+	dop_done(&d->rd, ret); /* failed: reported like a finished one */
+	return RC_OK;
+}
+
 void rma_room_wait(struct rc_rma *rma, struct rma_room *room,
 		   void (*kick)(struct rma_room *room))
 {

@@ -631,6 +631,9 @@ char *rma_walk_next(struct elem_walk *w, size_t es);
 /* A direct or device operation to t is over: nout, then its request or
  * the target's error for the next synchronisation. */
 void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status);
+int rma_dop_atomic(struct rc_win *win, int t, enum rc_tp_atomic kind,
+		   uint64_t operand, uint64_t compare, void *result,
+		   uint64_t raddr, struct rc_req *req);
 /* room found no room: kick it from progress until rma_room_done. */
 void rma_room_wait(struct rc_rma *rma, struct rma_room *room,
 		   void (*kick)(struct rma_room *room));

@@ -1182,8 +1182,9 @@ static int vb_atomic(struct rc_tp *tp, int wrank, enum rc_tp_atomic kind,
 	struct vb_key key;
 	int ret;
 
+	/* (an unexposed result goes through a bounce buffer: any address) */
 	if (!(tp->caps & RC_TP_CAP_ATOMIC) || (raddr & 7) ||
-	    ((uintptr_t)result & 7))
+	    (lh && ((uintptr_t)result & 7)))
 		return RC_ERR_UNSUPPORTED;
 	memcpy(&key, rkey, sizeof(key));
 	memset(&wr, 0, sizeof(wr));

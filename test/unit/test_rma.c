@@ -1172,6 +1172,78 @@ START_TEST(flush_direct)
 }
 END_TEST
 
+/* One-element device atomics (fetch_and_op SUM and NO_OP, accumulate
+ * SUM, compare_and_swap) go straight to the transport, their block never
+ * queued at the target (atomic_one); the results land, into a misaligned
+ * buffer too; an op the device has not (PROD) takes the general path. */
+START_TEST(atomic_one)
+{
+	struct rw *rw = rw_open(2, 6 * NFLAVORS, MPI_WIN_FLAVOR_CREATE, 64, 1);
+	struct rma_target *tg = &rw->w[0]->tg[1];
+	struct rc_req *req[NMAX] = {NULL};
+	long long one = 1, five = 5, old = -1, nv = 9, cmpv = 6, three = 3;
+	long long *mem = (long long *)rw->mem[1];
+	char odd[16];
+	int ret;
+
+	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_SHARED, 1,
+					   MPI_MODE_NOCHECK, &req[0]),
+			 RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+#define FLUSH()                                                    \
+	do {                                                       \
+		ck_assert(rc_win_flush_direct(rw->w[0], 1, &ret)); \
+		ck_assert_int_eq(ret, RC_OK);                      \
+	} while (0)
+	ck_assert_int_eq(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 1, 8,
+					  MPI_SUM, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert(rc_list_empty(&tg->aq));
+	ck_assert_uint_eq(tg->nout, 1);
+	FLUSH();
+	ck_assert_int_eq(old, 0);
+	ck_assert_int_eq(mem[1], 1);
+	ck_assert_int_eq(MPI_Accumulate(&five, 1, MPI_LONG_LONG, 1, 8, 1,
+					MPI_LONG_LONG, MPI_SUM, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert(rc_list_empty(&tg->aq));
+	FLUSH();
+	ck_assert_int_eq(mem[1], 6);
+	ck_assert_int_eq(MPI_Fetch_and_op(NULL, odd + 1, MPI_LONG_LONG, 1, 8,
+					  MPI_NO_OP, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert(rc_list_empty(&tg->aq));
+	FLUSH();
+	memcpy(&old, odd + 1, 8);
+	ck_assert_int_eq(old, 6);
+	ck_assert_int_eq(MPI_Compare_and_swap(&nv, &cmpv, &old, MPI_LONG_LONG,
+					      1, 8, rw->w[0]),
+			 MPI_SUCCESS);
+	FLUSH();
+	ck_assert_int_eq(old, 6);
+	ck_assert_int_eq(mem[1], 9);
+	ck_assert_int_eq(MPI_Compare_and_swap(&one, &cmpv, &old, MPI_LONG_LONG,
+					      1, 8, rw->w[0]),
+			 MPI_SUCCESS);
+	FLUSH();
+	ck_assert_int_eq(old, 9);
+	ck_assert_int_eq(mem[1], 9);
+	/* PROD: a read and a compare-and-swap loop, queued */
+	ck_assert_int_eq(MPI_Fetch_and_op(&three, &old, MPI_LONG_LONG, 1, 8,
+					  MPI_PROD, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert(!rc_list_empty(&tg->aq));
+	FLUSH();
+	ck_assert(rc_list_empty(&tg->aq));
+	ck_assert_int_eq(old, 9);
+	ck_assert_int_eq(mem[1], 27);
+#undef FLUSH
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 1, &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	rw_close(rw);
+}
+END_TEST
+
 /* The target's queue: a waiting exclusive request is not overtaken by
  * shared ones that come after it; shared ones in a row go together. */
 START_TEST(lock_queue_fair)
@@ -2408,6 +2480,7 @@ static Suite *rma_suite(void)
 	CASE(handles_and_handlers, NFLAVORS);
 	CASE(shm_lock_direct, 3 * NFLAVORS);
 	CASE(flush_direct, 0);
+	CASE(atomic_one, 0);
 	/* the loops from..to of fn, as its own case named fn##suffix */
 #define RANGE(fn, suffix, from, to)                              \
 	do {                                                     \
