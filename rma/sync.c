@@ -428,6 +428,11 @@ static bool settled(struct rc_win *win, int t, bool acks)
 {
 	int i;
 
+	if (t >= 0) { /* (flush, unlock: one target, without the loop) */
+		const struct rma_target *tg = &win->tg[t];
+
+		return tg->dead || (!(acks && tg->nacks) && !tg->nout);
+	}
 	FOR_TARGETS(win, t, i) {
 		if (win->tg[i].dead)
 			continue;
