@@ -84,43 +84,24 @@ struct rma_aop {
  * lands through the transport's own buffer). */
 #define RMA_AOP_UNEXPOSED 4
 
-/* Operations of one element (fetch_and_op, compare_and_swap, one
- * accumulate) reuse their blocks: a few kept in rc_rma's aop1_free. */
-#define RMA_AOP1_KEEP 64
+/* Blocks of one element (the common size: fetch_and_op, compare_and_swap,
+ * one accumulate) are kept for reuse (rc_rma's aop1s). */
 #define RMA_AOP1_SIZE (sizeof(struct rma_aop) + sizeof(struct rma_ael) + 8)
 
 static struct rma_aop *aop_new(struct rc_rma *rma, size_t n, size_t sz)
 {
-	struct rma_aop *aop = rma->aop1_free;
+	struct rma_aop *aop = n == 1 ? rc_flist_get(&rma->aop1s) : NULL;
 
-	if (n != 1 || !aop)
+	if (!aop)
 		return calloc(1, sz);
-	rma->aop1_free = *(struct rma_aop **)aop;
-	rma->naop1_free--;
 	memset(aop, 0, RMA_AOP1_SIZE);
 	return aop;
 }
 
 static void aop_put(struct rc_rma *rma, struct rma_aop *aop)
 {
-	if (aop->n != 1 || rma->naop1_free >= RMA_AOP1_KEEP) {
+	if (aop->n != 1 || !rc_flist_put(&rma->aop1s, aop))
 		free(aop);
-		return;
-	}
-	*(struct rma_aop **)aop = rma->aop1_free;
-	rma->aop1_free = aop;
-	rma->naop1_free++;
-}
-
-void rma_aop_cache_free(struct rc_rma *rma)
-{
-	struct rma_aop *aop;
-
-	while ((aop = rma->aop1_free)) {
-		rma->aop1_free = *(struct rma_aop **)aop;
-		free(aop);
-	}
-	rma->naop1_free = 0;
 }
 
 static bool is_int8(enum rc_basic b)

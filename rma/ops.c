@@ -1049,44 +1049,19 @@ struct rma_dop {
 	struct rc_tp *tp;
 	void *lh; /* the origin buffer, exposed; NULL: small (rdma_small) */
 	struct rc_req *req;
-	struct rma_dop *next; /* in rc_rma's dop_free */
 };
-
-/* Finished operations are kept for the next (a few: a window of them in
- * flight is the common case), not returned to malloc each time. */
-#define RMA_DOP_KEEP 64
 
 static struct rma_dop *dop_new(struct rc_rma *rma)
 {
-	struct rma_dop *d = rma->dop_free;
+	struct rma_dop *d = rc_flist_get(&rma->dops);
 
-	if (!d)
-		return malloc(sizeof(*d));
-	rma->dop_free = d->next;
-	rma->ndop_free--;
-	return d;
+	return d ? d : malloc(sizeof(*d));
 }
 
 static void dop_put(struct rc_rma *rma, struct rma_dop *d)
 {
-	if (rma->ndop_free >= RMA_DOP_KEEP) {
+	if (!rc_flist_put(&rma->dops, d))
 		free(d);
-		return;
-	}
-	d->next = rma->dop_free;
-	rma->dop_free = d;
-	rma->ndop_free++;
-}
-
-void rma_dop_cache_free(struct rc_rma *rma)
-{
-	struct rma_dop *d;
-
-	while ((d = rma->dop_free)) {
-		rma->dop_free = d->next;
-		free(d);
-	}
-	rma->ndop_free = 0;
 }
 
 void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status)

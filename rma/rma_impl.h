@@ -78,6 +78,7 @@
 #include "comm.h"
 #include "dtype.h"
 #include "errhandler.h"
+#include "flist.h"
 #include "inst.h"
 #include "list.h"
 #include "op.h"
@@ -432,10 +433,8 @@ struct rc_rma {
 	unsigned tick;		/* progress calls: the clock every 64th */
 	struct rc_list rooms;	/* struct rma_room: awaiting room */
 	int atomic_mode;	 /* RCMPI_RMA_ATOMIC: RMA_ATOMIC_* */
-	struct rma_dop *dop_free; /* finished direct operations, for reuse */
-	unsigned ndop_free;
-	struct rma_aop *aop1_free; /* finished one-element device atomics */
-	unsigned naop1_free;
+	struct rc_flist dops;	 /* finished direct operations (ops.c) */
+	struct rc_flist aop1s;	 /* finished one-element device atomics */
 };
 
 enum { RMA_ATOMIC_AUTO = 0, RMA_ATOMIC_DEVICE, RMA_ATOMIC_AM };
@@ -444,9 +443,6 @@ static inline struct rc_rma *rma_of(struct rc_inst *inst)
 {
 	return inst->rma;
 }
-
-void rma_dop_cache_free(struct rc_rma *rma);
-void rma_aop_cache_free(struct rc_rma *rma);
 
 /* ---- synchronisation machines (sync.c) --------------------------------------
  * Everything that waits for other processes is a machine advanced from

@@ -1279,6 +1279,9 @@ int rc_rma_open(struct rc_inst *inst)
 	for (i = 0; i < inst->size; i++)
 		if (rc_am_max(inst, i) > rma->bounce_len)
 			rma->bounce_len = rc_am_max(inst, i);
+	/* operation records kept for reuse: a window's worth in flight */
+	rma->dops = (struct rc_flist)RC_FLIST_INIT(64);
+	rma->aop1s = (struct rc_flist)RC_FLIST_INIT(64);
 	rma->bounce = malloc(rma->bounce_len);
 	if (!rma->in || !rma->bounce) {
 		free(rma->in);
@@ -1322,8 +1325,8 @@ void rc_rma_close(struct rc_inst *inst)
 	}
 	for (w = 0; w < inst->size; w++)
 		rma_in_reset(&rma->in[w]);
-	rma_dop_cache_free(rma);
-	rma_aop_cache_free(rma);
+	rc_flist_drain(&rma->dops);
+	rc_flist_drain(&rma->aop1s);
 	free(rma->in);
 	free(rma->bounce);
 	free(rma);
