@@ -298,30 +298,37 @@ static bool one_word(const void *buf, size_t count, const struct rc_dtype *dt,
 /*
  * The common case on its own: one element (fetch_and_op with SUM or
  * NO_OP, compare_and_swap, a one-element accumulate or get_accumulate
- * with those), contiguous, nothing queued at the target (so nothing it
- * must wait for: single-step atomics are applied in QP order). One device
- * atomic whose old value the transport copies straight into the result
- * buffer: no block, no packing (rma_dop_atomic). RC_AGAIN: not this case.
+ * with those), contiguous, at the aligned word raddr of window rank t,
+ * nothing queued at t (so nothing it must wait for: single-step atomics
+ * are applied in QP order). One device atomic whose old value the
+ * transport copies straight into res: no block, no packing
+ * (rma_dop_atomic). RC_AGAIN: not this case.
  */
+static int word_atomic(struct rc_win *win, int t, uint64_t raddr,
+		       enum rc_tp_atomic kind, uint64_t in, uint64_t cmp,
+		       void *res, struct rc_req *req)
+{
+	if (!rc_list_empty(&win->tg[t].aq) || (raddr & 7))
+		return RC_AGAIN;
+	return rma_dop_atomic(win, t, kind, in, cmp, res, raddr, req);
+}
+
+/* word_atomic from rc_rma_op's argument block. */
 static int atomic_one(struct rc_win *win, const struct rc_rma_args *a,
 		      struct rc_req *req)
 {
 	const bool cas = a->kind == RC_RMA_CAS;
 	const struct rma_target *tg = &win->tg[a->target];
-	const void *in = NULL, *cmp = NULL, *res = NULL;
-	uint64_t raddr, vin = 0, vcmp = 0;
+	const void *tw, *in, *cmp, *res = NULL;
+	uint64_t vin = 0, vcmp = 0;
 
-	if (!rc_list_empty(&tg->aq) ||
-	    (!cas && a->op->kind != RC_OP_SUM && a->op->kind != RC_OP_NO_OP))
+	if (!cas && a->op->kind != RC_OP_SUM && a->op->kind != RC_OP_NO_OP)
 		return RC_AGAIN;
 	if (!one_word(
 		    (const void *)(uintptr_t)(tg->base +
 					      (uint64_t)a->disp *
 						      (uint64_t)tg->disp_unit),
-		    a->tcount, a->tdt, &in))
-		return RC_AGAIN;
-	raddr = (uint64_t)(uintptr_t)in;
-	if (raddr & 7)
+		    a->tcount, a->tdt, &tw))
 		return RC_AGAIN;
 	if (a->kind != RC_RMA_ACC &&
 	    !one_word(a->rbuf, a->rcount, a->rdt, &res))
@@ -336,8 +343,26 @@ static int atomic_one(struct rc_win *win, const struct rc_rma_args *a,
 			return RC_AGAIN;
 		memcpy(&vcmp, cmp, 8);
 	}
-	return rma_dop_atomic(win, a->target, cas ? RC_TP_CSWAP : RC_TP_FADD,
-			      vin, vcmp, (void *)(uintptr_t)res, raddr, req);
+	return word_atomic(win, a->target, (uint64_t)(uintptr_t)tw,
+			   cas ? RC_TP_CSWAP : RC_TP_FADD, vin, vcmp,
+			   (void *)(uintptr_t)res, req);
+}
+
+int rc_rma_word(struct rc_win *win, bool cas, uint64_t in, uint64_t cmp,
+		void *res, int t, MPI_Aint disp, const struct rc_dtype *dt)
+{
+	const struct rma_target *tg = &win->tg[t];
+	char *tbuf = NULL;
+	int ret;
+
+	if (!win->dev_atomic || win->shm_path)
+		return RC_AGAIN;
+	ret = rma_op_check(win, t, disp, 1, dt, &tbuf);
+	if (ret)
+		return ret;
+	return word_atomic(win, t,
+			   tg->base + (uint64_t)disp * (uint64_t)tg->disp_unit,
+			   cas ? RC_TP_CSWAP : RC_TP_FADD, in, cmp, res, NULL);
 }
 
 int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,

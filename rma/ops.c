@@ -1617,8 +1617,8 @@ static int check_range(const struct rc_win *win, int t, MPI_Aint disp,
 
 /* What every operation to window rank t checks first: an epoch open to
  * it, the target range, the target alive. */
-static int op_check(struct rc_win *win, int t, MPI_Aint disp, size_t tcount,
-		    const struct rc_dtype *tdt, char **tbuf)
+int rma_op_check(struct rc_win *win, int t, MPI_Aint disp, size_t tcount,
+		 const struct rc_dtype *tdt, char **tbuf)
 {
 	int ret = check_epoch(win, t);
 
@@ -1640,7 +1640,7 @@ int rc_rma_shm_put_get(struct rc_win *win, bool get, const void *obuf,
 
 	if (target == MPI_PROC_NULL)
 		return RC_OK;
-	ret = op_check(win, target, disp, tcount, tdt, &tbuf);
+	ret = rma_op_check(win, target, disp, tcount, tdt, &tbuf);
 	if (ret)
 		return ret;
 	if (get)
@@ -1663,7 +1663,7 @@ int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 		ret = RC_OK;
 		goto now;
 	}
-	ret = op_check(win, a->target, a->disp, a->tcount, a->tdt, &tbuf);
+	ret = rma_op_check(win, a->target, a->disp, a->tcount, a->tdt, &tbuf);
 	if (ret)
 		return ret;
 	if (win->shm_path) {

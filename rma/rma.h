@@ -108,6 +108,15 @@ struct rc_rma_args {
  */
 int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 	      struct rc_req **reqp);
+/* MPI_Fetch_and_op (SUM: in, NO_OP: 0) and MPI_Compare_and_swap (swap in
+ * for cmp) without a request, on one predefined 8-byte integer dt at disp
+ * of target (a window rank), the arguments checked: one device atomic
+ * that copies the old value into res, when the window's agent is the
+ * device and nothing is queued at the target (rc_rma_op's checks, without
+ * its argument block). RC_AGAIN: not this case (take rc_rma_op). */
+int rc_rma_word(struct rc_win *win, bool cas, uint64_t in, uint64_t cmp,
+		void *res, int target, MPI_Aint disp,
+		const struct rc_dtype *dt);
 /* MPI_Put / MPI_Get without a request on a window of the shared-memory
  * path (win->shm_path): rc_rma_op's checks and the copy, without its
  * argument block. */

@@ -684,25 +684,65 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count,
 }
 RC_WEAK(MPI_Rget_accumulate)
 
+/* One predefined 8-byte integer at a rank of the window: every argument
+ * check of fetch_and_op and compare_and_swap then holds but the buffers'
+ * (rc_rma_word's case; the others take the general path, which says what
+ * is wrong). */
+static inline bool word_args(const struct rc_win *win, int target,
+			     const struct rc_dtype *dt)
+{
+	return target >= 0 && target < win->comm->size && rc_dt_ok(dt) &&
+	       (dt->flags & RC_DT_PREDEFINED) && dt->size == 8 &&
+	       rma_basic_is_int(dt->basic);
+}
+
+/* rc_rma_word for the API (obuf NULL: add 0): true when it took the call,
+ * with its MPI status in *cls. */
+static bool word_go(struct rc_win *win, bool cas, const void *obuf,
+		    const void *cbuf, void *rbuf, struct rc_dtype *dt,
+		    int target, MPI_Aint disp, const char *fn, int *cls)
+{
+	uint64_t in = 0, cmp = 0;
+	int ret;
+
+	if (obuf)
+		memcpy(&in, obuf, 8);
+	if (cbuf)
+		memcpy(&cmp, cbuf, 8);
+	ret = rc_rma_word(win, cas, in, cmp, rbuf, target, disp, dt);
+	if (ret == RC_AGAIN)
+		return false;
+	*cls = RC_LIKELY(!ret) ? MPI_SUCCESS : op_fail(win, ret, fn);
+	return true;
+}
+
+static int fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype dt,
+			int target, MPI_Aint disp, MPI_Op op, MPI_Win win)
+{
+	static const char fn[] = "MPI_Fetch_and_op";
+	int cls;
+
+	WIN_ENTER(fn, win);
+	if (word_args(win, target, dt) && rbuf &&
+	    ((op == &rc_mpi_sum && obuf) || op == &rc_mpi_no_op) &&
+	    word_go(win, false, op == &rc_mpi_sum ? obuf : NULL, NULL, rbuf, dt,
+		    target, disp, fn, &cls))
+		return cls;
+	/* one element of a predefined type: get_accumulate */
+	if (rc_dt_ok(dt) && !(dt->flags & RC_DT_PREDEFINED))
+		return win_err(win, MPI_ERR_TYPE, fn,
+			       "a predefined datatype is required");
+	return accumulate(obuf, 1, dt, rbuf, 1, dt, target, disp, 1, dt, op,
+			  win, false, NULL, true, fn);
+}
+
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr,
 		      MPI_Datatype datatype, int target_rank,
 		      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-	static const char fn[] = "MPI_Fetch_and_op";
-
-	/* one element of a predefined type: get_accumulate */
-	if (rc_dt_ok(datatype) && !(datatype->flags & RC_DT_PREDEFINED))
-		return RC_CS_CALL(&rc_cs_big,
-				  rc_win_valid(win)
-					  ? win_err(win, MPI_ERR_TYPE, fn,
-						    "a predefined datatype "
-						    "is required")
-					  : RC_ERR(NULL, MPI_ERR_WIN, fn));
 	return RC_CS_CALL(&rc_cs_big,
-			  accumulate(origin_addr, 1, datatype, result_addr, 1,
-				     datatype, target_rank, target_disp, 1,
-				     datatype, op, win, false, NULL, true,
-				     fn));
+			  fetch_and_op(origin_addr, result_addr, datatype,
+				       target_rank, target_disp, op, win));
 }
 RC_WEAK(MPI_Fetch_and_op)
 
@@ -715,6 +755,9 @@ static int compare_and_swap(const void *obuf, const void *cbuf, void *rbuf,
 	int cls;
 
 	WIN_ENTER(fn, win);
+	if (word_args(win, target, dt) && obuf && cbuf && rbuf &&
+	    word_go(win, true, obuf, cbuf, rbuf, dt, target, disp, fn, &cls))
+		return cls;
 	cls = target_check(win, target, 1, dt, fn);
 	if (cls)
 		return cls;

@@ -624,6 +624,11 @@ struct elem_walk {
 	size_t i, j, in;
 };
 char *rma_walk_next(struct elem_walk *w, size_t es);
+/* What every operation to window rank t checks first (rc_rma_op): an
+ * epoch open to it, the target range (*tbuf: the data there when the
+ * target's memory is mapped here), the target alive. */
+int rma_op_check(struct rc_win *win, int t, MPI_Aint disp, size_t tcount,
+		 const struct rc_dtype *tdt, char **tbuf);
 /* A direct or device operation to t is over: nout, then its request or
  * the target's error for the next synchronisation. */
 void rma_dop_end(struct rc_win *win, int t, struct rc_req *req, int status);

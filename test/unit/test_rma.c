@@ -1174,8 +1174,11 @@ END_TEST
 
 /* One-element device atomics (fetch_and_op SUM and NO_OP, accumulate
  * SUM, compare_and_swap) go straight to the transport, their block never
- * queued at the target (atomic_one); the results land, into a misaligned
- * buffer too; an op the device has not (PROD) takes the general path. */
+ * queued at the target (rc_rma_word from MPI_Fetch_and_op and
+ * MPI_Compare_and_swap, atomic_one from accumulate); the results land,
+ * into a misaligned buffer too; the word path reports what the general
+ * path would; an op the device has not (PROD) takes the general path, and
+ * a SUM after it waits behind it. */
 START_TEST(atomic_one)
 {
 	struct rw *rw = rw_open(2, 6 * NFLAVORS, MPI_WIN_FLAVOR_CREATE, 64, 1);
@@ -1186,10 +1189,29 @@ START_TEST(atomic_one)
 	char odd[16];
 	int ret;
 
+	/* the word path's checks are the general path's */
+	ck_assert_int_eq(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 1, 8,
+					  MPI_SUM, rw->w[0]),
+			 MPI_ERR_RMA_SYNC);
 	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_SHARED, 1,
 					   MPI_MODE_NOCHECK, &req[0]),
 			 RC_OK);
 	wait_each(rw->tw, req, 1, NULL);
+	ck_assert_int_eq(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 1, 64,
+					  MPI_SUM, rw->w[0]),
+			 MPI_ERR_RMA_RANGE);
+	ck_assert_int_eq(MPI_Compare_and_swap(&one, &five, &old, MPI_LONG_LONG,
+					      1, 60, rw->w[0]),
+			 MPI_ERR_RMA_RANGE);
+	ck_assert_int_eq(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 2, 8,
+					  MPI_SUM, rw->w[0]),
+			 MPI_ERR_RANK);
+	ck_assert_int_eq(MPI_Fetch_and_op(&one, NULL, MPI_LONG_LONG, 1, 8,
+					  MPI_SUM, rw->w[0]),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(old, -1);
+	ck_assert(rc_list_empty(&tg->aq));
+	ck_assert_uint_eq(tg->nout, 0);
 #define FLUSH()                                                    \
 	do {                                                       \
 		ck_assert(rc_win_flush_direct(rw->w[0], 1, &ret)); \
@@ -1233,10 +1255,16 @@ START_TEST(atomic_one)
 					  MPI_PROD, rw->w[0]),
 			 MPI_SUCCESS);
 	ck_assert(!rc_list_empty(&tg->aq));
+	/* a SUM behind it waits in the queue too: it sees the product */
+	ck_assert_int_eq(MPI_Fetch_and_op(&one, &nv, MPI_LONG_LONG, 1, 8,
+					  MPI_SUM, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_uint_eq(tg->nout, 2);
 	FLUSH();
 	ck_assert(rc_list_empty(&tg->aq));
 	ck_assert_int_eq(old, 9);
-	ck_assert_int_eq(mem[1], 27);
+	ck_assert_int_eq(nv, 27);
+	ck_assert_int_eq(mem[1], 28);
 #undef FLUSH
 	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 1, &req[0]), RC_OK);
 	wait_each(rw->tw, req, 1, NULL);
