@@ -42,10 +42,13 @@ void rc_progress_idle(struct rc_inst *inst)
 	 * below MULTIPLE. */
 	rc_cs_yield(&rc_cs_big);
 	/* With more ranks than cores the peer we wait for may need our core
-	 * (RCMPI_YIELD asks for this too); otherwise spin, as Open MPI and
-	 * MPICH do: a rank bound to its core gives it away only when the
-	 * scheduler takes it. */
-	if (inst->oversubscribed)
+	 * (RCMPI_YIELD asks for this too). Otherwise spin, but after
+	 * RCMPI_POLLS_BEFORE_YIELD empty polls in a row (as MPICH does):
+	 * a long wait then lets what else is runnable on this core go first
+	 * (the kernel's work for a software RDMA device, a daemon), and a
+	 * short one, a message's round trip, never pays a system call. */
+	if (inst->oversubscribed ||
+	    (inst->yield_after && inst->idle >= inst->yield_after))
 		sched_yield();
 	else
 		__builtin_ia32_pause();

@@ -58,6 +58,7 @@ struct rc_inst {
 	bool singleton;
 	int universe_size;
 	bool oversubscribed;	/* more local ranks than cores: yield */
+	unsigned yield_after;	/* idle polls before a wait yields (0: no) */
 	bool job_oversubscribed; /* some node has more ranks than cores
 				  * (alike on every rank: coll choices) */
 
@@ -108,7 +109,8 @@ extern struct rc_inst rc_g;
  * blocks, never re-entered. */
 unsigned rc_progress(struct rc_inst *inst);
 /* Called by blocking loops that made no progress: yields when
- * oversubscribed, otherwise relaxes the CPU. */
+ * oversubscribed or idle for yield_after polls, otherwise relaxes the
+ * CPU. */
 void rc_progress_idle(struct rc_inst *inst);
 int rc_progress_register(struct rc_inst *inst, rc_progress_fn fn, void *arg);
 

@@ -30,6 +30,10 @@ RC_PARAM(VERBOSE, INT, "0", 0, 100, "runtime",
 RC_PARAM(YIELD, BOOL, "0", 0, 0, "runtime",
 	 "yield the CPU while waiting even when the node is not "
 	 "oversubscribed")
+RC_PARAM(POLLS_BEFORE_YIELD, INT, "1000", 0, 1L << 30, "runtime",
+	 "empty progress polls in a row after which a waiting rank yields "
+	 "the CPU at each further one (lets kernel work and other "
+	 "processes on its core run); 0: never")
 RC_PARAM(PARAMS_CHECKED, BOOL, "0", 0, 0, "runtime",
 	 "set by mpirun and rcmpid for the ranks: the environment was "
 	 "already checked for unknown RCMPI_ names")

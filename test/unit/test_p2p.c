@@ -8,9 +8,12 @@
  * pt2pt's own traffic, streams, a peer's failure).
  */
 #include <check.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "comm.h"
 #include "dtype.h"
 #include "pt2pt.h"
@@ -800,6 +803,69 @@ START_TEST(shm_eager_model)
 }
 END_TEST
 
+/* sched_yield, counted (the library's calls land here: it is linked into
+ * this program) */
+static unsigned nyield;
+
+int sched_yield(void)
+{
+	nyield++;
+	return (int)syscall(SYS_sched_yield);
+}
+
+/* A wait spins while messages come, and yields the CPU only after
+ * yield_after empty polls in a row, at each further one; an event starts
+ * the count again; yield_after 0 never yields. */
+START_TEST(idle_yields_after)
+{
+	struct tw *tw = world_for(0, 2);
+	struct rc_inst *i0 = tw->inst[0];
+	struct rc_comm *c0 = i0->world, *c1 = tw->inst[1]->world;
+	struct rc_req *s, *r;
+	int a = 1, got = 0, k;
+
+	tw_quiesce(tw);
+	i0->oversubscribed = false;
+	i0->yield_after = 4;
+	i0->idle = 0;
+	nyield = 0;
+	for (k = 0; k < 3; k++) {
+		ck_assert_uint_eq(rc_progress(i0), 0);
+		rc_progress_idle(i0);
+	}
+	ck_assert_uint_eq(nyield, 0);
+	for (k = 0; k < 2; k++) {
+		ck_assert_uint_eq(rc_progress(i0), 0);
+		rc_progress_idle(i0);
+	}
+	ck_assert_uint_eq(nyield, 2);
+	/* a message from rank 1: an event, the count starts again */
+	rc_p2p_irecv(c0, c0->ctx, &got, 1, &rc_mpi_int, 1, 3, &r);
+	rc_p2p_isend(c1, c1->ctx, &a, 1, &rc_mpi_int, 0, 3, RC_SEND_STD, &s);
+	tw_progress(tw);
+	tw_wait(tw, r);
+	ck_assert_int_eq(got, 1);
+	tw_wait(tw, s);
+	rc_req_finish(&r, MPI_STATUS_IGNORE);
+	rc_req_finish(&s, MPI_STATUS_IGNORE);
+	ck_assert_uint_lt(i0->idle, 4);
+	nyield = 0;
+	while (i0->idle < 3) {
+		ck_assert_uint_eq(rc_progress(i0), 0);
+		rc_progress_idle(i0);
+	}
+	ck_assert_uint_eq(nyield, 0);
+	/* 0: never */
+	i0->yield_after = 0;
+	for (k = 0; k < 100; k++) {
+		rc_progress(i0);
+		rc_progress_idle(i0);
+	}
+	ck_assert_uint_eq(nyield, 0);
+	tw_free(tw);
+}
+END_TEST
+
 static Suite *p2p_suite(void)
 {
 	Suite *s = suite_create("pt2pt");
@@ -829,6 +895,7 @@ static Suite *p2p_suite(void)
 	CASE(am_order, 9);
 	CASE(am_peer_failure, 0);
 	CASE(shm_eager_model, 0);
+	CASE(idle_yields_after, 0);
 #undef CASE
 	return s;
 }
