@@ -324,11 +324,8 @@ static int atomic_one(struct rc_win *win, const struct rc_rma_args *a,
 
 	if (!cas && a->op->kind != RC_OP_SUM && a->op->kind != RC_OP_NO_OP)
 		return RC_AGAIN;
-	if (!one_word(
-		    (const void *)(uintptr_t)(tg->base +
-					      (uint64_t)a->disp *
-						      (uint64_t)tg->disp_unit),
-		    a->tcount, a->tdt, &tw))
+	if (!one_word((const void *)(uintptr_t)rma_tg_addr(tg, a->disp),
+		      a->tcount, a->tdt, &tw))
 		return RC_AGAIN;
 	if (a->kind != RC_RMA_ACC &&
 	    !one_word(a->rbuf, a->rcount, a->rdt, &res))
@@ -351,7 +348,6 @@ static int atomic_one(struct rc_win *win, const struct rc_rma_args *a,
 int rc_rma_word(struct rc_win *win, bool cas, uint64_t in, uint64_t cmp,
 		void *res, int t, MPI_Aint disp, const struct rc_dtype *dt)
 {
-	const struct rma_target *tg = &win->tg[t];
 	char *tbuf = NULL;
 	int ret;
 
@@ -360,8 +356,7 @@ int rc_rma_word(struct rc_win *win, bool cas, uint64_t in, uint64_t cmp,
 	ret = rma_op_check(win, t, disp, 1, dt, &tbuf);
 	if (ret)
 		return ret;
-	return word_atomic(win, t,
-			   tg->base + (uint64_t)disp * (uint64_t)tg->disp_unit,
+	return word_atomic(win, t, rma_tg_addr(&win->tg[t], disp),
 			   cas ? RC_TP_CSWAP : RC_TP_FADD, in, cmp, res, NULL);
 }
 
@@ -395,7 +390,7 @@ int rma_atomic_op(struct rc_win *win, const struct rc_rma_args *a,
 	if (!aop)
 		return RC_ERR_NOMEM;
 	aop->olds = (uint64_t *)&aop->el[n];
-	base = tg->base + (uint64_t)a->disp * (uint64_t)tg->disp_unit;
+	base = rma_tg_addr(tg, a->disp);
 	w = (struct elem_walk){.dt = a->tdt, .buf = (char *)(uintptr_t)base};
 	for (i = 0; i < n; i++) {
 		aop->el[i].raddr = (uint64_t)(uintptr_t)rma_walk_next(&w, 8);

@@ -1526,7 +1526,7 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 	} else {
 		if (!tg->direct)
 			return RC_AGAIN;
-		tbase = tg->base + (uint64_t)a->disp * (uint64_t)tg->disp_unit;
+		tbase = rma_tg_addr(tg, a->disp);
 	}
 	if (!rc_dt_is_contig(a->odt, a->ocount) ||
 	    !rc_dt_is_contig(a->tdt, a->tcount))

@@ -206,6 +206,12 @@ struct rma_target {
 	bool told;
 };
 
+/* The address of displacement disp in t's window, in t's process. */
+static inline uint64_t rma_tg_addr(const struct rma_target *tg, MPI_Aint disp)
+{
+	return tg->base + (uint64_t)disp * (uint64_t)tg->disp_unit;
+}
+
 /* A region of a target's dynamic window known here, with its key (none:
  * the target could not expose it, its accesses take the AM path without
  * asking again). */
