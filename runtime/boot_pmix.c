@@ -7,9 +7,14 @@
  * open) -> PMIx_Put one byte object "rcmpi.addr" -> PMIx_Commit ->
  * PMIx_Fence(collect) -> PMIx_Get per peer when the runtime asks.
  */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <pmix.h>
 #include "boot.h"
@@ -88,6 +93,51 @@ static int parse_peers(const char *list, struct rc_boot_info *info)
 	return RC_OK;
 }
 
+/*
+ * After a failed PMIx_Init: connect once more to the server's TCP address
+ * from the environment (tcp4 only) and say what it did, which libpmix
+ * does not: refused (no server there), accepted and said nothing within
+ * a second, or accepted and closed at once (it turned this process away
+ * before any handshake; libpmix closes the connection of a rank it does
+ * not know). Empty when there is no such address.
+ */
+static void server_probe(char *out, size_t len)
+{
+	const char *uri = getenv("PMIX_SERVER_URI4");
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	struct pollfd pfd = {.events = POLLIN};
+	char host[INET_ADDRSTRLEN], c;
+	const char *p;
+	unsigned port;
+	ssize_t n;
+
+	out[0] = 0;
+	p = uri ? strstr(uri, "tcp4://") : NULL;
+	if (!p || sscanf(p + 7, "%15[0-9.]:%u", host, &port) != 2 ||
+	    port > 65535 || inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+		return;
+	sa.sin_port = htons((uint16_t)port);
+	pfd.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (pfd.fd < 0)
+		return;
+	if (connect(pfd.fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		snprintf(out, len, "; the server's address %s:%u: %s", host,
+			 port, strerror(errno));
+		goto out;
+	}
+	/* the server reads our handshake first: silence means it is alive */
+	if (poll(&pfd, 1, 1000) <= 0) {
+		snprintf(out, len, "; the server at %s:%u accepts connections",
+			 host, port);
+		goto out;
+	}
+	n = recv(pfd.fd, &c, 1, MSG_DONTWAIT);
+	snprintf(out, len, "; the server at %s:%u accepts connections but %s",
+		 host, port, n == 0 ? "closed this one" : "reset this one");
+out:
+	close(pfd.fd);
+}
+
 static int boot_pmix_init(struct rc_boot *b, struct rc_boot_info *info)
 {
 	struct boot_pmix *bp;
@@ -107,9 +157,12 @@ static int boot_pmix_init(struct rc_boot *b, struct rc_boot_info *info)
 		return RC_ERR_NOMEM;
 	rc = PMIx_Init(&bp->me, NULL, 0);
 	if (rc != PMIX_SUCCESS) {
+		char why[160];
+
+		server_probe(why, sizeof(why));
 		rc_log_err("PMIx_Init failed: %s (is the launcher alive? "
-			   "PMIX_MCA_ptl_base_verbose=8 says why)",
-			   PMIx_Error_string(rc));
+			   "PMIX_MCA_ptl_base_verbose=8 says why)%s",
+			   PMIx_Error_string(rc), why);
 		free(bp);
 		return RC_ERR_BOOT;
 	}
