@@ -34,6 +34,13 @@ RC_PARAM(POLLS_BEFORE_YIELD, INT, "1000", 0, 1L << 30, "runtime",
 	 "empty progress polls in a row after which a waiting rank yields "
 	 "the CPU at each further one (lets kernel work and other "
 	 "processes on its core run); 0: never")
+RC_PARAM(BOOT_RETRIES, INT, "3", 0, 10, "runtime",
+	 "times a rank whose PMIx server is alive but turned its PMIx_Init "
+	 "away starts its program again from the top (after 0.1, 0.2, "
+	 "0.4 s ...); 0: fail at once")
+RC_PARAM(BOOT_TRY, INT, "0", 0, 10, "runtime",
+	 "set by the library for the program it starts again: the how "
+	 "manyth start this is")
 RC_PARAM(PARAMS_CHECKED, BOOL, "0", 0, 0, "runtime",
 	 "set by mpirun and rcmpid for the ranks: the environment was "
 	 "already checked for unknown RCMPI_ names")
