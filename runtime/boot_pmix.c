@@ -259,6 +259,9 @@ static int boot_pmix_init(struct rc_boot *b, struct rc_boot_info *info)
 		free(bp);
 		return RC_ERR_BOOT;
 	}
+	/* (a restart's count is not for what this program starts) */
+	if (getenv("RCMPI_BOOT_TRY"))
+		unsetenv("RCMPI_BOOT_TRY");
 	PMIX_LOAD_PROCID(&bp->wild, bp->me.nspace, PMIX_RANK_WILDCARD);
 	b->priv = bp;
 
