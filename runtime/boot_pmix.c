@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <pmix.h>
 #include "boot.h"
+#include "env.h"
 #include "log.h"
 #include "param.h"
 #include "status.h"
@@ -149,43 +150,37 @@ out:
  * pointing into *buf. */
 static char **boot_cmdline(char **buf)
 {
-	size_t len = 0, cap = 2048, n = 0, i;
-	char **argv = NULL, *nb;
-	ssize_t r;
-	int fd;
+	size_t len, n = 0, i;
+	char **argv;
 
-	*buf = NULL;
-	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	do {
-		if (len + 1 >= cap || !*buf) {
-			nb = realloc(*buf, cap *= 2);
-			if (!nb)
-				goto err;
-			*buf = nb;
-		}
-		r = read(fd, *buf + len, cap - len - 1);
-		if (r < 0)
-			goto err;
-		len += (size_t)r;
-	} while (r > 0);
-	(*buf)[len] = 0;
+	*buf = rc_proc_cmdline(&len);
 	for (i = 0; i < len; i++)
 		n += !(*buf)[i];
-	argv = n ? calloc(n + 1, sizeof(*argv)) : NULL;
-	if (!argv)
-		goto err;
+	/* +2: the last argument may lack its NUL; the NULL at the end */
+	argv = len ? calloc(n + 2, sizeof(*argv)) : NULL;
+	if (!argv) {
+		free(*buf);
+		*buf = NULL;
+		return NULL;
+	}
 	for (i = 0, n = 0; i < len; i += strlen(*buf + i) + 1)
 		argv[n++] = *buf + i;
-	close(fd);
 	return argv;
+}
 
-err:
-	close(fd);
-	free(*buf);
-	*buf = NULL;
-	return NULL;
+/* Run this program again. The path /proc/self/exe names is taken first:
+ * under valgrind, /proc/self/exe itself is valgrind's tool, while
+ * readlink gives the program's own path. */
+static void boot_exec(char **argv)
+{
+	char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n > 0) {
+		path[n] = 0;
+		execv(path, argv);
+	}
+	execv("/proc/self/exe", argv);
 }
 
 /*
@@ -221,7 +216,7 @@ static void boot_again(const char *err, const char *why)
 	ts.tv_sec = 0; /* (0.8 s at most) */
 	ts.tv_nsec = 100000000L << (tries < 3 ? tries : 3);
 	nanosleep(&ts, NULL);
-	execv("/proc/self/exe", argv);
+	boot_exec(argv);
 	rc_log_warn("cannot start the program again: %s", strerror(errno));
 	free(argv);
 	free(buf);

@@ -1,10 +1,49 @@
 /*
- * env.c - environment inquiry: clocks, processor name, versions.
+ * env.c - environment inquiry: clocks, processor name, versions, and this
+ * process's command line (env.h).
  */
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "api.h"
+#include "env.h"
+
+char *rc_proc_cmdline(size_t *len)
+{
+	size_t cap = 4096;
+	char *buf = NULL, *nb;
+	ssize_t r;
+	int fd;
+
+	*len = 0;
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	do {
+		if (!buf || *len + 1 >= cap) {
+			nb = realloc(buf, buf ? cap *= 2 : cap);
+			if (!nb)
+				goto err;
+			buf = nb;
+		}
+		r = read(fd, buf + *len, cap - *len - 1);
+		if (r < 0)
+			goto err;
+		*len += (size_t)r;
+	} while (r > 0);
+	close(fd);
+	buf[*len] = 0;
+	return buf;
+
+err:
+	close(fd);
+	free(buf);
+	*len = 0;
+	return NULL;
+}
 
 /* Wtime, Wtick, the versions and the processor name (set once by
  * MPI_Init) read no state that changes after MPI_Init: outside the critical

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include "env.h"
 #include "info.h"
 #include "inst.h"
 #include "status.h"
@@ -170,22 +171,19 @@ int rc_info_check_val(const char *val)
 	return n == 0 || n >= MPI_MAX_INFO_VAL ? MPI_ERR_INFO_VALUE : 0;
 }
 
-/* The command line this process was started with, from /proc: the
- * command and its arguments joined by spaces (MPI_Init may get no argv). */
+/* The command line this process was started with (MPI_Init may get no
+ * argv): "command", and "argv" the arguments joined by spaces, each
+ * within MPI_MAX_INFO_VAL. */
 static void env_cmdline(struct rc_info *env)
 {
-	char buf[MPI_MAX_INFO_VAL], args[MPI_MAX_INFO_VAL];
+	char args[MPI_MAX_INFO_VAL];
 	size_t n, off, alen = 0;
-	FILE *f = fopen("/proc/self/cmdline", "r");
+	char *buf = rc_proc_cmdline(&n);
 
-	if (!f)
+	if (!buf)
 		return;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	if (!n)
-		return;
-	rc_info_set(env, "command", buf);
+	if (n && strlen(buf) < MPI_MAX_INFO_VAL)
+		rc_info_set(env, "command", buf);
 	args[0] = 0;
 	for (off = strlen(buf) + 1; off < n; off += strlen(buf + off) + 1)
 		alen += (size_t)snprintf(
@@ -194,6 +192,7 @@ static void env_cmdline(struct rc_info *env)
 			alen ? " " : "", buf + off);
 	if (args[0] && alen < sizeof(args))
 		rc_info_set(env, "argv", args);
+	free(buf);
 }
 
 void rc_info_env_fill(struct rc_inst *inst, int required)
