@@ -688,6 +688,13 @@ RC_WEAK(MPI_Type_free)
 
 /* ---- queries ---------------------------------------------------------- */
 
+/* The arguments of a query good, so that it may run outside the critical
+ * section: a datatype reads nothing that changes after its creation. */
+static inline bool dt_query_ok(MPI_Datatype dt, const void *out)
+{
+	return rc_api_ready() && rc_dt_ok(dt) && out;
+}
+
 static int api_type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
 	static const char fn[] = "MPI_Type_size_x";
@@ -701,6 +708,12 @@ static int api_type_size_x(MPI_Datatype datatype, MPI_Count *size)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+	/* (what it reads is fixed while the handle lives: outside the
+	 * section unless the call fails; thread.h) */
+	if (RC_LIKELY(dt_query_ok(datatype, size))) {
+		*size = (MPI_Count)datatype->size;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, api_type_size_x(datatype, size));
 }
 RC_WEAK(MPI_Type_size_x)
@@ -718,6 +731,13 @@ static int api_type_size(MPI_Datatype datatype, int *size)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+	/* (what it reads is fixed while the handle lives: outside the
+	 * section unless the call fails; thread.h) */
+	if (RC_LIKELY(dt_query_ok(datatype, size) &&
+		      datatype->size <= INT_MAX)) {
+		*size = (int)datatype->size;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, api_type_size(datatype, size));
 }
 RC_WEAK(MPI_Type_size)
@@ -738,6 +758,13 @@ static int api_type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
+	/* (what it reads is fixed while the handle lives: outside the
+	 * section unless the call fails; thread.h) */
+	if (RC_LIKELY(dt_query_ok(datatype, lb) && extent)) {
+		*lb = datatype->lb;
+		*extent = rc_dt_extent(datatype);
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big,
 			  api_type_get_extent(datatype, lb, extent));
 }
@@ -760,6 +787,13 @@ static int api_type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
 			   MPI_Count *extent)
 {
+	/* (what it reads is fixed while the handle lives: outside the
+	 * section unless the call fails; thread.h) */
+	if (RC_LIKELY(dt_query_ok(datatype, lb) && extent)) {
+		*lb = datatype->lb;
+		*extent = rc_dt_extent(datatype);
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big,
 			  api_type_get_extent_x(datatype, lb, extent));
 }
@@ -782,6 +816,13 @@ static int api_type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 			      MPI_Aint *true_extent)
 {
+	/* (what it reads is fixed while the handle lives: outside the
+	 * section unless the call fails; thread.h) */
+	if (RC_LIKELY(dt_query_ok(datatype, true_lb) && true_extent)) {
+		*true_lb = datatype->true_lb;
+		*true_extent = datatype->true_ub - datatype->true_lb;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, api_type_get_true_extent(
 					      datatype, true_lb, true_extent));
 }
@@ -964,20 +1005,15 @@ RC_WEAK(MPI_Aint_diff)
 
 /* ---- counts from a status ----------------------------------------------- */
 
-static int api_get_count(const MPI_Status *status, MPI_Datatype datatype,
-			 int *count)
+static void get_count(const MPI_Status *status, MPI_Datatype datatype,
+		      int *count)
 {
-	static const char fn[] = "MPI_Get_count";
 	MPI_Count n;
 
-	RC_API_CHECK_INIT(fn);
-	DT_CHECK_PTR(status, fn);
-	DT_CHECK(datatype, fn);
-	DT_CHECK_PTR(count, fn);
 	if (!datatype->size) {
 		/* MPI: a zero-size datatype gives a count of zero */
 		*count = 0;
-		return MPI_SUCCESS;
+		return;
 	}
 	n = status->rc_count / (MPI_Count)datatype->size;
 	if (status->rc_count < 0 ||
@@ -985,11 +1021,29 @@ static int api_get_count(const MPI_Status *status, MPI_Datatype datatype,
 		*count = MPI_UNDEFINED;
 	else
 		*count = (int)n;
+}
+
+static int api_get_count(const MPI_Status *status, MPI_Datatype datatype,
+			 int *count)
+{
+	static const char fn[] = "MPI_Get_count";
+
+	RC_API_CHECK_INIT(fn);
+	DT_CHECK_PTR(status, fn);
+	DT_CHECK(datatype, fn);
+	DT_CHECK_PTR(count, fn);
+	get_count(status, datatype, count);
 	return MPI_SUCCESS;
 }
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+	/* (what it reads is fixed while the handle lives: outside the
+	 * section unless the call fails; thread.h) */
+	if (RC_LIKELY(dt_query_ok(datatype, count) && status)) {
+		get_count(status, datatype, count);
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, api_get_count(status, datatype, count));
 }
 RC_WEAK(MPI_Get_count)

@@ -32,6 +32,46 @@ static inline bool req_active(const struct rc_req *r)
 	return r && r->state != RC_REQ_INACTIVE;
 }
 
+/*
+ * MPI_Test and its family at MULTIPLE while another thread is inside the
+ * critical section: when one request of the array is active and none is
+ * done (for MPI_Testall, `all`: one is active and not done; the state,
+ * read atomically, is what the completing thread stores), the answer is
+ * "not yet", at once. Waiting for the section would queue
+ * the polling thread behind the holder only to find the same, and the
+ * holder makes progress itself when it polls. A thread that keeps asking
+ * waits for the section at its 64th such answer in a row, so that its own
+ * polls drive progress too. Returns true when it answered.
+ */
+static __thread unsigned test_busy_streak;
+
+static bool test_busy(int count, MPI_Request reqs[], bool all)
+{
+	int i, pending = 0;
+	uint8_t st;
+
+	if (!rc_api_ready() || !rc_cs_busy(&rc_cs_big) || count < 0 ||
+	    (count && !reqs) || test_busy_streak >= 64)
+		goto no;
+	for (i = 0; i < count; i++) {
+		if (!reqs[i])
+			continue;
+		if (!rc_req_valid(reqs[i]))
+			goto no;
+		st = __atomic_load_n(&reqs[i]->state, __ATOMIC_ACQUIRE);
+		if (st == RC_REQ_DONE && !all)
+			goto no;
+		pending += st == RC_REQ_ACTIVE;
+	}
+	if (pending) {
+		test_busy_streak++;
+		return true;
+	}
+no:
+	test_busy_streak = 0;
+	return false;
+}
+
 /* The first request of the array that is neither null nor live, or -1. */
 static int reqs_bad(int count, MPI_Request reqs[])
 {
@@ -151,6 +191,11 @@ static int api_test(MPI_Request *request, int *flag, MPI_Status *status)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && request && flag &&
+	    test_busy(1, request, false)) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, api_test(request, flag, status));
 }
 RC_WEAK(MPI_Test)
@@ -274,6 +319,11 @@ static int api_testall(int count, MPI_Request reqs[], int *flag,
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
 		 MPI_Status statuses[])
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && flag &&
+	    test_busy(count, reqs, true)) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, api_testall(count, reqs, flag, statuses));
 }
 RC_WEAK(MPI_Testall)
@@ -344,6 +394,12 @@ RC_WEAK(MPI_Waitany)
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
 		 MPI_Status *status)
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && index && flag &&
+	    test_busy(count, reqs, false)) {
+		*index = MPI_UNDEFINED;
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, any(count, reqs, index, flag, status,
 					  false, "MPI_Testany"));
 }
@@ -411,6 +467,11 @@ RC_WEAK(MPI_Waitsome)
 int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount,
 		  int indices[], MPI_Status statuses[])
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && outcount &&
+	    (!incount || indices) && test_busy(incount, reqs, false)) {
+		*outcount = 0;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, some(incount, reqs, outcount, indices,
 					   statuses, false, "MPI_Testsome"));
 }

@@ -28,6 +28,10 @@
  * The first implementation has one section, rc_cs_big, around every MPI
  * call that touches shared state. Finer sections (per communicator, per
  * peer) will be more struct rc_cs objects with the same functions.
+ * Outside it: calls that read nothing shared, queries of what is fixed
+ * while a handle lives (MPI_Comm_rank, MPI_Type_size, ...: the section
+ * only when they fail), and MPI_Test's family when another thread holds
+ * it and no request is done yet (rc_cs_busy; request_api.c).
  */
 #ifndef RC_THREAD_H
 #define RC_THREAD_H
@@ -114,5 +118,12 @@ static inline void rc_cs_yield_until(struct rc_cs *cs, const uint8_t *flag,
 
 /* Does the calling thread hold cs? (assertions, tests) */
 bool rc_cs_held_by_me(struct rc_cs *cs);
+
+/* Does another thread hold cs now? A hint: it may fall free at once. */
+static inline bool rc_cs_busy(struct rc_cs *cs)
+{
+	return __atomic_load_n(&cs->word, __ATOMIC_RELAXED) &&
+	       !rc_cs_held_by_me(cs);
+}
 
 #endif

@@ -24,10 +24,18 @@
  *           and odd ranks, while a third thread sends on MPI_COMM_WORLD;
  *           each new communicator carries an allreduce that a context-id
  *           clash would corrupt.
+ *   nowait  one thread stays inside MPI (in a user op of MPI_Reduce_local,
+ *           which runs in the critical section) until a second thread has
+ *           made the calls that must not wait for it: queries of fixed
+ *           state (rank, size, datatype extents, MPI_Get_count) and tests
+ *           of a receive that cannot complete yet (MPI_Test, Testany,
+ *           Testall, Testsome answer "not yet"). A call that waited for
+ *           the section would hang both; the op gives up after 20 s.
  *
  * Prints OK on rank 0; MPI_Abort(99) on the first mismatch (jobs.h).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include "jobs.h"
 
@@ -407,6 +415,93 @@ static void *dup_phase_thread(void *arg)
 	return (long)arg < 2 ? dup_thread(arg) : traffic_thread(arg);
 }
 
+/* ---- nowait: calls that do not wait for a thread inside MPI -------------- */
+
+static int nw_go, nw_done, nw_buf;
+static MPI_Request nw_req;
+static MPI_Status nw_st;
+static MPI_Datatype nw_vec;
+
+static void *nowait_thread(void *arg)
+{
+	MPI_Request arr[2] = {MPI_REQUEST_NULL, nw_req};
+	MPI_Aint lb, ext;
+	int v, flag, idx, n, ind[2];
+
+	(void)arg;
+	while (!__atomic_load_n(&nw_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &v));
+	CHECK(v == rank, "MPI_Comm_rank %d", v);
+	CHECK_MPI(MPI_Comm_size(own[0], &v));
+	CHECK(v == nranks, "MPI_Comm_size %d", v);
+	CHECK_MPI(MPI_Comm_test_inter(shared, &v));
+	CHECK(!v, "MPI_Comm_test_inter %d", v);
+	CHECK_MPI(MPI_Group_size(MPI_GROUP_EMPTY, &v));
+	CHECK(v == 0, "MPI_Group_size %d", v);
+	CHECK_MPI(MPI_Type_size(nw_vec, &v));
+	CHECK(v == 2 * (int)sizeof(int), "MPI_Type_size %d", v);
+	CHECK_MPI(MPI_Type_get_extent(nw_vec, &lb, &ext));
+	CHECK(lb == 0 && ext == 4 * (MPI_Aint)sizeof(int),
+	      "MPI_Type_get_extent %ld %ld", (long)lb, (long)ext);
+	CHECK_MPI(MPI_Type_get_true_extent(nw_vec, &lb, &ext));
+	CHECK(lb == 0 && ext == 4 * (MPI_Aint)sizeof(int),
+	      "MPI_Type_get_true_extent %ld %ld", (long)lb, (long)ext);
+	CHECK_MPI(MPI_Get_count(&nw_st, MPI_INT, &v));
+	CHECK(v == 3, "MPI_Get_count %d", v);
+	CHECK_MPI(MPI_Test(&nw_req, &flag, MPI_STATUS_IGNORE));
+	CHECK(!flag && nw_req != MPI_REQUEST_NULL, "MPI_Test flag %d", flag);
+	CHECK_MPI(MPI_Testany(2, arr, &idx, &flag, MPI_STATUS_IGNORE));
+	CHECK(!flag && idx == MPI_UNDEFINED, "MPI_Testany %d %d", flag, idx);
+	CHECK_MPI(MPI_Testall(2, arr, &flag, MPI_STATUSES_IGNORE));
+	CHECK(!flag, "MPI_Testall %d", flag);
+	CHECK_MPI(MPI_Testsome(2, arr, &n, ind, MPI_STATUSES_IGNORE));
+	CHECK(n == 0, "MPI_Testsome %d", n);
+	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Runs inside MPI_Reduce_local, in the critical section. */
+static void nowait_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	double t0 = MPI_Wtime();
+	int i;
+
+	(void)dt;
+	__atomic_store_n(&nw_go, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&nw_done, __ATOMIC_ACQUIRE)) {
+		CHECK(MPI_Wtime() - t0 < 20,
+		      "a query or a test waited for the thread inside MPI");
+		sched_yield();
+	}
+	for (i = 0; i < *len; i++)
+		((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void nowait_phase(void)
+{
+	int a = 1, b = 2, sb[3] = {1, 2, 3}, rb[3];
+	pthread_t th;
+	MPI_Op op;
+
+	CHECK_MPI(MPI_Sendrecv(sb, 3, MPI_INT, rank, 5, rb, 3, MPI_INT, rank, 5,
+			       MPI_COMM_WORLD, &nw_st));
+	CHECK_MPI(MPI_Irecv(&nw_buf, 1, MPI_INT, rank, 6, MPI_COMM_WORLD,
+			    &nw_req));
+	CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &nw_vec));
+	CHECK_MPI(MPI_Type_commit(&nw_vec));
+	CHECK_MPI(MPI_Op_create(nowait_op, 1, &op));
+	CHECK(!pthread_create(&th, NULL, nowait_thread, NULL), "thread");
+	CHECK_MPI(MPI_Reduce_local(&a, &b, 1, MPI_INT, op));
+	CHECK(!pthread_join(th, NULL), "join");
+	CHECK(b == 3, "reduce_local %d", b);
+	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, rank, 6, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Wait(&nw_req, MPI_STATUS_IGNORE));
+	CHECK(nw_buf == rank, "received %d", nw_buf);
+	CHECK_MPI(MPI_Op_free(&op));
+	CHECK_MPI(MPI_Type_free(&nw_vec));
+}
+
 int main(int argc, char **argv)
 {
 	const char *phase = argc > 1 ? argv[1] : "all";
@@ -456,6 +551,8 @@ int main(int argc, char **argv)
 		CHECK_MPI(MPI_Comm_free(&parent[0]));
 		CHECK_MPI(MPI_Comm_free(&parent[1]));
 	}
+	if (all || !strcmp(phase, "nowait"))
+		nowait_phase();
 
 	for (t = 0; t < nthr; t++)
 		CHECK_MPI(MPI_Comm_free(&own[t]));
