@@ -507,9 +507,26 @@ static int api_iprobe(int source, int tag, MPI_Comm comm, int *flag,
 		     "MPI_Iprobe");
 }
 
+/* MPI_Iprobe and MPI_Improbe at MULTIPLE while another thread holds the
+ * section: good arguments may get "no message yet" at once, as MPI_Test's
+ * family does (rc_cs_poll_busy). */
+static bool iprobe_busy(int source, int tag, MPI_Comm comm)
+{
+	return rc_api_ready() && rc_comm_valid(comm) &&
+	       (source == MPI_ANY_SOURCE ||
+		(source >= 0 && source < rc_comm_psize(comm))) &&
+	       (tag == MPI_ANY_TAG || (tag >= 0 && tag <= RC_TAG_UB)) &&
+	       rc_cs_poll_busy(&rc_cs_big);
+}
+
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
 		MPI_Status *status)
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && flag &&
+	    iprobe_busy(source, tag, comm)) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big,
 			  api_iprobe(source, tag, comm, flag, status));
 }
@@ -546,6 +563,12 @@ static int api_improbe(int source, int tag, MPI_Comm comm, int *flag,
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
 		 MPI_Message *message, MPI_Status *status)
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && flag && message &&
+	    iprobe_busy(source, tag, comm)) {
+		*flag = 0;
+		*message = MPI_MESSAGE_NULL;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big, api_improbe(source, tag, comm, flag,
 						  message, status));
 }

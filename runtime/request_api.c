@@ -36,40 +36,27 @@ static inline bool req_active(const struct rc_req *r)
  * MPI_Test and its family at MULTIPLE while another thread is inside the
  * critical section: when one request of the array is active and none is
  * done (for MPI_Testall, `all`: one is active and not done; the state,
- * read atomically, is what the completing thread stores), the answer is
- * "not yet", at once. Waiting for the section would queue
- * the polling thread behind the holder only to find the same, and the
- * holder makes progress itself when it polls. A thread that keeps asking
- * waits for the section at its 64th such answer in a row, so that its own
- * polls drive progress too. Returns true when it answered.
+ * read atomically, is what the completing thread stores), the answer may
+ * be "not yet", at once (rc_cs_poll_busy). Returns true when it is.
  */
-static __thread unsigned test_busy_streak;
-
 static bool test_busy(int count, MPI_Request reqs[], bool all)
 {
 	int i, pending = 0;
 	uint8_t st;
 
-	if (!rc_api_ready() || !rc_cs_busy(&rc_cs_big) || count < 0 ||
-	    (count && !reqs) || test_busy_streak >= 64)
-		goto no;
+	if (!rc_api_ready() || count < 0 || (count && !reqs))
+		return false;
 	for (i = 0; i < count; i++) {
 		if (!reqs[i])
 			continue;
 		if (!rc_req_valid(reqs[i]))
-			goto no;
+			return false;
 		st = __atomic_load_n(&reqs[i]->state, __ATOMIC_ACQUIRE);
 		if (st == RC_REQ_DONE && !all)
-			goto no;
+			return false;
 		pending += st == RC_REQ_ACTIVE;
 	}
-	if (pending) {
-		test_busy_streak++;
-		return true;
-	}
-no:
-	test_busy_streak = 0;
-	return false;
+	return pending && rc_cs_poll_busy(&rc_cs_big);
 }
 
 /* The first request of the array that is neither null nor live, or -1. */
@@ -556,6 +543,11 @@ static int api_request_get_status(MPI_Request request, int *flag,
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && flag &&
+	    test_busy(1, &request, false)) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
 	return RC_CS_CALL(&rc_cs_big,
 			  api_request_get_status(request, flag, status));
 }

@@ -35,6 +35,19 @@ bool rc_cs_held_by_me(struct rc_cs *cs)
 	return cs_mine(cs);
 }
 
+/* "not yet" answers in a row, rc_cs_poll_busy */
+static __thread unsigned poll_busy_streak;
+
+bool rc_cs_poll_busy(struct rc_cs *cs)
+{
+	if (poll_busy_streak < 63 && rc_cs_busy(cs)) {
+		poll_busy_streak++;
+		return true;
+	}
+	poll_busy_streak = 0;
+	return false;
+}
+
 static void word_lock_slow(int *w)
 {
 	int c, i;

@@ -30,8 +30,8 @@
  * peer) will be more struct rc_cs objects with the same functions.
  * Outside it: calls that read nothing shared, queries of what is fixed
  * while a handle lives (MPI_Comm_rank, MPI_Type_size, ...: the section
- * only when they fail), and MPI_Test's family when another thread holds
- * it and no request is done yet (rc_cs_busy; request_api.c).
+ * only when they fail), and MPI_Test's family and MPI_Iprobe when another
+ * thread holds it and nothing is done yet (rc_cs_poll_busy).
  */
 #ifndef RC_THREAD_H
 #define RC_THREAD_H
@@ -125,5 +125,15 @@ static inline bool rc_cs_busy(struct rc_cs *cs)
 	return __atomic_load_n(&cs->word, __ATOMIC_RELAXED) &&
 	       !rc_cs_held_by_me(cs);
 }
+
+/*
+ * For a call that polls (MPI_Test's family, MPI_Iprobe) and found nothing
+ * it could answer outside cs: may it answer "not yet" without entering?
+ * True while another thread holds cs -- that thread is inside MPI and
+ * polls itself; queueing behind it would only find the same -- but at
+ * most 63 times in a row per thread, so that a thread that keeps asking
+ * enters and drives progress with its own polls.
+ */
+bool rc_cs_poll_busy(struct rc_cs *cs);
 
 #endif

@@ -29,8 +29,10 @@
  *           made the calls that must not wait for it: queries of fixed
  *           state (rank, size, datatype extents, MPI_Get_count) and tests
  *           of a receive that cannot complete yet (MPI_Test, Testany,
- *           Testall, Testsome answer "not yet"). A call that waited for
- *           the section would hang both; the op gives up after 20 s.
+ *           Testall, Testsome, Request_get_status answer "not yet"), and
+ *           probes for no message (MPI_Iprobe, Improbe). A call that
+ *           waited for the section would hang both; the op gives up
+ *           after 20 s.
  *
  * Prints OK on rank 0; MPI_Abort(99) on the first mismatch (jobs.h).
  */
@@ -425,6 +427,7 @@ static MPI_Datatype nw_vec;
 static void *nowait_thread(void *arg)
 {
 	MPI_Request arr[2] = {MPI_REQUEST_NULL, nw_req};
+	MPI_Message msg;
 	MPI_Aint lb, ext;
 	int v, flag, idx, n, ind[2];
 
@@ -457,6 +460,14 @@ static void *nowait_thread(void *arg)
 	CHECK(!flag, "MPI_Testall %d", flag);
 	CHECK_MPI(MPI_Testsome(2, arr, &n, ind, MPI_STATUSES_IGNORE));
 	CHECK(n == 0, "MPI_Testsome %d", n);
+	CHECK_MPI(MPI_Request_get_status(nw_req, &flag, MPI_STATUS_IGNORE));
+	CHECK(!flag, "MPI_Request_get_status %d", flag);
+	CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &flag,
+			     MPI_STATUS_IGNORE));
+	CHECK(!flag, "MPI_Iprobe %d", flag);
+	CHECK_MPI(MPI_Improbe(rank, MPI_ANY_TAG, own[0], &flag, &msg,
+			      MPI_STATUS_IGNORE));
+	CHECK(!flag && msg == MPI_MESSAGE_NULL, "MPI_Improbe %d", flag);
 	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
