@@ -31,7 +31,10 @@
 #                  both cores): oversubscribed with busy-polling threads on
 #                  2 cores, reported, no gate; MPICH left out unless
 #                  MPIS_OVER names it (as shm-over); MT_THREADS ("1 2 4")
-#                  and MT_OPTS (more options) change the runs
+#                  and MT_OPTS (more options) change the runs; then
+#                  bench/mt_side at 1 rank x 2 threads (query: a thread
+#                  streaming while another queries; test: two threads
+#                  completing windows by MPI_Testall)
 #   shm            the four above (not shm-mt)
 #   callgrind      instructions per iteration of the software path
 #                  (bench/cg_self: Isend+Recv+Wait and Irecv+Send+Wait of
@@ -195,6 +198,9 @@ build_all() {
 				"$top/bench/bench_common.c" >>"$log" 2>&1 ||
 				{ echo "compare.sh: $cc osu_$p.c failed ($log)" >&2; exit 1; }
 		done
+		$cc -O2 -pthread -o "$BIN/$m/mt_side" "$top/bench/mt_side.c" \
+			>>"$log" 2>&1 ||
+			{ echo "compare.sh: $cc mt_side.c failed ($log)" >&2; exit 1; }
 		$cc -O2 -o "$BIN/$m/cg_self" "$top/bench/cg_self.c" >>"$log" 2>&1 &&
 			$cc -O2 -o "$BIN/$m/hello" "$top/examples/hello.c" >>"$log" 2>&1 ||
 			{ echo "compare.sh: $cc failed ($log)" >&2; exit 1; }
@@ -526,6 +532,17 @@ mode_shm_mt() {
 			"-t $t -m 8:8 -i 100 -x 10 $o"
 		jobs+="mr$t "
 	done
+	# one rank, two threads on two cores (not oversubscribed)
+	job sideq mt_side 1 none 2 higher \
+		"mt_side query: thread 0's messages/s to itself while thread 1 queries" \
+		"query 20000"
+	job sideqc mt_side 1 none 3 higher \
+		"mt_side query: thread 1's rounds of MPI_Comm_rank, MPI_Comm_size, MPI_Type_size per second" \
+		"query 20000"
+	job sidet mt_side 1 none 2 higher \
+		"mt_side test: messages/s between two threads that complete windows by MPI_Testall" \
+		"test 2000"
+	jobs+="sideq sideqc sidet "
 	header "Shared memory, MPI_THREAD_MULTIPLE, 2 ranks, not bound" \
 		"REPS=$REPS bench/compare.sh shm-mt"
 	echo "Every MPI initialised with MPI_THREAD_MULTIPLE. osu_latency_mt: rank 0's"
@@ -534,7 +551,11 @@ mode_shm_mt() {
 	echo "of a rank streams windows of 64 to its partner thread on a"
 	echo "communicator of its own. With more busy-polling threads than the 2"
 	echo "cores these runs measure the scheduler as much as the MPI: reported,"
-	echo "no gate."
+	echo "no gate. mt_side (bench/mt_side.c): one rank, two threads, 8-byte"
+	echo "messages on a duplicate of MPI_COMM_SELF in windows of 64; query:"
+	echo "thread 0 streams to itself while thread 1 calls MPI_Comm_rank,"
+	echo "MPI_Comm_size and MPI_Type_size in a loop; test: thread 0 sends"
+	echo "windows to thread 1, both complete them by MPI_Testall loops."
 	[[ " $MPIS_OVER " != *" mpich "* && " $MPIS " == *" mpich "* ]] &&
 		echo "MPICH left out (as in shm-over): set MPIS_OVER to include it."
 	echo

@@ -164,7 +164,6 @@ struct rc_dt_contents {
 struct rc_dtype {
 	struct rc_hobj h; /* handle.h */
 	struct rc_attr *attrs; /* cached attributes (attr.h) */
-	int refcount;
 	unsigned flags;
 	int combiner;		/* MPI_COMBINER_* */
 	enum rc_basic basic;	/* if all data is one basic kind, else NONE */
@@ -188,6 +187,10 @@ struct rc_dtype {
 	struct rc_dt_contents *contents;	/* derived types made through
 						 * the API; NULL otherwise */
 	char name[MPI_MAX_OBJECT_NAME];
+	/* each pending operation holds a reference: a cache line away from
+	 * what other threads read outside the critical section
+	 * (MPI_Type_size, thread.h), as struct rc_comm's */
+	int refcount __attribute__((aligned(64)));
 };
 
 static inline ptrdiff_t rc_dt_extent(const struct rc_dtype *dt)
