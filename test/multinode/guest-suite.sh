@@ -165,7 +165,10 @@ case_mpi_coll() {
 # windows of several nodes the network device is the atomic agent (auto),
 # node1's second rank and rank 0 itself included (rma/README.md)
 case_mpi_rma() {
-	mpi_case "$J/rma_counter" 50 allocate create agent=device
+	# (RMA_COUNTER_TIMES: rank 0 names each phase as it ends, so that a
+	# failure's log shows where the job stood; CI once timed out here)
+	mpi_case -x RMA_COUNTER_TIMES=1 "$J/rma_counter" 50 allocate create \
+		agent=device
 	[[ -n $WHY ]] && { WHY="rma_counter: $WHY"; return; }
 	NOTE="(counters $MS ms)"
 	mpi_case "$J/rma_ops" 65536
@@ -182,8 +185,8 @@ case_mpi_rma() {
 # (RCMPI_RMA_DIRECT_MIN=0: CMA's default starts at the eager limit); and
 # with every round in an exclusive lock epoch
 case_mpi_rma_agents() {
-	mr -H "$HOSTS" -x RCMPI_RMA_ATOMIC=am "$J/rma_counter" 25 allocate \
-		create agent=am
+	mr -H "$HOSTS" -x RCMPI_RMA_ATOMIC=am -x RMA_COUNTER_TIMES=1 \
+		"$J/rma_counter" 25 allocate create agent=am
 	expect 0 "ranks OK" || { WHY="rma_counter agent=am: $WHY"; return; }
 	mr -H "$HOSTS" -x RCMPI_RMA_DIRECT_MIN=0 "$J/rma_progress" 20 \
 		agent=device counters=/sys/class/infiniband/${RXE_VM_DEV:-rxe0}/ports/1/hw_counters
