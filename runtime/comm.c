@@ -262,13 +262,9 @@ static int api_comm_rank(MPI_Comm comm, int *rank)
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(rc_api_ready() && rc_comm_valid(comm) && rank)) {
-		*rank = comm->rank;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_comm_rank(comm, rank));
+	return RC_CS_QUERY(&rc_cs_big,
+			   rc_api_ready() && rc_comm_valid(comm) && rank,
+			   api_comm_rank(comm, rank));
 }
 RC_WEAK(MPI_Comm_rank)
 
@@ -285,13 +281,9 @@ static int api_comm_size(MPI_Comm comm, int *size)
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(rc_api_ready() && rc_comm_valid(comm) && size)) {
-		*size = comm->size;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_comm_size(comm, size));
+	return RC_CS_QUERY(&rc_cs_big,
+			   rc_api_ready() && rc_comm_valid(comm) && size,
+			   api_comm_size(comm, size));
 }
 RC_WEAK(MPI_Comm_size)
 

@@ -68,13 +68,9 @@ static int api_comm_test_inter(MPI_Comm comm, int *flag)
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(rc_api_ready() && rc_comm_valid(comm) && flag)) {
-		*flag = rc_comm_is_inter(comm);
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_comm_test_inter(comm, flag));
+	return RC_CS_QUERY(&rc_cs_big,
+			   rc_api_ready() && rc_comm_valid(comm) && flag,
+			   api_comm_test_inter(comm, flag));
 }
 RC_WEAK(MPI_Comm_test_inter)
 

@@ -688,8 +688,9 @@ RC_WEAK(MPI_Type_free)
 
 /* ---- queries ---------------------------------------------------------- */
 
-/* The arguments of a query good, so that it may run outside the critical
- * section: a datatype reads nothing that changes after its creation. */
+/* The arguments of a datatype query good, so that it runs outside the
+ * critical section (RC_CS_QUERY): a datatype's size and bounds do not
+ * change after its creation. */
 static inline bool dt_query_ok(MPI_Datatype dt, const void *out)
 {
 	return rc_api_ready() && rc_dt_ok(dt) && out;
@@ -708,13 +709,8 @@ static int api_type_size_x(MPI_Datatype datatype, MPI_Count *size)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(dt_query_ok(datatype, size))) {
-		*size = (MPI_Count)datatype->size;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_type_size_x(datatype, size));
+	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, size),
+			   api_type_size_x(datatype, size));
 }
 RC_WEAK(MPI_Type_size_x)
 
@@ -731,14 +727,8 @@ static int api_type_size(MPI_Datatype datatype, int *size)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(dt_query_ok(datatype, size) &&
-		      datatype->size <= INT_MAX)) {
-		*size = (int)datatype->size;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_type_size(datatype, size));
+	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, size),
+			   api_type_size(datatype, size));
 }
 RC_WEAK(MPI_Type_size)
 
@@ -758,15 +748,8 @@ static int api_type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(dt_query_ok(datatype, lb) && extent)) {
-		*lb = datatype->lb;
-		*extent = rc_dt_extent(datatype);
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_get_extent(datatype, lb, extent));
+	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, lb) && extent,
+			   api_type_get_extent(datatype, lb, extent));
 }
 RC_WEAK(MPI_Type_get_extent)
 
@@ -787,15 +770,8 @@ static int api_type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
 			   MPI_Count *extent)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(dt_query_ok(datatype, lb) && extent)) {
-		*lb = datatype->lb;
-		*extent = rc_dt_extent(datatype);
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_get_extent_x(datatype, lb, extent));
+	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, lb) && extent,
+			   api_type_get_extent_x(datatype, lb, extent));
 }
 RC_WEAK(MPI_Type_get_extent_x)
 
@@ -816,15 +792,9 @@ static int api_type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 			      MPI_Aint *true_extent)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(dt_query_ok(datatype, true_lb) && true_extent)) {
-		*true_lb = datatype->true_lb;
-		*true_extent = datatype->true_ub - datatype->true_lb;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_type_get_true_extent(
-					      datatype, true_lb, true_extent));
+	return RC_CS_QUERY(
+		&rc_cs_big, dt_query_ok(datatype, true_lb) && true_extent,
+		api_type_get_true_extent(datatype, true_lb, true_extent));
 }
 RC_WEAK(MPI_Type_get_true_extent)
 
@@ -1005,15 +975,20 @@ RC_WEAK(MPI_Aint_diff)
 
 /* ---- counts from a status ----------------------------------------------- */
 
-static void get_count(const MPI_Status *status, MPI_Datatype datatype,
-		      int *count)
+static int api_get_count(const MPI_Status *status, MPI_Datatype datatype,
+			 int *count)
 {
+	static const char fn[] = "MPI_Get_count";
 	MPI_Count n;
 
+	RC_API_CHECK_INIT(fn);
+	DT_CHECK_PTR(status, fn);
+	DT_CHECK(datatype, fn);
+	DT_CHECK_PTR(count, fn);
 	if (!datatype->size) {
 		/* MPI: a zero-size datatype gives a count of zero */
 		*count = 0;
-		return;
+		return MPI_SUCCESS;
 	}
 	n = status->rc_count / (MPI_Count)datatype->size;
 	if (status->rc_count < 0 ||
@@ -1021,30 +996,13 @@ static void get_count(const MPI_Status *status, MPI_Datatype datatype,
 		*count = MPI_UNDEFINED;
 	else
 		*count = (int)n;
-}
-
-static int api_get_count(const MPI_Status *status, MPI_Datatype datatype,
-			 int *count)
-{
-	static const char fn[] = "MPI_Get_count";
-
-	RC_API_CHECK_INIT(fn);
-	DT_CHECK_PTR(status, fn);
-	DT_CHECK(datatype, fn);
-	DT_CHECK_PTR(count, fn);
-	get_count(status, datatype, count);
 	return MPI_SUCCESS;
 }
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(dt_query_ok(datatype, count) && status)) {
-		get_count(status, datatype, count);
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_get_count(status, datatype, count));
+	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, count) && status,
+			   api_get_count(status, datatype, count));
 }
 RC_WEAK(MPI_Get_count)
 

@@ -88,13 +88,9 @@ static int api_group_size(MPI_Group group, int *size)
 
 int PMPI_Group_size(MPI_Group group, int *size)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(rc_api_ready() && rc_group_valid(group) && size)) {
-		*size = group->size;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_group_size(group, size));
+	return RC_CS_QUERY(&rc_cs_big,
+			   rc_api_ready() && rc_group_valid(group) && size,
+			   api_group_size(group, size));
 }
 RC_WEAK(MPI_Group_size)
 
@@ -110,13 +106,9 @@ static int api_group_rank(MPI_Group group, int *rank)
 
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
-	/* (what it reads is fixed while the handle lives: outside the
-	 * section unless the call fails; thread.h) */
-	if (RC_LIKELY(rc_api_ready() && rc_group_valid(group) && rank)) {
-		*rank = group->rank;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_group_rank(group, rank));
+	return RC_CS_QUERY(&rc_cs_big,
+			   rc_api_ready() && rc_group_valid(group) && rank,
+			   api_group_rank(group, rank));
 }
 RC_WEAK(MPI_Group_rank)
 

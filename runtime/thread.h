@@ -116,6 +116,12 @@ static inline void rc_cs_yield_until(struct rc_cs *cs, const uint8_t *flag,
 		rc_cs_ret_;                                   \
 	})
 
+/* A query whose arguments `ok` finds good reads only what is fixed while
+ * its handles live (MPI_Comm_rank, MPI_Type_size, ...): expr runs outside
+ * cs. Otherwise it runs inside, where it raises its error (the handler
+ * may call MPI). */
+#define RC_CS_QUERY(cs, ok, expr) ((ok) ? (expr) : RC_CS_CALL(cs, expr))
+
 /* Does the calling thread hold cs? (assertions, tests) */
 bool rc_cs_held_by_me(struct rc_cs *cs);
 
