@@ -23,6 +23,9 @@ CASES=("$@")
 MPIRUN=$B/launcher/mpirun
 CLIENT=$B/test/integ/pmix_client
 J=$B/test/jobs
+# shellcheck source=SCRIPTDIR/../vm/limited.sh
+. "$(dirname "$0")/../vm/limited.sh"
+STACKS_RE="^$B/test/jobs/"
 CASE_TIMEOUT=${CASE_TIMEOUT:-90}
 out=$(mktemp -d /tmp/mn.XXXXXX)
 n=0 passed=0
@@ -35,57 +38,17 @@ done
 
 want() { [[ ${#CASES[@]} -eq 0 || " ${CASES[*]} " == *" $1 "* ]]; }
 
-# every rank's threads' stacks, on both nodes at once: the ranks are
-# stopped (a spinning rank would slow gdb further: an emulated CPU takes
-# 30-45 s to attach to one), dumped (16 frames a thread), then continued
-stacks() {
-	local cmd='d=$(mktemp -d) ps=$(pgrep -f "^[^ ]*[t]est/jobs/")
-	kill -STOP $ps 2>/dev/null
-	for p in $ps; do
-		{ echo "== $(hostname) pid $p: $(tr "\0" " " </proc/$p/cmdline)"
-		  timeout 150 gdb -p "$p" -batch -nx \
-			-ex "thread apply all bt 16" 2>/dev/null |
-			grep -E "^(#|Thread)"; } >"$d/$p" 2>&1 &
-	done
-	wait
-	kill -CONT $ps 2>/dev/null
-	cat "$d"/* 2>/dev/null
-	rm -rf "$d"'
-	[[ ${node2_gone:-} ]] || ssh -o ConnectTimeout=15 node2 "$cmd" \
-		>"$out/stacks2" 2>&1 &
-	bash -c "$cmd"
-	wait
-	cat "$out/stacks2" 2>/dev/null
-	rm -f "$out/stacks2"
-}
-
 # run mpirun: RC (124: it ran past CASE_TIMEOUT), MS (elapsed), output in
-# $out/log. A job past its time-out has its ranks' stacks taken before it
-# is ended, in $out/stacks, which a failing case prints: a hang shows
-# where each rank waited (a minute or two more, only for a hang).
+# $out/log. A job past its time-out has its ranks' stacks taken on both
+# nodes before it is ended (test/vm/limited.sh), in $out/stacks, which a
+# failing case prints: a hang shows where each rank waited.
 mr() {
-	local t0=${EPOCHREALTIME/./} pid w
-	rm -f "$out/stacks" "$out/timedout"
-	"$MPIRUN" "$@" >"$out/log" 2>&1 </dev/null &
-	pid=$!
-	(
-		trap 'kill $s 2>/dev/null; exit 0' TERM
-		sleep "$CASE_TIMEOUT" &
-		s=$!
-		wait $s || exit 0
-		: >"$out/timedout"
-		stacks >"$out/stacks" 2>&1
-		kill -TERM $pid 2>/dev/null && sleep 5 &&
-			kill -KILL $pid 2>/dev/null
-	) &
-	w=$!
-	wait $pid
-	RC=$?
+	local t0=${EPOCHREALTIME/./}
+	STACKS_SSH=node2
+	[[ ${node2_gone:-} ]] && STACKS_SSH=
+	limited "$CASE_TIMEOUT" "$out/log" "$out/stacks" "$MPIRUN" "$@"
 	END_US=${EPOCHREALTIME/./}
 	MS=$(((END_US - t0) / 1000))
-	kill $w 2>/dev/null
-	wait $w 2>/dev/null
-	[[ -e $out/timedout ]] && RC=124
 }
 
 # nothing of a job left on either node; prints what is

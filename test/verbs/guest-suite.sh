@@ -36,6 +36,9 @@ HOST=$(hostname)
 TOOLS=$(cd "$(dirname "$0")/../vm" && pwd)	# rxe-gid
 LINK=$(cat "/sys/class/infiniband/$DEV/ports/1/link_layer" 2>/dev/null)
 CASE_TIMEOUT=${CASE_TIMEOUT:-150}
+# shellcheck source=SCRIPTDIR/../vm/limited.sh
+. "$TOOLS/limited.sh"
+STACKS_RE="^$B/test/(jobs|verbs)/"
 out=$(mktemp -d /tmp/vt.XXXXXX)
 n=0 passed=0 left_out=()
 export RCMPI_TRANSPORTS=verbs RCMPI_VERBS_RNR_RETRY=0
@@ -81,10 +84,11 @@ job() {
 	n=$((n + 1))
 	counters >"$out/c0"
 	t0=$SECONDS
+	# (past the time-out the ranks' stacks are taken: test/vm/limited.sh)
 	# shellcheck disable=SC2086 # MPIRUN is a command line
-	timeout -k 5 "$CASE_TIMEOUT" $MPIRUN -n "$np" "${envs[@]}" "$@" \
-		>"$out/$name.log" 2>&1 </dev/null
-	rc=$?
+	limited "$CASE_TIMEOUT" "$out/$name.log" "$out/stacks" \
+		$MPIRUN -n "$np" "${envs[@]}" "$@"
+	rc=$RC
 	counters >"$out/c1"
 	sent=$(awk 'FNR == NR { a[$1] = $2; next } $1 == "sent" { print $2 - a[$1] }' \
 		"$out/c0" "$out/c1")
@@ -117,6 +121,7 @@ job() {
 	else
 		echo "not ok $n $name: $why ($((SECONDS - t0)) s)"
 		sed 's/^/    | /' "$out/$name.log" | tail -n 25
+		[[ -s $out/stacks ]] && sed 's/^/    = /' "$out/stacks"
 	fi
 }
 
