@@ -813,6 +813,124 @@ START_TEST(counter_exclusive_lock)
 }
 END_TEST
 
+/* Shared and exclusive locks mixed, each rank a machine of its own, the
+ * ranks' progress called in a random order (a seed per loop index, so a
+ * failure repeats), some ranks left out of a round: many interleavings of
+ * the lock's tickets, grants, polls and releases. An exclusive holder finds
+ * nobody else holding, a shared one no exclusive holder; exclusive holders
+ * count with get, flush, put + 1 and shared ones read the count, which
+ * must never go down for the reader. */
+START_TEST(counter_mixed_locks)
+{
+	int flavor = FLAVOR_OF(_i), n = 4, r, o, done = 0;
+	const int N = 60;
+	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
+	struct rc_req *req[NMAX] = {0};
+	int state[NMAX] = {0}, count[NMAX] = {0}, val[NMAX];
+	int seen[NMAX], holds[NMAX] = {0}, nexcl = 0;
+	unsigned seed = 0x9e3779b9u * (unsigned)(_i + 1);
+	unsigned long spins = 0;
+
+	for (r = 0; r < n; r++)
+		seen[r] = -1;
+	while (done < n) {
+		int order[NMAX];
+
+		for (r = 0; r < n; r++) {
+			struct rc_win *w = rw->w[r];
+			int excl = (count[r] + r) % 3 == 0;
+
+			if (count[r] == N || rand_r(&seed) % 4 == 0)
+				continue;
+			if (req[r] && !rc_req_done(req[r]))
+				continue;
+			if (req[r]) {
+				ck_assert_int_eq(req[r]->err, RC_OK);
+				rc_req_free(req[r]);
+				req[r] = NULL;
+			}
+			switch (state[r]) {
+			case 0:
+				ck_assert_int_eq(
+					rc_win_lock_start(
+						w,
+						excl ? MPI_LOCK_EXCLUSIVE
+						     : MPI_LOCK_SHARED,
+						0, 0, &req[r]),
+					RC_OK);
+				break;
+			case 1:
+				/* granted: who else holds it */
+				for (o = 0; o < n; o++)
+					ck_assert_msg(
+						o == r || !holds[o] ||
+							(!excl &&
+							 holds[o] == 1),
+						"rank %d (%s) and rank %d "
+						"(%s) hold the lock",
+						r,
+						excl ? "exclusive" : "shared",
+						o,
+						holds[o] == 2 ? "exclusive"
+							      : "shared");
+				holds[r] = excl ? 2 : 1;
+				ck_assert_int_eq(MPI_Get(&val[r], 1, MPI_INT, 0,
+							 rw_disp(rw, 0, 0, 1),
+							 1, MPI_INT, w),
+						 MPI_SUCCESS);
+				ck_assert_int_eq(rc_win_flush_start(w, 0, false,
+								    &req[r]),
+						 RC_OK);
+				break;
+			case 2:
+				ck_assert_msg(val[r] >= seen[r],
+					      "rank %d read %d after %d", r,
+					      val[r], seen[r]);
+				seen[r] = val[r];
+				if (excl) {
+					val[r]++;
+					nexcl++;
+					ck_assert_int_eq(
+						MPI_Put(&val[r], 1, MPI_INT, 0,
+							rw_disp(rw, 0, 0, 1), 1,
+							MPI_INT, w),
+						MPI_SUCCESS);
+				}
+				holds[r] = 0;
+				ck_assert_int_eq(
+					rc_win_unlock_start(w, 0, &req[r]),
+					RC_OK);
+				break;
+			case 3:
+				if (++count[r] == N)
+					done++;
+				break;
+			}
+			state[r] = (state[r] + 1) % 4;
+		}
+		/* every rank's progress, in a random order, some twice */
+		for (r = 0; r < n; r++)
+			order[r] = r;
+		for (r = n - 1; r > 0; r--) {
+			int k = (int)(rand_r(&seed) % (unsigned)(r + 1)), t;
+
+			t = order[r];
+			order[r] = order[k];
+			order[k] = t;
+		}
+		for (r = 0; r < n; r++) {
+			rc_progress(rw->tw->inst[order[r]]);
+			if (rand_r(&seed) % 8 == 0)
+				rc_progress(rw->tw->inst[order[r]]);
+		}
+		ck_assert(++spins < 10000000);
+	}
+	tw_quiesce(rw->tw);
+	ck_assert_int_eq(*(int *)rw->mem[0], nexcl);
+	rw_close(rw);
+}
+END_TEST
+
 /* The shared-memory path's direct lock and unlock (MPI_Win_lock and
  * MPI_Win_unlock on such a window): uncontended, the lock is granted in
  * the call and no synchronisation machine runs; held by another rank, the
@@ -2489,6 +2607,7 @@ static Suite *rma_suite(void)
 	CASE(acc_ordering, 3 * NFLAVORS);
 	CASE(counter_fetch_and_op, 3 * NFLAVORS);
 	CASE(counter_exclusive_lock, 3 * NFLAVORS);
+	CASE(counter_mixed_locks, 3 * NFLAVORS);
 	CASE(cas_one_winner, 3 * NFLAVORS);
 	CASE(pscw_ring, 3 * NFLAVORS);
 	CASE(passive_flushes, 3 * NFLAVORS);
@@ -2524,6 +2643,7 @@ static Suite *rma_suite(void)
 	DCASE(put_get_split);
 	CASE(dynamic_direct, 3);
 	DCASE(counter_exclusive_lock);
+	DCASE(counter_mixed_locks);
 	DCASE(passive_flushes);
 	DCASE(request_ops);
 	DCASE(pscw_ring);
@@ -2542,6 +2662,7 @@ static Suite *rma_suite(void)
 	ACASE(failure_lock_target);
 	/* passive-target locks as the fabric's atomics on lock words */
 	ACASE(counter_exclusive_lock);
+	ACASE(counter_mixed_locks);
 	ACASE(lock_queue_fair);
 	ACASE(passive_flushes);
 	ACASE(failure_lock_holder);

@@ -16,7 +16,8 @@
 # Every rank's threads' stacks here and on the STACKS_SSH hosts, all at
 # once: the ranks are stopped meanwhile (a rank spinning on an emulated
 # CPU slows gdb further: it takes 30-45 s to attach to one there), dumped
-# 16 frames a thread, then continued.
+# 16 frames a thread, then continued; then the RDMA devices' non-zero
+# counters (retransmissions, duplicates, errors) and QPs with their states.
 limited_stacks() {
 	local h cmd
 	# shellcheck disable=SC2016 # expanded by the shell that runs it
@@ -32,7 +33,13 @@ limited_stacks() {
 	wait
 	kill -CONT $ps 2>/dev/null
 	cat "$d"/* 2>/dev/null
-	rm -rf "$d"'
+	rm -rf "$d"
+	for c in /sys/class/infiniband/*/ports/*/hw_counters; do
+		[ -d "$c" ] && echo "== $(hostname) $c:" $(cd "$c" &&
+			grep -H . * 2>/dev/null | grep -v ":0\$")
+	done
+	command -v rdma >/dev/null &&
+		rdma resource show qp 2>/dev/null | sed "s/^/== $(hostname) /"'
 	for h in ${STACKS_SSH:-}; do
 		ssh -o ConnectTimeout=15 "$h" "$cmd" >"$LIMITED_DIR/stacks.$h" 2>&1 &
 	done
