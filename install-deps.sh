@@ -13,9 +13,10 @@ pkgs="build-essential autoconf automake libtool pkg-config
 libpmix-dev libibverbs-dev librdmacm-dev libssl-dev check"
 # libmunge-dev (optional: mpirun --auth munge) and munge, whose daemon the
 # multi-node tests start when it is not running
-# (iptables and iproute2: the TCP keepalive test silences a rank's port)
+# (iptables and iproute2: the TCP keepalive test silences a rank's port;
+# gdb: a case past its time-out prints its processes' stacks)
 [ "${1:-}" = "--test" ] && pkgs="$pkgs clang openmpi-bin libopenmpi-dev
-procps psmisc hyperfine libmunge-dev munge iptables iproute2"
+procps psmisc hyperfine libmunge-dev munge iptables iproute2 gdb"
 
 missing=
 for p in $pkgs; do

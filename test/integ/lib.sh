@@ -2,7 +2,8 @@
 #
 # A test script defines functions case_<name> and ends with `run_cases "$@"`.
 # Every case runs in its own process (the script re-invoked with --case
-# NAME) under its own `timeout`, in its own directory $D with a private
+# NAME) under its own time-out (test/limited.sh: past it, the stacks of
+# its processes go in its log), in its own directory $D with a private
 # TMPDIR, and prints one line: PASS, FAIL or SKIP and its name; the script
 # ends with a total. Inside a case, `fail MSG` records a failure and goes on,
 # `skip MSG` ends the case as skipped. Run from the top build directory
@@ -18,6 +19,11 @@ MPIEXEC=$top_builddir/launcher/mpiexec
 CLIENT=$top_builddir/test/integ/pmix_client
 HOST=$(hostname)
 CASE_TIMEOUT=${CASE_TIMEOUT:-60}
+# a case past its time-out: the stacks of its processes that run the
+# build's programs
+# shellcheck source=SCRIPTDIR/../limited.sh
+. "$srcdir/test/limited.sh"
+STACKS_RE='' STACKS_SSH='' STACKS_UNDER=$top_builddir
 
 CASE_FAILED=0
 
@@ -240,10 +246,14 @@ run_cases() {
 	export WORKDIR
 	for name in "${names[@]}"; do
 		t0=$(now_us)
-		timeout -k 5 "$CASE_TIMEOUT" "$0" --case "$name" \
-			>"$WORKDIR/$name.log" 2>&1
-		rc=$?
+		# (past the time-out, the stacks of the case's processes)
+		limited "$CASE_TIMEOUT" "$WORKDIR/$name.log" \
+			"$WORKDIR/$name.stacks" "$0" --case "$name"
+		rc=$RC
 		t1=$(now_us)
+		[[ -s $WORKDIR/$name.stacks ]] &&
+			sed 's/^/    = /' "$WORKDIR/$name.stacks" \
+				>>"$WORKDIR/$name.log"
 		case $rc in
 		0) echo "PASS: $name ($(((t1 - t0) / 1000)) ms)"
 		   npass=$((npass + 1)) ;;

@@ -23,8 +23,8 @@ CASES=("$@")
 MPIRUN=$B/launcher/mpirun
 CLIENT=$B/test/integ/pmix_client
 J=$B/test/jobs
-# shellcheck source=SCRIPTDIR/../vm/limited.sh
-. "$(dirname "$0")/../vm/limited.sh"
+# shellcheck source=SCRIPTDIR/../limited.sh
+. "$(dirname "$0")/../limited.sh"
 STACKS_RE="^$B/test/jobs/"
 CASE_TIMEOUT=${CASE_TIMEOUT:-90}
 out=$(mktemp -d /tmp/mn.XXXXXX)
@@ -40,7 +40,7 @@ want() { [[ ${#CASES[@]} -eq 0 || " ${CASES[*]} " == *" $1 "* ]]; }
 
 # run mpirun: RC (124: it ran past CASE_TIMEOUT), MS (elapsed), output in
 # $out/log. A job past its time-out has its ranks' stacks taken on both
-# nodes before it is ended (test/vm/limited.sh), in $out/stacks, which a
+# nodes before it is ended (test/limited.sh), in $out/stacks, which a
 # failing case prints: a hang shows where each rank waited.
 mr() {
 	local t0=${EPOCHREALTIME/./}

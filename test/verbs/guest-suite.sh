@@ -36,8 +36,8 @@ HOST=$(hostname)
 TOOLS=$(cd "$(dirname "$0")/../vm" && pwd)	# rxe-gid
 LINK=$(cat "/sys/class/infiniband/$DEV/ports/1/link_layer" 2>/dev/null)
 CASE_TIMEOUT=${CASE_TIMEOUT:-150}
-# shellcheck source=SCRIPTDIR/../vm/limited.sh
-. "$TOOLS/limited.sh"
+# shellcheck source=SCRIPTDIR/../limited.sh
+. "$TOOLS/../limited.sh"
 STACKS_RE="^$B/test/(jobs|verbs)/"
 out=$(mktemp -d /tmp/vt.XXXXXX)
 n=0 passed=0 left_out=()
@@ -84,7 +84,7 @@ job() {
 	n=$((n + 1))
 	counters >"$out/c0"
 	t0=$SECONDS
-	# (past the time-out the ranks' stacks are taken: test/vm/limited.sh)
+	# (past the time-out the ranks' stacks are taken: test/limited.sh)
 	# shellcheck disable=SC2086 # MPIRUN is a command line
 	limited "$CASE_TIMEOUT" "$out/$name.log" "$out/stacks" \
 		$MPIRUN -n "$np" "${envs[@]}" "$@"

@@ -10,7 +10,7 @@ set -euo pipefail
 
 pkgs=(qemu-system-x86 linux-image-amd64 busybox-static kmod cpio xz-utils
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
-	iproute2 openssh-server openssh-client procps)
+	iproute2 openssh-server openssh-client procps gdb)
 check=
 while (($#)); do
 	case $1 in
