@@ -714,133 +714,33 @@ START_TEST(counter_fetch_and_op)
 }
 END_TEST
 
-/* A counter guarded by an exclusive lock: get, flush, put + 1, unlock,
- * each rank a machine of its own, all of them racing for the lock. Two
- * holders at once would lose updates. */
-START_TEST(counter_exclusive_lock)
+/* A counter guarded by passive-target locks on rank 0's window, n ranks
+ * each a machine of its own, N rounds each, all racing for the lock:
+ * lock; get, flush; put + 1 (exclusive holders), unlock. Two holders at
+ * once would lose updates; a holder also checks who else holds
+ * (exclusive: nobody; shared: no exclusive holder) and that the count it
+ * reads never goes down. mixed: a rank's every third round exclusive, the
+ * others shared, and the ranks' progress called in a random order, some
+ * twice, some machines left out of a round, from the seed: many
+ * interleavings of the lock's tickets, grants, polls and releases; else
+ * every round exclusive and progress in rank order. Returns the
+ * exclusive rounds. */
+static int counter_locks(struct rw *rw, int N, bool mixed, unsigned seed)
 {
-	int flavor = FLAVOR_OF(_i), n = 4, r, done = 0;
-	const int N = 40;
-	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
-	struct rc_req *req[NMAX] = { 0 };
-	int state[NMAX] = { 0 }, count[NMAX] = { 0 }, val[NMAX];
-	bool holds[NMAX] = { 0 };
-	unsigned long spins = 0;
-	int o;
-
-	while (done < n) {
-		for (r = 0; r < n; r++) {
-			struct rc_win *w = rw->w[r];
-
-			if (count[r] == N)
-				continue;
-			if (req[r] && !rc_req_done(req[r]))
-				continue;
-			if (req[r]) {
-				ck_assert_int_eq(req[r]->err, RC_OK);
-				rc_req_free(req[r]);
-				req[r] = NULL;
-			}
-			if (state[r] == 1) {
-				/* granted: nobody else holds it (from the
-				 * grant to the start of the unlock) */
-				for (o = 0; o < n; o++)
-					ck_assert_msg(!holds[o], "ranks %d and "
-						      "%d hold the lock", r, o);
-				holds[r] = true;
-			}
-			switch (state[r]) {
-			case 0:
-				ck_assert_int_eq(rc_win_lock_start(
-						w, MPI_LOCK_EXCLUSIVE, 0, 0,
-						&req[r]), RC_OK);
-				/* only one holder at the target */
-				ck_assert(rw->w[0]->excl < 0 ||
-					  !rw->w[0]->nshared);
-				break;
-			case 1:
-				ck_assert_int_eq(MPI_Get(&val[r], 1, MPI_INT, 0,
-							 rw_disp(rw, 0, 0, 1),
-							 1, MPI_INT, w),
-						 MPI_SUCCESS);
-				ck_assert_int_eq(rc_win_flush_start(w, 0, false,
-								    &req[r]),
-						 RC_OK);
-				break;
-			case 2:
-				val[r]++;
-				ck_assert_int_eq(MPI_Put(&val[r], 1, MPI_INT, 0,
-							 rw_disp(rw, 0, 0, 1),
-							 1, MPI_INT, w),
-						 MPI_SUCCESS);
-				holds[r] = false;
-				ck_assert_int_eq(rc_win_unlock_start(w, 0,
-								     &req[r]),
-						 RC_OK);
-				break;
-			case 3:
-				if (++count[r] == N)
-					done++;
-				break;
-			}
-			state[r] = (state[r] + 1) % 4;
-		}
-		tw_progress(rw->tw);
-		ck_assert(++spins < 10000000);
-	}
-	tw_quiesce(rw->tw);
-	ck_assert_int_eq(*(int *)rw->mem[0], n * N);
-	if (rw->w[0]->dev_atomic) {
-		/* the device's lock words did it, not the target's queue:
-		 * one ticket per lock, every one passed on; each holder word
-		 * still names its last exclusive ticket, long passed (state
-		 * WAIT_EX, 2, in the high byte: dlock.c) */
-		const uint64_t *lw = rw->w[0]->dlblk;
-		uint64_t k = (uint64_t)(n * N);
-
-		/* the three counters, nothing in their guard bits */
-		ck_assert_uint_eq(lw[RMA_DL_LOCK], k << RMA_DL_NEXT |
-							   k << RMA_DL_WRITE |
-							   k << RMA_DL_READ);
-		for (o = 0; o < n; o++) {
-			uint64_t h = lw[RMA_DL_HOLDER + o];
-
-			ck_assert_uint_eq(h >> 56, 2);
-			ck_assert_uint_lt(h & ((UINT64_C(1) << 56) - 1), k);
-		}
-	}
-	rw_close(rw);
-}
-END_TEST
-
-/* Shared and exclusive locks mixed, each rank a machine of its own, the
- * ranks' progress called in a random order (a seed per loop index, so a
- * failure repeats), some ranks left out of a round: many interleavings of
- * the lock's tickets, grants, polls and releases. An exclusive holder finds
- * nobody else holding, a shared one no exclusive holder; exclusive holders
- * count with get, flush, put + 1 and shared ones read the count, which
- * must never go down for the reader. */
-START_TEST(counter_mixed_locks)
-{
-	int flavor = FLAVOR_OF(_i), n = 4, r, o, done = 0;
-	const int N = 60;
-	struct rw *rw = rw_open(n, _i, flavor, 64, 1);
+	int n = rw->n, r, o, done = 0, nexcl = 0;
 	struct rc_req *req[NMAX] = {0};
 	int state[NMAX] = {0}, count[NMAX] = {0}, val[NMAX];
-	int seen[NMAX], holds[NMAX] = {0}, nexcl = 0;
-	unsigned seed = 0x9e3779b9u * (unsigned)(_i + 1);
+	int seen[NMAX], holds[NMAX] = {0}, order[NMAX];
 	unsigned long spins = 0;
 
 	for (r = 0; r < n; r++)
 		seen[r] = -1;
 	while (done < n) {
-		int order[NMAX];
-
 		for (r = 0; r < n; r++) {
 			struct rc_win *w = rw->w[r];
-			int excl = (count[r] + r) % 3 == 0;
+			int excl = !mixed || (count[r] + r) % 3 == 0;
 
-			if (count[r] == N || rand_r(&seed) % 4 == 0)
+			if (count[r] == N || (mixed && rand_r(&seed) % 4 == 0))
 				continue;
 			if (req[r] && !rc_req_done(req[r]))
 				continue;
@@ -858,9 +758,13 @@ START_TEST(counter_mixed_locks)
 						     : MPI_LOCK_SHARED,
 						0, 0, &req[r]),
 					RC_OK);
+				/* only one exclusive holder at the target */
+				ck_assert(rw->w[0]->excl < 0 ||
+					  !rw->w[0]->nshared);
 				break;
 			case 1:
-				/* granted: who else holds it */
+				/* granted: who else holds it (from the grant
+				 * to the start of the unlock) */
 				for (o = 0; o < n; o++)
 					ck_assert_msg(
 						o == r || !holds[o] ||
@@ -908,10 +812,10 @@ START_TEST(counter_mixed_locks)
 			}
 			state[r] = (state[r] + 1) % 4;
 		}
-		/* every rank's progress, in a random order, some twice */
+		/* every rank's progress: in rank order, or shuffled */
 		for (r = 0; r < n; r++)
 			order[r] = r;
-		for (r = n - 1; r > 0; r--) {
+		for (r = n - 1; mixed && r > 0; r--) {
 			int k = (int)(rand_r(&seed) % (unsigned)(r + 1)), t;
 
 			t = order[r];
@@ -920,13 +824,54 @@ START_TEST(counter_mixed_locks)
 		}
 		for (r = 0; r < n; r++) {
 			rc_progress(rw->tw->inst[order[r]]);
-			if (rand_r(&seed) % 8 == 0)
+			if (mixed && rand_r(&seed) % 8 == 0)
 				rc_progress(rw->tw->inst[order[r]]);
 		}
 		ck_assert(++spins < 10000000);
 	}
 	tw_quiesce(rw->tw);
 	ck_assert_int_eq(*(int *)rw->mem[0], nexcl);
+	return nexcl;
+}
+
+/* Every round exclusive. */
+START_TEST(counter_exclusive_lock)
+{
+	const int n = 4, N = 40;
+	struct rw *rw = rw_open(n, _i, FLAVOR_OF(_i), 64, 1);
+	int o;
+
+	ck_assert_int_eq(counter_locks(rw, N, false, 0), n * N);
+	if (rw->w[0]->dev_atomic) {
+		/* the device's lock words did it, not the target's queue:
+		 * one ticket per lock, every one passed on; each holder word
+		 * still names its last exclusive ticket, long passed (state
+		 * WAIT_EX, 2, in the high byte: dlock.c) */
+		const uint64_t *lw = rw->w[0]->dlblk;
+		uint64_t k = (uint64_t)(n * N);
+
+		/* the three counters, nothing in their guard bits */
+		ck_assert_uint_eq(lw[RMA_DL_LOCK], k << RMA_DL_NEXT |
+							   k << RMA_DL_WRITE |
+							   k << RMA_DL_READ);
+		for (o = 0; o < n; o++) {
+			uint64_t h = lw[RMA_DL_HOLDER + o];
+
+			ck_assert_uint_eq(h >> 56, 2);
+			ck_assert_uint_lt(h & ((UINT64_C(1) << 56) - 1), k);
+		}
+	}
+	rw_close(rw);
+}
+END_TEST
+
+/* Shared and exclusive mixed, in random interleavings (a seed per loop
+ * index, so that a failure repeats). */
+START_TEST(counter_mixed_locks)
+{
+	struct rw *rw = rw_open(4, _i, FLAVOR_OF(_i), 64, 1);
+
+	counter_locks(rw, 60, true, 0x9e3779b9u * (unsigned)(_i + 1));
 	rw_close(rw);
 }
 END_TEST
