@@ -13,7 +13,8 @@
 #
 #   limited LIMIT LOG STACKS COMMAND...
 #       COMMAND with stdout and stderr in LOG, stdin /dev/null, in a
-#       process group of its own. Past LIMIT seconds the stacks go to
+#       process group of its own, SIGHUP, SIGINT, SIGQUIT and SIGTERM at
+#       their defaults. Past LIMIT seconds the stacks go to
 #       STACKS, then that group gets SIGTERM and, 5 s later, SIGKILL. Sets RC: COMMAND's status, 124 past the limit.
 #       STACKS is empty unless the limit passed.
 
@@ -85,8 +86,12 @@ limited() {
 	shift 3
 	LIMITED_DIR=$(dirname "$stk")
 	rm -f "$stk" "$stk.late"
-	# (a process group of its own, ended as a whole, as timeout(1) does)
-	setsid "$@" >"$log" 2>&1 </dev/null &
+	# (a process group of its own, ended as a whole, and the signals a
+	# job is told with at their defaults, as timeout(1) gives them: under
+	# nohup or as a background job of this shell, SIGHUP or SIGINT would
+	# come ignored, and mpirun keeps an ignored SIGHUP ignored)
+	setsid env --default-signal=HUP,INT,QUIT,TERM "$@" >"$log" 2>&1 \
+		</dev/null &
 	pid=$!
 	(
 		trap 'kill $s 2>/dev/null; exit 0' TERM
