@@ -14,9 +14,10 @@
 #   limited LIMIT LOG STACKS COMMAND...
 #       COMMAND with stdout and stderr in LOG, stdin /dev/null, in a
 #       process group of its own, SIGHUP, SIGINT, SIGQUIT and SIGTERM at
-#       their defaults. Past LIMIT seconds the stacks go to
-#       STACKS, then that group gets SIGTERM and, 5 s later, SIGKILL. Sets RC: COMMAND's status, 124 past the limit.
-#       STACKS is empty unless the limit passed.
+#       their defaults. Past LIMIT seconds the stacks go to STACKS, then
+#       that group gets SIGTERM and, 5 s later, SIGKILL. Sets RC:
+#       COMMAND's status, 124 past the limit. STACKS is empty unless the
+#       limit passed.
 
 # What one host runs for the dump: the processes in $PIDS (or those that
 # STACKS_RE picks) are stopped (a process spinning on an emulated CPU slows
@@ -59,20 +60,21 @@ limited_tree() {
 }
 
 # the stacks of job $1's processes, here and on the STACKS_SSH hosts
+# (theirs collected in files beside $2)
 limited_stacks() {
 	local h pids=
 	[[ -z ${STACKS_RE:-} ]] && pids=$(limited_tree "$1")
 	for h in ${STACKS_SSH:-}; do
 		ssh -o ConnectTimeout=15 "$h" \
 			"RE=$(printf %q "$STACKS_RE"); $LIMITED_CMD" \
-			>"$LIMITED_DIR/stacks.$h" 2>&1 &
+			>"$2.$h" 2>&1 &
 	done
 	[[ -n ${STACKS_RE:-}$pids ]] &&
 		PIDS=$pids RE=${STACKS_RE:-} bash -c "$LIMITED_CMD"
 	wait
 	for h in ${STACKS_SSH:-}; do
-		cat "$LIMITED_DIR/stacks.$h"
-		rm -f "$LIMITED_DIR/stacks.$h"
+		cat "$2.$h"
+		rm -f "$2.$h"
 	done
 }
 
@@ -84,7 +86,6 @@ limited_kill() {
 limited() {
 	local limit=$1 log=$2 stk=$3 pid w
 	shift 3
-	LIMITED_DIR=$(dirname "$stk")
 	rm -f "$stk" "$stk.late"
 	# (a process group of its own, ended as a whole, and the signals a
 	# job is told with at their defaults, as timeout(1) gives them: under
@@ -99,7 +100,7 @@ limited() {
 		s=$!
 		wait $s || exit 0
 		: >"$stk.late"
-		limited_stacks $pid >"$stk" 2>&1
+		limited_stacks $pid "$stk" >"$stk" 2>&1
 		limited_kill TERM $pid && sleep 5 && limited_kill KILL $pid
 	) &
 	w=$!
