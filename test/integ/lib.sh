@@ -20,10 +20,10 @@ CLIENT=$top_builddir/test/integ/pmix_client
 HOST=$(hostname)
 CASE_TIMEOUT=${CASE_TIMEOUT:-60}
 # a case past its time-out: the stacks of its processes that run the
-# build's programs
+# build's programs, or programs a case built (under WORKDIR, run_cases)
 # shellcheck source=SCRIPTDIR/../limited.sh
 . "$srcdir/test/limited.sh"
-STACKS_RE='' STACKS_SSH='' STACKS_UNDER=$top_builddir
+STACKS_RE='' STACKS_SSH=''
 
 CASE_FAILED=0
 
@@ -243,6 +243,7 @@ run_cases() {
 			sed -n 's/^case_//p')
 	fi
 	WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/rcmpi-integ.XXXXXX")
+	STACKS_UNDER="$top_builddir $WORKDIR"
 	export WORKDIR
 	for name in "${names[@]}"; do
 		t0=$(now_us)
