@@ -6,8 +6,8 @@
 #
 #   STACKS_RE   extended regex on a process's whole command line that picks
 #               the processes to dump (anchor it on the build's path);
-#               unset: the job's own descendants whose program lies under
-#               one of the directories in STACKS_UNDER
+#               unset: the job's process and its descendants whose program
+#               lies under one of the directories in STACKS_UNDER
 #   STACKS_SSH  hosts whose processes matching STACKS_RE are dumped too,
 #               over ssh (may be empty)
 #
@@ -49,18 +49,18 @@ done
 command -v rdma >/dev/null &&
 	rdma resource show qp 2>/dev/null | sed "s/^/== $(hostname) /"'
 
-# the processes below pid $1 whose program lies under a STACKS_UNDER
-# directory
+# pid $1 and the processes below it whose program lies under a
+# STACKS_UNDER directory
 limited_tree() {
 	local c e u
+	e=$(readlink "/proc/$1/exe" 2>/dev/null)
+	for u in ${STACKS_UNDER:-/}; do
+		if [[ $e == "$u"/* ]]; then
+			echo "$1"
+			break
+		fi
+	done
 	for c in $(pgrep -P "$1"); do
-		e=$(readlink "/proc/$c/exe" 2>/dev/null)
-		for u in ${STACKS_UNDER:-/}; do
-			if [[ $e == "$u"/* ]]; then
-				echo "$c"
-				break
-			fi
-		done
 		limited_tree "$c"
 	done
 }
