@@ -19,6 +19,7 @@
 struct rc_inst;
 struct rc_comm;
 struct rc_dtype;
+struct rc_tp;
 
 /* An unexpected message. */
 struct rc_umsg {
@@ -56,6 +57,13 @@ int rc_p2p_connect(struct rc_inst *inst);
  * progress), then close the transports. */
 int rc_p2p_drain(struct rc_inst *inst);
 void rc_p2p_close(struct rc_inst *inst);
+
+/* Poll transport tp alone, as one progress call would (never re-entered):
+ * for a short wait whose completions only tp brings (a one-sided flush of
+ * RDMA and device atomics). It skips the other transports and the
+ * engine's other work (queued sends, failed peers, schedules), so such a
+ * wait still calls rc_progress every few turns. */
+unsigned rc_p2p_poll_tp(struct rc_inst *inst, struct rc_tp *tp);
 
 /* Fill a request for a send / receive (kind set by the caller's alloc). */
 void rc_p2p_req_setup(struct rc_req *req, struct rc_comm *comm, uint32_t ctx,

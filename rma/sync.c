@@ -963,6 +963,22 @@ bool rc_win_unlock_direct(struct rc_win *win, int target, int *ret)
 /* Progress calls a flush waits in the caller before it becomes a machine
  * (whose probe notices a target that stopped answering). */
 #define RMA_FLUSH_SPIN 4096
+/* Of those, one in RMA_FLUSH_FULL is a whole progress call; the others
+ * poll only the transport that brings the completions, when one does. */
+#define RMA_FLUSH_FULL 8
+
+/* The one transport whose completions a flush of target t waits for: its
+ * RDMA and, on a device-agent window, its device atomics. NULL: several
+ * (every target), or two (the atomic agent's is not t's). */
+static struct rc_tp *flush_tp(const struct rc_win *win, int t)
+{
+	struct rc_tp *tp;
+
+	if (t < 0)
+		return NULL;
+	tp = win->inst->procs[win->tg[t].wrank].tp;
+	return !win->dev_atomic || win->atp == tp ? tp : NULL;
+}
 
 /* Only direct operations (RDMA, device atomics) to the set, nothing sent
  * as a message that would need an acknowledgement? */
@@ -992,12 +1008,17 @@ bool rc_win_flush_direct(struct rc_win *win, int target, int *ret)
 		 * completion. Wait for them here, without a machine or a
 		 * request, for a while (not at MULTIPLE: this holds the
 		 * section) */
+		struct rc_tp *tp;
+
 		if (rc_thread_multiple || !direct_only(win, target))
 			return false;
-		for (spin = 0; !settled(win, target, true); spin++) {
+		tp = flush_tp(win, target);
+		for (spin = 1; !settled(win, target, true); spin++) {
 			if (spin == RMA_FLUSH_SPIN)
 				return false;
-			if (!rc_progress(win->inst))
+			if (tp && spin % RMA_FLUSH_FULL
+				    ? !rc_p2p_poll_tp(win->inst, tp)
+				    : !rc_progress(win->inst))
 				rc_progress_idle(win->inst);
 		}
 	}

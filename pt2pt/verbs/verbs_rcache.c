@@ -24,6 +24,7 @@
 #include "verbs_rcache.h"
 
 struct rc_rcache {
+	struct rc_rcache_head h; /* first: rc_rcache_gc_pending reads it */
 	const struct rc_rcache_reg_ops *ops;
 	void *ctx;
 	bool enabled;
@@ -35,7 +36,6 @@ struct rc_rcache {
 	size_t bytes;
 	struct rc_list lru;  /* unused indexed entries, MRU first */
 	struct rc_list dead; /* invalidated, unused: to deregister */
-	atomic_int ndead;
 	unsigned long gen; /* invalidations seen */
 	struct rc_rcache_stats st;
 	struct rc_rcache *next; /* registry */
@@ -299,7 +299,7 @@ void rc_rcache_invalidate(struct rc_rcache *rc, uintptr_t a, uintptr_t b)
 		if (!x->refcnt) {
 			rc_list_del(&x->link);
 			rc_list_add_tail(&rc->dead, &x->link);
-			atomic_fetch_add(&rc->ndead, 1);
+			atomic_fetch_add(&rc->h.ndead, 1);
 		}
 	}
 	pthread_mutex_unlock(&rc->lock);
@@ -322,18 +322,13 @@ void rc_rcache_invalidate_all(uintptr_t a, uintptr_t b)
 	pthread_mutex_unlock(&reg_lock);
 }
 
-bool rc_rcache_gc_pending(const struct rc_rcache *rc)
-{
-	return atomic_load_explicit(&rc->ndead, memory_order_relaxed) != 0;
-}
-
 void rc_rcache_gc(struct rc_rcache *rc)
 {
 	struct rc_list dead;
 
 	pthread_mutex_lock(&rc->lock);
 	rc_list_splice_init(&rc->dead, &dead);
-	atomic_store(&rc->ndead, 0);
+	atomic_store(&rc->h.ndead, 0);
 	pthread_mutex_unlock(&rc->lock);
 	while (!rc_list_empty(&dead)) {
 		struct rc_rcache_entry *x =

@@ -24,12 +24,19 @@
 #ifndef RC_VERBS_RCACHE_H
 #define RC_VERBS_RCACHE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "list.h"
 
 struct rc_rcache;
+
+/* What every progress call reads of a cache, inline (the rest is
+ * verbs_rcache.c's): the first member of struct rc_rcache. */
+struct rc_rcache_head {
+	atomic_int ndead; /* invalidated entries left to deregister */
+};
 
 struct rc_rcache_reg_ops {
 	/* Register [addr, addr + len): 0, or an errno value. */
@@ -75,7 +82,12 @@ bool rc_rcache_active(void);
 /* Deregister what invalidations left behind (owner thread). */
 void rc_rcache_gc(struct rc_rcache *rc);
 /* Is there anything for rc_rcache_gc to do? (cheap, unlocked) */
-bool rc_rcache_gc_pending(const struct rc_rcache *rc);
+static inline bool rc_rcache_gc_pending(const struct rc_rcache *rc)
+{
+	const struct rc_rcache_head *h = (const struct rc_rcache_head *)rc;
+
+	return atomic_load_explicit(&h->ndead, memory_order_relaxed) != 0;
+}
 
 void rc_rcache_stats(struct rc_rcache *rc, struct rc_rcache_stats *st);
 
