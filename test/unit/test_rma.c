@@ -1235,6 +1235,42 @@ START_TEST(flush_direct)
 }
 END_TEST
 
+/* The flush's wait polls only the device's transport most turns; every
+ * few turns it runs the whole engine, which retries what waits for room
+ * (rma->rooms). Here the fabric refuses every third atomic: an element
+ * of a two-element accumulate that the device refused waits for room,
+ * and the flush still ends in the call with every sum in. */
+START_TEST(flush_direct_room)
+{
+	struct rw *rw =
+		rw_open(2, 6 * NFLAVORS + 2, MPI_WIN_FLAVOR_CREATE, 64, 1);
+	struct rc_req *req[NMAX] = {NULL};
+	long long two[2] = {1, 10};
+	long long *mem = (long long *)rw->mem[1];
+	int i, ret = -1;
+
+	ck_assert_int_eq(rc_win_lock_start(rw->w[0], MPI_LOCK_SHARED, 1,
+					   MPI_MODE_NOCHECK, &req[0]),
+			 RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(MPI_Accumulate(two, 2, MPI_LONG_LONG, 1,
+						rw_disp(rw, 1, 0, 1), 2,
+						MPI_LONG_LONG, MPI_SUM,
+						rw->w[0]),
+				 MPI_SUCCESS);
+	ck_assert(!rc_list_empty(&rma_of(rw->tw->inst[0])->rooms));
+	ck_assert(rc_win_flush_direct(rw->w[0], 1, &ret));
+	ck_assert_int_eq(ret, RC_OK);
+	ck_assert(rc_list_empty(&rma_of(rw->tw->inst[0])->rooms));
+	ck_assert_int_eq(mem[0], 4);
+	ck_assert_int_eq(mem[1], 40);
+	ck_assert_int_eq(rc_win_unlock_start(rw->w[0], 1, &req[0]), RC_OK);
+	wait_each(rw->tw, req, 1, NULL);
+	rw_close(rw);
+}
+END_TEST
+
 /* One-element device atomics (fetch_and_op SUM and NO_OP, accumulate
  * SUM, compare_and_swap) go straight to the transport, their block never
  * queued at the target (rc_rma_word from MPI_Fetch_and_op and
@@ -2572,6 +2608,7 @@ static Suite *rma_suite(void)
 	CASE(handles_and_handlers, NFLAVORS);
 	CASE(shm_lock_direct, 3 * NFLAVORS);
 	CASE(flush_direct, 0);
+	CASE(flush_direct_room, 0);
 	CASE(atomic_one, 0);
 	/* the loops from..to of fn, as its own case named fn##suffix */
 #define RANGE(fn, suffix, from, to)                              \
