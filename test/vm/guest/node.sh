@@ -11,6 +11,7 @@
 # the share:
 #   ready       the node is up and rxe0 is ACTIVE (holds the uptime)
 #   failed      setup failed (holds the reason)
+#   alive       node2, every 5 s: its uptime and eth0's packet counters
 #   out, rc     node1: the command's output (streamed) and exit status
 # With two nodes, node1 waits for the host's "peers-ready" (node2 is ready)
 # and checks "ssh node2" before it runs the command; node2 just waits until
@@ -144,8 +145,16 @@ log "ready after $(uptime_s) s"
 report ready "$(uptime_s)"
 
 if [ "$NODE" != 1 ]; then
-	# node2: serve ssh until the host powers this VM off.
-	while :; do sleep 3600; done
+	# node2: serve ssh until the host powers this VM off. Every 5 s it
+	# tells the host that it runs, with its link's packet counters,
+	# through the control share (not the network): when a command across
+	# the nodes fails, rxe-vm prints the last one, which tells a hung
+	# kernel (stale) from a link that stopped (fresh, counters still).
+	st=/sys/class/net/eth0/statistics
+	while :; do
+		report alive "uptime $(uptime_s) s, eth0 rx $(cat $st/rx_packets) tx $(cat $st/tx_packets) packets, rx dropped $(cat $st/rx_dropped)"
+		sleep 5
+	done
 fi
 
 if [ "$NODES" = 2 ]; then
