@@ -1723,14 +1723,8 @@ static unsigned p2p_progress(struct rc_inst *inst, void *arg)
 
 unsigned rc_p2p_poll_tp(struct rc_inst *inst, struct rc_tp *tp)
 {
-	unsigned events;
-
-	assert(!inst->in_progress);
-	inst->in_progress = 1;
-	events = tp->ops->progress(tp);
-	inst->in_progress = 0;
-	inst->idle = events ? 0 : inst->idle + 1;
-	return events;
+	rc_progress_begin(inst);
+	return rc_progress_end(inst, tp->ops->progress(tp));
 }
 
 static int p2p_add_tp(struct rc_inst *inst, const struct rc_tp_ops *ops,

@@ -6,7 +6,6 @@
  * queued sends; completions then drive collective schedules through request
  * callbacks). It never blocks and is never re-entered.
  */
-#include <assert.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +22,10 @@ unsigned rc_progress(struct rc_inst *inst)
 	unsigned events = 0;
 	int i;
 
-	assert(!inst->in_progress);
-	inst->in_progress = 1;
+	rc_progress_begin(inst);
 	for (i = 0; i < inst->nhooks; i++)
 		events += inst->hooks[i].fn(inst, inst->hooks[i].arg);
-	inst->in_progress = 0;
-	if (events)
-		inst->idle = 0;
-	else
-		inst->idle++;
-	return events;
+	return rc_progress_end(inst, events);
 }
 
 void rc_progress_idle(struct rc_inst *inst)

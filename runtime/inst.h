@@ -8,6 +8,7 @@
 #ifndef RC_INST_H
 #define RC_INST_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -108,6 +109,21 @@ extern struct rc_inst rc_g;
 /* Drive every transport and protocol once; returns events handled. Never
  * blocks, never re-entered. */
 unsigned rc_progress(struct rc_inst *inst);
+/* The bookkeeping around one progress call, rc_progress's or a poll of
+ * one transport (rc_p2p_poll_tp): never re-entered, and an empty call
+ * counts towards rc_progress_idle's yield. */
+static inline void rc_progress_begin(struct rc_inst *inst)
+{
+	assert(!inst->in_progress);
+	inst->in_progress = 1;
+}
+
+static inline unsigned rc_progress_end(struct rc_inst *inst, unsigned events)
+{
+	inst->in_progress = 0;
+	inst->idle = events ? 0 : inst->idle + 1;
+	return events;
+}
 /* Called by blocking loops that made no progress: yields when
  * oversubscribed or idle for yield_after polls, otherwise relaxes the
  * CPU. */
