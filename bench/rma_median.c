@@ -14,10 +14,10 @@
  * and prints "OP median M mean A us (n N)"; rank 1 then checks the word
  * the operations reached (put: 1, fop: the number of operations, get and
  * cas: untouched 0: cas compares with 1) and exits 1 if it is wrong.
- * On x86-64 the counter is the TSC, its rate taken from CLOCK_MONOTONIC
- * over the whole loop (in a VM whose clock source is the HPET,
- * clock_gettime is a system call: too slow to read per iteration);
- * elsewhere clock_gettime.
+ * On x86-64 the counter is the TSC, its rate taken from MPI_Wtime over
+ * the whole loop (in a VM whose clock source is the HPET, clock_gettime
+ * is a system call: too slow to read per iteration); elsewhere
+ * MPI_Wtime.
  *
  * Rank 1 waits for rank 0 in MPI_Barrier, polling as MPI does; with
  * "idle" it waits in MPI_Ibarrier instead, asleep 1 ms between
@@ -30,27 +30,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef __x86_64__
 #include <x86intrin.h>
 #endif
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* the counter read once per iteration (its rate: from mono()) */
+/* the counter read once per iteration (its rate: from MPI_Wtime) */
 static uint64_t ticks(void)
 {
 #ifdef __x86_64__
 	return __rdtsc();
 #else
-	return (uint64_t)(mono() * 1e9);
+	return (uint64_t)(MPI_Wtime() * 1e9);
 #endif
 }
 
@@ -101,7 +92,7 @@ int main(int argc, char **argv)
 	if (mode < 0 || n < 1 || size != 2) {
 		if (!rank)
 			fprintf(stderr, "usage: mpirun -n 2 rma_median "
-					"put|get|fop|cas [N]\n");
+					"put|get|fop|cas [N [idle]]\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -118,13 +109,13 @@ int main(int argc, char **argv)
 		MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w);
 		for (i = 0; i < 100; i++)
 			op(mode, w);
-		t0 = mono();
+		t0 = MPI_Wtime();
 		for (i = 0; i < n; i++) {
 			t[i] = ticks();
 			op(mode, w);
 		}
 		t[n] = ticks();
-		t1 = mono();
+		t1 = MPI_Wtime();
 		MPI_Win_unlock(1, w);
 		rate = (double)(t[n] - t[0]) / (t1 - t0);
 		for (i = 0; i < n; i++) {
