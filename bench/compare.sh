@@ -542,7 +542,13 @@ mode_shm_mt() {
 	job sidet mt_side 1 none 2 higher \
 		"mt_side test: messages/s between two threads that complete windows by MPI_Testall" \
 		"test 2000"
-	jobs+="sideq sideqc sidet "
+	job sideo mt_side 1 none 2 higher \
+		"mt_side objects: thread 0's messages/s to itself while thread 1 makes datatypes" \
+		"objects 20000"
+	job sideoc mt_side 1 none 3 higher \
+		"mt_side objects: thread 1's rounds of MPI_Type_vector, _commit, MPI_Pack, MPI_Type_free per second" \
+		"objects 20000"
+	jobs+="sideq sideqc sidet sideo sideoc "
 	header "Shared memory, MPI_THREAD_MULTIPLE, 2 ranks, not bound" \
 		"REPS=$REPS bench/compare.sh shm-mt"
 	echo "Every MPI initialised with MPI_THREAD_MULTIPLE. osu_latency_mt: rank 0's"
@@ -555,7 +561,9 @@ mode_shm_mt() {
 	echo "messages on a duplicate of MPI_COMM_SELF in windows of 64; query:"
 	echo "thread 0 streams to itself while thread 1 calls MPI_Comm_rank,"
 	echo "MPI_Comm_size and MPI_Type_size in a loop; test: thread 0 sends"
-	echo "windows to thread 1, both complete them by MPI_Testall loops."
+	echo "windows to thread 1, both complete them by MPI_Testall loops;"
+	echo "objects: as query, thread 1 makes, commits, packs with and frees"
+	echo "a vector datatype in a loop."
 	[[ " $MPIS_OVER " != *" mpich "* && " $MPIS " == *" mpich "* ]] &&
 		echo "MPICH left out (as in shm-over): set MPIS_OVER to include it."
 	echo

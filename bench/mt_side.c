@@ -8,13 +8,16 @@
  *	                          meanwhile calls MPI_Comm_rank, MPI_Comm_size
  *	                          on that communicator and MPI_Type_size in a
  *	                          loop
+ *	mt_side objects [windows] as query, but thread 1 makes datatypes:
+ *	                          MPI_Type_vector, MPI_Type_commit, MPI_Pack
+ *	                          of one element (checked), MPI_Type_free
  *	mt_side test [windows]    thread 0 sends windows to thread 1, which
  *	                          receives them (tag 1); both complete each
  *	                          window by MPI_Testall in a loop; thread 1
  *	                          acknowledges each window (tag 2)
  *
- * Prints OSU-style "size messages/s calls/s" (calls/s: thread 1's query
- * rounds per second in query mode, 0 in test mode). Every message carries
+ * Prints OSU-style "size messages/s calls/s" (calls/s: thread 1's rounds
+ * per second in query and objects modes, 0 in test mode). Every message carries
  * its window and slot, checked on receipt, and every query's answer is
  * checked: a wrong one aborts. Standard MPI: built with each MPI's mpicc
  * by bench/compare.sh (shm-mt).
@@ -29,8 +32,25 @@
 #define LEN 8
 
 static MPI_Comm comm;
-static int windows = 20000, query_mode, stop;
+static int windows = 20000, query_mode, objects_mode, stop;
 static double calls_per_s;
+
+/* One round of objects mode: a vector type made, used and freed. */
+static void object_round(long n)
+{
+	int in[3] = {(int)n, -1, (int)n + 1}, out[2] = {0, 0}, pos = 0;
+	MPI_Datatype t;
+
+	MPI_Type_vector(2, 1, 2, MPI_INT, &t);
+	MPI_Type_commit(&t);
+	MPI_Pack(in, 1, t, out, (int)sizeof(out), &pos, comm);
+	MPI_Type_free(&t);
+	if (pos != (int)sizeof(out) || out[0] != in[0] || out[1] != in[2]) {
+		fprintf(stderr, "mt_side: packed %d bytes: %d %d\n", pos,
+			out[0], out[1]);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+}
 
 static void *querier(void *arg)
 {
@@ -40,6 +60,10 @@ static void *querier(void *arg)
 
 	(void)arg;
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+		if (objects_mode) {
+			object_round(n++);
+			continue;
+		}
 		MPI_Comm_rank(comm, &r);
 		MPI_Comm_size(comm, &s);
 		MPI_Type_size(MPI_INT, &ts);
@@ -132,11 +156,14 @@ int main(int argc, char **argv)
 	int provided;
 	double t;
 
-	if (argc < 2 || (strcmp(argv[1], "query") && strcmp(argv[1], "test"))) {
-		fprintf(stderr, "usage: mt_side query|test [windows]\n");
+	if (argc < 2 || (strcmp(argv[1], "query") && strcmp(argv[1], "test") &&
+			 strcmp(argv[1], "objects"))) {
+		fprintf(stderr,
+			"usage: mt_side query|objects|test [windows]\n");
 		return 2;
 	}
-	query_mode = !strcmp(argv[1], "query");
+	objects_mode = !strcmp(argv[1], "objects");
+	query_mode = objects_mode || !strcmp(argv[1], "query");
 	if (argc > 2)
 		windows = atoi(argv[2]);
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

@@ -43,17 +43,19 @@ struct rc_group *rc_group_new(int size)
 	return g;
 }
 
+/* Atomic: MPI_Group_free runs outside the critical section (thread.h),
+ * while communicators release theirs inside it. */
 void rc_group_retain(struct rc_group *g)
 {
 	if (g && !g->predefined)
-		g->refcount++;
+		__atomic_add_fetch(&g->refcount, 1, __ATOMIC_RELAXED);
 }
 
 void rc_group_release(struct rc_group *g)
 {
 	if (!g || g->predefined)
 		return;
-	if (--g->refcount == 0) {
+	if (__atomic_sub_fetch(&g->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
 		free(g->wranks);
 		rc_hobj_free(RC_HK_GROUP, g);
 	}

@@ -334,7 +334,10 @@ bool rc_dt_valid(const struct rc_dtype *dt)
 
 void rc_dt_commit(struct rc_dtype *dt)
 {
-	dt->flags |= RC_DT_COMMITTED;
+	/* committing a committed type writes nothing: other threads may be
+	 * communicating with it (MPI_Type_commit runs outside the section) */
+	if (!(dt->flags & RC_DT_COMMITTED))
+		dt->flags |= RC_DT_COMMITTED;
 }
 
 static void dt_contents_free(struct rc_dt_contents *c)
@@ -369,7 +372,7 @@ void rc_dt_release(struct rc_dtype *dt)
 {
 	if (dt->flags & RC_DT_PREDEFINED)
 		return;
-	assert(dt->refcount > 0);
+	assert(__atomic_load_n(&dt->refcount, __ATOMIC_RELAXED) > 0);
 	if (__atomic_sub_fetch(&dt->refcount, 1, __ATOMIC_ACQ_REL) == 0)
 		dt_destroy(dt);
 }

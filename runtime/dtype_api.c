@@ -117,8 +117,7 @@ static int api_type_contiguous(int count, MPI_Datatype oldtype,
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_contiguous(count, oldtype, newtype));
+	return RC_CS_OUTSIDE(api_type_contiguous(count, oldtype, newtype));
 }
 RC_WEAK(MPI_Type_contiguous)
 
@@ -148,8 +147,7 @@ static int api_type_vector(int count, int blocklength, int stride,
 int PMPI_Type_vector(int count, int blocklength, int stride,
 		     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(
-		&rc_cs_big,
+	return RC_CS_OUTSIDE(
 		api_type_vector(count, blocklength, stride, oldtype, newtype));
 }
 RC_WEAK(MPI_Type_vector)
@@ -181,9 +179,8 @@ static int type_hvector(int count, int blocklength, MPI_Aint stride,
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
 			     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_hvector(count, blocklength, stride, oldtype,
-				       newtype, "MPI_Type_create_hvector"));
+	return RC_CS_OUTSIDE(type_hvector(count, blocklength, stride, oldtype,
+					  newtype, "MPI_Type_create_hvector"));
 }
 RC_WEAK(MPI_Type_create_hvector)
 
@@ -223,10 +220,9 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
 		      const int array_of_displacements[], MPI_Datatype oldtype,
 		      MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_indexed(count, array_of_blocklengths,
-					   array_of_displacements, oldtype,
-					   newtype));
+	return RC_CS_OUTSIDE(api_type_indexed(count, array_of_blocklengths,
+					      array_of_displacements, oldtype,
+					      newtype));
 }
 RC_WEAK(MPI_Type_indexed)
 
@@ -267,10 +263,9 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 			      const MPI_Aint array_of_displacements[],
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_hindexed(count, array_of_blocklengths,
-					array_of_displacements, oldtype,
-					newtype, "MPI_Type_create_hindexed"));
+	return RC_CS_OUTSIDE(type_hindexed(
+		count, array_of_blocklengths, array_of_displacements, oldtype,
+		newtype, "MPI_Type_create_hindexed"));
 }
 RC_WEAK(MPI_Type_create_hindexed)
 
@@ -307,10 +302,8 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
 				   const int array_of_displacements[],
 				   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_create_indexed_block(count, blocklength,
-							array_of_displacements,
-							oldtype, newtype));
+	return RC_CS_OUTSIDE(api_type_create_indexed_block(
+		count, blocklength, array_of_displacements, oldtype, newtype));
 }
 RC_WEAK(MPI_Type_create_indexed_block)
 
@@ -347,10 +340,8 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
 				    const MPI_Aint array_of_displacements[],
 				    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_create_hindexed_block(count, blocklength,
-							 array_of_displacements,
-							 oldtype, newtype));
+	return RC_CS_OUTSIDE(api_type_create_hindexed_block(
+		count, blocklength, array_of_displacements, oldtype, newtype));
 }
 RC_WEAK(MPI_Type_create_hindexed_block)
 
@@ -396,10 +387,9 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 			    const MPI_Datatype array_of_types[],
 			    MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_struct(count, array_of_blocklengths,
-				      array_of_displacements, array_of_types,
-				      newtype, "MPI_Type_create_struct"));
+	return RC_CS_OUTSIDE(type_struct(count, array_of_blocklengths,
+					 array_of_displacements, array_of_types,
+					 newtype, "MPI_Type_create_struct"));
 }
 RC_WEAK(MPI_Type_create_struct)
 
@@ -459,10 +449,9 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[],
 			      const int array_of_starts[], int order,
 			      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_create_subarray(
-				  ndims, array_of_sizes, array_of_subsizes,
-				  array_of_starts, order, oldtype, newtype));
+	return RC_CS_OUTSIDE(api_type_create_subarray(
+		ndims, array_of_sizes, array_of_subsizes, array_of_starts,
+		order, oldtype, newtype));
 }
 RC_WEAK(MPI_Type_create_subarray)
 
@@ -574,11 +563,9 @@ int PMPI_Type_create_darray(int size, int rank, int ndims,
 			    const int array_of_psizes[], int order,
 			    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_create_darray(size, rank, ndims, array_of_gsizes,
-					     array_of_distribs, array_of_dargs,
-					     array_of_psizes, order, oldtype,
-					     newtype));
+	return RC_CS_OUTSIDE(type_create_darray(
+		size, rank, ndims, array_of_gsizes, array_of_distribs,
+		array_of_dargs, array_of_psizes, order, oldtype, newtype));
 }
 RC_WEAK(MPI_Type_create_darray)
 
@@ -604,8 +591,8 @@ static int api_type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
 			     MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big, api_type_create_resized(oldtype, lb,
-							      extent, newtype));
+	return RC_CS_OUTSIDE(
+		api_type_create_resized(oldtype, lb, extent, newtype));
 }
 RC_WEAK(MPI_Type_create_resized)
 
@@ -638,7 +625,10 @@ static int api_type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big, api_type_dup(oldtype, newtype));
+	/* attribute copy callbacks run inside the section (thread.h) */
+	if (rc_dt_ok(oldtype) && oldtype->attrs)
+		return RC_CS_CALL(&rc_cs_big, api_type_dup(oldtype, newtype));
+	return RC_CS_OUTSIDE(api_type_dup(oldtype, newtype));
 }
 RC_WEAK(MPI_Type_dup)
 
@@ -655,7 +645,7 @@ static int api_type_commit(MPI_Datatype *datatype)
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
-	return RC_CS_CALL(&rc_cs_big, api_type_commit(datatype));
+	return RC_CS_OUTSIDE(api_type_commit(datatype));
 }
 RC_WEAK(MPI_Type_commit)
 
@@ -682,7 +672,10 @@ static int api_type_free(MPI_Datatype *datatype)
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
-	return RC_CS_CALL(&rc_cs_big, api_type_free(datatype));
+	/* attribute delete callbacks run inside the section (thread.h) */
+	if (datatype && rc_dt_ok(*datatype) && (*datatype)->attrs)
+		return RC_CS_CALL(&rc_cs_big, api_type_free(datatype));
+	return RC_CS_OUTSIDE(api_type_free(datatype));
 }
 RC_WEAK(MPI_Type_free)
 
@@ -815,8 +808,8 @@ static int api_type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
 				MPI_Count *true_extent)
 {
-	return RC_CS_CALL(&rc_cs_big, api_type_get_true_extent_x(
-					      datatype, true_lb, true_extent));
+	return RC_CS_OUTSIDE(
+		api_type_get_true_extent_x(datatype, true_lb, true_extent));
 }
 RC_WEAK(MPI_Type_get_true_extent_x)
 
@@ -839,8 +832,7 @@ static int api_type_get_name(MPI_Datatype datatype, char *type_name,
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_get_name(datatype, type_name, resultlen));
+	return RC_CS_OUTSIDE(api_type_get_name(datatype, type_name, resultlen));
 }
 RC_WEAK(MPI_Type_get_name)
 
@@ -861,7 +853,7 @@ static int api_type_set_name(MPI_Datatype datatype, const char *type_name)
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-	return RC_CS_CALL(&rc_cs_big, api_type_set_name(datatype, type_name));
+	return RC_CS_OUTSIDE(api_type_set_name(datatype, type_name));
 }
 RC_WEAK(MPI_Type_set_name)
 
@@ -888,10 +880,9 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
 			   int *num_addresses, int *num_datatypes,
 			   int *combiner)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_type_get_envelope(datatype, num_integers,
-						num_addresses, num_datatypes,
-						combiner));
+	return RC_CS_OUTSIDE(api_type_get_envelope(datatype, num_integers,
+						   num_addresses, num_datatypes,
+						   combiner));
 }
 RC_WEAK(MPI_Type_get_envelope)
 
@@ -942,12 +933,9 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
 			   MPI_Aint array_of_addresses[],
 			   MPI_Datatype array_of_datatypes[])
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_get_contents(datatype, max_integers,
-					    max_addresses, max_datatypes,
-					    array_of_integers,
-					    array_of_addresses,
-					    array_of_datatypes));
+	return RC_CS_OUTSIDE(type_get_contents(
+		datatype, max_integers, max_addresses, max_datatypes,
+		array_of_integers, array_of_addresses, array_of_datatypes));
 }
 RC_WEAK(MPI_Type_get_contents)
 
@@ -1022,8 +1010,7 @@ static int api_get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
 			MPI_Count *count)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_get_elements_x(status, datatype, count));
+	return RC_CS_OUTSIDE(api_get_elements_x(status, datatype, count));
 }
 RC_WEAK(MPI_Get_elements_x)
 
@@ -1045,8 +1032,7 @@ static int api_get_elements(const MPI_Status *status, MPI_Datatype datatype,
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
 		      int *count)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_get_elements(status, datatype, count));
+	return RC_CS_OUTSIDE(api_get_elements(status, datatype, count));
 }
 RC_WEAK(MPI_Get_elements)
 
@@ -1072,18 +1058,16 @@ static int status_set_elements(MPI_Status *status, MPI_Datatype datatype,
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
 			     int count)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  status_set_elements(status, datatype, count,
-					      "MPI_Status_set_elements"));
+	return RC_CS_OUTSIDE(status_set_elements(status, datatype, count,
+						 "MPI_Status_set_elements"));
 }
 RC_WEAK(MPI_Status_set_elements)
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype,
 			       MPI_Count count)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  status_set_elements(status, datatype, count,
-					      "MPI_Status_set_elements_x"));
+	return RC_CS_OUTSIDE(status_set_elements(status, datatype, count,
+						 "MPI_Status_set_elements_x"));
 }
 RC_WEAK(MPI_Status_set_elements_x)
 
@@ -1099,7 +1083,7 @@ static int status_set_cancelled(MPI_Status *status, int flag)
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
-	return RC_CS_CALL(&rc_cs_big, status_set_cancelled(status, flag));
+	return RC_CS_OUTSIDE(status_set_cancelled(status, flag));
 }
 RC_WEAK(MPI_Status_set_cancelled)
 
@@ -1139,8 +1123,8 @@ static int api_pack(const void *inbuf, int incount, MPI_Datatype datatype,
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype,
 	      void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
-	return RC_CS_CALL(&rc_cs_big, api_pack(inbuf, incount, datatype, outbuf,
-					       outsize, position, comm));
+	return RC_CS_OUTSIDE(api_pack(inbuf, incount, datatype, outbuf, outsize,
+				      position, comm));
 }
 RC_WEAK(MPI_Pack)
 
@@ -1179,9 +1163,8 @@ static int api_unpack(const void *inbuf, int insize, int *position,
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
 		int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_unpack(inbuf, insize, position, outbuf, outcount,
-				     datatype, comm));
+	return RC_CS_OUTSIDE(api_unpack(inbuf, insize, position, outbuf,
+					outcount, datatype, comm));
 }
 RC_WEAK(MPI_Unpack)
 
@@ -1211,8 +1194,7 @@ static int api_pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm,
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_pack_size(incount, datatype, comm, size));
+	return RC_CS_OUTSIDE(api_pack_size(incount, datatype, comm, size));
 }
 RC_WEAK(MPI_Pack_size)
 
@@ -1240,31 +1222,30 @@ static int type_bound(MPI_Datatype datatype, MPI_Aint *out, int which,
 
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
-	return RC_CS_CALL(&rc_cs_big, type_bound(datatype, extent, 0,
-						 "MPI_Type_extent"));
+	return RC_CS_OUTSIDE(
+		type_bound(datatype, extent, 0, "MPI_Type_extent"));
 }
 RC_WEAK(MPI_Type_extent)
 
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-	return RC_CS_CALL(&rc_cs_big, type_bound(datatype, displacement, 1,
-						 "MPI_Type_lb"));
+	return RC_CS_OUTSIDE(
+		type_bound(datatype, displacement, 1, "MPI_Type_lb"));
 }
 RC_WEAK(MPI_Type_lb)
 
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-	return RC_CS_CALL(&rc_cs_big, type_bound(datatype, displacement, 2,
-						 "MPI_Type_ub"));
+	return RC_CS_OUTSIDE(
+		type_bound(datatype, displacement, 2, "MPI_Type_ub"));
 }
 RC_WEAK(MPI_Type_ub)
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride,
 		      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_hvector(count, blocklength, stride, oldtype,
-				       newtype, "MPI_Type_hvector"));
+	return RC_CS_OUTSIDE(type_hvector(count, blocklength, stride, oldtype,
+					  newtype, "MPI_Type_hvector"));
 }
 RC_WEAK(MPI_Type_hvector)
 
@@ -1272,10 +1253,9 @@ int PMPI_Type_hindexed(int count, const int array_of_blocklengths[],
 		       const MPI_Aint array_of_displacements[],
 		       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_hindexed(count, array_of_blocklengths,
-					array_of_displacements, oldtype,
-					newtype, "MPI_Type_hindexed"));
+	return RC_CS_OUTSIDE(type_hindexed(count, array_of_blocklengths,
+					   array_of_displacements, oldtype,
+					   newtype, "MPI_Type_hindexed"));
 }
 RC_WEAK(MPI_Type_hindexed)
 
@@ -1284,9 +1264,8 @@ int PMPI_Type_struct(int count, const int array_of_blocklengths[],
 		     const MPI_Datatype array_of_types[],
 		     MPI_Datatype *newtype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_struct(count, array_of_blocklengths,
-				      array_of_displacements, array_of_types,
-				      newtype, "MPI_Type_struct"));
+	return RC_CS_OUTSIDE(type_struct(count, array_of_blocklengths,
+					 array_of_displacements, array_of_types,
+					 newtype, "MPI_Type_struct"));
 }
 RC_WEAK(MPI_Type_struct)

@@ -449,9 +449,9 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
 		       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
 		       MPI_Aint *position)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  ext_xfer(datarep, (void *)(uintptr_t)inbuf, incount,
-				   datatype, outbuf, outsize, position, true));
+	return RC_CS_OUTSIDE(ext_xfer(datarep, (void *)(uintptr_t)inbuf,
+				      incount, datatype, outbuf, outsize,
+				      position, true));
 }
 RC_WEAK(MPI_Pack_external)
 
@@ -459,10 +459,9 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
 			 MPI_Aint insize, MPI_Aint *position, void *outbuf,
 			 int outcount, MPI_Datatype datatype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  ext_xfer(datarep, outbuf, outcount, datatype,
-				   (unsigned char *)(uintptr_t)inbuf, insize,
-				   position, false));
+	return RC_CS_OUTSIDE(ext_xfer(datarep, outbuf, outcount, datatype,
+				      (unsigned char *)(uintptr_t)inbuf, insize,
+				      position, false));
 }
 RC_WEAK(MPI_Unpack_external)
 
@@ -488,7 +487,7 @@ static int pack_external_size(const char *datarep, int incount,
 int PMPI_Pack_external_size(const char datarep[], int incount,
 			    MPI_Datatype datatype, MPI_Aint *size)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  pack_external_size(datarep, incount, datatype, size));
+	return RC_CS_OUTSIDE(
+		pack_external_size(datarep, incount, datatype, size));
 }
 RC_WEAK(MPI_Pack_external_size)

@@ -52,8 +52,7 @@ static int type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  type_match_size(typeclass, size, datatype));
+	return RC_CS_OUTSIDE(type_match_size(typeclass, size, datatype));
 }
 RC_WEAK(MPI_Type_match_size)
 
@@ -179,8 +178,7 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type,
 			      MPI_Datatype index_type,
 			      MPI_Datatype *pair_type)
 {
-	return RC_CS_CALL(&rc_cs_big, type_get_value_index(value_type,
-							   index_type,
-							   pair_type));
+	return RC_CS_OUTSIDE(
+		type_get_value_index(value_type, index_type, pair_type));
 }
 RC_WEAK(MPI_Type_get_value_index)

@@ -267,8 +267,8 @@ int rc_err_invoke(struct rc_errhandler *eh, enum rc_eh_obj obj, void *handle,
 	rc_abort(inst, cls > 0 ? cls : 1, msg);
 }
 
-int rc_err_raise(struct rc_comm *comm, int code, const char *fn,
-		 const char *detail)
+static int err_raise(struct rc_comm *comm, int code, const char *fn,
+		     const char *detail)
 {
 	struct rc_inst *inst = comm ? comm->inst : &rc_g;
 	struct rc_errhandler *eh;
@@ -285,6 +285,15 @@ int rc_err_raise(struct rc_comm *comm, int code, const char *fn,
 	}
 	h = comm;
 	return rc_err_invoke(eh, RC_EHO_COMM, &h, inst, code, fn, detail);
+}
+
+/* Inside the critical section: the calls that run outside it (thread.h,
+ * RC_CS_OUTSIDE) raise their errors here too, and the handler they reach
+ * is the communicator's, which MPI_Comm_set_errhandler may change. */
+int rc_err_raise(struct rc_comm *comm, int code, const char *fn,
+		 const char *detail)
+{
+	return RC_CS_CALL(&rc_cs_big, err_raise(comm, code, fn, detail));
 }
 
 int rc_err_handle(struct rc_comm *comm, enum rc_hkind kind, const void *h,

@@ -70,9 +70,11 @@ static int api_comm_group(MPI_Comm comm, MPI_Group *group)
 	return MPI_SUCCESS;
 }
 
+/* outside the section: a communicator's group is fixed while it lives,
+ * and its reference count atomic */
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-	return RC_CS_CALL(&rc_cs_big, api_comm_group(comm, group));
+	return RC_CS_OUTSIDE(api_comm_group(comm, group));
 }
 RC_WEAK(MPI_Comm_group)
 
@@ -125,7 +127,7 @@ static int api_group_free(MPI_Group *group)
 
 int PMPI_Group_free(MPI_Group *group)
 {
-	return RC_CS_CALL(&rc_cs_big, api_group_free(group));
+	return RC_CS_OUTSIDE(api_group_free(group));
 }
 RC_WEAK(MPI_Group_free)
 
@@ -170,8 +172,7 @@ static int api_group_incl(MPI_Group group, int n, const int ranks[],
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[],
 		    MPI_Group *newgroup)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_group_incl(group, n, ranks, newgroup));
+	return RC_CS_OUTSIDE(api_group_incl(group, n, ranks, newgroup));
 }
 RC_WEAK(MPI_Group_incl)
 
@@ -218,8 +219,7 @@ static int api_group_excl(MPI_Group group, int n, const int ranks[],
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[],
 		    MPI_Group *newgroup)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_group_excl(group, n, ranks, newgroup));
+	return RC_CS_OUTSIDE(api_group_excl(group, n, ranks, newgroup));
 }
 RC_WEAK(MPI_Group_excl)
 
@@ -308,18 +308,16 @@ static int group_range(MPI_Group group, int n, int ranges[][3],
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3],
 			  MPI_Group *newgroup)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  group_range(group, n, ranges, newgroup, true,
-				      "MPI_Group_range_incl"));
+	return RC_CS_OUTSIDE(group_range(group, n, ranges, newgroup, true,
+					 "MPI_Group_range_incl"));
 }
 RC_WEAK(MPI_Group_range_incl)
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3],
 			  MPI_Group *newgroup)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  group_range(group, n, ranges, newgroup, false,
-				      "MPI_Group_range_excl"));
+	return RC_CS_OUTSIDE(group_range(group, n, ranges, newgroup, false,
+					 "MPI_Group_range_excl"));
 }
 RC_WEAK(MPI_Group_range_excl)
 
@@ -357,24 +355,22 @@ static int group_set(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup,
 
 int PMPI_Group_union(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
-	return RC_CS_CALL(&rc_cs_big, group_set(g1, g2, newgroup, SET_UNION,
-						"MPI_Group_union"));
+	return RC_CS_OUTSIDE(
+		group_set(g1, g2, newgroup, SET_UNION, "MPI_Group_union"));
 }
 RC_WEAK(MPI_Group_union)
 
 int PMPI_Group_intersection(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  group_set(g1, g2, newgroup, SET_INTERSECTION,
-				    "MPI_Group_intersection"));
+	return RC_CS_OUTSIDE(group_set(g1, g2, newgroup, SET_INTERSECTION,
+				       "MPI_Group_intersection"));
 }
 RC_WEAK(MPI_Group_intersection)
 
 int PMPI_Group_difference(MPI_Group g1, MPI_Group g2, MPI_Group *newgroup)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  group_set(g1, g2, newgroup, SET_DIFFERENCE,
-				    "MPI_Group_difference"));
+	return RC_CS_OUTSIDE(group_set(g1, g2, newgroup, SET_DIFFERENCE,
+				       "MPI_Group_difference"));
 }
 RC_WEAK(MPI_Group_difference)
 
@@ -405,8 +401,8 @@ static int api_group_translate_ranks(MPI_Group g1, int n, const int ranks1[],
 int PMPI_Group_translate_ranks(MPI_Group g1, int n, const int ranks1[],
 			       MPI_Group g2, int ranks2[])
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_group_translate_ranks(g1, n, ranks1, g2, ranks2));
+	return RC_CS_OUTSIDE(
+		api_group_translate_ranks(g1, n, ranks1, g2, ranks2));
 }
 RC_WEAK(MPI_Group_translate_ranks)
 
@@ -437,6 +433,6 @@ static int api_group_compare(MPI_Group g1, MPI_Group g2, int *result)
 
 int PMPI_Group_compare(MPI_Group g1, MPI_Group g2, int *result)
 {
-	return RC_CS_CALL(&rc_cs_big, api_group_compare(g1, g2, result));
+	return RC_CS_OUTSIDE(api_group_compare(g1, g2, result));
 }
 RC_WEAK(MPI_Group_compare)

@@ -179,8 +179,11 @@ unsigned rc_hpool_nlive(const struct rc_hpool *p)
 
 void *rc_hobj_new(enum rc_hkind kind, size_t size)
 {
-	struct rc_hobj *o = rc_hpool_get(&rc_hpools[kind], size);
+	struct rc_hpool *p = &rc_hpools[kind];
+	bool held = rc_lock_take(&p->lock);
+	struct rc_hobj *o = rc_hpool_get(p, size);
 
+	rc_lock_give(&p->lock, held);
 	if (o)
 		memset(o + 1, 0, size - sizeof(*o));
 	return o;
@@ -188,7 +191,11 @@ void *rc_hobj_new(enum rc_hkind kind, size_t size)
 
 void rc_hobj_free(enum rc_hkind kind, void *obj)
 {
-	rc_hpool_put(&rc_hpools[kind], obj);
+	struct rc_hpool *p = &rc_hpools[kind];
+	bool held = rc_lock_take(&p->lock);
+
+	rc_hpool_put(p, obj);
+	rc_lock_give(&p->lock, held);
 }
 
 MPI_Fint rc_handle_c2f(enum rc_hkind kind, const void *h)
@@ -202,9 +209,13 @@ MPI_Fint rc_handle_c2f(enum rc_hkind kind, const void *h)
 	return o->idx > 0 ? o->idx : -1;
 }
 
-void *rc_handle_f2c(const struct rc_hpool *p, MPI_Fint idx)
+void *rc_handle_f2c(struct rc_hpool *p, MPI_Fint idx)
 {
-	return rc_hpool_at(p, idx);
+	bool held = rc_lock_take(&p->lock);
+	void *o = rc_hpool_at(p, idx);
+
+	rc_lock_give(&p->lock, held);
+	return o;
 }
 
 const char *rc_handle_explain(enum rc_hkind kind, const void *h, char *buf,

@@ -36,9 +36,11 @@
  * pending operations keep the object (rc_hobj_kill).
  *
  * Requests come from each instance's own pool (inst->req_pool: the pool
- * of rc_g serves MPI_Request_f2c); every other kind from the process-wide
- * pools here. Pools are not locked: MPI calls run inside the critical
- * section (thread.h).
+ * of rc_g serves MPI_Request_f2c), used inside the critical section
+ * (thread.h) only and not locked; every other kind from the process-wide
+ * pools here, which calls outside the section use too (datatypes, ops,
+ * info, groups): rc_hobj_new, rc_hobj_free and rc_handle_f2c take the
+ * pool's leaf lock at MPI_THREAD_MULTIPLE.
  */
 #ifndef RC_HANDLE_H
 #define RC_HANDLE_H
@@ -48,6 +50,7 @@
 #include <stdint.h>
 #include <mpi.h>
 #include "compiler.h"
+#include "thread.h"
 
 /* kind, what a user calls it, error class of a bad handle, null handle */
 #define RC_HKIND_TABLE(X)                                            \
@@ -102,6 +105,7 @@ struct rc_hpool {
 	uint32_t npredef;
 	void **chunks;
 	uint32_t nchunks;
+	struct rc_lock lock; /* the global pools' (rc_hobj_new, ...) */
 };
 
 #define RC_HPOOL_INIT(k)                                                   \
@@ -196,7 +200,7 @@ static inline bool rc_hobj_is(const void *obj, enum rc_hkind kind)
  * names a live object).
  */
 MPI_Fint rc_handle_c2f(enum rc_hkind kind, const void *h);
-void *rc_handle_f2c(const struct rc_hpool *p, MPI_Fint idx);
+void *rc_handle_f2c(struct rc_hpool *p, MPI_Fint idx);
 
 /* Why h is not a usable handle of `kind`: "MPI_COMM_NULL", "datatype
  * handle 0x... was freed", "0x... is a group handle, not a datatype",

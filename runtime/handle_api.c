@@ -17,27 +17,37 @@
 #include "request.h"
 #include "thread.h"
 
-/* Kind, mpi.h handle type, table kind, pool of f2c. */
-#define RC_HCONV_TABLE(X)                                           \
-	X(Comm, MPI_Comm, COMM, &rc_hpools[RC_HK_COMM])             \
-	X(Group, MPI_Group, GROUP, &rc_hpools[RC_HK_GROUP])         \
-	X(Type, MPI_Datatype, DTYPE, &rc_hpools[RC_HK_DTYPE])       \
-	X(Op, MPI_Op, OP, &rc_hpools[RC_HK_OP])                     \
-	X(Errhandler, MPI_Errhandler, ERRH, &rc_hpools[RC_HK_ERRH]) \
-	X(Message, MPI_Message, MSG, &rc_hpools[RC_HK_MSG])         \
-	X(Win, MPI_Win, WIN, &rc_hpools[RC_HK_WIN])                 \
-	X(Request, MPI_Request, REQ, &rc_g.req_pool)
+/*
+ * Kind, mpi.h handle type, table kind, pool of f2c, and whether the
+ * conversions run inside the critical section. c2f reads the index, fixed
+ * while the handle lives; f2c looks it up under the pool's lock
+ * (handle.h). Both run outside the section (thread.h), but for requests,
+ * whose pool is used only inside it.
+ */
+#define RC_HCONV_TABLE(X)                                              \
+	X(Comm, MPI_Comm, COMM, &rc_hpools[RC_HK_COMM], 0)             \
+	X(Group, MPI_Group, GROUP, &rc_hpools[RC_HK_GROUP], 0)         \
+	X(Type, MPI_Datatype, DTYPE, &rc_hpools[RC_HK_DTYPE], 0)       \
+	X(Op, MPI_Op, OP, &rc_hpools[RC_HK_OP], 0)                     \
+	X(Errhandler, MPI_Errhandler, ERRH, &rc_hpools[RC_HK_ERRH], 0) \
+	X(Message, MPI_Message, MSG, &rc_hpools[RC_HK_MSG], 0)         \
+	X(Win, MPI_Win, WIN, &rc_hpools[RC_HK_WIN], 0)                 \
+	X(Request, MPI_Request, REQ, &rc_g.req_pool, 1)
 
-#define RC_X_HCONV(name, type, kind, pool)                                     \
-	MPI_Fint PMPI_##name##_c2f(type h)                                     \
-	{                                                                      \
-		return RC_CS_CALL(&rc_cs_big, rc_handle_c2f(RC_HK_##kind, h)); \
-	}                                                                      \
-	RC_WEAK(MPI_##name##_c2f)                                              \
-	type PMPI_##name##_f2c(MPI_Fint f)                                     \
-	{                                                                      \
-		return RC_CS_CALL(&rc_cs_big, (type)rc_handle_f2c(pool, f));   \
-	}                                                                      \
+/* expr inside rc_cs_big, or outside every section */
+#define HCONV_IN(inside, expr) \
+	((inside) ? RC_CS_CALL(&rc_cs_big, (expr)) : RC_CS_OUTSIDE(expr))
+
+#define RC_X_HCONV(name, type, kind, pool, inside)                       \
+	MPI_Fint PMPI_##name##_c2f(type h)                               \
+	{                                                                \
+		return HCONV_IN(inside, rc_handle_c2f(RC_HK_##kind, h)); \
+	}                                                                \
+	RC_WEAK(MPI_##name##_c2f)                                        \
+	type PMPI_##name##_f2c(MPI_Fint f)                               \
+	{                                                                \
+		return HCONV_IN(inside, (type)rc_handle_f2c(pool, f));   \
+	}                                                                \
 	RC_WEAK(MPI_##name##_f2c)
 
 RC_HCONV_TABLE(RC_X_HCONV)

@@ -57,7 +57,7 @@ static int info_create(MPI_Info *info)
 
 int PMPI_Info_create(MPI_Info *info)
 {
-	return RC_CS_CALL(&rc_cs_big, info_create(info));
+	return RC_CS_OUTSIDE(info_create(info));
 }
 RC_WEAK(MPI_Info_create)
 
@@ -81,7 +81,7 @@ static int info_set(MPI_Info info, const char *key, const char *value)
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
-	return RC_CS_CALL(&rc_cs_big, info_set(info, key, value));
+	return RC_CS_OUTSIDE(info_set(info, key, value));
 }
 RC_WEAK(MPI_Info_set)
 
@@ -99,7 +99,7 @@ static int info_delete(MPI_Info info, const char *key)
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
-	return RC_CS_CALL(&rc_cs_big, info_delete(info, key));
+	return RC_CS_OUTSIDE(info_delete(info, key));
 }
 RC_WEAK(MPI_Info_delete)
 
@@ -137,8 +137,7 @@ static int info_get(MPI_Info info, const char *key, int valuelen, char *value,
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
 		  int *flag)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  info_get(info, key, valuelen, value, flag));
+	return RC_CS_OUTSIDE(info_get(info, key, valuelen, value, flag));
 }
 RC_WEAK(MPI_Info_get)
 
@@ -163,8 +162,7 @@ static int info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
 			   int *flag)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  info_get_valuelen(info, key, valuelen, flag));
+	return RC_CS_OUTSIDE(info_get_valuelen(info, key, valuelen, flag));
 }
 RC_WEAK(MPI_Info_get_valuelen)
 
@@ -198,8 +196,7 @@ static int info_get_string(MPI_Info info, const char *key, int *buflen,
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
 			 char *value, int *flag)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  info_get_string(info, key, buflen, value, flag));
+	return RC_CS_OUTSIDE(info_get_string(info, key, buflen, value, flag));
 }
 RC_WEAK(MPI_Info_get_string)
 
@@ -216,7 +213,7 @@ static int info_get_nkeys(MPI_Info info, int *nkeys)
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
-	return RC_CS_CALL(&rc_cs_big, info_get_nkeys(info, nkeys));
+	return RC_CS_OUTSIDE(info_get_nkeys(info, nkeys));
 }
 RC_WEAK(MPI_Info_get_nkeys)
 
@@ -237,7 +234,7 @@ static int info_get_nthkey(MPI_Info info, int n, char *key)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
-	return RC_CS_CALL(&rc_cs_big, info_get_nthkey(info, n, key));
+	return RC_CS_OUTSIDE(info_get_nthkey(info, n, key));
 }
 RC_WEAK(MPI_Info_get_nthkey)
 
@@ -257,7 +254,7 @@ static int info_dup(MPI_Info info, MPI_Info *newinfo)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
-	return RC_CS_CALL(&rc_cs_big, info_dup(info, newinfo));
+	return RC_CS_OUTSIDE(info_dup(info, newinfo));
 }
 RC_WEAK(MPI_Info_dup)
 
@@ -278,20 +275,20 @@ static int info_free(MPI_Info *info)
 
 int PMPI_Info_free(MPI_Info *info)
 {
-	return RC_CS_CALL(&rc_cs_big, info_free(info));
+	return RC_CS_OUTSIDE(info_free(info));
 }
 RC_WEAK(MPI_Info_free)
 
 MPI_Fint PMPI_Info_c2f(MPI_Info info)
 {
-	return RC_CS_CALL(&rc_cs_big, rc_handle_c2f(RC_HK_INFO, info));
+	return RC_CS_OUTSIDE(rc_handle_c2f(RC_HK_INFO, info));
 }
 RC_WEAK(MPI_Info_c2f)
 
 MPI_Info PMPI_Info_f2c(MPI_Fint info)
 {
-	return RC_CS_CALL(&rc_cs_big, (MPI_Info)rc_handle_f2c(
-					      &rc_hpools[RC_HK_INFO], info));
+	return RC_CS_OUTSIDE(
+		(MPI_Info)rc_handle_f2c(&rc_hpools[RC_HK_INFO], info));
 }
 RC_WEAK(MPI_Info_f2c)
 

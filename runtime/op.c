@@ -101,7 +101,7 @@ void rc_op_release(struct rc_op *op)
 {
 	if (op->predefined)
 		return;
-	assert(op->refcount > 0);
+	assert(__atomic_load_n(&op->refcount, __ATOMIC_RELAXED) > 0);
 	if (__atomic_sub_fetch(&op->refcount, 1, __ATOMIC_ACQ_REL) == 0)
 		rc_hobj_free(RC_HK_OP, op);
 }

@@ -35,7 +35,7 @@ static int api_op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
-	return RC_CS_CALL(&rc_cs_big, api_op_create(user_fn, commute, op));
+	return RC_CS_OUTSIDE(api_op_create(user_fn, commute, op));
 }
 RC_WEAK(MPI_Op_create)
 
@@ -58,7 +58,7 @@ static int api_op_free(MPI_Op *op)
 
 int PMPI_Op_free(MPI_Op *op)
 {
-	return RC_CS_CALL(&rc_cs_big, api_op_free(op));
+	return RC_CS_OUTSIDE(api_op_free(op));
 }
 RC_WEAK(MPI_Op_free)
 
@@ -76,7 +76,7 @@ static int api_op_commutative(MPI_Op op, int *commute)
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
-	return RC_CS_CALL(&rc_cs_big, api_op_commutative(op, commute));
+	return RC_CS_OUTSIDE(api_op_commutative(op, commute));
 }
 RC_WEAK(MPI_Op_commutative)
 
@@ -104,7 +104,7 @@ static int api_reduce_local(const void *inbuf, void *inoutbuf, int count,
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
 		      MPI_Datatype datatype, MPI_Op op)
 {
-	return RC_CS_CALL(&rc_cs_big, api_reduce_local(inbuf, inoutbuf, count,
-						       datatype, op));
+	return RC_CS_OUTSIDE(
+		api_reduce_local(inbuf, inoutbuf, count, datatype, op));
 }
 RC_WEAK(MPI_Reduce_local)

@@ -71,6 +71,16 @@ static void word_unlock(int *w)
 		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+void rc_lock_wait(struct rc_lock *l)
+{
+	word_lock_slow(&l->word);
+}
+
+void rc_lock_wake(struct rc_lock *l)
+{
+	syscall(SYS_futex, &l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 /* The word just taken: record the owner. */
 static void cs_own(struct rc_cs *cs, int depth)
 {

@@ -25,13 +25,15 @@
  *	...
  *	rc_cs_exit(&rc_cs_big, held);
  *
- * The first implementation has one section, rc_cs_big, around every MPI
- * call that touches shared state. Finer sections (per communicator, per
- * peer) will be more struct rc_cs objects with the same functions.
- * Outside it: calls that read nothing shared, queries of what is fixed
- * while a handle lives (MPI_Comm_rank, MPI_Type_size, ...: the section
- * only when they fail), and MPI_Test's family and MPI_Iprobe when another
- * thread holds it and nothing is done yet (rc_cs_poll_busy).
+ * One section, rc_cs_big, covers every call that communicates or touches
+ * communicators, windows, requests, attributes or error handlers. Finer
+ * sections (per communicator, per peer) will be more struct rc_cs objects
+ * with the same functions. Outside it: calls that read nothing shared;
+ * queries of what is fixed while a handle lives (MPI_Comm_rank,
+ * MPI_Type_size, ...: the section only when they fail); MPI_Test's family
+ * and MPI_Iprobe when another thread holds it and nothing is done yet
+ * (rc_cs_poll_busy); and the object calls (RC_CS_OUTSIDE below), whose
+ * shared parts have leaf locks of their own (struct rc_lock).
  */
 #ifndef RC_THREAD_H
 #define RC_THREAD_H
@@ -121,6 +123,59 @@ static inline void rc_cs_yield_until(struct rc_cs *cs, const uint8_t *flag,
  * cs. Otherwise it runs inside, where it raises its error (the handler
  * may call MPI). */
 #define RC_CS_QUERY(cs, ok, expr) ((ok) ? (expr) : RC_CS_CALL(cs, expr))
+
+/*
+ * Calls that run outside every section, at any level: those that touch
+ * only objects their own handles reach, plus what they share with the
+ * rest of MPI, each shared part locked on its own. They are the object
+ * calls: datatypes (constructors, commit, free, names, decoding, pack and
+ * unpack), ops (create, free, MPI_Reduce_local), info and groups.
+ * What they share, and how:
+ *   - the handle pools (handle.h): each behind an rc_lock of its own;
+ *   - reference counts (datatypes, ops, groups): atomic, so that the last
+ *     release, wherever it runs, frees once;
+ *   - the error handler: rc_err_raise enters rc_cs_big to run it;
+ *   - attribute callbacks: MPI_Type_dup and MPI_Type_free of a type that
+ *     has attributes run inside rc_cs_big, as attribute calls do.
+ * Two threads that use one object at once, one of them changing it (its
+ * name, a commit, a free), are the program's race, as in MPI-3.1 12.4.
+ */
+#define RC_CS_OUTSIDE(expr) (expr)
+
+/*
+ * A leaf lock: held for a few instructions around one shared structure (a
+ * handle pool), never while calling out, and no other lock is taken under
+ * it: so it needs no order with the sections and no re-entry. Below
+ * MULTIPLE it is one predictable branch, like the sections.
+ */
+struct rc_lock {
+	int word; /* 0 free, 1 held, 2 held and a thread may sleep */
+};
+
+void rc_lock_wait(struct rc_lock *l);
+void rc_lock_wake(struct rc_lock *l);
+
+static inline bool rc_lock_take(struct rc_lock *l)
+{
+	int c = 0;
+
+	if (RC_LIKELY(!rc_thread_multiple))
+		return false;
+	if (RC_UNLIKELY(!__atomic_compare_exchange_n(&l->word, &c, 1, false,
+						     __ATOMIC_ACQUIRE,
+						     __ATOMIC_RELAXED)))
+		rc_lock_wait(l);
+	return true;
+}
+
+static inline void rc_lock_give(struct rc_lock *l, bool held)
+{
+	if (RC_LIKELY(!held))
+		return;
+	if (RC_UNLIKELY(__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) ==
+			2))
+		rc_lock_wake(l);
+}
 
 /* Does the calling thread hold cs? (assertions, tests) */
 bool rc_cs_held_by_me(struct rc_cs *cs);

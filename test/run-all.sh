@@ -11,7 +11,8 @@
 #   6. slurm: rcmpi ranks under Slurm's srun --mpi=pmix (a private
 #      single-node Slurm) and Open MPI's mpirun (test/integ/slurm.test)
 #   7. tsan: ThreadSanitizer build, the threaded unit tests (the UD
-#      handshake's agent thread too) and the MPI_THREAD_MULTIPLE jobs
+#      handshake's agent thread, a shared handle pool too) and the
+#      MPI_THREAD_MULTIPLE jobs
 #      (test/jobs/thr.test); host, not a VM
 # Each stage prints its time; the script stops at the first failing stage.
 #
@@ -95,10 +96,13 @@ stage_tsan() {
 	 fi
 	 make -j"$jobs" >make.log 2>&1 &&
 		make -j"$jobs" test/unit/test_thread test/unit/test_verbs \
-			test/jobs/thr_stress >>make.log 2>&1 ||
+			test/unit/test_handle test/jobs/thr_stress \
+			>>make.log 2>&1 ||
 		{ tail -50 make.log; exit 1; }
 	 CK_FORK=no CK_DEFAULT_TIMEOUT=120 test/unit/test_thread ||
 		exit 1
+	 # threads sharing a handle pool (its leaf lock)
+	 CK_FORK=no CK_RUN_CASE=api test/unit/test_handle || exit 1
 	 # the UD handshake's agent thread, over the fakes
 	 CK_FORK=no CK_RUN_CASE=agent test/unit/test_verbs || exit 1
 	 # every phase at 2-4 ranks x 2-4 threads, the two-copy path included

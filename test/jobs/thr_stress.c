@@ -24,15 +24,21 @@
  *           and odd ranks, while a third thread sends on MPI_COMM_WORLD;
  *           each new communicator carries an allreduce that a context-id
  *           clash would corrupt.
- *   nowait  one thread stays inside MPI (in a user op of MPI_Reduce_local,
- *           which runs in the critical section) until a second thread has
- *           made the calls that must not wait for it: queries of fixed
- *           state (rank, size, datatype extents, MPI_Get_count) and tests
- *           of a receive that cannot complete yet (MPI_Test, Testany,
- *           Testall, Testsome, Request_get_status answer "not yet"), and
- *           probes for no message (MPI_Iprobe, Improbe). A call that
- *           waited for the section would hang both; the op gives up
- *           after 20 s.
+ *   nowait  one thread stays inside MPI (in a user error handler, which
+ *           runs in the critical section) until a second thread has made
+ *           the calls that must not wait for it: queries of fixed state
+ *           (rank, size, datatype extents, MPI_Get_count), tests of a
+ *           receive that cannot complete yet (MPI_Test, Testany, Testall,
+ *           Testsome, Request_get_status answer "not yet"), probes for no
+ *           message (MPI_Iprobe, Improbe), and the object calls (datatype
+ *           constructors, commit, pack, free; info; groups; ops and
+ *           MPI_Reduce_local). A call that waited for the section would
+ *           hang both; the handler gives up after 20 s.
+ *   objects threads 1.. create, use and free datatypes, info objects,
+ *           groups and ops (and convert their handles) in loops, while
+ *           thread 0 exchanges messages in derived datatypes that it frees
+ *           before the messages complete (their last reference goes in
+ *           the engine, while the other threads use the same pools).
  *
  * Prints OK on rank 0; MPI_Abort(99) on the first mismatch (jobs.h).
  */
@@ -424,6 +430,73 @@ static MPI_Request nw_req;
 static MPI_Status nw_st;
 static MPI_Datatype nw_vec;
 
+/* inoutbuf = max(inbuf, inoutbuf), ints */
+static void op_imax(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	int i;
+
+	(void)dt;
+	for (i = 0; i < *len; i++)
+		if (((int *)in)[i] > ((int *)inout)[i])
+			((int *)inout)[i] = ((int *)in)[i];
+}
+
+/* One round of the object calls, which run outside the critical section
+ * (thread.h): a vector type packed, unpacked and converted, an info
+ * object, a group, a user op; seed varies the values. */
+static void object_calls(int seed)
+{
+	int in[4] = {seed, seed + 1, seed + 2, seed + 3}, out[2], pos = 0;
+	int zero[1] = {0}, tr = -1, flag, ni, na, nd, comb, x;
+	char buf[64], val[16], want[16];
+	MPI_Datatype t, d;
+	MPI_Info info, dup;
+	MPI_Group self, g;
+	MPI_Op op;
+
+	CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_INT, &t));
+	CHECK_MPI(MPI_Type_dup(t, &d));
+	CHECK_MPI(MPI_Type_commit(&d));
+	CHECK_MPI(MPI_Type_get_envelope(d, &ni, &na, &nd, &comb));
+	CHECK(comb == MPI_COMBINER_DUP && nd == 1, "envelope %d %d", comb, nd);
+	CHECK_MPI(MPI_Pack(in, 1, d, buf, (int)sizeof(buf), &pos,
+			   MPI_COMM_WORLD));
+	CHECK(pos == 2 * (int)sizeof(int), "MPI_Pack position %d", pos);
+	pos = 0;
+	CHECK_MPI(MPI_Unpack(buf, (int)sizeof(buf), &pos, out, 2, MPI_INT,
+			     MPI_COMM_WORLD));
+	CHECK(out[0] == seed && out[1] == seed + 2, "MPI_Unpack %d %d", out[0],
+	      out[1]);
+	CHECK(MPI_Type_f2c(MPI_Type_c2f(d)) == d, "MPI_Type_f2c");
+	CHECK_MPI(MPI_Type_free(&t));
+	CHECK_MPI(MPI_Type_free(&d));
+
+	snprintf(want, sizeof(want), "%d", seed);
+	CHECK_MPI(MPI_Info_create(&info));
+	CHECK_MPI(MPI_Info_set(info, "seed", want));
+	CHECK_MPI(MPI_Info_dup(info, &dup));
+	CHECK_MPI(MPI_Info_free(&info));
+	CHECK_MPI(MPI_Info_get(dup, "seed", (int)sizeof(val) - 1, val, &flag));
+	CHECK(flag && !strcmp(val, want), "MPI_Info_get %d '%s'", flag, val);
+	CHECK(MPI_Info_f2c(MPI_Info_c2f(dup)) == dup, "MPI_Info_f2c");
+	CHECK_MPI(MPI_Info_free(&dup));
+
+	CHECK_MPI(MPI_Comm_group(MPI_COMM_SELF, &self));
+	CHECK_MPI(MPI_Group_incl(self, 1, zero, &g));
+	CHECK_MPI(MPI_Group_compare(g, self, &x));
+	CHECK(x == MPI_IDENT, "MPI_Group_compare %d", x);
+	CHECK_MPI(MPI_Group_translate_ranks(g, 1, zero, self, &tr));
+	CHECK(tr == 0, "MPI_Group_translate_ranks %d", tr);
+	CHECK_MPI(MPI_Group_free(&self));
+	CHECK_MPI(MPI_Group_free(&g));
+
+	CHECK_MPI(MPI_Op_create(op_imax, 1, &op));
+	x = seed - 1;
+	CHECK_MPI(MPI_Reduce_local(&seed, &x, 1, MPI_INT, op));
+	CHECK(x == seed, "MPI_Reduce_local %d", x);
+	CHECK_MPI(MPI_Op_free(&op));
+}
+
 static void *nowait_thread(void *arg)
 {
 	MPI_Request arr[2] = {MPI_REQUEST_NULL, nw_req};
@@ -468,32 +541,33 @@ static void *nowait_thread(void *arg)
 	CHECK_MPI(MPI_Improbe(rank, MPI_ANY_TAG, own[0], &flag, &msg,
 			      MPI_STATUS_IGNORE));
 	CHECK(!flag && msg == MPI_MESSAGE_NULL, "MPI_Improbe %d", flag);
+	object_calls(rank + 10);
 	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-/* Runs inside MPI_Reduce_local, in the critical section. */
-static void nowait_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+/* Runs inside the critical section, as every error handler does. */
+static void nowait_handler(MPI_Comm *comm, int *code, ...)
 {
 	double t0 = MPI_Wtime();
-	int i;
 
-	(void)dt;
+	(void)comm;
+	(void)code;
 	__atomic_store_n(&nw_go, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&nw_done, __ATOMIC_ACQUIRE)) {
 		CHECK(MPI_Wtime() - t0 < 20,
-		      "a query or a test waited for the thread inside MPI");
+		      "a query, test or object call waited for the thread "
+		      "inside MPI");
 		sched_yield();
 	}
-	for (i = 0; i < *len; i++)
-		((int *)inout)[i] += ((int *)in)[i];
 }
 
 static void nowait_phase(void)
 {
-	int a = 1, b = 2, sb[3] = {1, 2, 3}, rb[3];
+	int sb[3] = {1, 2, 3}, rb[3], err;
 	pthread_t th;
-	MPI_Op op;
+	MPI_Errhandler eh;
+	MPI_Comm c;
 
 	CHECK_MPI(MPI_Sendrecv(sb, 3, MPI_INT, rank, 5, rb, 3, MPI_INT, rank, 5,
 			       MPI_COMM_WORLD, &nw_st));
@@ -501,16 +575,60 @@ static void nowait_phase(void)
 			    &nw_req));
 	CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &nw_vec));
 	CHECK_MPI(MPI_Type_commit(&nw_vec));
-	CHECK_MPI(MPI_Op_create(nowait_op, 1, &op));
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_SELF, &c));
+	CHECK_MPI(MPI_Comm_create_errhandler(nowait_handler, &eh));
+	CHECK_MPI(MPI_Comm_set_errhandler(c, eh));
 	CHECK(!pthread_create(&th, NULL, nowait_thread, NULL), "thread");
-	CHECK_MPI(MPI_Reduce_local(&a, &b, 1, MPI_INT, op));
+	/* rank 1 of a communicator of one: the handler runs */
+	err = MPI_Send(sb, 1, MPI_INT, 1, 0, c);
+	CHECK(err != MPI_SUCCESS, "MPI_Send to rank 1 of MPI_COMM_SELF");
 	CHECK(!pthread_join(th, NULL), "join");
-	CHECK(b == 3, "reduce_local %d", b);
 	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, rank, 6, MPI_COMM_WORLD));
 	CHECK_MPI(MPI_Wait(&nw_req, MPI_STATUS_IGNORE));
 	CHECK(nw_buf == rank, "received %d", nw_buf);
-	CHECK_MPI(MPI_Op_free(&op));
+	CHECK_MPI(MPI_Errhandler_free(&eh));
+	CHECK_MPI(MPI_Comm_free(&c));
 	CHECK_MPI(MPI_Type_free(&nw_vec));
+}
+
+/* ---- objects: object calls racing each other and the engine ------------- */
+
+#define NOBJ 200
+
+/* Thread 0: ring exchanges in a fresh vector type each time, freed while
+ * its messages are in flight; the others: object_calls in a loop. */
+static void *objects_thread(void *arg)
+{
+	static int sb[MAXT][2 * 1000], rb[MAXT][2 * 1000];
+	int i, k, t = (int)(long)arg, to = (rank + 1) % nranks,
+		  from = (rank + nranks - 1) % nranks;
+
+	if (t > 0) {
+		for (i = 0; i < NOBJ; i++)
+			object_calls(rank * 100000 + t * 1000 + i);
+		return NULL;
+	}
+	for (i = 0; i < NOBJ; i++) {
+		int n = i % 2 ? 3 : 1000; /* eager and rendezvous */
+		MPI_Request rq[2];
+		MPI_Datatype vec;
+
+		for (k = 0; k < 2 * n; k++) {
+			sb[t][k] = rank * 7919 + i * 31 + k;
+			rb[t][k] = -1;
+		}
+		CHECK_MPI(MPI_Type_vector(n, 1, 2, MPI_INT, &vec));
+		CHECK_MPI(MPI_Type_commit(&vec));
+		CHECK_MPI(MPI_Irecv(rb[t], 1, vec, from, 40, own[0], &rq[0]));
+		CHECK_MPI(MPI_Isend(sb[t], 1, vec, to, 40, own[0], &rq[1]));
+		CHECK_MPI(MPI_Type_free(&vec));
+		CHECK_MPI(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+		for (k = 0; k < 2 * n; k++)
+			CHECK(rb[t][k] ==
+				      (k % 2 ? -1 : from * 7919 + i * 31 + k),
+			      "objects: element %d of message %d", k, i);
+	}
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -564,6 +682,10 @@ int main(int argc, char **argv)
 	}
 	if (all || !strcmp(phase, "nowait"))
 		nowait_phase();
+	if (all || !strcmp(phase, "objects")) {
+		run_threads(objects_thread, nthr);
+		phase_end();
+	}
 
 	for (t = 0; t < nthr; t++)
 		CHECK_MPI(MPI_Comm_free(&own[t]));

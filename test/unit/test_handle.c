@@ -6,6 +6,7 @@
  * right error class, and (under ASan) no read of freed memory.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,6 +351,58 @@ START_TEST(status_conv)
 }
 END_TEST
 
+/*
+ * The global pools at MPI_THREAD_MULTIPLE: threads allocate, convert and
+ * free objects of one kind at once (calls outside the critical section do,
+ * thread.h): every object is its thread's alone, f2c finds it while the
+ * table grows, and none is lost.
+ */
+#define PT_THREADS 4
+#define PT_ROUNDS 2000
+#define PT_HELD 6
+
+static void *pool_thread(void *arg)
+{
+	int t = (int)(long)arg, i, j;
+
+	for (i = 0; i < PT_ROUNDS; i++) {
+		struct rc_group *g[PT_HELD];
+
+		for (j = 0; j < PT_HELD; j++) {
+			g[j] = rc_hobj_new(RC_HK_GROUP, sizeof(*g[j]));
+			ck_assert_ptr_nonnull(g[j]);
+			g[j]->size = t * 1000000 + i * 10 + j;
+		}
+		for (j = 0; j < PT_HELD; j++) {
+			ck_assert_ptr_eq(MPI_Group_f2c(MPI_Group_c2f(g[j])),
+					 g[j]);
+			ck_assert_int_eq(g[j]->size, t * 1000000 + i * 10 + j);
+		}
+		for (j = 0; j < PT_HELD; j++)
+			rc_hobj_free(RC_HK_GROUP, g[j]);
+	}
+	return NULL;
+}
+
+START_TEST(global_pools_threads)
+{
+	unsigned before = rc_hpool_nlive(&rc_hpools[RC_HK_GROUP]);
+	pthread_t th[PT_THREADS];
+	long i;
+
+	rc_thread_multiple = true;
+	for (i = 0; i < PT_THREADS; i++)
+		ck_assert_int_eq(
+			pthread_create(&th[i], NULL, pool_thread, (void *)i),
+			0);
+	for (i = 0; i < PT_THREADS; i++)
+		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	rc_thread_multiple = false;
+	ck_assert_uint_eq(rc_hpool_nlive(&rc_hpools[RC_HK_GROUP]), before);
+	ck_assert_int_eq(rc_hpools[RC_HK_GROUP].lock.word, 0);
+}
+END_TEST
+
 static void setup(void)
 {
 	fake_mpi_setup(0, 4);
@@ -371,6 +424,7 @@ static Suite *handle_suite(void)
 	tcase_add_test(tc, stale_handles);
 	tcase_add_test(tc, stale_message);
 	tcase_add_test(tc, status_conv);
+	tcase_add_test(tc, global_pools_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -208,6 +208,46 @@ START_TEST(counter_exact)
 }
 END_TEST
 
+/* The leaf lock (struct rc_lock): nothing below MULTIPLE; at MULTIPLE it
+ * excludes, with threads that sleep in the kernel on it (a holder that
+ * yields inside makes the others wait past their spins). */
+static struct rc_lock leaf;
+
+static void *add_many_leaf(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < NINC; i++) {
+		bool h = rc_lock_take(&leaf);
+
+		ck_assert(h);
+		counter++;
+		if (i % 256 == 0)
+			sched_yield();
+		rc_lock_give(&leaf, h);
+	}
+	return NULL;
+}
+
+START_TEST(leaf_lock)
+{
+	bool h;
+
+	rc_thread_multiple = false;
+	h = rc_lock_take(&leaf);
+	ck_assert(!h);
+	ck_assert_int_eq(leaf.word, 0);
+	rc_lock_give(&leaf, h);
+	rc_thread_multiple = true;
+	counter = 0;
+	run_threads(add_many_leaf);
+	ck_assert_int_eq(counter, (long)NTHR * NINC);
+	ck_assert_int_eq(leaf.word, 0);
+	rc_thread_multiple = false;
+}
+END_TEST
+
 /*
  * rc_cs_yield_until: gives the section up, watches the flag outside it, and
  * once another thread has set the flag inside the section comes back
@@ -339,6 +379,7 @@ int main(void)
 	tcase_add_test(tc, yield_lets_others_in);
 	tcase_add_test(tc, yield_hands_over);
 	tcase_add_test(tc, counter_exact);
+	tcase_add_test(tc, leaf_lock);
 	tcase_add_test(tc, yield_until_flag);
 	tcase_add_test(tc, yield_until_waiters_complete);
 	suite_add_tcase(s, tc);
