@@ -72,7 +72,7 @@ run_case() {
 	# a node2 whose kernel stopped answering would fail every later case
 	# on ssh time-outs: say so once per case, quickly
 	if [[ -n ${node2_mute:-} ]]; then
-		echo "not ok $n $name: node2 stopped answering ssh during $node2_mute (its kernel hung or died: see its console below)"
+		echo "not ok $n $name: node2 stopped answering ssh during $node2_mute (its kernel hung or died, or the link between the VMs stopped: see its console and rxe-vm's link report below)"
 		return
 	fi
 	"case_$name"
