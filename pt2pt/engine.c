@@ -35,6 +35,7 @@
 #include "pt2pt.h"
 #include "request.h"
 #include "status.h"
+#include "thread.h"
 #include "tp.h"
 #include "verbs/tp_verbs.h"
 
@@ -138,6 +139,27 @@ static inline struct rc_tp *peer_tp(struct rc_inst *inst, int wrank)
 	return inst->procs[wrank].tp;
 }
 
+/*
+ * Every message to world rank w goes to its transport through here. At
+ * MPI_THREAD_MULTIPLE, for a peer whose transport lets senders run at once
+ * (proc->send_mt), under the peer's send lock: MPI_Send's path outside the
+ * critical section (rc_p2p_send_outside) sends to it under that lock alone.
+ * A leaf lock: am_send calls nothing back.
+ */
+static inline int tp_send(struct rc_inst *inst, int w, const void *hdr,
+			  size_t hlen, const void *payload, size_t len)
+{
+	struct rc_proc *proc = &inst->procs[w];
+	bool held = false;
+	int ret;
+
+	if (RC_UNLIKELY(rc_thread_multiple) && proc->send_mt)
+		held = rc_lock_take(&proc->send_lock);
+	ret = proc->tp->ops->am_send(proc->tp, w, hdr, hlen, payload, len);
+	rc_lock_give(&proc->send_lock, held);
+	return ret;
+}
+
 static inline size_t tp_eager(struct rc_p2p *p2p, struct rc_tp *tp)
 {
 	if (p2p->eager_max && p2p->eager_max < tp->eager_limit)
@@ -199,8 +221,21 @@ static void out_free(struct rc_p2p *p2p, struct p2p_out *o)
 
 static void out_enqueue(struct rc_p2p *p2p, int wrank, struct p2p_out *o)
 {
-	rc_list_add_tail(&p2p->inst->procs[wrank].pending, &o->link);
+	struct rc_proc *proc = &p2p->inst->procs[wrank];
+
+	rc_list_add_tail(&proc->pending, &o->link);
 	p2p->nqueued++;
+	__atomic_store_n(&proc->npending, proc->npending + 1, __ATOMIC_RELEASE);
+}
+
+/* o leaves the peer's queue (handed to the transport, or dropped). */
+static void out_dequeue(struct rc_p2p *p2p, int wrank, struct p2p_out *o)
+{
+	struct rc_proc *proc = &p2p->inst->procs[wrank];
+
+	rc_list_del(&o->link);
+	p2p->nqueued--;
+	__atomic_store_n(&proc->npending, proc->npending - 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -229,14 +264,13 @@ static void ctl_send(struct rc_p2p *p2p, int wrank, const void *hdr,
 		     size_t hlen)
 {
 	struct rc_inst *inst = p2p->inst;
-	struct rc_tp *tp = peer_tp(inst, wrank);
 	struct p2p_out *o;
 	int ret;
 
 	if (RC_UNLIKELY(inst->procs[wrank].failed))
 		return;
 	if (rc_list_empty(&inst->procs[wrank].pending)) {
-		ret = tp->ops->am_send(tp, wrank, hdr, hlen, NULL, 0);
+		ret = tp_send(inst, wrank, hdr, hlen, NULL, 0);
 		if (ret == RC_OK)
 			return;
 		if (ret != RC_AGAIN) {
@@ -382,7 +416,7 @@ static int send_push_eager(struct rc_p2p *p2p, struct rc_req *req,
 		rc_dt_pack(req->dt, req->count, req->buf, 0, p2p->bounce, len);
 		payload = p2p->bounce;
 	}
-	ret = tp->ops->am_send(tp, req->p2p.wpeer, &h, hlen, payload, len);
+	ret = tp_send(p2p->inst, req->p2p.wpeer, &h, hlen, payload, len);
 	if (ret != RC_OK)
 		return ret;
 	if (req->p2p.proto == SP_SYNC) {
@@ -416,8 +450,8 @@ static int send_push_frag(struct rc_p2p *p2p, struct rc_req *req,
 				   p2p->bounce, n);
 			payload = p2p->bounce;
 		}
-		ret = tp->ops->am_send(tp, req->p2p.wpeer, &d, sizeof(d),
-				       payload, n);
+		ret = tp_send(p2p->inst, req->p2p.wpeer, &d, sizeof(d), payload,
+			      n);
 		if (ret != RC_OK)
 			return ret;
 		req->p2p.sent += n;
@@ -450,8 +484,8 @@ static int send_push(struct rc_p2p *p2p, struct rc_req *req)
 			rts.addr = (uint64_t)(uintptr_t)send_src(req);
 			memcpy(rts.key, req->p2p.rkey, sizeof(rts.key));
 		}
-		ret = tp->ops->am_send(tp, req->p2p.wpeer, &rts, sizeof(rts),
-				       NULL, 0);
+		ret = tp_send(p2p->inst, req->p2p.wpeer, &rts, sizeof(rts),
+			      NULL, 0);
 		if (ret == RC_OK)
 			req->p2p.proto = SP_WAIT;
 		return ret;
@@ -460,8 +494,8 @@ static int send_push(struct rc_p2p *p2p, struct rc_req *req)
 	case SP_PUT_FIN:
 		fin = (struct rc_p2p_ctl){ .type = RC_P2P_FIN,
 					   .id = req->p2p.remote_id };
-		ret = tp->ops->am_send(tp, req->p2p.wpeer, &fin, sizeof(fin),
-				       NULL, 0);
+		ret = tp_send(p2p->inst, req->p2p.wpeer, &fin, sizeof(fin),
+			      NULL, 0);
 		if (ret == RC_OK)
 			send_complete(p2p, req);
 		return ret;
@@ -516,20 +550,19 @@ static unsigned pending_progress(struct rc_p2p *p2p)
 			else if (o->stream)
 				ret = o->stream->push(o->stream);
 			else if (o->am)
-				ret = proc->tp->ops->am_send(proc->tp, w, o->am,
-							     o->amlen, NULL, 0);
+				ret = tp_send(inst, w, o->am, o->amlen, NULL,
+					      0);
 			else
-				ret = proc->tp->ops->am_send(proc->tp, w, o->hdr,
-							     o->hlen, NULL, 0);
+				ret = tp_send(inst, w, o->hdr, o->hlen, NULL,
+					      0);
 			if (ret == RC_AGAIN)
 				break;
 			if (ret != RC_OK) {
 				p2p_mark_failed(p2p, w, ret);
 				break;
 			}
-			rc_list_del(&o->link);
+			out_dequeue(p2p, w, o);
 			out_free(p2p, o);
-			p2p->nqueued--;
 			events++;
 		}
 	}
@@ -1352,10 +1385,45 @@ int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 			.tag = tag,
 		};
 
-		return tp->ops->am_send(tp, w, &h, sizeof(h),
-					rc_dt_contig_ptr(dt, buf), len);
+		return tp_send(inst, w, &h, sizeof(h),
+			       rc_dt_contig_ptr(dt, buf), len);
 	}
 	return RC_AGAIN;
+}
+
+int rc_p2p_send_outside(struct rc_comm *comm, const void *buf, size_t count,
+			struct rc_dtype *dt, int dst, int tag)
+{
+	struct rc_inst *inst = comm->inst;
+	struct rc_p2p_hdr h = {
+		.type = RC_P2P_EAGER,
+		.ctx = comm->ctx,
+		.src = comm->rank,
+		.tag = tag,
+	};
+	struct rc_proc *proc;
+	size_t len;
+	int w;
+
+	if (dst == MPI_PROC_NULL)
+		return RC_OK;
+	if (!rc_dt_is_contig(dt, count))
+		return RC_AGAIN;
+	w = rc_comm_wrank(comm, dst);
+	proc = &inst->procs[w];
+	if (!proc->send_mt)
+		return RC_AGAIN;
+	len = count * dt->size;
+	if (len > tp_eager(inst->p2p, proc->tp) ||
+	    len + sizeof(h) > proc->tp->max_am)
+		return RC_AGAIN;
+	/* behind what this thread queued before (it counted itself in) */
+	if (__atomic_load_n(&proc->npending, __ATOMIC_ACQUIRE))
+		return RC_AGAIN;
+	return tp_send(inst, w, &h, sizeof(h), rc_dt_contig_ptr(dt, buf),
+		       len) == RC_OK
+		       ? RC_OK
+		       : RC_AGAIN;
 }
 
 int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
@@ -1424,9 +1492,8 @@ static bool send_unqueue(struct rc_p2p *p2p, struct rc_req *req)
 
 		if (o->req != req)
 			continue;
-		rc_list_del(&o->link);
+		out_dequeue(p2p, req->p2p.wpeer, o);
 		out_free(p2p, o);
-		p2p->nqueued--;
 		return true;
 	}
 	return false;
@@ -1509,7 +1576,6 @@ size_t rc_am_frag(struct rc_inst *inst, int w)
 static int am_push(struct rc_inst *inst, int w, unsigned id, const void *hdr,
 		   size_t hlen, const void *payload, size_t len)
 {
-	struct rc_tp *tp = peer_tp(inst, w);
 	union {
 		struct rc_p2p_am a;
 		uint8_t b[sizeof(struct rc_p2p_am) + RC_AM_HDR_MAX];
@@ -1520,7 +1586,7 @@ static int am_push(struct rc_inst *inst, int w, unsigned id, const void *hdr,
 	m.a.type = RC_P2P_AM;
 	m.a.id = (uint8_t)id;
 	memcpy(m.b + sizeof(m.a), hdr, hlen);
-	return tp->ops->am_send(tp, w, &m, sizeof(m.a) + hlen, payload, len);
+	return tp_send(inst, w, &m, sizeof(m.a) + hlen, payload, len);
 }
 
 int rc_am_send_now(struct rc_inst *inst, int w, unsigned id, const void *hdr,
@@ -1625,8 +1691,7 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 		struct rc_req *req = o->req;
 		struct rc_am_stream *st = o->stream;
 
-		rc_list_del(&o->link);
-		p2p->nqueued--;
+		out_dequeue(p2p, w, o);
 		out_free(p2p, o);
 		if (req) {
 			req->err = err;
@@ -1824,6 +1889,9 @@ int rc_p2p_connect(struct rc_inst *inst)
 			if (tp->ops->reachable(tp, w))
 				proc->tp = tp;
 		}
+		proc->send_mt =
+			proc->tp && (proc->tp->caps & RC_TP_CAP_SEND_MT);
+		inst->send_mt_any |= proc->send_mt;
 		if (!proc->tp) {
 			const char *list = rc_param_str(RC_P_TRANSPORTS);
 			bool verbs_open = false;
@@ -1915,6 +1983,7 @@ void rc_p2p_close(struct rc_inst *inst)
 			free(q);
 		}
 		rc_list_init(&inst->procs[i].pending);
+		inst->procs[i].npending = 0;
 	}
 	for (i = 0; i < RC_CTX_MAX; i++) {
 		struct p2p_match *m = p2p->match[i];

@@ -73,9 +73,32 @@ static int p2p_blocking_send(const void *buf, int count, MPI_Datatype dt,
 	return rc_api_status(comm, ret, fn);
 }
 
+/*
+ * At MPI_THREAD_MULTIPLE: does a small send go now, outside the critical
+ * section (rc_p2p_send_outside)? Only to a peer whose transport allows it
+ * (asked first, and not at all in a process without one: it costs other
+ * sends least) and with good arguments; anything else (an error to raise
+ * included) takes the whole path inside.
+ */
+static __attribute__((noinline)) bool
+p2p_send_outside(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+		 MPI_Comm comm)
+{
+	if (!rc_api_ready() || !rc_comm_valid(comm) || dest < 0 ||
+	    dest >= rc_comm_psize(comm) ||
+	    !comm->inst->procs[rc_comm_wrank(comm, dest)].send_mt)
+		return false;
+	return !p2p_check(comm, buf, count, dt, dest, tag, false) &&
+	       rc_p2p_send_outside(comm, buf, (size_t)count, dt, dest, tag) ==
+		       RC_OK;
+}
+
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	      MPI_Comm comm)
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && rc_g.send_mt_any &&
+	    p2p_send_outside(buf, count, dt, dest, tag, comm))
+		return MPI_SUCCESS;
 	return RC_CS_CALL(&rc_cs_big,
 			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
 					    RC_SEND_STD, "MPI_Send"));
@@ -94,6 +117,9 @@ RC_WEAK(MPI_Ssend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm)
 {
+	if (RC_UNLIKELY(rc_thread_multiple) && rc_g.send_mt_any &&
+	    p2p_send_outside(buf, count, dt, dest, tag, comm))
+		return MPI_SUCCESS;
 	return RC_CS_CALL(&rc_cs_big,
 			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
 					    RC_SEND_READY, "MPI_Rsend"));

@@ -86,6 +86,14 @@ int rc_p2p_irecv(struct rc_comm *comm, uint32_t ctx, void *buf, size_t count,
 int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 		    size_t count, struct rc_dtype *dt, int dst, int tag);
 
+/* MPI_Send outside the critical section (MPI_THREAD_MULTIPLE, arguments
+ * checked): one eager message of a contiguous buffer to a peer whose
+ * transport lets senders run at once (RC_TP_CAP_SEND_MT) and that has no
+ * sends queued, under the peer's send lock alone. RC_OK: sent; RC_AGAIN:
+ * take the whole path (rc_p2p_send) inside the section. */
+int rc_p2p_send_outside(struct rc_comm *comm, const void *buf, size_t count,
+			struct rc_dtype *dt, int dst, int tag);
+
 /* Blocking send with the eager fast path (no request when it fits). */
 int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
 		size_t count, struct rc_dtype *dt, int dst, int tag,

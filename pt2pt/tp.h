@@ -31,6 +31,12 @@ struct rc_tp;
 #define RC_TP_CAP_PUT 0x2u	/* put() writes peer memory */
 /* atomic() on peer memory, this process's own included (loopback) */
 #define RC_TP_CAP_ATOMIC 0x4u
+/* am_send() to different peers may run at once in several threads, and to
+ * one peer in one thread at a time (pt2pt holds the peer's send lock)
+ * while other threads poll and send to others: the sending side of each
+ * peer is the transport's state for that peer alone (shared memory: the
+ * producer end of the peer's ring) */
+#define RC_TP_CAP_SEND_MT 0x8u
 
 /* Device atomics on one aligned 64-bit word of exposed memory. */
 enum rc_tp_atomic {

@@ -25,6 +25,10 @@
  * answers RC_AGAIN and pt2pt retries after progress (never drop, never
  * block). A record is at most half a ring, so an empty ring always has room.
  *
+ * Threads: the producer end of a ring is that peer's sending state alone,
+ * so senders to different peers may run at once (RC_TP_CAP_SEND_MT;
+ * pt2pt serialises senders to one peer with its send lock).
+ *
  * Rendezvous: get/put are single copies with process_vm_readv/writev (CMA)
  * into the peer's exposed buffer (key: its pid). Where the kernel forbids
  * CMA (ptrace scope, seccomp) the first EPERM turns get/put off and pt2pt
@@ -186,7 +190,8 @@ static int shm_open_tp(struct rc_inst *inst, struct rc_tp **tpp)
 	st->tp.inst = inst;
 	st->tp.name = "shm";
 	st->cma = rc_param_bool(RC_P_SHM_CMA);
-	st->tp.caps = st->cma ? RC_TP_CAP_GET | RC_TP_CAP_PUT : 0;
+	st->tp.caps = RC_TP_CAP_SEND_MT |
+		      (st->cma ? RC_TP_CAP_GET | RC_TP_CAP_PUT : 0);
 	st->tp.rdma_chunk = (size_t)rc_param_int(RC_P_SHM_CMA_CHUNK);
 	st->tp.max_rdma = 1;
 	/* Presence of the section tells peers we speak shm. */
@@ -712,7 +717,7 @@ static int shm_cma(struct shm_tp *st, int wrank, void *local, size_t len,
 					     write ? "writev" : "readv",
 					     strerror(errno));
 			st->cma = false;
-			st->tp.caps = 0;
+			st->tp.caps &= ~(RC_TP_CAP_GET | RC_TP_CAP_PUT);
 			return RC_ERR_UNSUPPORTED;
 		}
 		rc_log_err("process_vm_%s from rank %d (pid %d): %s",

@@ -15,6 +15,7 @@
 #include "boot.h"
 #include "handle.h"
 #include "list.h"
+#include "thread.h"
 
 struct rc_inst;
 struct rc_tp;
@@ -40,6 +41,14 @@ struct rc_proc {
 	struct rc_list waiting;	/* requests whose protocol awaits it */
 	int failed;		/* status the transport reported, or 0 */
 	bool failed_done;	/* pt2pt has failed what waited on it */
+	/* At MPI_THREAD_MULTIPLE, when tp lets senders run at once
+	 * (RC_TP_CAP_SEND_MT, read once at connect: send_mt), every message
+	 * to the peer goes to tp under send_lock, and MPI_Send's path outside
+	 * the critical section takes it when npending (the length of pending,
+	 * written inside the section, read atomically outside) is 0. */
+	bool send_mt;
+	unsigned npending;
+	struct rc_lock send_lock;
 };
 
 typedef unsigned (*rc_progress_fn)(struct rc_inst *inst, void *arg);
@@ -57,6 +66,9 @@ struct rc_inst {
 	char boot_id[40];
 	char nspace[256];
 	bool singleton;
+	/* some peer's transport lets senders run at once (rc_proc.send_mt):
+	 * MPI_Send may go outside the critical section at all */
+	bool send_mt_any;
 	int universe_size;
 	bool oversubscribed;	/* more local ranks than cores: yield */
 	unsigned yield_after;	/* idle polls before a wait yields (0: no) */

@@ -34,6 +34,14 @@
  *           constructors, commit, pack, free; info; groups; ops and
  *           MPI_Reduce_local). A call that waited for the section would
  *           hang both; the handler gives up after 20 s.
+ *   order   each thread sends NSEQ messages of mixed sizes to every other
+ *           rank on one communicator, tag its own, by MPI_Send (small
+ *           ones go outside the critical section on shared memory) and
+ *           MPI_Isend in turn, into receives posted first; each receive
+ *           must get the next message of its sender thread (MPI's order
+ *           per sender, tag and communicator), with the right bytes. With
+ *           a small ring (thr.test) sends queue, and a later small
+ *           MPI_Send must not overtake them.
  *   objects threads 1.. create, use and free datatypes, info objects,
  *           groups and ops (and convert their handles) in loops, while
  *           thread 0 exchanges messages in derived datatypes that it frees
@@ -591,6 +599,90 @@ static void nowait_phase(void)
 	CHECK_MPI(MPI_Type_free(&nw_vec));
 }
 
+/* ---- order: one thread's messages in order, whatever path they take ----- */
+
+#define NSEQ 32
+
+static const int seq_sizes[] = {8, 100, 0, 4000, 8, 70000, 1000, 16};
+#define NSEQ_SIZES ((int)(sizeof(seq_sizes) / sizeof(seq_sizes[0])))
+
+static int seq_len(int i, int t)
+{
+	int n = seq_sizes[(i + t) % NSEQ_SIZES];
+
+	return n < (int)sizeof(struct hdr) ? (int)sizeof(struct hdr) : n;
+}
+
+static void *order_thread(void *arg)
+{
+	int t = (int)(long)arg, np = nranks - 1, i, k, p, len;
+	unsigned char *rb = malloc((size_t)np * NSEQ * 70000);
+	unsigned char *sb = malloc((size_t)np * NSEQ * 70000);
+	MPI_Request *rq = malloc(sizeof(*rq) * 2 * (size_t)np * NSEQ);
+	MPI_Status *st = malloc(sizeof(*st) * 2 * (size_t)np * NSEQ);
+	int nsq = 0;
+
+	CHECK(rb && sb && rq && st, "order: out of memory");
+	for (k = 0, p = 0; p < nranks; p++) {
+		if (p == rank)
+			continue;
+		for (i = 0; i < NSEQ; i++, k++)
+			CHECK_MPI(MPI_Irecv(rb + (size_t)k * 70000, 70000,
+					    MPI_BYTE, p, 100 + t, shared,
+					    &rq[k]));
+	}
+	/* everybody's receives are posted before the first send: the
+	 * rendezvous sends below find them */
+	CHECK_MPI(MPI_Barrier(own[t]));
+	for (i = 0; i < NSEQ; i++)
+		for (k = 0, p = 0; p < nranks; p++) {
+			unsigned char *b;
+
+			if (p == rank)
+				continue;
+			b = sb + ((size_t)k++ * NSEQ + i) * 70000;
+			len = seq_len(i, t);
+			msg_fill(b, rank, t, i, len);
+			if (i % 3 == 1)
+				CHECK_MPI(MPI_Isend(b, len, MPI_BYTE, p,
+						    100 + t, shared,
+						    &rq[np * NSEQ + nsq++]));
+			else
+				CHECK_MPI(MPI_Send(b, len, MPI_BYTE, p, 100 + t,
+						   shared));
+		}
+	CHECK_MPI(MPI_Waitall(np * NSEQ + nsq, rq, st));
+	for (k = 0, p = 0; p < nranks; p++) {
+		if (p == rank)
+			continue;
+		for (i = 0; i < NSEQ; i++, k++) {
+			struct hdr h;
+			int got;
+
+			CHECK_MPI(MPI_Get_count(&st[k], MPI_BYTE, &got));
+			CHECK(got >= (int)sizeof(h), "order: %d bytes", got);
+			memcpy(&h, rb + (size_t)k * 70000, sizeof(h));
+			CHECK(h.src == p && h.thr == t && h.iter == i,
+			      "order: receive %d from rank %d thread %d got "
+			      "message %d of rank %d thread %d",
+			      i, p, t, h.iter, h.src, h.thr);
+			CHECK(h.len == got && got == seq_len(i, t),
+			      "order: message %d: %d bytes, want %d", i, got,
+			      seq_len(i, t));
+			CHECK(job_verify(rb + (size_t)k * 70000 + sizeof(h),
+					 (size_t)got - sizeof(h),
+					 p * 1000 + t * 100 + i) == (size_t)-1,
+			      "order: message %d from rank %d thread %d: bytes",
+			      i, p, t);
+		}
+	}
+	free(rb);
+	free(sb);
+	free(rq);
+	free(st);
+	return NULL;
+}
+
 /* ---- objects: object calls racing each other and the engine ------------- */
 
 #define NOBJ 200
@@ -682,6 +774,10 @@ int main(int argc, char **argv)
 	}
 	if (all || !strcmp(phase, "nowait"))
 		nowait_phase();
+	if (all || !strcmp(phase, "order")) {
+		run_threads(order_thread, nthr);
+		phase_end();
+	}
 	if (all || !strcmp(phase, "objects")) {
 		run_threads(objects_thread, nthr);
 		phase_end();
