@@ -20,8 +20,12 @@
 #include <unistd.h>
 #include "thread.h"
 
-bool rc_thread_multiple;
-struct rc_cs rc_cs_big = RC_CS_INITIALIZER;
+/* Each on a cache line of its own: every call reads the flag, and the
+ * section's holder writes its lock word at every entry and exit (sharing
+ * a line, the flag's readers outside the section took a miss each time:
+ * bench/mt_side objects). */
+bool rc_thread_multiple __attribute__((aligned(64)));
+struct rc_cs rc_cs_big __attribute__((aligned(64))) = RC_CS_INITIALIZER;
 
 static bool cs_mine(struct rc_cs *cs)
 {
