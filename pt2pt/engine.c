@@ -1358,14 +1358,30 @@ int rc_p2p_irecv(struct rc_comm *comm, uint32_t ctx, void *buf, size_t count,
 	return RC_OK;
 }
 
-int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
-		    size_t count, struct rc_dtype *dt, int dst, int tag)
+/*
+ * One eager message now, without a request, or RC_AGAIN: inside the
+ * critical section when nothing is queued for the peer (rc_p2p_send_now);
+ * outside it (rc_p2p_send_outside) only to a peer whose transport lets
+ * senders run at once, when nothing is queued for it (npending, read
+ * atomically: this thread counted its own queued sends in), and a
+ * transport's "not now" or error is RC_AGAIN (the whole path reports it).
+ */
+static inline __attribute__((always_inline)) int
+send_eager_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
+	       size_t count, struct rc_dtype *dt, int dst, int tag,
+	       bool outside)
 {
 	struct rc_inst *inst = comm->inst;
+	struct rc_p2p_hdr h = {
+		.type = RC_P2P_EAGER,
+		.ctx = ctx,
+		.src = comm->rank,
+		.tag = tag,
+	};
 	struct rc_proc *proc;
 	struct rc_tp *tp;
 	size_t len;
-	int w;
+	int w, ret;
 
 	if (dst == MPI_PROC_NULL)
 		return RC_OK;
@@ -1374,56 +1390,29 @@ int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 	w = rc_comm_wrank(comm, dst);
 	proc = &inst->procs[w];
 	tp = proc->tp;
+	if (outside && !proc->send_mt)
+		return RC_AGAIN;
 	len = count * dt->size;
-	if (len <= tp_eager(inst->p2p, tp) &&
-	    len + sizeof(struct rc_p2p_hdr) <= tp->max_am &&
-	    rc_list_empty(&proc->pending)) {
-		struct rc_p2p_hdr h = {
-			.type = RC_P2P_EAGER,
-			.ctx = ctx,
-			.src = comm->rank,
-			.tag = tag,
-		};
+	if (len > tp_eager(inst->p2p, tp) ||
+	    len + sizeof(struct rc_p2p_hdr) > tp->max_am)
+		return RC_AGAIN;
+	if (outside ? __atomic_load_n(&proc->npending, __ATOMIC_ACQUIRE) != 0
+		    : !rc_list_empty(&proc->pending))
+		return RC_AGAIN;
+	ret = tp_send(inst, w, &h, sizeof(h), rc_dt_contig_ptr(dt, buf), len);
+	return outside && ret != RC_OK ? RC_AGAIN : ret;
+}
 
-		return tp_send(inst, w, &h, sizeof(h),
-			       rc_dt_contig_ptr(dt, buf), len);
-	}
-	return RC_AGAIN;
+int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		    size_t count, struct rc_dtype *dt, int dst, int tag)
+{
+	return send_eager_now(comm, ctx, buf, count, dt, dst, tag, false);
 }
 
 int rc_p2p_send_outside(struct rc_comm *comm, const void *buf, size_t count,
 			struct rc_dtype *dt, int dst, int tag)
 {
-	struct rc_inst *inst = comm->inst;
-	struct rc_p2p_hdr h = {
-		.type = RC_P2P_EAGER,
-		.ctx = comm->ctx,
-		.src = comm->rank,
-		.tag = tag,
-	};
-	struct rc_proc *proc;
-	size_t len;
-	int w;
-
-	if (dst == MPI_PROC_NULL)
-		return RC_OK;
-	if (!rc_dt_is_contig(dt, count))
-		return RC_AGAIN;
-	w = rc_comm_wrank(comm, dst);
-	proc = &inst->procs[w];
-	if (!proc->send_mt)
-		return RC_AGAIN;
-	len = count * dt->size;
-	if (len > tp_eager(inst->p2p, proc->tp) ||
-	    len + sizeof(h) > proc->tp->max_am)
-		return RC_AGAIN;
-	/* behind what this thread queued before (it counted itself in) */
-	if (__atomic_load_n(&proc->npending, __ATOMIC_ACQUIRE))
-		return RC_AGAIN;
-	return tp_send(inst, w, &h, sizeof(h), rc_dt_contig_ptr(dt, buf),
-		       len) == RC_OK
-		       ? RC_OK
-		       : RC_AGAIN;
+	return send_eager_now(comm, comm->ctx, buf, count, dt, dst, tag, true);
 }
 
 int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
