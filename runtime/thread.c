@@ -52,15 +52,12 @@ bool rc_cs_poll_busy(struct rc_cs *cs)
 	return false;
 }
 
-static void word_lock_slow(int *w)
+void rc_word_lock_slow(int *w)
 {
-	int c, i;
+	int i;
 
 	for (i = 0; i < 100; i++) {
-		c = 0;
-		if (__atomic_compare_exchange_n(w, &c, 1, false,
-						__ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
+		if (rc_word_trylock(w))
 			return;
 		__builtin_ia32_pause();
 	}
@@ -69,20 +66,9 @@ static void word_lock_slow(int *w)
 		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
 }
 
-static void word_unlock(int *w)
+void rc_word_wake(int *w)
 {
-	if (__atomic_exchange_n(w, 0, __ATOMIC_RELEASE) == 2)
-		syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-void rc_lock_wait(struct rc_lock *l)
-{
-	word_lock_slow(&l->word);
-}
-
-void rc_lock_wake(struct rc_lock *l)
-{
-	syscall(SYS_futex, &l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* The word just taken: record the owner. */
@@ -97,14 +83,11 @@ static void cs_own(struct rc_cs *cs, int depth)
 
 static void cs_take(struct rc_cs *cs, int depth)
 {
-	int c = 0;
-
 	/* Uncontended: one compare-and-swap, no counting. Contended: counted
 	 * as a waiter meanwhile, for rc_cs_yield's handoff. */
-	if (!__atomic_compare_exchange_n(&cs->word, &c, 1, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+	if (!rc_word_trylock(&cs->word)) {
 		__atomic_add_fetch(&cs->waiters, 1, __ATOMIC_RELAXED);
-		word_lock_slow(&cs->word);
+		rc_word_lock_slow(&cs->word);
 		__atomic_sub_fetch(&cs->waiters, 1, __ATOMIC_RELAXED);
 	}
 	cs_own(cs, depth);
@@ -113,10 +96,7 @@ static void cs_take(struct rc_cs *cs, int depth)
 /* Take cs only if nobody holds it. */
 static bool cs_trytake(struct rc_cs *cs, int depth)
 {
-	int c = 0;
-
-	if (!__atomic_compare_exchange_n(&cs->word, &c, 1, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (!rc_word_trylock(&cs->word))
 		return false;
 	cs_own(cs, depth);
 	return true;
@@ -130,7 +110,7 @@ static inline __attribute__((always_inline)) int cs_drop(struct rc_cs *cs)
 
 	cs->depth = 0;
 	__atomic_store_n(&cs->held, 0, __ATOMIC_RELEASE);
-	word_unlock(&cs->word);
+	rc_word_unlock(&cs->word);
 	return depth;
 }
 

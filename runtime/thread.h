@@ -49,8 +49,8 @@
  * every other symbol). */
 extern bool rc_thread_multiple __attribute__((visibility("hidden")));
 
-/* A critical section: a lock that its holder may re-enter. The lock word
- * (thread.c): 0 free, 1 held, 2 held and a thread may sleep on it (futex). */
+/* A critical section: a lock that its holder may re-enter, on a lock word
+ * (rc_word_*, below: 0 free, 1 held, 2 held and a thread may sleep). */
 struct rc_cs {
 	int word;
 	pthread_t owner;	/* valid while depth > 0 */
@@ -149,32 +149,43 @@ static inline void rc_cs_yield_until(struct rc_cs *cs, const uint8_t *flag,
  * MULTIPLE it is one predictable branch, like the sections.
  */
 struct rc_lock {
-	int word; /* 0 free, 1 held, 2 held and a thread may sleep */
+	int word; /* a lock word, below */
 };
 
-void rc_lock_wait(struct rc_lock *l);
-void rc_lock_wake(struct rc_lock *l);
+/*
+ * The lock word of both rc_lock and rc_cs: 0 free, 1 held, 2 held and a
+ * thread may sleep on it (futex), so whoever gives it back wakes one.
+ */
+void rc_word_lock_slow(int *w);
+void rc_word_wake(int *w);
 
-static inline bool rc_lock_take(struct rc_lock *l)
+static inline bool rc_word_trylock(int *w)
 {
 	int c = 0;
 
+	return __atomic_compare_exchange_n(w, &c, 1, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static inline void rc_word_unlock(int *w)
+{
+	if (RC_UNLIKELY(__atomic_exchange_n(w, 0, __ATOMIC_RELEASE) == 2))
+		rc_word_wake(w);
+}
+
+static inline bool rc_lock_take(struct rc_lock *l)
+{
 	if (RC_LIKELY(!rc_thread_multiple))
 		return false;
-	if (RC_UNLIKELY(!__atomic_compare_exchange_n(&l->word, &c, 1, false,
-						     __ATOMIC_ACQUIRE,
-						     __ATOMIC_RELAXED)))
-		rc_lock_wait(l);
+	if (RC_UNLIKELY(!rc_word_trylock(&l->word)))
+		rc_word_lock_slow(&l->word);
 	return true;
 }
 
 static inline void rc_lock_give(struct rc_lock *l, bool held)
 {
-	if (RC_LIKELY(!held))
-		return;
-	if (RC_UNLIKELY(__atomic_exchange_n(&l->word, 0, __ATOMIC_RELEASE) ==
-			2))
-		rc_lock_wake(l);
+	if (RC_UNLIKELY(held))
+		rc_word_unlock(&l->word);
 }
 
 /* Does the calling thread hold cs? (assertions, tests) */
