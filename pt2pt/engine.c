@@ -1415,6 +1415,30 @@ int rc_p2p_send_outside(struct rc_comm *comm, const void *buf, size_t count,
 	return send_eager_now(comm, comm->ctx, buf, count, dt, dst, tag, true);
 }
 
+/*
+ * The same for MPI_Isend: the request is taken first (a message that went
+ * out cannot come back for want of one) and is born done, of kind
+ * RC_REQ_SENT, with nothing of the engine's (request.h).
+ */
+int rc_p2p_isend_outside(struct rc_comm *comm, const void *buf, size_t count,
+			 struct rc_dtype *dt, int dst, int tag,
+			 struct rc_req **reqp)
+{
+	struct rc_req *req = rc_req_alloc(comm->inst, RC_REQ_SENT);
+	int ret;
+
+	if (RC_UNLIKELY(!req))
+		return RC_AGAIN;
+	ret = send_eager_now(comm, comm->ctx, buf, count, dt, dst, tag, true);
+	if (ret != RC_OK) {
+		rc_req_free(req);
+		return ret;
+	}
+	req->state = RC_REQ_DONE;
+	*reqp = req;
+	return RC_OK;
+}
+
 int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
 		size_t count, struct rc_dtype *dt, int dst, int tag,
 		enum rc_send_mode mode)

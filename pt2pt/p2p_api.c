@@ -75,33 +75,38 @@ static int p2p_blocking_send(const void *buf, int count, MPI_Datatype dt,
 
 /*
  * At MPI_THREAD_MULTIPLE: does a small send go now, outside the critical
- * section (rc_p2p_send_outside)? Only to a peer whose transport allows it
- * (asked first, and not at all in a process without one: it costs other
- * sends least) and with good arguments; anything else (an error to raise
- * included) takes the whole path inside.
+ * section (rc_p2p_send_outside; with a request, rc_p2p_isend_outside)?
+ * Only to a peer whose transport allows it (asked first, and not at all in
+ * a process without one: it costs other sends least) and with good
+ * arguments; anything else (an error to raise included) takes the whole
+ * path inside.
  */
 static __attribute__((noinline)) bool
 p2p_send_outside(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-		 MPI_Comm comm)
+		 MPI_Comm comm, MPI_Request *request)
 {
 	if (!rc_api_ready() || !rc_comm_valid(comm) || dest < 0 ||
 	    dest >= rc_comm_psize(comm) ||
-	    !comm->inst->procs[rc_comm_wrank(comm, dest)].send_mt)
+	    !comm->inst->procs[rc_comm_wrank(comm, dest)].send_mt ||
+	    p2p_check(comm, buf, count, dt, dest, tag, false))
 		return false;
-	return !p2p_check(comm, buf, count, dt, dest, tag, false) &&
-	       rc_p2p_send_outside(comm, buf, (size_t)count, dt, dest, tag) ==
-		       RC_OK;
+	if (request)
+		return rc_p2p_isend_outside(comm, buf, (size_t)count, dt, dest,
+					    tag, request) == RC_OK;
+	return rc_p2p_send_outside(comm, buf, (size_t)count, dt, dest, tag) ==
+	       RC_OK;
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	      MPI_Comm comm)
 {
-	if (RC_UNLIKELY(rc_thread_multiple) && rc_g.send_mt_any &&
-	    p2p_send_outside(buf, count, dt, dest, tag, comm))
-		return MPI_SUCCESS;
-	return RC_CS_CALL(&rc_cs_big,
-			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
-					    RC_SEND_STD, "MPI_Send"));
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big,
+		rc_g.send_mt_any &&
+			p2p_send_outside(buf, count, dt, dest, tag, comm, NULL),
+		MPI_SUCCESS,
+		p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_STD,
+				  "MPI_Send"));
 }
 RC_WEAK(MPI_Send)
 
@@ -117,12 +122,13 @@ RC_WEAK(MPI_Ssend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm)
 {
-	if (RC_UNLIKELY(rc_thread_multiple) && rc_g.send_mt_any &&
-	    p2p_send_outside(buf, count, dt, dest, tag, comm))
-		return MPI_SUCCESS;
-	return RC_CS_CALL(&rc_cs_big,
-			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
-					    RC_SEND_READY, "MPI_Rsend"));
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big,
+		rc_g.send_mt_any &&
+			p2p_send_outside(buf, count, dt, dest, tag, comm, NULL),
+		MPI_SUCCESS,
+		p2p_blocking_send(buf, count, dt, dest, tag, comm,
+				  RC_SEND_READY, "MPI_Rsend"));
 }
 RC_WEAK(MPI_Rsend)
 
@@ -183,9 +189,13 @@ static int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest,
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  p2p_isend(buf, count, dt, dest, tag, comm, request,
-				    RC_SEND_STD, "MPI_Isend"));
+	return RC_CS_CALL_UNLESS(&rc_cs_big,
+				 rc_g.send_mt_any && request &&
+					 p2p_send_outside(buf, count, dt, dest,
+							  tag, comm, request),
+				 MPI_SUCCESS,
+				 p2p_isend(buf, count, dt, dest, tag, comm,
+					   request, RC_SEND_STD, "MPI_Isend"));
 }
 RC_WEAK(MPI_Isend)
 
@@ -201,9 +211,14 @@ RC_WEAK(MPI_Issend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  p2p_isend(buf, count, dt, dest, tag, comm, request,
-				    RC_SEND_READY, "MPI_Irsend"));
+	return RC_CS_CALL_UNLESS(&rc_cs_big,
+				 rc_g.send_mt_any && request &&
+					 p2p_send_outside(buf, count, dt, dest,
+							  tag, comm, request),
+				 MPI_SUCCESS,
+				 p2p_isend(buf, count, dt, dest, tag, comm,
+					   request, RC_SEND_READY,
+					   "MPI_Irsend"));
 }
 RC_WEAK(MPI_Irsend)
 

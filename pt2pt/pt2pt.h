@@ -93,6 +93,11 @@ int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
  * take the whole path (rc_p2p_send) inside the section. */
 int rc_p2p_send_outside(struct rc_comm *comm, const void *buf, size_t count,
 			struct rc_dtype *dt, int dst, int tag);
+/* MPI_Isend the same way: on RC_OK *reqp is a done request of kind
+ * RC_REQ_SENT, which a wait or test finishes outside the section too. */
+int rc_p2p_isend_outside(struct rc_comm *comm, const void *buf, size_t count,
+			 struct rc_dtype *dt, int dst, int tag,
+			 struct rc_req **reqp);
 
 /* Blocking send with the eager fast path (no request when it fits). */
 int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,

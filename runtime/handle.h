@@ -37,10 +37,11 @@
  *
  * Requests come from each instance's own pool (inst->req_pool: the pool
  * of rc_g serves MPI_Request_f2c), used inside the critical section
- * (thread.h) only and not locked; every other kind from the process-wide
- * pools here, which calls outside the section use too (datatypes, ops,
- * info, groups): rc_hobj_new, rc_hobj_free and rc_handle_f2c take the
- * pool's leaf lock at MPI_THREAD_MULTIPLE.
+ * (thread.h), and locked only where MPI_Isend makes requests outside it
+ * (request.h); every other kind from the process-wide pools here, which
+ * calls outside the section use too (datatypes, ops, info, groups):
+ * rc_hobj_new, rc_hobj_free and rc_handle_f2c take the pool's leaf lock
+ * at MPI_THREAD_MULTIPLE.
  */
 #ifndef RC_HANDLE_H
 #define RC_HANDLE_H
@@ -105,7 +106,7 @@ struct rc_hpool {
 	uint32_t npredef;
 	void **chunks;
 	uint32_t nchunks;
-	struct rc_lock lock; /* the global pools' (rc_hobj_new, ...) */
+	struct rc_lock lock; /* at MULTIPLE (above; requests: request.h) */
 };
 
 #define RC_HPOOL_INIT(k)                                                   \

@@ -7,7 +7,8 @@
  * slot is reused (RCMPI_REQ_QUARANTINE frees later). Blocking calls put a
  * request on their own stack instead (it cannot outlive the call, and is
  * never a handle). A pooled request holds a reference on req->comm,
- * released with the request.
+ * released with the request. The pool's leaf lock (request.h) is held
+ * for the get or put alone.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -40,10 +41,34 @@ static void req_init(struct rc_req *req, struct rc_inst *inst,
 	rc_list_init(&req->link);
 }
 
+/* A slot from the pool under its lock (MULTIPLE: request.h). */
+static __attribute__((noinline)) struct rc_req *
+req_get_locked(struct rc_hpool *p)
+{
+	struct rc_req *req;
+
+	rc_lock_hold(&p->lock);
+	req = rc_hpool_get(p, sizeof(*req));
+	rc_lock_release(&p->lock);
+	return req;
+}
+
+static __attribute__((noinline)) void req_put_locked(struct rc_hpool *p,
+						     struct rc_req *req)
+{
+	rc_lock_hold(&p->lock);
+	rc_hpool_put(p, req);
+	rc_lock_release(&p->lock);
+}
+
 struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind)
 {
-	struct rc_req *req = rc_hpool_get(&inst->req_pool, sizeof(*req));
+	struct rc_req *req;
 
+	if (RC_UNLIKELY(rc_thread_multiple) && inst->send_mt_any)
+		req = req_get_locked(&inst->req_pool);
+	else
+		req = rc_hpool_get(&inst->req_pool, sizeof(*req));
 	if (RC_UNLIKELY(!req))
 		return NULL;
 	req_init(req, inst, kind);
@@ -79,7 +104,10 @@ void rc_req_free(struct rc_req *req)
 		rc_comm_release(req->comm);
 	req->comm = NULL;
 	req->state = RC_REQ_INACTIVE;
-	rc_hpool_put(&req->inst->req_pool, req);
+	if (RC_UNLIKELY(rc_thread_multiple) && req->inst->send_mt_any)
+		req_put_locked(&req->inst->req_pool, req);
+	else
+		rc_hpool_put(&req->inst->req_pool, req);
 }
 
 int rc_req_start(struct rc_req *req)

@@ -7,6 +7,18 @@
  *   DONE --wait/test: persistent--> INACTIVE; non-persistent--> freed
  * MPI_Request_free on an ACTIVE request sets RC_REQ_USER_FREED and the
  * request is freed when it completes.
+ *
+ * A request of kind RC_REQ_SENT is born DONE: an eager send that went out
+ * before its MPI_Isend returned, outside the critical section
+ * (rc_p2p_isend_outside). It holds no communicator, datatype or engine
+ * state, so a wait or test finishes it outside the section too.
+ *
+ * Such requests come from the pool outside the section: at
+ * MPI_THREAD_MULTIPLE, in an instance that has peers on a transport that
+ * lets senders run at once (inst->send_mt_any: the only place they are
+ * made), rc_req_alloc and rc_req_free take the pool's leaf lock.
+ * Elsewhere the pool is used inside the section alone, MPI_Request_f2c
+ * included.
  */
 #ifndef RC_REQUEST_H
 #define RC_REQUEST_H
@@ -26,11 +38,11 @@ struct rc_umsg;
 enum rc_req_kind {
 	RC_REQ_SEND = 1,
 	RC_REQ_RECV,
-	RC_REQ_COLL,	/* a collective schedule */
-	RC_REQ_NULL,	/* completes at once (MPI_PROC_NULL peers) */
-	RC_REQ_RMA,	/* one-sided: an operation or a synchronisation (rma/) */
-	RC_REQ_GREQ,	/* generalized request (MPI_Grequest_start) */
-	RC_REQ_PAIR,	/* MPI_Isendrecv(_replace): a send and a receive */
+	RC_REQ_COLL, /* a collective schedule */
+	RC_REQ_SENT, /* an eager send done within its own call (below) */
+	RC_REQ_RMA,  /* one-sided: an operation or a synchronisation (rma/) */
+	RC_REQ_GREQ, /* generalized request (MPI_Grequest_start) */
+	RC_REQ_PAIR, /* MPI_Isendrecv(_replace): a send and a receive */
 };
 
 enum rc_req_state {

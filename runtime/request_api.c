@@ -9,6 +9,10 @@
  * its communicator's handler; multiple-completion calls set MPI_ERROR in
  * every status and return MPI_ERR_IN_STATUS. A generalized request's error
  * is the code its query_fn or free_fn returned, raised on MPI_COMM_WORLD.
+ *
+ * At MPI_THREAD_MULTIPLE, MPI_Wait, MPI_Test, their _all forms and
+ * MPI_Request_free finish sends that were done within their MPI_Isend
+ * (RC_REQ_SENT) outside the critical section; everything else runs in it.
  */
 #include <stdlib.h>
 #include "api.h"
@@ -57,6 +61,49 @@ static bool test_busy(int count, MPI_Request reqs[], bool all)
 		pending += st == RC_REQ_ACTIVE;
 	}
 	return pending && rc_cs_poll_busy(&rc_cs_big);
+}
+
+/*
+ * At MULTIPLE: is every request of the array null or of kind RC_REQ_SENT
+ * (born done, with nothing of the engine's: request.h), one at least?
+ * Then the call finishes them outside the critical section. The kind is
+ * fixed while the handle lives, so reading it races with nothing.
+ */
+static bool all_sent(int count, MPI_Request reqs[])
+{
+	int i, n = 0;
+
+	if (!rc_api_ready() || count <= 0 || !reqs)
+		return false;
+	for (i = 0; i < count; i++) {
+		if (!reqs[i])
+			continue;
+		if (!rc_req_valid(reqs[i]) || reqs[i]->kind != RC_REQ_SENT)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/* Finish such an array, as finish_all would. */
+static void sent_finish_all(int count, MPI_Request reqs[],
+			    MPI_Status statuses[])
+{
+	int i;
+
+	for (i = 0; i < count; i++) {
+		MPI_Status *st = statuses == MPI_STATUSES_IGNORE
+					 ? MPI_STATUS_IGNORE
+					 : &statuses[i];
+
+		if (!reqs[i]) {
+			status_empty(st);
+			continue;
+		}
+		rc_req_finish(&reqs[i], st);
+		if (st != MPI_STATUS_IGNORE)
+			st->MPI_ERROR = MPI_SUCCESS;
+	}
 }
 
 /* The first request of the array that is neither null nor live, or -1. */
@@ -140,9 +187,21 @@ static int api_wait(MPI_Request *request, MPI_Status *status)
 	return MPI_SUCCESS;
 }
 
+/* At MULTIPLE, outside the section: a send done in its MPI_Isend. */
+static __attribute__((noinline)) bool wait_sent(MPI_Request *request,
+						MPI_Status *status)
+{
+	if (!request || !all_sent(1, request))
+		return false;
+	rc_req_finish(request, status);
+	return true;
+}
+
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-	return RC_CS_CALL(&rc_cs_big, api_wait(request, status));
+	return RC_CS_CALL_UNLESS(&rc_cs_big,
+				 rc_g.send_mt_any && wait_sent(request, status),
+				 MPI_SUCCESS, api_wait(request, status));
 }
 RC_WEAK(MPI_Wait)
 
@@ -176,14 +235,30 @@ static int api_test(MPI_Request *request, int *flag, MPI_Status *status)
 	return MPI_SUCCESS;
 }
 
+/* At MULTIPLE, outside the section: a send done in its MPI_Isend, or "not
+ * yet" while another thread holds the section (test_busy). */
+static __attribute__((noinline)) bool
+test_outside(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	if (!request || !flag)
+		return false;
+	if (rc_g.send_mt_any && all_sent(1, request)) {
+		*flag = 1;
+		rc_req_finish(request, status);
+		return true;
+	}
+	if (test_busy(1, request, false)) {
+		*flag = 0;
+		return true;
+	}
+	return false;
+}
+
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-	if (RC_UNLIKELY(rc_thread_multiple) && request && flag &&
-	    test_busy(1, request, false)) {
-		*flag = 0;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_test(request, flag, status));
+	return RC_CS_CALL_UNLESS(&rc_cs_big,
+				 test_outside(request, flag, status),
+				 MPI_SUCCESS, api_test(request, flag, status));
 }
 RC_WEAK(MPI_Test)
 
@@ -272,9 +347,22 @@ static int api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 	return MPI_SUCCESS;
 }
 
+/* At MULTIPLE, outside the section: sends done in their MPI_Isend. */
+static __attribute__((noinline)) bool
+waitall_sent(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+	if (!all_sent(count, reqs))
+		return false;
+	sent_finish_all(count, reqs, statuses);
+	return true;
+}
+
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
-	return RC_CS_CALL(&rc_cs_big, api_waitall(count, reqs, statuses));
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big,
+		rc_g.send_mt_any && waitall_sent(count, reqs, statuses),
+		MPI_SUCCESS, api_waitall(count, reqs, statuses));
 }
 RC_WEAK(MPI_Waitall)
 
@@ -303,15 +391,30 @@ static int api_testall(int count, MPI_Request reqs[], int *flag,
 	return MPI_SUCCESS;
 }
 
+/* At MULTIPLE, outside the section, as test_outside. */
+static __attribute__((noinline)) bool
+testall_outside(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+	if (!flag)
+		return false;
+	if (rc_g.send_mt_any && all_sent(count, reqs)) {
+		*flag = 1;
+		sent_finish_all(count, reqs, statuses);
+		return true;
+	}
+	if (test_busy(count, reqs, true)) {
+		*flag = 0;
+		return true;
+	}
+	return false;
+}
+
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
 		 MPI_Status statuses[])
 {
-	if (RC_UNLIKELY(rc_thread_multiple) && flag &&
-	    test_busy(count, reqs, true)) {
-		*flag = 0;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, api_testall(count, reqs, flag, statuses));
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big, testall_outside(count, reqs, flag, statuses),
+		MPI_SUCCESS, api_testall(count, reqs, flag, statuses));
 }
 RC_WEAK(MPI_Testall)
 
@@ -496,9 +599,21 @@ static int api_request_free(MPI_Request *request)
 	return MPI_SUCCESS;
 }
 
+/* At MULTIPLE, outside the section: a send done in its MPI_Isend. */
+static __attribute__((noinline)) bool request_free_sent(MPI_Request *request)
+{
+	if (!request || !all_sent(1, request))
+		return false;
+	rc_req_free(*request);
+	*request = MPI_REQUEST_NULL;
+	return true;
+}
+
 int PMPI_Request_free(MPI_Request *request)
 {
-	return RC_CS_CALL(&rc_cs_big, api_request_free(request));
+	return RC_CS_CALL_UNLESS(&rc_cs_big,
+				 rc_g.send_mt_any && request_free_sent(request),
+				 MPI_SUCCESS, api_request_free(request));
 }
 RC_WEAK(MPI_Request_free)
 

@@ -118,6 +118,27 @@ static inline void rc_cs_yield_until(struct rc_cs *cs, const uint8_t *flag,
 		rc_cs_ret_;                                   \
 	})
 
+/*
+ * RC_CS_CALL for a call that has a path outside cs at MULTIPLE: there
+ * `outside` is tried first (a call that does the whole MPI call outside
+ * the section when it can, and is then true: the value is `done`), and
+ * expr runs inside cs when it could not. Below MULTIPLE, expr alone, after
+ * the one branch on the flag.
+ */
+#define RC_CS_CALL_UNLESS(cs, outside, done, expr)                \
+	({                                                        \
+		bool rc_cs_mt_ = RC_UNLIKELY(rc_thread_multiple); \
+		__typeof__(expr) rc_cs_ret_ = (done);             \
+		if (!rc_cs_mt_ || !(outside)) {                   \
+			if (rc_cs_mt_)                            \
+				rc_cs_lock(cs);                   \
+			rc_cs_ret_ = (expr);                      \
+			if (rc_cs_mt_)                            \
+				rc_cs_unlock(cs);                 \
+		}                                                 \
+		rc_cs_ret_;                                       \
+	})
+
 /* A query whose arguments `ok` finds good reads only what is fixed while
  * its handles live (MPI_Comm_rank, MPI_Type_size, ...): expr runs outside
  * cs. Otherwise it runs inside, where it raises its error (the handler
@@ -173,19 +194,31 @@ static inline void rc_word_unlock(int *w)
 		rc_word_wake(w);
 }
 
+/* Take and give back l at any level (callers that know it is MULTIPLE). */
+static inline void rc_lock_hold(struct rc_lock *l)
+{
+	if (RC_UNLIKELY(!rc_word_trylock(&l->word)))
+		rc_word_lock_slow(&l->word);
+}
+
+static inline void rc_lock_release(struct rc_lock *l)
+{
+	rc_word_unlock(&l->word);
+}
+
+/* Take l at MULTIPLE; returns whether it did, for rc_lock_give. */
 static inline bool rc_lock_take(struct rc_lock *l)
 {
 	if (RC_LIKELY(!rc_thread_multiple))
 		return false;
-	if (RC_UNLIKELY(!rc_word_trylock(&l->word)))
-		rc_word_lock_slow(&l->word);
+	rc_lock_hold(l);
 	return true;
 }
 
 static inline void rc_lock_give(struct rc_lock *l, bool held)
 {
 	if (RC_UNLIKELY(held))
-		rc_word_unlock(&l->word);
+		rc_lock_release(l);
 }
 
 /* Does the calling thread hold cs? (assertions, tests) */

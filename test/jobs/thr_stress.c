@@ -34,10 +34,16 @@
  *           constructors, commit, pack, free; info; groups; ops and
  *           MPI_Reduce_local). A call that waited for the section would
  *           hang both; the handler gives up after 20 s.
+ *   sendout (shared memory only, not in all) as nowait, the second
+ *           thread making the small sends that leave the critical section
+ *           at MULTIPLE, to the next rank: MPI_Send, MPI_Rsend, and
+ *           MPI_Isend / MPI_Irsend completed by MPI_Wait, MPI_Test,
+ *           MPI_Waitall, MPI_Testall and MPI_Request_free.
  *   order   each thread sends NSEQ messages of mixed sizes to every other
  *           rank on one communicator, tag its own, by MPI_Send (small
  *           ones go outside the critical section on shared memory) and
- *           MPI_Isend in turn, into receives posted first; each receive
+ *           MPI_Isend (completed later, or at once by a wait or test) in
+ *           turn, into receives posted first; each receive
  *           must get the next message of its sender thread (MPI's order
  *           per sender, tag and communicator), with the right bytes. With
  *           a small ring (thr.test) sends queue, and a later small
@@ -570,12 +576,34 @@ static void nowait_handler(MPI_Comm *comm, int *code, ...)
 	}
 }
 
-static void nowait_phase(void)
+/*
+ * Run fn in a second thread while this one stays inside MPI: an error
+ * raised on a communicator whose handler (nowait_handler) waits until fn
+ * is done. fn waits for nw_go and sets nw_done.
+ */
+static void hold_section(void *(*fn)(void *))
 {
-	int sb[3] = {1, 2, 3}, rb[3], err;
+	int sb = 1, err;
 	pthread_t th;
 	MPI_Errhandler eh;
 	MPI_Comm c;
+
+	nw_go = nw_done = 0;
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_SELF, &c));
+	CHECK_MPI(MPI_Comm_create_errhandler(nowait_handler, &eh));
+	CHECK_MPI(MPI_Comm_set_errhandler(c, eh));
+	CHECK(!pthread_create(&th, NULL, fn, NULL), "thread");
+	/* rank 1 of a communicator of one: the handler runs */
+	err = MPI_Send(&sb, 1, MPI_INT, 1, 0, c);
+	CHECK(err != MPI_SUCCESS, "MPI_Send to rank 1 of MPI_COMM_SELF");
+	CHECK(!pthread_join(th, NULL), "join");
+	CHECK_MPI(MPI_Errhandler_free(&eh));
+	CHECK_MPI(MPI_Comm_free(&c));
+}
+
+static void nowait_phase(void)
+{
+	int sb[3] = {1, 2, 3}, rb[3];
 
 	CHECK_MPI(MPI_Sendrecv(sb, 3, MPI_INT, rank, 5, rb, 3, MPI_INT, rank, 5,
 			       MPI_COMM_WORLD, &nw_st));
@@ -583,20 +611,88 @@ static void nowait_phase(void)
 			    &nw_req));
 	CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &nw_vec));
 	CHECK_MPI(MPI_Type_commit(&nw_vec));
-	CHECK_MPI(MPI_Comm_dup(MPI_COMM_SELF, &c));
-	CHECK_MPI(MPI_Comm_create_errhandler(nowait_handler, &eh));
-	CHECK_MPI(MPI_Comm_set_errhandler(c, eh));
-	CHECK(!pthread_create(&th, NULL, nowait_thread, NULL), "thread");
-	/* rank 1 of a communicator of one: the handler runs */
-	err = MPI_Send(sb, 1, MPI_INT, 1, 0, c);
-	CHECK(err != MPI_SUCCESS, "MPI_Send to rank 1 of MPI_COMM_SELF");
-	CHECK(!pthread_join(th, NULL), "join");
+	hold_section(nowait_thread);
 	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, rank, 6, MPI_COMM_WORLD));
 	CHECK_MPI(MPI_Wait(&nw_req, MPI_STATUS_IGNORE));
 	CHECK(nw_buf == rank, "received %d", nw_buf);
-	CHECK_MPI(MPI_Errhandler_free(&eh));
-	CHECK_MPI(MPI_Comm_free(&c));
 	CHECK_MPI(MPI_Type_free(&nw_vec));
+}
+
+/* ---- sendout: small sends that do not wait for a thread inside MPI ------ */
+
+#define NOUT 9
+static int out_vals[NOUT];
+
+/* To the next rank (on this node, shared memory): small sends and their
+ * completions, each of which runs outside the critical section. */
+static void *sendout_thread(void *arg)
+{
+	int to = (rank + 1) % nranks, i, flag;
+	MPI_Request r[2], f;
+	MPI_Status st[2];
+
+	(void)arg;
+	while (!__atomic_load_n(&nw_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (i = 0; i < NOUT; i++)
+		out_vals[i] = rank * 100 + i;
+	CHECK_MPI(MPI_Send(&out_vals[0], 1, MPI_INT, to, 7, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Rsend(&out_vals[1], 1, MPI_INT, to, 7, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Isend(&out_vals[2], 1, MPI_INT, to, 7, MPI_COMM_WORLD,
+			    &r[0]));
+	CHECK_MPI(MPI_Wait(&r[0], &st[0]));
+	CHECK(r[0] == MPI_REQUEST_NULL, "MPI_Wait left the request");
+	CHECK_MPI(MPI_Test_cancelled(&st[0], &flag));
+	CHECK(!flag, "a send cancelled");
+	CHECK_MPI(MPI_Irsend(&out_vals[3], 1, MPI_INT, to, 7, MPI_COMM_WORLD,
+			     &r[0]));
+	do
+		CHECK_MPI(MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE));
+	while (!flag);
+	CHECK(r[0] == MPI_REQUEST_NULL, "MPI_Test left the request");
+	CHECK_MPI(MPI_Isend(&out_vals[4], 1, MPI_INT, to, 7, MPI_COMM_WORLD,
+			    &r[0]));
+	CHECK_MPI(MPI_Isend(&out_vals[5], 1, MPI_INT, to, 7, MPI_COMM_WORLD,
+			    &r[1]));
+	st[0].MPI_ERROR = st[1].MPI_ERROR = -1;
+	CHECK_MPI(MPI_Waitall(2, r, st));
+	CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL &&
+		      st[0].MPI_ERROR == MPI_SUCCESS &&
+		      st[1].MPI_ERROR == MPI_SUCCESS,
+	      "MPI_Waitall");
+	r[0] = MPI_REQUEST_NULL;
+	CHECK_MPI(MPI_Isend(&out_vals[6], 1, MPI_INT, to, 7, MPI_COMM_WORLD,
+			    &r[1]));
+	do
+		CHECK_MPI(MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE));
+	while (!flag);
+	CHECK(r[1] == MPI_REQUEST_NULL, "MPI_Testall left the request");
+	CHECK_MPI(
+		MPI_Isend(&out_vals[7], 1, MPI_INT, to, 7, MPI_COMM_WORLD, &f));
+	CHECK_MPI(MPI_Request_free(&f));
+	CHECK(f == MPI_REQUEST_NULL, "MPI_Request_free left the request");
+	CHECK_MPI(MPI_Send(&out_vals[8], 1, MPI_INT, to, 7, MPI_COMM_WORLD));
+	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void sendout_phase(void)
+{
+	int from = (rank + nranks - 1) % nranks, rb[NOUT], i;
+	MPI_Request rq[NOUT];
+
+	/* posted first: MPI_Rsend and MPI_Irsend need them */
+	for (i = 0; i < NOUT; i++)
+		CHECK_MPI(MPI_Irecv(&rb[i], 1, MPI_INT, from, 7, MPI_COMM_WORLD,
+				    &rq[i]));
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	hold_section(sendout_thread);
+	CHECK_MPI(MPI_Waitall(NOUT, rq, MPI_STATUSES_IGNORE));
+	for (i = 0; i < NOUT; i++)
+		CHECK(rb[i] == from * 100 + i, "sendout: message %d is %d", i,
+		      rb[i]);
+	/* the peer's last send is done: its freed request's is too */
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 /* ---- order: one thread's messages in order, whatever path they take ----- */
@@ -611,6 +707,34 @@ static int seq_len(int i, int t)
 	int n = seq_sizes[(i + t) % NSEQ_SIZES];
 
 	return n < (int)sizeof(struct hdr) ? (int)sizeof(struct hdr) : n;
+}
+
+/* MPI_Isend, completed at once by MPI_Wait, Test, Waitall or Testall
+ * (how, mod 4): the small ones on shared memory complete outside the
+ * critical section at MULTIPLE. */
+static void isend_done(const void *b, int len, int to, int tag, int how)
+{
+	MPI_Request r;
+	int flag = 0;
+
+	CHECK_MPI(MPI_Isend(b, len, MPI_BYTE, to, tag, shared, &r));
+	switch (how % 4) {
+	case 0:
+		CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+		break;
+	case 1:
+		while (!flag)
+			CHECK_MPI(MPI_Test(&r, &flag, MPI_STATUS_IGNORE));
+		break;
+	case 2:
+		CHECK_MPI(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE));
+		break;
+	default:
+		while (!flag)
+			CHECK_MPI(
+				MPI_Testall(1, &r, &flag, MPI_STATUSES_IGNORE));
+	}
+	CHECK(r == MPI_REQUEST_NULL, "order: a send's request left");
 }
 
 static void *order_thread(void *arg)
@@ -643,10 +767,12 @@ static void *order_thread(void *arg)
 			b = sb + ((size_t)k++ * NSEQ + i) * 70000;
 			len = seq_len(i, t);
 			msg_fill(b, rank, t, i, len);
-			if (i % 3 == 1)
+			if (i % 6 == 1)
 				CHECK_MPI(MPI_Isend(b, len, MPI_BYTE, p,
 						    100 + t, shared,
 						    &rq[np * NSEQ + nsq++]));
+			else if (i % 6 == 4)
+				isend_done(b, len, p, 100 + t, i / 6);
 			else
 				CHECK_MPI(MPI_Send(b, len, MPI_BYTE, p, 100 + t,
 						   shared));
@@ -774,6 +900,9 @@ int main(int argc, char **argv)
 	}
 	if (all || !strcmp(phase, "nowait"))
 		nowait_phase();
+	/* shared memory only: over other transports these sends wait */
+	if (!strcmp(phase, "sendout"))
+		sendout_phase();
 	if (all || !strcmp(phase, "order")) {
 		run_threads(order_thread, nthr);
 		phase_end();

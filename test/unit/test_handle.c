@@ -408,6 +408,66 @@ static void setup(void)
 	fake_mpi_setup(0, 4);
 }
 
+/*
+ * The request pool the same way, in a process with shared-memory peers:
+ * MPI_Isend's eager path outside the section allocates done requests
+ * (RC_REQ_SENT) that MPI_Wait, MPI_Test, their _all forms and
+ * MPI_Request_free finish outside it too (request.h).
+ */
+static void *req_pool_thread(void *arg)
+{
+	int t = (int)(long)arg, i, j, flag;
+
+	for (i = 0; i < PT_ROUNDS; i++) {
+		MPI_Request r[PT_HELD];
+		MPI_Status st;
+
+		for (j = 0; j < PT_HELD; j++) {
+			r[j] = rc_req_alloc(&rc_g, RC_REQ_SENT);
+			ck_assert_ptr_nonnull(r[j]);
+			r[j]->state = RC_REQ_DONE;
+			r[j]->status.MPI_TAG = t * 1000000 + i * 10 + j;
+		}
+		ck_assert_int_eq(MPI_Wait(&r[0], &st), MPI_SUCCESS);
+		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10);
+		ck_assert_int_eq(MPI_Test(&r[1], &flag, &st), MPI_SUCCESS);
+		ck_assert_int_eq(flag, 1);
+		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10 + 1);
+		ck_assert_int_eq(MPI_Request_free(&r[2]), MPI_SUCCESS);
+		ck_assert_int_eq(MPI_Waitall(3, r, MPI_STATUSES_IGNORE),
+				 MPI_SUCCESS);
+		ck_assert_int_eq(
+			MPI_Testall(PT_HELD, r, &flag, MPI_STATUSES_IGNORE),
+			MPI_SUCCESS);
+		ck_assert_int_eq(flag, 1);
+		for (j = 0; j < PT_HELD; j++)
+			ck_assert_ptr_null(r[j]);
+	}
+	return NULL;
+}
+
+START_TEST(request_pool_threads)
+{
+	unsigned before = rc_hpool_nlive(&rc_g.req_pool);
+	pthread_t th[PT_THREADS];
+	long i;
+
+	/* as in a process with shared-memory peers, where they are made */
+	rc_g.send_mt_any = true;
+	rc_thread_multiple = true;
+	for (i = 0; i < PT_THREADS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, req_pool_thread,
+						(void *)i),
+				 0);
+	for (i = 0; i < PT_THREADS; i++)
+		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	rc_thread_multiple = false;
+	rc_g.send_mt_any = false;
+	ck_assert_uint_eq(rc_hpool_nlive(&rc_g.req_pool), before);
+	ck_assert_int_eq(rc_g.req_pool.lock.word, 0);
+}
+END_TEST
+
 static Suite *handle_suite(void)
 {
 	Suite *s = suite_create("handle");
@@ -425,6 +485,7 @@ static Suite *handle_suite(void)
 	tcase_add_test(tc, stale_message);
 	tcase_add_test(tc, status_conv);
 	tcase_add_test(tc, global_pools_threads);
+	tcase_add_test(tc, request_pool_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
