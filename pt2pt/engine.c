@@ -1424,7 +1424,7 @@ int rc_p2p_isend_outside(struct rc_comm *comm, const void *buf, size_t count,
 			 struct rc_dtype *dt, int dst, int tag,
 			 struct rc_req **reqp)
 {
-	struct rc_req *req = rc_req_alloc(comm->inst, RC_REQ_SENT);
+	struct rc_req *req = rc_req_alloc_sent(comm->inst);
 	int ret;
 
 	if (RC_UNLIKELY(!req))
@@ -1434,7 +1434,6 @@ int rc_p2p_isend_outside(struct rc_comm *comm, const void *buf, size_t count,
 		rc_req_free(req);
 		return ret;
 	}
-	req->state = RC_REQ_DONE;
 	*reqp = req;
 	return RC_OK;
 }

@@ -74,21 +74,26 @@ static int p2p_blocking_send(const void *buf, int count, MPI_Datatype dt,
 }
 
 /*
- * At MPI_THREAD_MULTIPLE: does a small send go now, outside the critical
- * section (rc_p2p_send_outside; with a request, rc_p2p_isend_outside)?
- * Only to a peer whose transport allows it (asked first, and not at all in
- * a process without one: it costs other sends least) and with good
- * arguments; anything else (an error to raise included) takes the whole
- * path inside.
+ * At MPI_THREAD_MULTIPLE: may a small send go now, outside the critical
+ * section? Only to a peer whose transport lets senders run at once (asked
+ * first, and not at all in a process without one: it costs other sends
+ * least), inline, so that other sends pay a few loads.
  */
+static inline bool p2p_send_mt_peer(MPI_Comm comm, int dest)
+{
+	return rc_g.send_mt_any && rc_api_ready() && rc_comm_valid(comm) &&
+	       dest >= 0 && dest < rc_comm_psize(comm) &&
+	       comm->inst->procs[rc_comm_wrank(comm, dest)].send_mt;
+}
+
+/* Then it goes (rc_p2p_send_outside; with a request,
+ * rc_p2p_isend_outside) if its arguments are good; anything else (an
+ * error to raise included) takes the whole path inside. */
 static __attribute__((noinline)) bool
 p2p_send_outside(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		 MPI_Comm comm, MPI_Request *request)
 {
-	if (!rc_api_ready() || !rc_comm_valid(comm) || dest < 0 ||
-	    dest >= rc_comm_psize(comm) ||
-	    !comm->inst->procs[rc_comm_wrank(comm, dest)].send_mt ||
-	    p2p_check(comm, buf, count, dt, dest, tag, false))
+	if (p2p_check(comm, buf, count, dt, dest, tag, false))
 		return false;
 	if (request)
 		return rc_p2p_isend_outside(comm, buf, (size_t)count, dt, dest,
@@ -102,7 +107,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 {
 	return RC_CS_CALL_UNLESS(
 		&rc_cs_big,
-		rc_g.send_mt_any &&
+		p2p_send_mt_peer(comm, dest) &&
 			p2p_send_outside(buf, count, dt, dest, tag, comm, NULL),
 		MPI_SUCCESS,
 		p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_STD,
@@ -124,7 +129,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 {
 	return RC_CS_CALL_UNLESS(
 		&rc_cs_big,
-		rc_g.send_mt_any &&
+		p2p_send_mt_peer(comm, dest) &&
 			p2p_send_outside(buf, count, dt, dest, tag, comm, NULL),
 		MPI_SUCCESS,
 		p2p_blocking_send(buf, count, dt, dest, tag, comm,
@@ -190,7 +195,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
 	return RC_CS_CALL_UNLESS(&rc_cs_big,
-				 rc_g.send_mt_any && request &&
+				 request && p2p_send_mt_peer(comm, dest) &&
 					 p2p_send_outside(buf, count, dt, dest,
 							  tag, comm, request),
 				 MPI_SUCCESS,
@@ -212,7 +217,7 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
 	return RC_CS_CALL_UNLESS(&rc_cs_big,
-				 rc_g.send_mt_any && request &&
+				 request && p2p_send_mt_peer(comm, dest) &&
 					 p2p_send_outside(buf, count, dt, dest,
 							  tag, comm, request),
 				 MPI_SUCCESS,

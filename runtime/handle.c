@@ -48,12 +48,18 @@ int rc_hkind_class(enum rc_hkind kind)
 	return kind < RC_HK_NKINDS ? hk_tab[kind].cls : MPI_ERR_ARG;
 }
 
-void rc_hpool_init(struct rc_hpool *p, enum rc_hkind kind)
+void rc_hpool_init_at(struct rc_hpool *p, enum rc_hkind kind, uint32_t base)
 {
 	struct rc_hpool init = RC_HPOOL_INIT(kind);
 
 	init.quarantine = rc_hpools[kind].quarantine;
+	init.base = base;
 	*p = init;
+}
+
+void rc_hpool_init(struct rc_hpool *p, enum rc_hkind kind)
+{
+	rc_hpool_init_at(p, kind, 0);
 }
 
 void rc_hpool_fini(struct rc_hpool *p)
@@ -85,7 +91,7 @@ static int hp_tab_reserve(struct rc_hpool *p, uint32_t n)
 	cap = p->captab ? p->captab : HP_CHUNK;
 	while (cap < p->ntab + n)
 		cap *= 2;
-	if (cap > INT32_MAX)
+	if (cap > INT32_MAX - p->base)
 		return -1;
 	tab = realloc(p->tab, cap * sizeof(*tab));
 	if (!tab)
@@ -127,7 +133,7 @@ void *rc_hpool_get_slow(struct rc_hpool *p, size_t size)
 	for (i = HP_CHUNK; i-- > 0;) {
 		struct rc_hobj *o = (struct rc_hobj *)(c + (size_t)i * sz);
 
-		o->idx = (int32_t)(p->ntab + i);
+		o->idx = (int32_t)(p->base + p->ntab + i);
 		o->next = p->fresh;
 		p->tab[p->ntab + i] = o;
 		p->fresh = o;
@@ -142,26 +148,35 @@ void rc_hpool_predef(struct rc_hpool *p, void *obj)
 
 	if (hp_tab_reserve(p, 1))
 		return; /* the object keeps working; no MPI_Fint */
-	o->idx = (int32_t)p->ntab;
+	o->idx = (int32_t)(p->base + p->ntab);
 	p->tab[p->ntab++] = o;
 	p->npredef++;
 }
 
+/* idx's place in p's table, or 0 (no slot) */
+static uint32_t hp_place(const struct rc_hpool *p, MPI_Fint idx)
+{
+	uint32_t i;
+
+	if (idx <= 0 || (uint32_t)idx <= p->base)
+		return 0;
+	i = (uint32_t)idx - p->base;
+	return i < p->ntab ? i : 0;
+}
+
 void *rc_hpool_at(const struct rc_hpool *p, MPI_Fint idx)
 {
-	struct rc_hobj *o;
+	uint32_t i = hp_place(p, idx);
+	struct rc_hobj *o = i ? p->tab[i] : NULL;
 
-	if (idx <= 0 || (uint32_t)idx >= p->ntab)
-		return NULL;
-	o = p->tab[idx];
 	return o && o->magic == p->live ? o : NULL;
 }
 
 const struct rc_hobj *rc_hpool_slot(const struct rc_hpool *p, MPI_Fint idx)
 {
-	if (idx <= 0 || (uint32_t)idx >= p->ntab)
-		return NULL;
-	return p->tab[idx];
+	uint32_t i = hp_place(p, idx);
+
+	return i ? p->tab[i] : NULL;
 }
 
 unsigned rc_hpool_nlive(const struct rc_hpool *p)

@@ -37,9 +37,9 @@
  *
  * Requests come from each instance's own pool (inst->req_pool: the pool
  * of rc_g serves MPI_Request_f2c), used inside the critical section
- * (thread.h), and locked only where MPI_Isend makes requests outside it
- * (request.h); every other kind from the process-wide pools here, which
- * calls outside the section use too (datatypes, ops, info, groups):
+ * (thread.h) and not locked (the eager sends made outside it have a pool
+ * of their own: request.h); every other kind from the process-wide pools here,
+ * which calls outside the section use too (datatypes, ops, info, groups):
  * rc_hobj_new, rc_hobj_free and rc_handle_f2c take the pool's leaf lock
  * at MPI_THREAD_MULTIPLE.
  */
@@ -104,9 +104,10 @@ struct rc_hpool {
 	struct rc_hobj **tab;	       /* index -> slot; tab[0] = NULL */
 	uint32_t ntab, captab;
 	uint32_t npredef;
+	uint32_t base; /* a slot's MPI_Fint: base + its place in tab */
 	void **chunks;
 	uint32_t nchunks;
-	struct rc_lock lock; /* at MULTIPLE (above; requests: request.h) */
+	struct rc_lock lock; /* the global pools' (rc_hobj_new, ...) */
 };
 
 #define RC_HPOOL_INIT(k)                                                   \
@@ -123,8 +124,10 @@ struct rc_hpool {
 /* The process-wide pools, one per kind (requests: per instance). */
 extern struct rc_hpool rc_hpools[RC_HK_NKINDS];
 
-/* Set up a pool (the global ones are set up statically). */
+/* Set up a pool (the global ones are set up statically); a second pool of
+ * one kind (requests: request.h) gives its slots indices from base. */
 void rc_hpool_init(struct rc_hpool *p, enum rc_hkind kind);
+void rc_hpool_init_at(struct rc_hpool *p, enum rc_hkind kind, uint32_t base);
 /* Give every slot back to malloc (MPI_Finalize, instance close). */
 void rc_hpool_fini(struct rc_hpool *p);
 void *rc_hpool_get_slow(struct rc_hpool *p, size_t size);

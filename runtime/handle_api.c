@@ -22,7 +22,7 @@
  * conversions run inside the critical section. c2f reads the index, fixed
  * while the handle lives; f2c looks it up under the pool's lock
  * (handle.h). Both run outside the section (thread.h), but for requests,
- * whose pool is used only inside it.
+ * whose main pool is used only inside it (f2c picks the pool by f).
  */
 #define RC_HCONV_TABLE(X)                                              \
 	X(Comm, MPI_Comm, COMM, &rc_hpools[RC_HK_COMM], 0)             \
@@ -32,7 +32,7 @@
 	X(Errhandler, MPI_Errhandler, ERRH, &rc_hpools[RC_HK_ERRH], 0) \
 	X(Message, MPI_Message, MSG, &rc_hpools[RC_HK_MSG], 0)         \
 	X(Win, MPI_Win, WIN, &rc_hpools[RC_HK_WIN], 0)                 \
-	X(Request, MPI_Request, REQ, &rc_g.req_pool, 1)
+	X(Request, MPI_Request, REQ, rc_req_f2c_pool(&rc_g, f), 1)
 
 /* expr inside rc_cs_big, or outside every section */
 #define HCONV_IN(inside, expr) \

@@ -89,8 +89,11 @@ struct rc_inst {
 	void *coll;		/* collective module state (coll) */
 	struct rc_rma *rma;	/* one-sided state (rma) */
 
-	/* request pool (handle.h); rc_g's serves MPI_Request_f2c */
+	/* request pools (handle.h, request.h): all requests but the eager
+	 * sends done outside the critical section, and those (locked);
+	 * rc_g's serve MPI_Request_f2c */
 	struct rc_hpool req_pool;
+	struct rc_hpool sent_pool;
 
 	struct rc_comm *world, *self;
 	/* context-id blocks in use (bit b: ids 4b..4b+3), the agreements in

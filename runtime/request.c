@@ -7,8 +7,8 @@
  * slot is reused (RCMPI_REQ_QUARANTINE frees later). Blocking calls put a
  * request on their own stack instead (it cannot outlive the call, and is
  * never a handle). A pooled request holds a reference on req->comm,
- * released with the request. The pool's leaf lock (request.h) is held
- * for the get or put alone.
+ * released with the request. The eager sends done outside the critical
+ * section have a pool of their own, locked (request.h).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -23,11 +23,19 @@
 void rc_req_pool_init(struct rc_inst *inst)
 {
 	rc_hpool_init(&inst->req_pool, RC_HK_REQ);
+	rc_hpool_init_at(&inst->sent_pool, RC_HK_REQ, RC_REQ_SENT_BASE);
 }
 
 void rc_req_pool_fini(struct rc_inst *inst)
 {
 	rc_hpool_fini(&inst->req_pool);
+	rc_hpool_fini(&inst->sent_pool);
+}
+
+struct rc_hpool *rc_req_f2c_pool(struct rc_inst *inst, MPI_Fint f)
+{
+	return f > (MPI_Fint)RC_REQ_SENT_BASE ? &inst->sent_pool
+					      : &inst->req_pool;
 }
 
 /* Everything after the handle header (its index stays with the slot). */
@@ -41,38 +49,29 @@ static void req_init(struct rc_req *req, struct rc_inst *inst,
 	rc_list_init(&req->link);
 }
 
-/* A slot from the pool under its lock (MULTIPLE: request.h). */
-static __attribute__((noinline)) struct rc_req *
-req_get_locked(struct rc_hpool *p)
-{
-	struct rc_req *req;
-
-	rc_lock_hold(&p->lock);
-	req = rc_hpool_get(p, sizeof(*req));
-	rc_lock_release(&p->lock);
-	return req;
-}
-
-static __attribute__((noinline)) void req_put_locked(struct rc_hpool *p,
-						     struct rc_req *req)
-{
-	rc_lock_hold(&p->lock);
-	rc_hpool_put(p, req);
-	rc_lock_release(&p->lock);
-}
-
 struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind)
 {
-	struct rc_req *req;
+	struct rc_req *req = rc_hpool_get(&inst->req_pool, sizeof(*req));
 
-	if (RC_UNLIKELY(rc_thread_multiple) && inst->send_mt_any)
-		req = req_get_locked(&inst->req_pool);
-	else
-		req = rc_hpool_get(&inst->req_pool, sizeof(*req));
 	if (RC_UNLIKELY(!req))
 		return NULL;
 	req_init(req, inst, kind);
 	req->flags = RC_REQ_POOLED;
+	return req;
+}
+
+struct rc_req *rc_req_alloc_sent(struct rc_inst *inst)
+{
+	struct rc_req *req;
+
+	rc_lock_hold(&inst->sent_pool.lock);
+	req = rc_hpool_get(&inst->sent_pool, sizeof(*req));
+	rc_lock_release(&inst->sent_pool.lock);
+	if (RC_UNLIKELY(!req))
+		return NULL;
+	req_init(req, inst, RC_REQ_SENT);
+	req->flags = RC_REQ_POOLED;
+	req->state = RC_REQ_DONE;
 	return req;
 }
 
@@ -104,10 +103,13 @@ void rc_req_free(struct rc_req *req)
 		rc_comm_release(req->comm);
 	req->comm = NULL;
 	req->state = RC_REQ_INACTIVE;
-	if (RC_UNLIKELY(rc_thread_multiple) && req->inst->send_mt_any)
-		req_put_locked(&req->inst->req_pool, req);
-	else
-		rc_hpool_put(&req->inst->req_pool, req);
+	if (RC_UNLIKELY(req->kind == RC_REQ_SENT)) {
+		rc_lock_hold(&req->inst->sent_pool.lock);
+		rc_hpool_put(&req->inst->sent_pool, req);
+		rc_lock_release(&req->inst->sent_pool.lock);
+		return;
+	}
+	rc_hpool_put(&req->inst->req_pool, req);
 }
 
 int rc_req_start(struct rc_req *req)

@@ -13,12 +13,12 @@
  * (rc_p2p_isend_outside). It holds no communicator, datatype or engine
  * state, so a wait or test finishes it outside the section too.
  *
- * Such requests come from the pool outside the section: at
- * MPI_THREAD_MULTIPLE, in an instance that has peers on a transport that
- * lets senders run at once (inst->send_mt_any: the only place they are
- * made), rc_req_alloc and rc_req_free take the pool's leaf lock.
- * Elsewhere the pool is used inside the section alone, MPI_Request_f2c
- * included.
+ * Such requests come from a pool of their own, inst->sent_pool, behind
+ * its leaf lock: rc_req_alloc_sent outside the section, rc_req_free of an
+ * RC_REQ_SENT inside or out. Every other request comes from
+ * inst->req_pool, used inside the section alone and not locked. The sent
+ * pool's handles are numbered from RC_REQ_SENT_BASE, so MPI_Request_f2c
+ * knows which pool to look in (rc_req_f2c_pool).
  */
 #ifndef RC_REQUEST_H
 #define RC_REQUEST_H
@@ -137,6 +137,13 @@ struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind);
 void rc_req_init_stack(struct rc_req *req, struct rc_inst *inst,
 		       enum rc_req_kind kind);
 void rc_req_free(struct rc_req *req);
+/* A request of kind RC_REQ_SENT, state DONE, from inst->sent_pool: safe
+ * outside the critical section (its lock). NULL when out of memory. */
+struct rc_req *rc_req_alloc_sent(struct rc_inst *inst);
+
+#define RC_REQ_SENT_BASE (1u << 30)
+/* The pool where MPI_Request_f2c looks up index f. */
+struct rc_hpool *rc_req_f2c_pool(struct rc_inst *inst, MPI_Fint f);
 /* Start an inactive persistent request that has an owner (req->pers);
  * RC_ERR_INVAL when it has none or is not inactive. */
 int rc_req_start(struct rc_req *req);

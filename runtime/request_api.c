@@ -63,6 +63,14 @@ static bool test_busy(int count, MPI_Request reqs[], bool all)
 	return pending && rc_cs_poll_busy(&rc_cs_big);
 }
 
+/* At MULTIPLE: is *request a send done in its MPI_Isend (RC_REQ_SENT,
+ * request.h)? Inline: other requests pay a few loads. */
+static inline bool req_sent(const MPI_Request *request)
+{
+	return rc_g.send_mt_any && rc_api_ready() && request && *request &&
+	       rc_req_valid(*request) && (*request)->kind == RC_REQ_SENT;
+}
+
 /*
  * At MULTIPLE: is every request of the array null or of kind RC_REQ_SENT
  * (born done, with nothing of the engine's: request.h), one at least?
@@ -187,21 +195,19 @@ static int api_wait(MPI_Request *request, MPI_Status *status)
 	return MPI_SUCCESS;
 }
 
-/* At MULTIPLE, outside the section: a send done in its MPI_Isend. */
-static __attribute__((noinline)) bool wait_sent(MPI_Request *request,
-						MPI_Status *status)
+/* Finish a send that req_sent found, outside the section; true. */
+static __attribute__((noinline)) bool sent_finish(MPI_Request *request,
+						  MPI_Status *status)
 {
-	if (!request || !all_sent(1, request))
-		return false;
 	rc_req_finish(request, status);
 	return true;
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-	return RC_CS_CALL_UNLESS(&rc_cs_big,
-				 rc_g.send_mt_any && wait_sent(request, status),
-				 MPI_SUCCESS, api_wait(request, status));
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big, req_sent(request) && sent_finish(request, status),
+		MPI_SUCCESS, api_wait(request, status));
 }
 RC_WEAK(MPI_Wait)
 
@@ -242,7 +248,7 @@ test_outside(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	if (!request || !flag)
 		return false;
-	if (rc_g.send_mt_any && all_sent(1, request)) {
+	if (req_sent(request)) {
 		*flag = 1;
 		rc_req_finish(request, status);
 		return true;
@@ -599,11 +605,9 @@ static int api_request_free(MPI_Request *request)
 	return MPI_SUCCESS;
 }
 
-/* At MULTIPLE, outside the section: a send done in its MPI_Isend. */
-static __attribute__((noinline)) bool request_free_sent(MPI_Request *request)
+/* Free a send that req_sent found, outside the section; true. */
+static __attribute__((noinline)) bool sent_free(MPI_Request *request)
 {
-	if (!request || !all_sent(1, request))
-		return false;
 	rc_req_free(*request);
 	*request = MPI_REQUEST_NULL;
 	return true;
@@ -612,7 +616,7 @@ static __attribute__((noinline)) bool request_free_sent(MPI_Request *request)
 int PMPI_Request_free(MPI_Request *request)
 {
 	return RC_CS_CALL_UNLESS(&rc_cs_big,
-				 rc_g.send_mt_any && request_free_sent(request),
+				 req_sent(request) && sent_free(request),
 				 MPI_SUCCESS, api_request_free(request));
 }
 RC_WEAK(MPI_Request_free)

@@ -409,10 +409,11 @@ static void setup(void)
 }
 
 /*
- * The request pool the same way, in a process with shared-memory peers:
- * MPI_Isend's eager path outside the section allocates done requests
- * (RC_REQ_SENT) that MPI_Wait, MPI_Test, their _all forms and
- * MPI_Request_free finish outside it too (request.h).
+ * The pool of eager sends done outside the section (request.h) the same
+ * way, in a process with shared-memory peers: MPI_Isend's path outside
+ * allocates done requests (RC_REQ_SENT) that MPI_Wait, MPI_Test, their
+ * _all forms and MPI_Request_free finish outside it too, and that f2c
+ * finds in their own pool.
  */
 static void *req_pool_thread(void *arg)
 {
@@ -423,11 +424,15 @@ static void *req_pool_thread(void *arg)
 		MPI_Status st;
 
 		for (j = 0; j < PT_HELD; j++) {
-			r[j] = rc_req_alloc(&rc_g, RC_REQ_SENT);
+			r[j] = rc_req_alloc_sent(&rc_g);
 			ck_assert_ptr_nonnull(r[j]);
-			r[j]->state = RC_REQ_DONE;
+			ck_assert_int_gt(MPI_Request_c2f(r[j]),
+					 (MPI_Fint)RC_REQ_SENT_BASE);
 			r[j]->status.MPI_TAG = t * 1000000 + i * 10 + j;
 		}
+		for (j = 0; j < PT_HELD; j++)
+			ck_assert_ptr_eq(MPI_Request_f2c(MPI_Request_c2f(r[j])),
+					 r[j]);
 		ck_assert_int_eq(MPI_Wait(&r[0], &st), MPI_SUCCESS);
 		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10);
 		ck_assert_int_eq(MPI_Test(&r[1], &flag, &st), MPI_SUCCESS);
@@ -448,7 +453,7 @@ static void *req_pool_thread(void *arg)
 
 START_TEST(request_pool_threads)
 {
-	unsigned before = rc_hpool_nlive(&rc_g.req_pool);
+	unsigned before = rc_hpool_nlive(&rc_g.sent_pool);
 	pthread_t th[PT_THREADS];
 	long i;
 
@@ -463,8 +468,35 @@ START_TEST(request_pool_threads)
 		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
 	rc_thread_multiple = false;
 	rc_g.send_mt_any = false;
-	ck_assert_uint_eq(rc_hpool_nlive(&rc_g.req_pool), before);
-	ck_assert_int_eq(rc_g.req_pool.lock.word, 0);
+	ck_assert_uint_eq(rc_hpool_nlive(&rc_g.sent_pool), before);
+	ck_assert_int_eq(rc_g.sent_pool.lock.word, 0);
+}
+END_TEST
+
+/* A second pool of one kind numbers its slots from its base: indices of
+ * the first pool (or the base itself) name nothing in it. */
+START_TEST(pool_base)
+{
+	enum { M = 300, BASE = 1 << 30 };
+	struct rc_hpool p;
+	struct obj *o[M];
+	int i;
+
+	rc_hpool_init_at(&p, RC_HK_WIN, BASE);
+	for (i = 0; i < M; i++) {
+		o[i] = get(&p);
+		ck_assert_int_eq(o[i]->h.idx, BASE + i + 1);
+		ck_assert_ptr_eq(rc_hpool_at(&p, o[i]->h.idx), o[i]);
+		ck_assert_ptr_eq(rc_hpool_slot(&p, o[i]->h.idx), &o[i]->h);
+		ck_assert_ptr_null(rc_hpool_at(&p, i + 1));
+	}
+	ck_assert_ptr_null(rc_hpool_at(&p, BASE));
+	ck_assert_ptr_null(rc_hpool_at(&p, BASE + M + 100));
+	ck_assert_ptr_null(rc_hpool_at(&p, -BASE));
+	rc_hpool_put(&p, o[0]);
+	ck_assert_ptr_null(rc_hpool_at(&p, BASE + 1));
+	ck_assert_uint_eq(rc_hpool_nlive(&p), M - 1);
+	rc_hpool_fini(&p);
 }
 END_TEST
 
@@ -476,6 +508,7 @@ static Suite *handle_suite(void)
 	tcase_add_test(tc, pool_fifo);
 	tcase_add_test(tc, pool_no_quarantine);
 	tcase_add_test(tc, pool_grow);
+	tcase_add_test(tc, pool_base);
 	suite_add_tcase(s, tc);
 
 	tc = fake_mpi_tcase("api", TMO, setup, fake_mpi_teardown);
