@@ -264,9 +264,7 @@ static int api_comm_rank(MPI_Comm comm, int *rank)
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-	return RC_CS_QUERY(&rc_cs_big,
-			   rc_api_ready() && rc_comm_valid(comm) && rank,
-			   api_comm_rank(comm, rank));
+	return RC_CS_OUTSIDE(api_comm_rank(comm, rank));
 }
 RC_WEAK(MPI_Comm_rank)
 
@@ -283,9 +281,7 @@ static int api_comm_size(MPI_Comm comm, int *size)
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-	return RC_CS_QUERY(&rc_cs_big,
-			   rc_api_ready() && rc_comm_valid(comm) && size,
-			   api_comm_size(comm, size));
+	return RC_CS_OUTSIDE(api_comm_size(comm, size));
 }
 RC_WEAK(MPI_Comm_size)
 

@@ -68,9 +68,7 @@ static int api_comm_test_inter(MPI_Comm comm, int *flag)
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-	return RC_CS_QUERY(&rc_cs_big,
-			   rc_api_ready() && rc_comm_valid(comm) && flag,
-			   api_comm_test_inter(comm, flag));
+	return RC_CS_OUTSIDE(api_comm_test_inter(comm, flag));
 }
 RC_WEAK(MPI_Comm_test_inter)
 

@@ -681,13 +681,8 @@ RC_WEAK(MPI_Type_free)
 
 /* ---- queries ---------------------------------------------------------- */
 
-/* The arguments of a datatype query good, so that it runs outside the
- * critical section (RC_CS_QUERY): a datatype's size and bounds do not
- * change after its creation. */
-static inline bool dt_query_ok(MPI_Datatype dt, const void *out)
-{
-	return rc_api_ready() && rc_dt_ok(dt) && out;
-}
+/* The queries run outside the critical section (thread.h): a datatype's
+ * size and bounds do not change after its creation. */
 
 static int api_type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
@@ -702,8 +697,7 @@ static int api_type_size_x(MPI_Datatype datatype, MPI_Count *size)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, size),
-			   api_type_size_x(datatype, size));
+	return RC_CS_OUTSIDE(api_type_size_x(datatype, size));
 }
 RC_WEAK(MPI_Type_size_x)
 
@@ -720,8 +714,7 @@ static int api_type_size(MPI_Datatype datatype, int *size)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, size),
-			   api_type_size(datatype, size));
+	return RC_CS_OUTSIDE(api_type_size(datatype, size));
 }
 RC_WEAK(MPI_Type_size)
 
@@ -741,8 +734,7 @@ static int api_type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, lb) && extent,
-			   api_type_get_extent(datatype, lb, extent));
+	return RC_CS_OUTSIDE(api_type_get_extent(datatype, lb, extent));
 }
 RC_WEAK(MPI_Type_get_extent)
 
@@ -763,8 +755,7 @@ static int api_type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
 			   MPI_Count *extent)
 {
-	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, lb) && extent,
-			   api_type_get_extent_x(datatype, lb, extent));
+	return RC_CS_OUTSIDE(api_type_get_extent_x(datatype, lb, extent));
 }
 RC_WEAK(MPI_Type_get_extent_x)
 
@@ -785,8 +776,7 @@ static int api_type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
 			      MPI_Aint *true_extent)
 {
-	return RC_CS_QUERY(
-		&rc_cs_big, dt_query_ok(datatype, true_lb) && true_extent,
+	return RC_CS_OUTSIDE(
 		api_type_get_true_extent(datatype, true_lb, true_extent));
 }
 RC_WEAK(MPI_Type_get_true_extent)
@@ -989,8 +979,7 @@ static int api_get_count(const MPI_Status *status, MPI_Datatype datatype,
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-	return RC_CS_QUERY(&rc_cs_big, dt_query_ok(datatype, count) && status,
-			   api_get_count(status, datatype, count));
+	return RC_CS_OUTSIDE(api_get_count(status, datatype, count));
 }
 RC_WEAK(MPI_Get_count)
 

@@ -90,9 +90,7 @@ static int api_group_size(MPI_Group group, int *size)
 
 int PMPI_Group_size(MPI_Group group, int *size)
 {
-	return RC_CS_QUERY(&rc_cs_big,
-			   rc_api_ready() && rc_group_valid(group) && size,
-			   api_group_size(group, size));
+	return RC_CS_OUTSIDE(api_group_size(group, size));
 }
 RC_WEAK(MPI_Group_size)
 
@@ -108,9 +106,7 @@ static int api_group_rank(MPI_Group group, int *rank)
 
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
-	return RC_CS_QUERY(&rc_cs_big,
-			   rc_api_ready() && rc_group_valid(group) && rank,
-			   api_group_rank(group, rank));
+	return RC_CS_OUTSIDE(api_group_rank(group, rank));
 }
 RC_WEAK(MPI_Group_rank)
 

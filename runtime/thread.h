@@ -139,17 +139,13 @@ static inline void rc_cs_yield_until(struct rc_cs *cs, const uint8_t *flag,
 		rc_cs_ret_;                                       \
 	})
 
-/* A query whose arguments `ok` finds good reads only what is fixed while
- * its handles live (MPI_Comm_rank, MPI_Type_size, ...): expr runs outside
- * cs. Otherwise it runs inside, where it raises its error (the handler
- * may call MPI). */
-#define RC_CS_QUERY(cs, ok, expr) ((ok) ? (expr) : RC_CS_CALL(cs, expr))
-
 /*
  * Calls that run outside every section, at any level: those that touch
  * only objects their own handles reach, plus what they share with the
- * rest of MPI, each shared part locked on its own. They are the object
- * calls: datatypes (constructors, commit, free, names, decoding, pack and
+ * rest of MPI, each shared part locked on its own. They are the queries
+ * of what is fixed while a handle lives (MPI_Comm_rank, MPI_Comm_size,
+ * MPI_Type_size, extents, MPI_Get_count, ...) and the object calls:
+ * datatypes (constructors, commit, free, names, decoding, pack and
  * unpack), ops (create, free, MPI_Reduce_local), info and groups.
  * What they share, and how:
  *   - the handle pools (handle.h): each behind an rc_lock of its own;

@@ -33,7 +33,8 @@
  *           message (MPI_Iprobe, Improbe), and the object calls (datatype
  *           constructors, commit, pack, free; info; groups; ops and
  *           MPI_Reduce_local). A call that waited for the section would
- *           hang both; the handler gives up after 20 s.
+ *           hang both; the handler gives up after 20 s. Then queries with
+ *           bad arguments: their errors reach the handlers.
  *   sendout (shared memory only, not in all) as nowait, the second
  *           thread making the small sends that leave the critical section
  *           at MULTIPLE, to the next rank: MPI_Send, MPI_Rsend, and
@@ -601,6 +602,44 @@ static void hold_section(void *(*fn)(void *))
 	CHECK_MPI(MPI_Comm_free(&c));
 }
 
+/* A query's error at MULTIPLE (queries run outside the section; the
+ * handler runs inside it, and may call MPI): counted. */
+static int query_errors;
+
+static void query_handler(MPI_Comm *comm, int *code, ...)
+{
+	int r;
+
+	(void)code;
+	CHECK_MPI(MPI_Comm_rank(*comm, &r));
+	CHECK(r == rank, "handler: rank %d", r);
+	query_errors++;
+}
+
+static void query_error_checks(void)
+{
+	MPI_Errhandler eh;
+	MPI_Comm c;
+	int v;
+
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+	CHECK_MPI(MPI_Comm_create_errhandler(query_handler, &eh));
+	CHECK_MPI(MPI_Comm_set_errhandler(c, eh));
+	query_errors = 0;
+	EXPECT_CLASS(MPI_Comm_size(c, NULL), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Comm_rank(c, NULL), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Comm_test_inter(c, NULL), MPI_ERR_ARG);
+	CHECK(query_errors == 3, "the handler ran %d times", query_errors);
+	CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	EXPECT_CLASS(MPI_Comm_rank(MPI_COMM_NULL, &v), MPI_ERR_COMM);
+	EXPECT_CLASS(MPI_Type_size(MPI_DATATYPE_NULL, &v), MPI_ERR_TYPE);
+	EXPECT_CLASS(MPI_Group_size(MPI_GROUP_NULL, &v), MPI_ERR_GROUP);
+	CHECK_MPI(
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+	CHECK_MPI(MPI_Errhandler_free(&eh));
+	CHECK_MPI(MPI_Comm_free(&c));
+}
+
 static void nowait_phase(void)
 {
 	int sb[3] = {1, 2, 3}, rb[3];
@@ -612,6 +651,7 @@ static void nowait_phase(void)
 	CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &nw_vec));
 	CHECK_MPI(MPI_Type_commit(&nw_vec));
 	hold_section(nowait_thread);
+	query_error_checks();
 	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, rank, 6, MPI_COMM_WORLD));
 	CHECK_MPI(MPI_Wait(&nw_req, MPI_STATUS_IGNORE));
 	CHECK(nw_buf == rank, "received %d", nw_buf);
