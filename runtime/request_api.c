@@ -10,9 +10,10 @@
  * every status and return MPI_ERR_IN_STATUS. A generalized request's error
  * is the code its query_fn or free_fn returned, raised on MPI_COMM_WORLD.
  *
- * At MPI_THREAD_MULTIPLE, MPI_Wait, MPI_Test, their _all forms and
- * MPI_Request_free finish sends that were done within their MPI_Isend
- * (RC_REQ_SENT) outside the critical section; everything else runs in it.
+ * At MPI_THREAD_MULTIPLE, MPI_Wait, MPI_Test, their _all, _any and _some
+ * forms and MPI_Request_free finish sends that were done within their
+ * MPI_Isend (RC_REQ_SENT) outside the critical section; everything else
+ * runs in it.
  */
 #include <stdlib.h>
 #include "api.h"
@@ -439,6 +440,26 @@ static int find_done(int count, MPI_Request reqs[])
 	return active ? -1 : MPI_UNDEFINED;
 }
 
+/* At MULTIPLE, outside the section: an array of sends done in their
+ * MPI_Isend and null requests (all_sent). MPI_Waitany and MPI_Testany
+ * finish the first, as inside. */
+static __attribute__((noinline)) bool any_sent(int count, MPI_Request reqs[],
+					       int *index, int *flag,
+					       MPI_Status *status)
+{
+	int i;
+
+	if (!index || !all_sent(count, reqs))
+		return false;
+	for (i = 0; !reqs[i]; i++)
+		;
+	rc_req_finish(&reqs[i], status);
+	*index = i;
+	if (flag)
+		*flag = 1;
+	return true;
+}
+
 static int any(int count, MPI_Request reqs[], int *index, int *flag,
 	       MPI_Status *status, bool wait, const char *fn)
 {
@@ -482,24 +503,67 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag,
 
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-	return RC_CS_CALL(&rc_cs_big, any(count, reqs, index, NULL, status,
-					  true, "MPI_Waitany"));
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big,
+		rc_g.send_mt_any && any_sent(count, reqs, index, NULL, status),
+		MPI_SUCCESS,
+		any(count, reqs, index, NULL, status, true, "MPI_Waitany"));
 }
 RC_WEAK(MPI_Waitany)
+
+/* At MULTIPLE, outside the section, as test_outside. */
+static __attribute__((noinline)) bool testany_outside(int count,
+						      MPI_Request reqs[],
+						      int *index, int *flag,
+						      MPI_Status *status)
+{
+	if (!index || !flag)
+		return false;
+	if (rc_g.send_mt_any && any_sent(count, reqs, index, flag, status))
+		return true;
+	if (test_busy(count, reqs, false)) {
+		*index = MPI_UNDEFINED;
+		*flag = 0;
+		return true;
+	}
+	return false;
+}
 
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
 		 MPI_Status *status)
 {
-	if (RC_UNLIKELY(rc_thread_multiple) && index && flag &&
-	    test_busy(count, reqs, false)) {
-		*index = MPI_UNDEFINED;
-		*flag = 0;
-		return MPI_SUCCESS;
-	}
-	return RC_CS_CALL(&rc_cs_big, any(count, reqs, index, flag, status,
-					  false, "MPI_Testany"));
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big, testany_outside(count, reqs, index, flag, status),
+		MPI_SUCCESS,
+		any(count, reqs, index, flag, status, false, "MPI_Testany"));
 }
 RC_WEAK(MPI_Testany)
+
+/* At MULTIPLE, outside the section, as any_sent: MPI_Waitsome and
+ * MPI_Testsome finish every one, as inside. */
+static __attribute__((noinline)) bool some_sent(int incount, MPI_Request reqs[],
+						int *outcount, int indices[],
+						MPI_Status statuses[])
+{
+	int i, n = 0;
+
+	if (!outcount || !indices || !all_sent(incount, reqs))
+		return false;
+	for (i = 0; i < incount; i++) {
+		MPI_Status *st;
+
+		if (!reqs[i])
+			continue;
+		st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
+						     : &statuses[n];
+		rc_req_finish(&reqs[i], st);
+		if (st != MPI_STATUS_IGNORE)
+			st->MPI_ERROR = MPI_SUCCESS;
+		indices[n++] = i;
+	}
+	*outcount = n;
+	return true;
+}
 
 static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 		MPI_Status statuses[], bool wait, const char *fn)
@@ -555,21 +619,42 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
 		  int indices[], MPI_Status statuses[])
 {
-	return RC_CS_CALL(&rc_cs_big, some(incount, reqs, outcount, indices,
-					   statuses, true, "MPI_Waitsome"));
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big,
+		rc_g.send_mt_any &&
+			some_sent(incount, reqs, outcount, indices, statuses),
+		MPI_SUCCESS,
+		some(incount, reqs, outcount, indices, statuses, true,
+		     "MPI_Waitsome"));
 }
 RC_WEAK(MPI_Waitsome)
 
-int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount,
-		  int indices[], MPI_Status statuses[])
+/* At MULTIPLE, outside the section, as test_outside. */
+static __attribute__((noinline)) bool
+testsome_outside(int incount, MPI_Request reqs[], int *outcount, int indices[],
+		 MPI_Status statuses[])
 {
-	if (RC_UNLIKELY(rc_thread_multiple) && outcount &&
-	    (!incount || indices) && test_busy(incount, reqs, false)) {
+	if (!outcount || (incount && !indices))
+		return false;
+	if (rc_g.send_mt_any &&
+	    some_sent(incount, reqs, outcount, indices, statuses))
+		return true;
+	if (test_busy(incount, reqs, false)) {
 		*outcount = 0;
-		return MPI_SUCCESS;
+		return true;
 	}
-	return RC_CS_CALL(&rc_cs_big, some(incount, reqs, outcount, indices,
-					   statuses, false, "MPI_Testsome"));
+	return false;
+}
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
+		  MPI_Status statuses[])
+{
+	return RC_CS_CALL_UNLESS(
+		&rc_cs_big,
+		testsome_outside(incount, reqs, outcount, indices, statuses),
+		MPI_SUCCESS,
+		some(incount, reqs, outcount, indices, statuses, false,
+		     "MPI_Testsome"));
 }
 RC_WEAK(MPI_Testsome)
 

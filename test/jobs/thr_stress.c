@@ -38,8 +38,8 @@
  *   sendout (shared memory only, not in all) as nowait, the second
  *           thread making the small sends that leave the critical section
  *           at MULTIPLE, to the next rank: MPI_Send, MPI_Rsend, and
- *           MPI_Isend / MPI_Irsend completed by MPI_Wait, MPI_Test,
- *           MPI_Waitall, MPI_Testall and MPI_Request_free.
+ *           MPI_Isend / MPI_Irsend completed by MPI_Wait, MPI_Test and
+ *           their _all, _any and _some forms and MPI_Request_free.
  *   order   each thread sends NSEQ messages of mixed sizes to every other
  *           rank on one communicator, tag its own, by MPI_Send (small
  *           ones go outside the critical section on shared memory) and
@@ -660,14 +660,14 @@ static void nowait_phase(void)
 
 /* ---- sendout: small sends that do not wait for a thread inside MPI ------ */
 
-#define NOUT 9
+#define NOUT 15
 static int out_vals[NOUT];
 
 /* To the next rank (on this node, shared memory): small sends and their
  * completions, each of which runs outside the critical section. */
 static void *sendout_thread(void *arg)
 {
-	int to = (rank + 1) % nranks, i, flag;
+	int to = (rank + 1) % nranks, i, flag, n, ind[2];
 	MPI_Request r[2], f;
 	MPI_Status st[2];
 
@@ -711,7 +711,30 @@ static void *sendout_thread(void *arg)
 		MPI_Isend(&out_vals[7], 1, MPI_INT, to, 7, MPI_COMM_WORLD, &f));
 	CHECK_MPI(MPI_Request_free(&f));
 	CHECK(f == MPI_REQUEST_NULL, "MPI_Request_free left the request");
-	CHECK_MPI(MPI_Send(&out_vals[8], 1, MPI_INT, to, 7, MPI_COMM_WORLD));
+	for (i = 8; i < 10; i++)
+		CHECK_MPI(MPI_Isend(&out_vals[i], 1, MPI_INT, to, 7,
+				    MPI_COMM_WORLD, &r[i - 8]));
+	CHECK_MPI(MPI_Waitany(2, r, &n, &st[0]));
+	CHECK(n == 0 && r[0] == MPI_REQUEST_NULL, "MPI_Waitany: %d", n);
+	CHECK_MPI(MPI_Testany(2, r, &n, &flag, &st[0]));
+	CHECK(flag && n == 1 && r[1] == MPI_REQUEST_NULL, "MPI_Testany: %d %d",
+	      flag, n);
+	for (i = 10; i < 12; i++)
+		CHECK_MPI(MPI_Isend(&out_vals[i], 1, MPI_INT, to, 7,
+				    MPI_COMM_WORLD, &r[i - 10]));
+	CHECK_MPI(MPI_Waitsome(2, r, &n, ind, st));
+	CHECK(n == 2 && ind[0] == 0 && ind[1] == 1 &&
+		      r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
+	      "MPI_Waitsome: %d", n);
+	CHECK_MPI(MPI_Isend(&out_vals[12], 1, MPI_INT, to, 7, MPI_COMM_WORLD,
+			    &r[1]));
+	CHECK_MPI(MPI_Testsome(2, r, &n, ind, MPI_STATUSES_IGNORE));
+	CHECK(n == 1 && ind[0] == 1 && r[1] == MPI_REQUEST_NULL,
+	      "MPI_Testsome: %d", n);
+	CHECK_MPI(MPI_Isend(&out_vals[13], 1, MPI_INT, to, 7, MPI_COMM_WORLD,
+			    &r[0]));
+	CHECK_MPI(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+	CHECK_MPI(MPI_Send(&out_vals[14], 1, MPI_INT, to, 7, MPI_COMM_WORLD));
 	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
