@@ -102,16 +102,35 @@ p2p_send_outside(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       RC_OK;
 }
 
+static int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest,
+		     int tag, MPI_Comm comm, MPI_Request *request,
+		     enum rc_send_mode mode, const char *fn);
+
+/* The MPI_Send, MPI_Rsend, MPI_Isend and MPI_Irsend calls (nb: the
+ * nonblocking ones, request theirs): outside the section when they can
+ * (above), else inside. */
+static inline __attribute__((always_inline)) int
+p2p_send_api(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	     MPI_Comm comm, MPI_Request *request, bool nb,
+	     enum rc_send_mode mode, const char *fn)
+{
+	return RC_CS_CALL_UNLESS(&rc_cs_big,
+				 (!nb || request) &&
+					 p2p_send_mt_peer(comm, dest) &&
+					 p2p_send_outside(buf, count, dt, dest,
+							  tag, comm, request),
+				 MPI_SUCCESS,
+				 nb ? p2p_isend(buf, count, dt, dest, tag, comm,
+						request, mode, fn)
+				    : p2p_blocking_send(buf, count, dt, dest,
+							tag, comm, mode, fn));
+}
+
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	      MPI_Comm comm)
 {
-	return RC_CS_CALL_UNLESS(
-		&rc_cs_big,
-		p2p_send_mt_peer(comm, dest) &&
-			p2p_send_outside(buf, count, dt, dest, tag, comm, NULL),
-		MPI_SUCCESS,
-		p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_STD,
-				  "MPI_Send"));
+	return p2p_send_api(buf, count, dt, dest, tag, comm, NULL, false,
+			    RC_SEND_STD, "MPI_Send");
 }
 RC_WEAK(MPI_Send)
 
@@ -127,13 +146,8 @@ RC_WEAK(MPI_Ssend)
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm)
 {
-	return RC_CS_CALL_UNLESS(
-		&rc_cs_big,
-		p2p_send_mt_peer(comm, dest) &&
-			p2p_send_outside(buf, count, dt, dest, tag, comm, NULL),
-		MPI_SUCCESS,
-		p2p_blocking_send(buf, count, dt, dest, tag, comm,
-				  RC_SEND_READY, "MPI_Rsend"));
+	return p2p_send_api(buf, count, dt, dest, tag, comm, NULL, false,
+			    RC_SEND_READY, "MPI_Rsend");
 }
 RC_WEAK(MPI_Rsend)
 
@@ -194,13 +208,8 @@ static int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest,
 int PMPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
-	return RC_CS_CALL_UNLESS(&rc_cs_big,
-				 request && p2p_send_mt_peer(comm, dest) &&
-					 p2p_send_outside(buf, count, dt, dest,
-							  tag, comm, request),
-				 MPI_SUCCESS,
-				 p2p_isend(buf, count, dt, dest, tag, comm,
-					   request, RC_SEND_STD, "MPI_Isend"));
+	return p2p_send_api(buf, count, dt, dest, tag, comm, request, true,
+			    RC_SEND_STD, "MPI_Isend");
 }
 RC_WEAK(MPI_Isend)
 
@@ -216,14 +225,8 @@ RC_WEAK(MPI_Issend)
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
-	return RC_CS_CALL_UNLESS(&rc_cs_big,
-				 request && p2p_send_mt_peer(comm, dest) &&
-					 p2p_send_outside(buf, count, dt, dest,
-							  tag, comm, request),
-				 MPI_SUCCESS,
-				 p2p_isend(buf, count, dt, dest, tag, comm,
-					   request, RC_SEND_READY,
-					   "MPI_Irsend"));
+	return p2p_send_api(buf, count, dt, dest, tag, comm, request, true,
+			    RC_SEND_READY, "MPI_Irsend");
 }
 RC_WEAK(MPI_Irsend)
 
