@@ -18,11 +18,13 @@
 #include "thread.h"
 
 /*
- * Kind, mpi.h handle type, table kind, pool of f2c, and whether the
- * conversions run inside the critical section. c2f reads the index, fixed
- * while the handle lives; f2c looks it up under the pool's lock
- * (handle.h). Both run outside the section (thread.h), but for requests,
- * whose main pool is used only inside it (f2c picks the pool by f).
+ * Kind, mpi.h handle type, table kind, pool of f2c, and whether f2c runs
+ * inside the critical section (an expression of f). c2f reads the index,
+ * fixed while the handle lives: outside the section (thread.h). f2c looks
+ * the index up under the pool's lock (handle.h), outside too, but for
+ * requests of the main pool, which is used only inside the section; the
+ * eager sends' pool, with indices above RC_REQ_SENT_BASE, is locked
+ * (request.h).
  */
 #define RC_HCONV_TABLE(X)                                              \
 	X(Comm, MPI_Comm, COMM, &rc_hpools[RC_HK_COMM], 0)             \
@@ -32,22 +34,23 @@
 	X(Errhandler, MPI_Errhandler, ERRH, &rc_hpools[RC_HK_ERRH], 0) \
 	X(Message, MPI_Message, MSG, &rc_hpools[RC_HK_MSG], 0)         \
 	X(Win, MPI_Win, WIN, &rc_hpools[RC_HK_WIN], 0)                 \
-	X(Request, MPI_Request, REQ, rc_req_f2c_pool(&rc_g, f), 1)
+	X(Request, MPI_Request, REQ, rc_req_f2c_pool(&rc_g, f),        \
+	  f <= (MPI_Fint)RC_REQ_SENT_BASE)
 
 /* expr inside rc_cs_big, or outside every section */
 #define HCONV_IN(inside, expr) \
 	((inside) ? RC_CS_CALL(&rc_cs_big, (expr)) : RC_CS_OUTSIDE(expr))
 
-#define RC_X_HCONV(name, type, kind, pool, inside)                       \
-	MPI_Fint PMPI_##name##_c2f(type h)                               \
-	{                                                                \
-		return HCONV_IN(inside, rc_handle_c2f(RC_HK_##kind, h)); \
-	}                                                                \
-	RC_WEAK(MPI_##name##_c2f)                                        \
-	type PMPI_##name##_f2c(MPI_Fint f)                               \
-	{                                                                \
-		return HCONV_IN(inside, (type)rc_handle_f2c(pool, f));   \
-	}                                                                \
+#define RC_X_HCONV(name, type, kind, pool, f2c_inside)                     \
+	MPI_Fint PMPI_##name##_c2f(type h)                                 \
+	{                                                                  \
+		return RC_CS_OUTSIDE(rc_handle_c2f(RC_HK_##kind, h));      \
+	}                                                                  \
+	RC_WEAK(MPI_##name##_c2f)                                          \
+	type PMPI_##name##_f2c(MPI_Fint f)                                 \
+	{                                                                  \
+		return HCONV_IN(f2c_inside, (type)rc_handle_f2c(pool, f)); \
+	}                                                                  \
 	RC_WEAK(MPI_##name##_f2c)
 
 RC_HCONV_TABLE(RC_X_HCONV)

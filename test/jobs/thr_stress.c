@@ -540,6 +540,7 @@ static void *nowait_thread(void *arg)
 	      "MPI_Type_get_true_extent %ld %ld", (long)lb, (long)ext);
 	CHECK_MPI(MPI_Get_count(&nw_st, MPI_INT, &v));
 	CHECK(v == 3, "MPI_Get_count %d", v);
+	CHECK(MPI_Request_c2f(nw_req) > 0, "MPI_Request_c2f");
 	CHECK_MPI(MPI_Test(&nw_req, &flag, MPI_STATUS_IGNORE));
 	CHECK(!flag && nw_req != MPI_REQUEST_NULL, "MPI_Test flag %d", flag);
 	CHECK_MPI(MPI_Testany(2, arr, &idx, &flag, MPI_STATUS_IGNORE));
@@ -680,6 +681,8 @@ static void *sendout_thread(void *arg)
 	CHECK_MPI(MPI_Rsend(&out_vals[1], 1, MPI_INT, to, 7, MPI_COMM_WORLD));
 	CHECK_MPI(MPI_Isend(&out_vals[2], 1, MPI_INT, to, 7, MPI_COMM_WORLD,
 			    &r[0]));
+	CHECK(MPI_Request_f2c(MPI_Request_c2f(r[0])) == r[0],
+	      "MPI_Request_f2c");
 	CHECK_MPI(MPI_Wait(&r[0], &st[0]));
 	CHECK(r[0] == MPI_REQUEST_NULL, "MPI_Wait left the request");
 	CHECK_MPI(MPI_Test_cancelled(&st[0], &flag));
