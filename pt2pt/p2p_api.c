@@ -151,14 +151,10 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 }
 RC_WEAK(MPI_Rsend)
 
-/* Finish a blocking receive: status out, truncation through the handler. */
-static int p2p_recv_finish(struct rc_req *req, MPI_Status *status,
-			   MPI_Comm comm, const char *fn)
+/* A blocking receive's done request (on the stack): status out, and its
+ * datatype reference dropped. */
+static void p2p_recv_status(struct rc_req *req, MPI_Status *status)
 {
-	int ret;
-
-	rc_req_wait_done(req);
-	ret = req->err;
 	if (status != MPI_STATUS_IGNORE) {
 		int keep = status->MPI_ERROR;
 
@@ -167,27 +163,82 @@ static int p2p_recv_finish(struct rc_req *req, MPI_Status *status,
 	}
 	rc_dt_release(req->dt);
 	req->dt = NULL;
-	return rc_api_status(comm, ret, fn);
+}
+
+/* Finish a blocking receive: status out, truncation through the handler. */
+static int p2p_recv_finish(struct rc_req *req, MPI_Status *status,
+			   MPI_Comm comm, const char *fn)
+{
+	rc_req_wait_done(req);
+	p2p_recv_status(req, status);
+	return rc_api_status(comm, req->err, fn);
+}
+
+/* MPI_Recv's checks, and its receive posted on req (on the stack). */
+static inline __attribute__((always_inline)) int
+recv_post(struct rc_req *req, void *buf, int count, MPI_Datatype dt, int source,
+	  int tag, MPI_Comm comm)
+{
+	P2P_CHECK("MPI_Recv", comm, buf, count, dt, source, tag, true);
+	rc_req_init_stack(req, comm->inst, RC_REQ_RECV);
+	rc_p2p_req_setup(req, comm, comm->ctx, buf, (size_t)count, dt, source,
+			 tag, RC_SEND_STD);
+	rc_p2p_start(req);
+	return MPI_SUCCESS;
 }
 
 static int api_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 		    MPI_Comm comm, MPI_Status *status)
 {
 	struct rc_req req;
+	int ret = recv_post(&req, buf, count, dt, source, tag, comm);
 
-	P2P_CHECK("MPI_Recv", comm, buf, count, dt, source, tag, true);
-	rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
-	rc_p2p_req_setup(&req, comm, comm->ctx, buf, (size_t)count, dt, source,
-			 tag, RC_SEND_STD);
-	rc_p2p_start(&req);
+	if (ret)
+		return ret;
 	return p2p_recv_finish(&req, status, comm, "MPI_Recv");
+}
+
+/*
+ * MPI_Recv at MULTIPLE: posted in the section, as api_recv does; then the
+ * wait of MPI_Wait's path outside it (rc_req_wait_release), so a thread
+ * blocked in MPI_Recv takes the section only to poll, and once the
+ * message is in, finishes without it. An error (truncation, a dead peer)
+ * is finished and raised in the section; so is all of a call from a
+ * thread already in it (a callback).
+ */
+static __attribute__((noinline)) int recv_mt(void *buf, int count,
+					     MPI_Datatype dt, int source,
+					     int tag, MPI_Comm comm,
+					     MPI_Status *status)
+{
+	struct rc_req req;
+	int ret;
+
+	if (rc_cs_held_by_me(&rc_cs_big))
+		return api_recv(buf, count, dt, source, tag, comm, status);
+	rc_cs_lock(&rc_cs_big);
+	ret = recv_post(&req, buf, count, dt, source, tag, comm);
+	if (ret) {
+		rc_cs_unlock(&rc_cs_big);
+		return ret;
+	}
+	rc_req_wait_release(&req);
+	if (RC_LIKELY(req.err == RC_OK)) {
+		p2p_recv_status(&req, status);
+		return MPI_SUCCESS;
+	}
+	rc_cs_lock(&rc_cs_big);
+	ret = p2p_recv_finish(&req, status, comm, "MPI_Recv");
+	rc_cs_unlock(&rc_cs_big);
+	return ret;
 }
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 	      MPI_Comm comm, MPI_Status *status)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_recv(buf, count, dt, source, tag, comm, status));
+	if (RC_UNLIKELY(rc_thread_multiple))
+		return recv_mt(buf, count, dt, source, tag, comm, status);
+	return api_recv(buf, count, dt, source, tag, comm, status);
 }
 RC_WEAK(MPI_Recv)
 

@@ -310,6 +310,7 @@ RC_WEAK(MPI_Is_thread_main)
 void rc_inst_close(struct rc_inst *inst);
 void rc_inst_close(struct rc_inst *inst)
 {
+	rc_req_reap(inst); /* before the communicators they hold go */
 	rc_rma_close(inst);
 	rc_coll_close(inst);
 	rc_p2p_close(inst);

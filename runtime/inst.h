@@ -94,6 +94,9 @@ struct rc_inst {
 	 * rc_g's serve MPI_Request_f2c */
 	struct rc_hpool req_pool;
 	struct rc_hpool sent_pool;
+	/* requests finished outside the section, their slots not yet back
+	 * in req_pool (request.h; atomic) */
+	struct rc_req *retired;
 
 	struct rc_comm *world, *self;
 	/* context-id blocks in use (bit b: ids 4b..4b+3), the agreements in

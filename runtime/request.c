@@ -28,6 +28,7 @@ void rc_req_pool_init(struct rc_inst *inst)
 
 void rc_req_pool_fini(struct rc_inst *inst)
 {
+	assert(!inst->retired); /* rc_inst_close reaped them */
 	rc_hpool_fini(&inst->req_pool);
 	rc_hpool_fini(&inst->sent_pool);
 }
@@ -51,8 +52,12 @@ static void req_init(struct rc_req *req, struct rc_inst *inst,
 
 struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind)
 {
-	struct rc_req *req = rc_hpool_get(&inst->req_pool, sizeof(*req));
+	struct rc_req *req;
 
+	/* (one load below MULTIPLE, where nothing retires) */
+	if (RC_UNLIKELY(__atomic_load_n(&inst->retired, __ATOMIC_RELAXED)))
+		rc_req_reap(inst);
+	req = rc_hpool_get(&inst->req_pool, sizeof(*req));
 	if (RC_UNLIKELY(!req))
 		return NULL;
 	req_init(req, inst, kind);
@@ -112,6 +117,67 @@ void rc_req_free(struct rc_req *req)
 	rc_hpool_put(&req->inst->req_pool, req);
 }
 
+/* ---- finishing outside the critical section (request.h) ------------------ */
+
+/* Onto inst->retired: its slot and references go back in the section. */
+static void req_retire(struct rc_req *req)
+{
+	struct rc_inst *inst = req->inst;
+	struct rc_req *head = __atomic_load_n(&inst->retired, __ATOMIC_RELAXED);
+
+	do
+		req->retired_next = head;
+	while (!__atomic_compare_exchange_n(&inst->retired, &head, req, true,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+void rc_req_reap(struct rc_inst *inst)
+{
+	/* taken whole: no other thread pops, so no ABA */
+	struct rc_req *req =
+		__atomic_exchange_n(&inst->retired, NULL, __ATOMIC_ACQUIRE);
+
+	while (req) {
+		struct rc_req *next = req->retired_next;
+
+		rc_req_free(req);
+		req = next;
+	}
+}
+
+/* A done request's status into *status, its MPI_ERROR field kept. */
+static void req_status_out(const struct rc_req *req, MPI_Status *status)
+{
+	if (status != MPI_STATUS_IGNORE) {
+		int keep = status->MPI_ERROR;
+
+		*status = req->status;
+		status->MPI_ERROR = keep;
+	}
+}
+
+void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status)
+{
+	struct rc_req *req = *reqp;
+
+	if (req->kind == RC_REQ_SENT) {
+		rc_req_finish(reqp, status);
+		return;
+	}
+	req_status_out(req, status);
+	*reqp = NULL;
+	req_retire(req);
+}
+
+void rc_req_free_outside(struct rc_req *req)
+{
+	if (req->kind == RC_REQ_SENT)
+		rc_req_free(req);
+	else
+		req_retire(req);
+}
+
 int rc_req_start(struct rc_req *req)
 {
 	if (!req->pers || req->state != RC_REQ_INACTIVE)
@@ -123,7 +189,12 @@ void rc_req_complete(struct rc_req *req)
 {
 	assert(req->state == RC_REQ_ACTIVE);
 	/* atomic: a waiting thread may watch it outside the section
-	 * (rc_req_idle); a plain store on x86 */
+	 * (rc_req_idle); a plain store on x86. For most requests the last
+	 * touch (request.h). */
+	if (RC_LIKELY(!req->cb && !(req->flags & RC_REQ_USER_FREED))) {
+		__atomic_store_n(&req->state, RC_REQ_DONE, __ATOMIC_RELEASE);
+		return;
+	}
 	__atomic_store_n(&req->state, RC_REQ_DONE, __ATOMIC_RELEASE);
 	if (req->cb)
 		req->cb(req);
@@ -162,12 +233,7 @@ int rc_req_finish(struct rc_req **reqp, MPI_Status *status)
 	int err = req->err;
 
 	assert(req->state == RC_REQ_DONE);
-	if (status != MPI_STATUS_IGNORE) {
-		int keep = status->MPI_ERROR;
-
-		*status = req->status;
-		status->MPI_ERROR = keep;
-	}
+	req_status_out(req, status);
 	if (req->flags & RC_REQ_PERSISTENT) {
 		req->state = RC_REQ_INACTIVE;
 	} else {

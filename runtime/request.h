@@ -19,6 +19,17 @@
  * inst->req_pool, used inside the section alone and not locked. The sent
  * pool's handles are numbered from RC_REQ_SENT_BASE, so MPI_Request_f2c
  * knows which pool to look in (rc_req_f2c_pool).
+ *
+ * The engine hands over the sends and receives that a user's MPI_Isend,
+ * MPI_Irecv (and their kin) make: pooled, not persistent, no completion
+ * callback (rc_req_handed). Once such a request is DONE without error the
+ * engine never touches it again (rc_req_complete reads it after storing
+ * DONE, but inside the section, before anything can reuse the slot), so a
+ * wait or test finishes it outside the section: rc_req_finish_outside
+ * copies its status out and retires it. Its slot and references go back
+ * inside the section, at the next rc_req_alloc or rc_req_reap: the
+ * retired requests are a lock-free stack, inst->retired, pushed by any
+ * thread and taken whole by the one in the section.
  */
 #ifndef RC_REQUEST_H
 #define RC_REQUEST_H
@@ -114,6 +125,7 @@ struct rc_req {
 	void (*cb)(struct rc_req *req);
 	void *cb_data;
 	struct rc_list link;	/* posted-receive queue, pending list */
+	struct rc_req *retired_next; /* on inst->retired (above) */
 
 	/* the operation */
 	void *buf;
@@ -148,7 +160,45 @@ struct rc_hpool *rc_req_f2c_pool(struct rc_inst *inst, MPI_Fint f);
  * RC_ERR_INVAL when it has none or is not inactive. */
 int rc_req_start(struct rc_req *req);
 
-/* Mark the request done and run its completion callback. */
+/* Is req one that the engine hands over once done (above)? Fixed while
+ * the handle lives: safe to ask outside the section. */
+static inline bool rc_req_handed(const struct rc_req *req)
+{
+	return req->kind == RC_REQ_SENT ||
+	       ((req->kind == RC_REQ_SEND || req->kind == RC_REQ_RECV) &&
+		!req->cb && !req->pers);
+}
+
+/* Outside the section: is req (rc_req_handed) done without error, so that
+ * rc_req_finish_outside may finish it? */
+static inline bool rc_req_done_outside(const struct rc_req *req)
+{
+	if (req->kind == RC_REQ_SENT)
+		return true;
+	/* the engine stored DONE last (release), after the status; after
+	 * it, nobody else writes flags or err */
+	return rc_req_handed(req) &&
+	       __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == RC_REQ_DONE &&
+	       (req->flags & (RC_REQ_POOLED | RC_REQ_PERSISTENT |
+			      RC_REQ_USER_FREED)) == RC_REQ_POOLED &&
+	       req->err == 0 /* RC_OK */;
+}
+/* rc_req_finish for such a request, outside the section (or in it). */
+void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status);
+/* MPI_Request_free of such a request, outside the section. */
+void rc_req_free_outside(struct rc_req *req);
+/* At MULTIPLE, from a thread that holds the section once: wait for req
+ * (one the engine hands over, on the caller's stack too), taking the
+ * section only to poll as MPI_Wait does outside it; returns with req done
+ * and the section given up (MPI_Recv). */
+void rc_req_wait_release(struct rc_req *req);
+/* Inside the section: give back what the retired requests hold. */
+void rc_req_reap(struct rc_inst *inst);
+
+/* Mark the request done and run its completion callback. Storing DONE is
+ * its last touch of a request that has no callback and that the user did
+ * not free: the waiting thread may take it from there, outside the
+ * section (a request on its stack too). */
 void rc_req_complete(struct rc_req *req);
 
 static inline bool rc_req_done(const struct rc_req *req)

@@ -11,8 +11,9 @@
  * is the code its query_fn or free_fn returned, raised on MPI_COMM_WORLD.
  *
  * At MPI_THREAD_MULTIPLE, MPI_Wait, MPI_Test, their _all, _any and _some
- * forms and MPI_Request_free finish sends that were done within their
- * MPI_Isend (RC_REQ_SENT) outside the critical section; everything else
+ * forms and MPI_Request_free wait for and finish the requests the engine
+ * hands over (request.h: those of MPI_Isend, MPI_Irecv and their kin)
+ * outside the critical section, taking it only to poll; everything else
  * runs in it.
  */
 #include <stdlib.h>
@@ -64,21 +65,22 @@ static bool test_busy(int count, MPI_Request reqs[], bool all)
 	return pending && rc_cs_poll_busy(&rc_cs_big);
 }
 
-/* At MULTIPLE: is *request a send done in its MPI_Isend (RC_REQ_SENT,
- * request.h)? Inline: other requests pay a few loads. */
-static inline bool req_sent(const MPI_Request *request)
-{
-	return rc_g.send_mt_any && rc_api_ready() && request && *request &&
-	       rc_req_valid(*request) && (*request)->kind == RC_REQ_SENT;
-}
-
 /*
- * At MULTIPLE: is every request of the array null or of kind RC_REQ_SENT
- * (born done, with nothing of the engine's: request.h), one at least?
- * Then the call finishes them outside the critical section. The kind is
- * fixed while the handle lives, so reading it races with nothing.
+ * ---- outside the critical section, at MULTIPLE ----------------------------
+ *
+ * The requests that the engine hands over once done (rc_req_handed,
+ * request.h: the sends done in their MPI_Isend, and the pooled sends and
+ * receives of MPI_Isend, MPI_Irecv and their kin) are waited for, tested
+ * and finished outside the section. The section is taken only to poll.
+ * Anything else in the array (a collective, a persistent request, an
+ * error to raise) takes the whole call inside, where these finish like
+ * any other request.
  */
-static bool all_sent(int count, MPI_Request reqs[])
+
+/* Is every request of the array null or one the engine hands over, and
+ * one at least? Their kinds are fixed while the handles live. */
+static inline __attribute__((always_inline)) bool all_handed(int count,
+							     MPI_Request reqs[])
 {
 	int i, n = 0;
 
@@ -87,16 +89,114 @@ static bool all_sent(int count, MPI_Request reqs[])
 	for (i = 0; i < count; i++) {
 		if (!reqs[i])
 			continue;
-		if (!rc_req_valid(reqs[i]) || reqs[i]->kind != RC_REQ_SENT)
+		if (!rc_req_valid(reqs[i]) || !rc_req_handed(reqs[i]))
 			return false;
 		n++;
 	}
 	return n > 0;
 }
 
+static inline uint8_t state_of(const struct rc_req *r)
+{
+	return __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+}
+
+/* The request to wait for while not all (all) or none (!all) of the array
+ * are done: the first still pending; NULL when the wait is over (for !all,
+ * also when none is active). */
+static inline __attribute__((always_inline)) struct rc_req *
+waiting_on(int count, MPI_Request reqs[], bool all)
+{
+	struct rc_req *first = NULL;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		uint8_t st;
+
+		if (!reqs[i])
+			continue;
+		st = state_of(reqs[i]);
+		if (st == RC_REQ_DONE && !all)
+			return NULL;
+		if (st == RC_REQ_ACTIVE && !first) {
+			first = reqs[i];
+			if (all)
+				break;
+		}
+	}
+	return first;
+}
+
+/*
+ * Wait until every request of the array (all) or one of them (!all) is
+ * done, r the first pending one, and return with the section given up.
+ * The section is held only to poll: between polls this thread gives it up
+ * and watches r's state (rc_cs_unlock_watch), as rc_req_idle does inside.
+ * held: the caller holds the section once already. (Inline: each caller
+ * has its own copy, MPI_Wait's for one request.)
+ */
+static inline __attribute__((always_inline)) void
+wait_loop(int count, MPI_Request reqs[], bool all, struct rc_req *r, bool held)
+{
+	struct rc_inst *inst = &rc_g;
+
+	do {
+		if (!held) {
+			rc_cs_lock(&rc_cs_big);
+			held = true;
+		} else if (!rc_progress(inst) && state_of(r) != RC_REQ_DONE) {
+			held = !rc_cs_unlock_watch(
+				&rc_cs_big, &r->state, RC_REQ_DONE,
+				inst->oversubscribed || !(inst->idle & 15));
+		}
+	} while ((r = waiting_on(count, reqs, all)));
+	if (held)
+		rc_cs_unlock(&rc_cs_big);
+}
+
+/* wait_loop for a call that holds no section: false, having waited for
+ * nothing, when the array is not all handed over or this thread holds the
+ * section already (a call from a callback: it waits inside). */
+static inline __attribute__((always_inline)) bool
+wait_outside(int count, MPI_Request reqs[], bool all)
+{
+	struct rc_req *r;
+
+	if (!all_handed(count, reqs))
+		return false;
+	r = waiting_on(count, reqs, all);
+	if (!r)
+		return true;
+	if (rc_cs_held_by_me(&rc_cs_big))
+		return false;
+	wait_loop(count, reqs, all, r, false);
+	return true;
+}
+
+void rc_req_wait_release(struct rc_req *req)
+{
+	struct rc_req *r = req;
+
+	if (state_of(req) == RC_REQ_DONE)
+		rc_cs_unlock(&rc_cs_big);
+	else
+		wait_loop(1, &r, true, req, true);
+}
+
+/* Is every live request of the array done, to be finished outside? */
+static bool all_done_outside(int count, MPI_Request reqs[])
+{
+	int i;
+
+	for (i = 0; i < count; i++)
+		if (reqs[i] && !rc_req_done_outside(reqs[i]))
+			return false;
+	return true;
+}
+
 /* Finish such an array, as finish_all would. */
-static void sent_finish_all(int count, MPI_Request reqs[],
-			    MPI_Status statuses[])
+static void finish_all_outside(int count, MPI_Request reqs[],
+			       MPI_Status statuses[])
 {
 	int i;
 
@@ -109,10 +209,21 @@ static void sent_finish_all(int count, MPI_Request reqs[],
 			status_empty(st);
 			continue;
 		}
-		rc_req_finish(&reqs[i], st);
+		rc_req_finish_outside(&reqs[i], st);
 		if (st != MPI_STATUS_IGNORE)
 			st->MPI_ERROR = MPI_SUCCESS;
 	}
+}
+
+/* The first done request of such an array, or -1 (find_done's pick). */
+static int first_done(int count, MPI_Request reqs[])
+{
+	int i;
+
+	for (i = 0; i < count; i++)
+		if (reqs[i] && state_of(reqs[i]) == RC_REQ_DONE)
+			return i;
+	return -1;
 }
 
 /* The first request of the array that is neither null nor live, or -1. */
@@ -196,19 +307,21 @@ static int api_wait(MPI_Request *request, MPI_Status *status)
 	return MPI_SUCCESS;
 }
 
-/* Finish a send that req_sent found, outside the section; true. */
-static __attribute__((noinline)) bool sent_finish(MPI_Request *request,
-						  MPI_Status *status)
+/* At MULTIPLE: the whole MPI_Wait outside the section, when it can. */
+static __attribute__((noinline)) bool wait_one_outside(MPI_Request *request,
+						       MPI_Status *status)
 {
-	rc_req_finish(request, status);
+	if (!request || !wait_outside(1, request, true) ||
+	    !rc_req_done_outside(*request))
+		return false;
+	rc_req_finish_outside(request, status);
 	return true;
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-	return RC_CS_CALL_UNLESS(
-		&rc_cs_big, req_sent(request) && sent_finish(request, status),
-		MPI_SUCCESS, api_wait(request, status));
+	return RC_CS_CALL_UNLESS(&rc_cs_big, wait_one_outside(request, status),
+				 MPI_SUCCESS, api_wait(request, status));
 }
 RC_WEAK(MPI_Wait)
 
@@ -242,16 +355,16 @@ static int api_test(MPI_Request *request, int *flag, MPI_Status *status)
 	return MPI_SUCCESS;
 }
 
-/* At MULTIPLE, outside the section: a send done in its MPI_Isend, or "not
- * yet" while another thread holds the section (test_busy). */
+/* At MULTIPLE, outside the section: a request done and handed over, or
+ * "not yet" while another thread holds the section (test_busy). */
 static __attribute__((noinline)) bool
 test_outside(MPI_Request *request, int *flag, MPI_Status *status)
 {
 	if (!request || !flag)
 		return false;
-	if (req_sent(request)) {
+	if (all_handed(1, request) && rc_req_done_outside(*request)) {
 		*flag = 1;
-		rc_req_finish(request, status);
+		rc_req_finish_outside(request, status);
 		return true;
 	}
 	if (test_busy(1, request, false)) {
@@ -354,22 +467,21 @@ static int api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 	return MPI_SUCCESS;
 }
 
-/* At MULTIPLE, outside the section: sends done in their MPI_Isend. */
+/* At MULTIPLE, outside the section, as wait_one_outside. */
 static __attribute__((noinline)) bool
-waitall_sent(int count, MPI_Request reqs[], MPI_Status statuses[])
+waitall_outside(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
-	if (!all_sent(count, reqs))
+	if (!wait_outside(count, reqs, true) || !all_done_outside(count, reqs))
 		return false;
-	sent_finish_all(count, reqs, statuses);
+	finish_all_outside(count, reqs, statuses);
 	return true;
 }
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
 	return RC_CS_CALL_UNLESS(
-		&rc_cs_big,
-		rc_g.send_mt_any && waitall_sent(count, reqs, statuses),
-		MPI_SUCCESS, api_waitall(count, reqs, statuses));
+		&rc_cs_big, waitall_outside(count, reqs, statuses), MPI_SUCCESS,
+		api_waitall(count, reqs, statuses));
 }
 RC_WEAK(MPI_Waitall)
 
@@ -404,9 +516,9 @@ testall_outside(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
 	if (!flag)
 		return false;
-	if (rc_g.send_mt_any && all_sent(count, reqs)) {
+	if (all_handed(count, reqs) && all_done_outside(count, reqs)) {
 		*flag = 1;
-		sent_finish_all(count, reqs, statuses);
+		finish_all_outside(count, reqs, statuses);
 		return true;
 	}
 	if (test_busy(count, reqs, true)) {
@@ -440,24 +552,29 @@ static int find_done(int count, MPI_Request reqs[])
 	return active ? -1 : MPI_UNDEFINED;
 }
 
-/* At MULTIPLE, outside the section: an array of sends done in their
- * MPI_Isend and null requests (all_sent). MPI_Waitany and MPI_Testany
- * finish the first, as inside. */
-static __attribute__((noinline)) bool any_sent(int count, MPI_Request reqs[],
-					       int *index, int *flag,
-					       MPI_Status *status)
+/* At MULTIPLE, outside the section: finish the first done request of an
+ * array that all_handed (or wait_outside) accepted, as MPI_Waitany and
+ * MPI_Testany do inside. False when none is done, or it must be finished
+ * inside. */
+static bool any_done_outside(int count, MPI_Request reqs[], int *index,
+			     int *flag, MPI_Status *status)
 {
-	int i;
+	int i = first_done(count, reqs);
 
-	if (!index || !all_sent(count, reqs))
+	if (i < 0 || !rc_req_done_outside(reqs[i]))
 		return false;
-	for (i = 0; !reqs[i]; i++)
-		;
-	rc_req_finish(&reqs[i], status);
+	rc_req_finish_outside(&reqs[i], status);
 	*index = i;
 	if (flag)
 		*flag = 1;
 	return true;
+}
+
+static __attribute__((noinline)) bool
+waitany_outside(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+	return index && wait_outside(count, reqs, false) &&
+	       any_done_outside(count, reqs, index, NULL, status);
 }
 
 static int any(int count, MPI_Request reqs[], int *index, int *flag,
@@ -504,8 +621,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag,
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
 	return RC_CS_CALL_UNLESS(
-		&rc_cs_big,
-		rc_g.send_mt_any && any_sent(count, reqs, index, NULL, status),
+		&rc_cs_big, waitany_outside(count, reqs, index, status),
 		MPI_SUCCESS,
 		any(count, reqs, index, NULL, status, true, "MPI_Waitany"));
 }
@@ -519,7 +635,8 @@ static __attribute__((noinline)) bool testany_outside(int count,
 {
 	if (!index || !flag)
 		return false;
-	if (rc_g.send_mt_any && any_sent(count, reqs, index, flag, status))
+	if (all_handed(count, reqs) &&
+	    any_done_outside(count, reqs, index, flag, status))
 		return true;
 	if (test_busy(count, reqs, false)) {
 		*index = MPI_UNDEFINED;
@@ -539,24 +656,29 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
 }
 RC_WEAK(MPI_Testany)
 
-/* At MULTIPLE, outside the section, as any_sent: MPI_Waitsome and
- * MPI_Testsome finish every one, as inside. */
-static __attribute__((noinline)) bool some_sent(int incount, MPI_Request reqs[],
-						int *outcount, int indices[],
-						MPI_Status statuses[])
+/* At MULTIPLE, outside the section, as any_done_outside: MPI_Waitsome and
+ * MPI_Testsome finish every done one, as inside; all of them outside, or
+ * none (false). */
+static bool some_done_outside(int incount, MPI_Request reqs[], int *outcount,
+			      int indices[], MPI_Status statuses[])
 {
 	int i, n = 0;
 
-	if (!outcount || !indices || !all_sent(incount, reqs))
+	if (first_done(incount, reqs) < 0)
 		return false;
+	for (i = 0; i < incount; i++)
+		if (reqs[i] && state_of(reqs[i]) == RC_REQ_DONE &&
+		    !rc_req_done_outside(reqs[i]))
+			return false;
 	for (i = 0; i < incount; i++) {
 		MPI_Status *st;
 
-		if (!reqs[i])
+		/* (one done since the check above, with an error, waits) */
+		if (!reqs[i] || !rc_req_done_outside(reqs[i]))
 			continue;
 		st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
 						     : &statuses[n];
-		rc_req_finish(&reqs[i], st);
+		rc_req_finish_outside(&reqs[i], st);
 		if (st != MPI_STATUS_IGNORE)
 			st->MPI_ERROR = MPI_SUCCESS;
 		indices[n++] = i;
@@ -616,13 +738,20 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	return MPI_SUCCESS;
 }
 
+static __attribute__((noinline)) bool
+waitsome_outside(int incount, MPI_Request reqs[], int *outcount, int indices[],
+		 MPI_Status statuses[])
+{
+	return outcount && indices && wait_outside(incount, reqs, false) &&
+	       some_done_outside(incount, reqs, outcount, indices, statuses);
+}
+
 int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
 		  int indices[], MPI_Status statuses[])
 {
 	return RC_CS_CALL_UNLESS(
 		&rc_cs_big,
-		rc_g.send_mt_any &&
-			some_sent(incount, reqs, outcount, indices, statuses),
+		waitsome_outside(incount, reqs, outcount, indices, statuses),
 		MPI_SUCCESS,
 		some(incount, reqs, outcount, indices, statuses, true,
 		     "MPI_Waitsome"));
@@ -636,8 +765,8 @@ testsome_outside(int incount, MPI_Request reqs[], int *outcount, int indices[],
 {
 	if (!outcount || (incount && !indices))
 		return false;
-	if (rc_g.send_mt_any &&
-	    some_sent(incount, reqs, outcount, indices, statuses))
+	if (all_handed(incount, reqs) &&
+	    some_done_outside(incount, reqs, outcount, indices, statuses))
 		return true;
 	if (test_busy(incount, reqs, false)) {
 		*outcount = 0;
@@ -690,19 +819,22 @@ static int api_request_free(MPI_Request *request)
 	return MPI_SUCCESS;
 }
 
-/* Free a send that req_sent found, outside the section; true. */
-static __attribute__((noinline)) bool sent_free(MPI_Request *request)
+/* At MULTIPLE: free a request done and handed over, outside the
+ * section (an active one is marked inside, for rc_req_complete). */
+static __attribute__((noinline)) bool free_outside(MPI_Request *request)
 {
-	rc_req_free(*request);
+	if (!request || !all_handed(1, request) ||
+	    !rc_req_done_outside(*request))
+		return false;
+	rc_req_free_outside(*request);
 	*request = MPI_REQUEST_NULL;
 	return true;
 }
 
 int PMPI_Request_free(MPI_Request *request)
 {
-	return RC_CS_CALL_UNLESS(&rc_cs_big,
-				 req_sent(request) && sent_free(request),
-				 MPI_SUCCESS, api_request_free(request));
+	return RC_CS_CALL_UNLESS(&rc_cs_big, free_outside(request), MPI_SUCCESS,
+				 api_request_free(request));
 }
 RC_WEAK(MPI_Request_free)
 

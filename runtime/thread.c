@@ -14,6 +14,7 @@
  * after the lock is taken, so "owner == me" can only be true for the
  * thread that holds it; everybody else sees another thread or none.
  */
+#include <assert.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -211,24 +212,22 @@ static void cs_take_soon(struct rc_cs *cs, int depth, bool yield)
  * every 16th idle poll, so that a thread sharing its core with another
  * process's runs); with other watchers it yields at every look.
  */
-void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,
-			    uint8_t value, bool yield)
+/* Watch flag outside cs, which this thread has just dropped (it held it
+ * at depth): true once the flag is value (cs not held); false when this
+ * thread took cs back, at depth, because it fell free (to poll). */
+static bool cs_watch(struct rc_cs *cs, const uint8_t *flag, uint8_t value,
+		     bool yield, int depth)
 {
+	bool set = false;
 	unsigned i;
-	int depth;
 
-	if (!cs_mine(cs)) {
-		sched_yield();
-		return;
-	}
-	depth = cs_drop(cs);
 	/* other threads watching too: more threads than cores is likely */
 	if (__atomic_add_fetch(&cs->watchers, 1, __ATOMIC_RELAXED) > 1)
 		yield = true;
 	for (i = 0;; i++) {
 		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == value) {
-			cs_take_soon(cs, depth, yield);
-			goto out;
+			set = true;
+			break;
 		}
 		cs_relax(i, yield);
 		/* (the queued threads first: they may sleep in the kernel,
@@ -237,8 +236,30 @@ void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,
 		if (!__atomic_load_n(&cs->word, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&cs->waiters, __ATOMIC_RELAXED) &&
 		    cs_trytake(cs, depth))
-			goto out;
+			break;
 	}
-out:
 	__atomic_sub_fetch(&cs->watchers, 1, __ATOMIC_RELAXED);
+	return set;
+}
+
+void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,
+			    uint8_t value, bool yield)
+{
+	int depth;
+
+	if (!cs_mine(cs)) {
+		sched_yield();
+		return;
+	}
+	depth = cs_drop(cs);
+	if (cs_watch(cs, flag, value, yield, depth))
+		cs_take_soon(cs, depth, yield);
+}
+
+bool rc_cs_unlock_watch(struct rc_cs *cs, const uint8_t *flag, uint8_t value,
+			bool yield)
+{
+	assert(cs_mine(cs) && cs->depth == 1);
+	cs_drop(cs);
+	return cs_watch(cs, flag, value, yield, 1);
 }

@@ -32,8 +32,12 @@
  * queries of what is fixed while a handle lives (MPI_Comm_rank,
  * MPI_Type_size, ...: the section only when they fail); MPI_Test's family
  * and MPI_Iprobe when another thread holds it and nothing is done yet
- * (rc_cs_poll_busy); and the object calls (RC_CS_OUTSIDE below), whose
- * shared parts have leaf locks of their own (struct rc_lock).
+ * (rc_cs_poll_busy); small eager sends to ranks on the node (the peer's
+ * send lock instead); the waits, tests and finishing of the requests that
+ * the engine hands over (request.h: MPI_Isend's, MPI_Irecv's, MPI_Recv's),
+ * which take the section only to poll (rc_cs_unlock_watch); and the
+ * object calls (RC_CS_OUTSIDE below), whose shared parts have leaf locks
+ * of their own (struct rc_lock).
  */
 #ifndef RC_THREAD_H
 #define RC_THREAD_H
@@ -107,6 +111,16 @@ static inline void rc_cs_yield_until(struct rc_cs *cs, const uint8_t *flag,
 	if (RC_UNLIKELY(rc_thread_multiple))
 		rc_cs_yield_until_slow(cs, flag, value, yield);
 }
+
+/*
+ * For a thread that holds cs once and waits for flag to become value, and
+ * finishes outside cs once it is (the engine hands its request over:
+ * request.h): give cs up and watch the flag as rc_cs_yield_until does.
+ * True once the flag is set, cs not held; false when cs fell free and this
+ * thread took it back, to poll. Only at MULTIPLE.
+ */
+bool rc_cs_unlock_watch(struct rc_cs *cs, const uint8_t *flag, uint8_t value,
+			bool yield);
 
 /* Evaluate `expr` inside section cs; the value of the expression is that
  * of expr (not void). */

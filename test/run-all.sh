@@ -108,7 +108,7 @@ stage_tsan() {
 	 # every phase at 2-4 ranks x 2-4 threads, the two-copy path included
 	 CASE_TIMEOUT=240 top_builddir=. srcdir="$top" \
 		"$top/test/jobs/thr.test" all_2x2 all_3x3 mprobe_4x3 coll_4x4 \
-		dup_4 p2p_2x4 p2p_4x2_no_cma order_3x3_ring sendout_3)
+		dup_4 p2p_2x4 p2p_4x2_no_cma order_3x3_ring sendout_3 doneout_3)
 }
 
 stage_clang() {

@@ -40,6 +40,11 @@
  *           at MULTIPLE, to the next rank: MPI_Send, MPI_Rsend, and
  *           MPI_Isend / MPI_Irsend completed by MPI_Wait, MPI_Test and
  *           their _all, _any and _some forms and MPI_Request_free.
+ *   doneout as nowait, the second thread finishing receives and
+ *           synchronous sends that the engine has completed (on any
+ *           transport), by MPI_Wait, MPI_Test and their _all, _any and
+ *           _some forms and MPI_Request_free: at MULTIPLE each of those
+ *           finishes them outside the critical section.
  *   order   each thread sends NSEQ messages of mixed sizes to every other
  *           rank on one communicator, tag its own, by MPI_Send (small
  *           ones go outside the critical section on shared memory) and
@@ -761,6 +766,107 @@ static void sendout_phase(void)
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* ---- doneout: requests the engine completed, finished outside ----------- */
+
+#define NDONE 6
+static int done_rb[NDONE], done_sb[NDONE];
+static MPI_Request done_rr[NDONE], done_ss[NDONE];
+
+/* One received message's status: from the previous rank, tag 20 + i, one
+ * int, the value it sent. */
+static void done_check(int i, const MPI_Status *st)
+{
+	int from = (rank + nranks - 1) % nranks, n;
+
+	CHECK(st->MPI_SOURCE == from && st->MPI_TAG == 20 + i,
+	      "doneout: receive %d from %d tag %d", i, st->MPI_SOURCE,
+	      st->MPI_TAG);
+	CHECK_MPI(MPI_Get_count(st, MPI_INT, &n));
+	CHECK(n == 1 && done_rb[i] == from * 100 + i,
+	      "doneout: receive %d: %d ints, %d", i, n, done_rb[i]);
+}
+
+/* The receives and synchronous sends of doneout_phase, all done (the
+ * engine completed them), finished by every completion call while the
+ * other thread holds the section: each must finish them outside it. */
+static void *doneout_thread(void *arg)
+{
+	MPI_Request r[2];
+	MPI_Status st[2];
+	int flag, n, ind[2];
+
+	(void)arg;
+	while (!__atomic_load_n(&nw_go, __ATOMIC_ACQUIRE))
+		sched_yield();
+	CHECK_MPI(MPI_Wait(&done_rr[0], &st[0]));
+	done_check(0, &st[0]);
+	CHECK_MPI(MPI_Test(&done_rr[1], &flag, &st[0]));
+	CHECK(flag && done_rr[1] == MPI_REQUEST_NULL, "doneout: MPI_Test");
+	done_check(1, &st[0]);
+	r[0] = done_rr[2];
+	r[1] = done_ss[0];
+	st[0].MPI_ERROR = st[1].MPI_ERROR = -1;
+	CHECK_MPI(MPI_Waitall(2, r, st));
+	CHECK(!r[0] && !r[1] && st[0].MPI_ERROR == MPI_SUCCESS &&
+		      st[1].MPI_ERROR == MPI_SUCCESS,
+	      "doneout: MPI_Waitall");
+	done_check(2, &st[0]);
+	r[0] = done_ss[1];
+	r[1] = done_ss[2];
+	CHECK_MPI(MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE));
+	CHECK(flag && !r[0] && !r[1], "doneout: MPI_Testall");
+	r[0] = done_rr[3];
+	r[1] = done_ss[3];
+	CHECK_MPI(MPI_Waitany(2, r, &n, &st[0]));
+	CHECK(n == 0 && !r[0] && r[1], "doneout: MPI_Waitany %d", n);
+	done_check(3, &st[0]);
+	CHECK_MPI(MPI_Testany(2, r, &n, &flag, MPI_STATUS_IGNORE));
+	CHECK(flag && n == 1 && !r[1], "doneout: MPI_Testany %d", n);
+	r[0] = done_rr[4];
+	r[1] = done_rr[5];
+	CHECK_MPI(MPI_Waitsome(2, r, &n, ind, st));
+	CHECK(n == 2 && ind[0] == 0 && ind[1] == 1 && !r[0] && !r[1],
+	      "doneout: MPI_Waitsome %d", n);
+	done_check(4, &st[0]);
+	done_check(5, &st[1]);
+	CHECK_MPI(MPI_Testsome(1, &done_ss[4], &n, ind, MPI_STATUSES_IGNORE));
+	CHECK(n == 1 && !done_ss[4], "doneout: MPI_Testsome %d", n);
+	CHECK_MPI(MPI_Request_free(&done_ss[5]));
+	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Receives from the previous rank and synchronous sends to the next (the
+ * engine completes both, on any transport), polled until done with
+ * MPI_Request_get_status, which leaves them; then doneout_thread. */
+static void doneout_phase(void)
+{
+	int from = (rank + nranks - 1) % nranks, to = (rank + 1) % nranks;
+	int i, left, flag;
+
+	for (i = 0; i < NDONE; i++) {
+		done_sb[i] = rank * 100 + i;
+		CHECK_MPI(MPI_Irecv(&done_rb[i], 1, MPI_INT, from, 20 + i,
+				    MPI_COMM_WORLD, &done_rr[i]));
+	}
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	for (i = 0; i < NDONE; i++)
+		CHECK_MPI(MPI_Issend(&done_sb[i], 1, MPI_INT, to, 20 + i,
+				     MPI_COMM_WORLD, &done_ss[i]));
+	do {
+		for (i = 0, left = 0; i < NDONE; i++) {
+			CHECK_MPI(MPI_Request_get_status(done_rr[i], &flag,
+							 MPI_STATUS_IGNORE));
+			left += !flag;
+			CHECK_MPI(MPI_Request_get_status(done_ss[i], &flag,
+							 MPI_STATUS_IGNORE));
+			left += !flag;
+		}
+	} while (left);
+	hold_section(doneout_thread);
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* ---- order: one thread's messages in order, whatever path they take ----- */
 
 #define NSEQ 32
@@ -969,6 +1075,8 @@ int main(int argc, char **argv)
 	/* shared memory only: over other transports these sends wait */
 	if (!strcmp(phase, "sendout"))
 		sendout_phase();
+	if (all || !strcmp(phase, "doneout"))
+		doneout_phase();
 	if (all || !strcmp(phase, "order")) {
 		run_threads(order_thread, nthr);
 		phase_end();

@@ -31,6 +31,7 @@ void fake_mpi_teardown(void)
 {
 	unsigned k;
 
+	rc_req_reap(&rc_g); /* as rc_inst_close */
 	rc_coll_close(&rc_g);
 	rc_comm_fini_world(&rc_g);
 	/* whatever the test made, it freed (objects are in pools that

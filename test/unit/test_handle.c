@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "op.h"
 #include "pt2pt.h"
 #include "request.h"
+#include "thread.h"
 
 #define TMO 30
 
@@ -473,6 +475,98 @@ START_TEST(request_pool_threads)
 }
 END_TEST
 
+/*
+ * Requests that the engine completed, finished outside the section
+ * (request.h): the thread that holds the section makes sends and
+ * receives in req_pool and completes them, while PT_THREADS threads
+ * finish them by MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testany and
+ * MPI_Request_free, outside it. Those retire the requests onto a
+ * lock-free stack that each allocation in the section reaps, at the same
+ * time. Every status arrives; every slot comes back.
+ */
+static struct rc_req *mailbox[PT_THREADS][PT_HELD];
+static int mail_full[PT_THREADS];
+
+static void *retire_thread(void *arg)
+{
+	int t = (int)(long)arg, i, j, flag, idx;
+
+	for (i = 0; i < PT_ROUNDS; i++) {
+		MPI_Request r[PT_HELD];
+		MPI_Status st;
+
+		while (!__atomic_load_n(&mail_full[t], __ATOMIC_ACQUIRE))
+			sched_yield();
+		for (j = 0; j < PT_HELD; j++)
+			r[j] = mailbox[t][j];
+		__atomic_store_n(&mail_full[t], 0, __ATOMIC_RELEASE);
+		ck_assert_int_eq(MPI_Wait(&r[0], &st), MPI_SUCCESS);
+		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10);
+		ck_assert_int_eq(MPI_Test(&r[1], &flag, &st), MPI_SUCCESS);
+		ck_assert_int_eq(flag, 1);
+		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10 + 1);
+		ck_assert_int_eq(MPI_Request_free(&r[2]), MPI_SUCCESS);
+		ck_assert_int_eq(MPI_Testany(PT_HELD, r, &idx, &flag, &st),
+				 MPI_SUCCESS);
+		ck_assert_int_eq(flag, 1);
+		ck_assert_int_eq(idx, 3);
+		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10 + 3);
+		ck_assert_int_eq(MPI_Waitall(PT_HELD, r, MPI_STATUSES_IGNORE),
+				 MPI_SUCCESS);
+		for (j = 0; j < PT_HELD; j++)
+			ck_assert_ptr_null(r[j]);
+	}
+	return NULL;
+}
+
+START_TEST(retired_threads)
+{
+	unsigned before = rc_hpool_nlive(&rc_g.req_pool), left = PT_THREADS;
+	unsigned rounds[PT_THREADS] = {0};
+	pthread_t th[PT_THREADS];
+	long i;
+	int j;
+
+	rc_thread_multiple = true;
+	for (i = 0; i < PT_THREADS; i++)
+		ck_assert_int_eq(
+			pthread_create(&th[i], NULL, retire_thread, (void *)i),
+			0);
+	while (left) {
+		rc_cs_lock(&rc_cs_big);
+		for (i = 0; i < PT_THREADS; i++) {
+			if (rounds[i] == PT_ROUNDS ||
+			    __atomic_load_n(&mail_full[i], __ATOMIC_ACQUIRE))
+				continue;
+			for (j = 0; j < PT_HELD; j++) {
+				struct rc_req *r = rc_req_alloc(
+					&rc_g,
+					j & 1 ? RC_REQ_SEND : RC_REQ_RECV);
+
+				ck_assert_ptr_nonnull(r);
+				r->state = RC_REQ_ACTIVE;
+				r->status.MPI_TAG =
+					(int)i * 1000000 + rounds[i] * 10 + j;
+				rc_req_complete(r);
+				mailbox[i][j] = r;
+			}
+			__atomic_store_n(&mail_full[i], 1, __ATOMIC_RELEASE);
+			left -= ++rounds[i] == PT_ROUNDS;
+		}
+		rc_cs_unlock(&rc_cs_big);
+		sched_yield();
+	}
+	for (i = 0; i < PT_THREADS; i++)
+		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	rc_cs_lock(&rc_cs_big);
+	rc_req_reap(&rc_g);
+	rc_cs_unlock(&rc_cs_big);
+	rc_thread_multiple = false;
+	ck_assert_ptr_null(rc_g.retired);
+	ck_assert_uint_eq(rc_hpool_nlive(&rc_g.req_pool), before);
+}
+END_TEST
+
 /* A second pool of one kind numbers its slots from its base: indices of
  * the first pool (or the base itself) name nothing in it. */
 START_TEST(pool_base)
@@ -519,6 +613,7 @@ static Suite *handle_suite(void)
 	tcase_add_test(tc, status_conv);
 	tcase_add_test(tc, global_pools_threads);
 	tcase_add_test(tc, request_pool_threads);
+	tcase_add_test(tc, retired_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
