@@ -119,17 +119,25 @@ void rc_req_free(struct rc_req *req)
 
 /* ---- finishing outside the critical section (request.h) ------------------ */
 
-/* Onto inst->retired: its slot and references go back in the section. */
-static void req_retire(struct rc_req *req)
+/* Onto inst->retired, in one push, the chain first .. last (linked by
+ * retired_next): their slots and references go back in the section. */
+static void req_retire(struct rc_req *first, struct rc_req *last)
 {
-	struct rc_inst *inst = req->inst;
+	struct rc_inst *inst = first->inst;
 	struct rc_req *head = __atomic_load_n(&inst->retired, __ATOMIC_RELAXED);
 
 	do
-		req->retired_next = head;
-	while (!__atomic_compare_exchange_n(&inst->retired, &head, req, true,
+		last->retired_next = head;
+	while (!__atomic_compare_exchange_n(&inst->retired, &head, first, true,
 					    __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED));
+}
+
+void rc_req_chain_retire(struct rc_req_chain *chain)
+{
+	if (chain->first)
+		req_retire(chain->first, chain->last);
+	chain->first = chain->last = NULL;
 }
 
 void rc_req_reap(struct rc_inst *inst)
@@ -157,25 +165,36 @@ static void req_status_out(const struct rc_req *req, MPI_Status *status)
 	}
 }
 
-void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status)
+/* Free req outside the section: onto chain (NULL: retired at once). */
+static void req_free_outside(struct rc_req *req, struct rc_req_chain *chain)
+{
+	if (req->kind == RC_REQ_SENT) {
+		rc_req_free(req);
+	} else if (!chain) {
+		req_retire(req, req);
+	} else {
+		/* in order: reaped in the order a section's frees would be */
+		if (chain->last)
+			chain->last->retired_next = req;
+		else
+			chain->first = req;
+		chain->last = req;
+	}
+}
+
+void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status,
+			   struct rc_req_chain *chain)
 {
 	struct rc_req *req = *reqp;
 
-	if (req->kind == RC_REQ_SENT) {
-		rc_req_finish(reqp, status);
-		return;
-	}
 	req_status_out(req, status);
 	*reqp = NULL;
-	req_retire(req);
+	req_free_outside(req, chain);
 }
 
 void rc_req_free_outside(struct rc_req *req)
 {
-	if (req->kind == RC_REQ_SENT)
-		rc_req_free(req);
-	else
-		req_retire(req);
+	req_free_outside(req, NULL);
 }
 
 int rc_req_start(struct rc_req *req)

@@ -183,8 +183,16 @@ static inline bool rc_req_done_outside(const struct rc_req *req)
 			      RC_REQ_USER_FREED)) == RC_REQ_POOLED &&
 	       req->err == 0 /* RC_OK */;
 }
-/* rc_req_finish for such a request, outside the section (or in it). */
-void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status);
+/* Requests finished outside the section, to be retired in one push. */
+struct rc_req_chain {
+	struct rc_req *first, *last;
+};
+/* rc_req_finish for such a request, outside the section (or in it); a
+ * pooled one is retired, or put on chain (when not NULL) for the caller
+ * to retire with others (rc_req_chain_retire). */
+void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status,
+			   struct rc_req_chain *chain);
+void rc_req_chain_retire(struct rc_req_chain *chain);
 /* MPI_Request_free of such a request, outside the section. */
 void rc_req_free_outside(struct rc_req *req);
 /* At MULTIPLE, from a thread that holds the section once: wait for req

@@ -198,6 +198,7 @@ static bool all_done_outside(int count, MPI_Request reqs[])
 static void finish_all_outside(int count, MPI_Request reqs[],
 			       MPI_Status statuses[])
 {
+	struct rc_req_chain chain = {NULL, NULL};
 	int i;
 
 	for (i = 0; i < count; i++) {
@@ -209,10 +210,11 @@ static void finish_all_outside(int count, MPI_Request reqs[],
 			status_empty(st);
 			continue;
 		}
-		rc_req_finish_outside(&reqs[i], st);
+		rc_req_finish_outside(&reqs[i], st, &chain);
 		if (st != MPI_STATUS_IGNORE)
 			st->MPI_ERROR = MPI_SUCCESS;
 	}
+	rc_req_chain_retire(&chain);
 }
 
 /* The first done request of such an array, or -1 (find_done's pick). */
@@ -314,7 +316,7 @@ static __attribute__((noinline)) bool wait_one_outside(MPI_Request *request,
 	if (!request || !wait_outside(1, request, true) ||
 	    !rc_req_done_outside(*request))
 		return false;
-	rc_req_finish_outside(request, status);
+	rc_req_finish_outside(request, status, NULL);
 	return true;
 }
 
@@ -364,7 +366,7 @@ test_outside(MPI_Request *request, int *flag, MPI_Status *status)
 		return false;
 	if (all_handed(1, request) && rc_req_done_outside(*request)) {
 		*flag = 1;
-		rc_req_finish_outside(request, status);
+		rc_req_finish_outside(request, status, NULL);
 		return true;
 	}
 	if (test_busy(1, request, false)) {
@@ -563,7 +565,7 @@ static bool any_done_outside(int count, MPI_Request reqs[], int *index,
 
 	if (i < 0 || !rc_req_done_outside(reqs[i]))
 		return false;
-	rc_req_finish_outside(&reqs[i], status);
+	rc_req_finish_outside(&reqs[i], status, NULL);
 	*index = i;
 	if (flag)
 		*flag = 1;
@@ -662,6 +664,7 @@ RC_WEAK(MPI_Testany)
 static bool some_done_outside(int incount, MPI_Request reqs[], int *outcount,
 			      int indices[], MPI_Status statuses[])
 {
+	struct rc_req_chain chain = {NULL, NULL};
 	int i, n = 0;
 
 	if (first_done(incount, reqs) < 0)
@@ -678,11 +681,12 @@ static bool some_done_outside(int incount, MPI_Request reqs[], int *outcount,
 			continue;
 		st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE
 						     : &statuses[n];
-		rc_req_finish_outside(&reqs[i], st);
+		rc_req_finish_outside(&reqs[i], st, &chain);
 		if (st != MPI_STATUS_IGNORE)
 			st->MPI_ERROR = MPI_SUCCESS;
 		indices[n++] = i;
 	}
+	rc_req_chain_retire(&chain);
 	*outcount = n;
 	return true;
 }
