@@ -1438,12 +1438,12 @@ int rc_p2p_isend_outside(struct rc_comm *comm, const void *buf, size_t count,
 	return RC_OK;
 }
 
-int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
-		size_t count, struct rc_dtype *dt, int dst, int tag,
-		enum rc_send_mode mode)
+static inline __attribute__((always_inline)) int
+send_begin(struct rc_comm *comm, uint32_t ctx, const void *buf, size_t count,
+	   struct rc_dtype *dt, int dst, int tag, enum rc_send_mode mode,
+	   struct rc_req *req, bool *started)
 {
 	struct rc_inst *inst = comm->inst;
-	struct rc_req req;
 	int ret;
 
 	if (dst == MPI_PROC_NULL)
@@ -1455,16 +1455,47 @@ int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
 		if (ret != RC_AGAIN)
 			return ret;
 	}
-	rc_req_init_stack(&req, inst, RC_REQ_SEND);
-	rc_p2p_req_setup(&req, comm, ctx, (void *)buf, count, dt, dst, tag,
+	rc_req_init_stack(req, inst, RC_REQ_SEND);
+	rc_p2p_req_setup(req, comm, ctx, (void *)buf, count, dt, dst, tag,
 			 mode);
-	ret = p2p_send_start(inst->p2p, &req);
-	if (ret == RC_OK) {
-		rc_req_wait_done(&req);
-		ret = req.err;
-	}
-	rc_dt_release(req.dt);
+	ret = p2p_send_start(inst->p2p, req);
+	if (ret)
+		rc_dt_release(req->dt);
+	else
+		*started = true;
 	return ret;
+}
+
+int rc_p2p_send_begin(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		      size_t count, struct rc_dtype *dt, int dst, int tag,
+		      enum rc_send_mode mode, struct rc_req *req, bool *started)
+{
+	return send_begin(comm, ctx, buf, count, dt, dst, tag, mode, req,
+			  started);
+}
+
+int rc_p2p_send_end(struct rc_req *req)
+{
+	int ret = req->err;
+
+	rc_dt_release(req->dt);
+	req->dt = NULL;
+	return ret;
+}
+
+int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		size_t count, struct rc_dtype *dt, int dst, int tag,
+		enum rc_send_mode mode)
+{
+	struct rc_req req;
+	bool started = false;
+	int ret = send_begin(comm, ctx, buf, count, dt, dst, tag, mode, &req,
+			     &started);
+
+	if (ret || !started)
+		return ret;
+	rc_req_wait_done(&req);
+	return rc_p2p_send_end(&req);
 }
 
 bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,

@@ -106,24 +106,83 @@ static int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest,
 		     int tag, MPI_Comm comm, MPI_Request *request,
 		     enum rc_send_mode mode, const char *fn);
 
+/* A blocking send's checks and start, in the section: *started when req
+ * (on the caller's stack) carries the message. */
+static int send_post(struct rc_req *req, bool *started, const void *buf,
+		     int count, MPI_Datatype dt, int dest, int tag,
+		     MPI_Comm comm, enum rc_send_mode mode, const char *fn)
+{
+	int ret;
+
+	P2P_CHECK(fn, comm, buf, count, dt, dest, tag, false);
+	ret = rc_p2p_send_begin(comm, comm->ctx, buf, (size_t)count, dt, dest,
+				tag, mode, req, started);
+	return rc_api_status(comm, ret, fn);
+}
+
+/*
+ * A blocking send at MULTIPLE that must wait (a rendezvous, a synchronous
+ * send, a full ring): started in the section, then waited for as MPI_Recv
+ * does (rc_req_wait_release): the section only to poll, and when done,
+ * finished outside it. An error is raised in the section; a call from a
+ * thread already in it (a callback) waits and finishes there.
+ */
+static __attribute__((noinline)) int
+send_mt(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	MPI_Comm comm, enum rc_send_mode mode, const char *fn)
+{
+	struct rc_req req;
+	bool started = false;
+	int ret;
+
+	rc_cs_lock(&rc_cs_big);
+	ret = send_post(&req, &started, buf, count, dt, dest, tag, comm, mode,
+			fn);
+	if (ret || !started) {
+		rc_cs_unlock(&rc_cs_big);
+		return ret;
+	}
+	if (rc_cs_nested(&rc_cs_big)) {
+		rc_req_wait_done(&req);
+		goto inside;
+	}
+	rc_req_wait_release(&req);
+	if (RC_LIKELY(req.err == RC_OK)) {
+		rc_p2p_send_end(&req);
+		return MPI_SUCCESS;
+	}
+	rc_cs_lock(&rc_cs_big);
+inside:
+	ret = rc_api_status(comm, rc_p2p_send_end(&req), fn);
+	rc_cs_unlock(&rc_cs_big);
+	return ret;
+}
+
 /* The MPI_Send, MPI_Rsend, MPI_Isend and MPI_Irsend calls (nb: the
- * nonblocking ones, request theirs): outside the section when they can
- * (above), else inside. */
+ * nonblocking ones, request theirs): at MULTIPLE, outside the section
+ * when they can (above), and a blocking one that must wait waits outside
+ * it (send_mt); else inside. */
 static inline __attribute__((always_inline)) int
 p2p_send_api(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	     MPI_Comm comm, MPI_Request *request, bool nb,
 	     enum rc_send_mode mode, const char *fn)
 {
-	return RC_CS_CALL_UNLESS(&rc_cs_big,
-				 (!nb || request) &&
-					 p2p_send_mt_peer(comm, dest) &&
-					 p2p_send_outside(buf, count, dt, dest,
-							  tag, comm, request),
-				 MPI_SUCCESS,
-				 nb ? p2p_isend(buf, count, dt, dest, tag, comm,
-						request, mode, fn)
-				    : p2p_blocking_send(buf, count, dt, dest,
-							tag, comm, mode, fn));
+	int ret;
+
+	if (RC_LIKELY(!rc_thread_multiple))
+		return nb ? p2p_isend(buf, count, dt, dest, tag, comm, request,
+				      mode, fn)
+			  : p2p_blocking_send(buf, count, dt, dest, tag, comm,
+					      mode, fn);
+	if ((!nb || request) && p2p_send_mt_peer(comm, dest) &&
+	    p2p_send_outside(buf, count, dt, dest, tag, comm, request))
+		return MPI_SUCCESS;
+	if (!nb)
+		return send_mt(buf, count, dt, dest, tag, comm, mode, fn);
+	rc_cs_lock(&rc_cs_big);
+	ret = p2p_isend(buf, count, dt, dest, tag, comm, request, mode, fn);
+	rc_cs_unlock(&rc_cs_big);
+	return ret;
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -137,9 +196,11 @@ RC_WEAK(MPI_Send)
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	       MPI_Comm comm)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  p2p_blocking_send(buf, count, dt, dest, tag, comm,
-					    RC_SEND_SYNC, "MPI_Ssend"));
+	if (RC_UNLIKELY(rc_thread_multiple))
+		return send_mt(buf, count, dt, dest, tag, comm, RC_SEND_SYNC,
+			       "MPI_Ssend");
+	return p2p_blocking_send(buf, count, dt, dest, tag, comm, RC_SEND_SYNC,
+				 "MPI_Ssend");
 }
 RC_WEAK(MPI_Ssend)
 
@@ -203,8 +264,8 @@ static int api_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
  * wait of MPI_Wait's path outside it (rc_req_wait_release), so a thread
  * blocked in MPI_Recv takes the section only to poll, and once the
  * message is in, finishes without it. An error (truncation, a dead peer)
- * is finished and raised in the section; so is all of a call from a
- * thread already in it (a callback).
+ * is finished and raised in the section; a call from a thread already in
+ * it (a callback) waits and finishes there.
  */
 static __attribute__((noinline)) int recv_mt(void *buf, int count,
 					     MPI_Datatype dt, int source,
@@ -214,20 +275,21 @@ static __attribute__((noinline)) int recv_mt(void *buf, int count,
 	struct rc_req req;
 	int ret;
 
-	if (rc_cs_held_by_me(&rc_cs_big))
-		return api_recv(buf, count, dt, source, tag, comm, status);
 	rc_cs_lock(&rc_cs_big);
 	ret = recv_post(&req, buf, count, dt, source, tag, comm);
 	if (ret) {
 		rc_cs_unlock(&rc_cs_big);
 		return ret;
 	}
+	if (rc_cs_nested(&rc_cs_big))
+		goto inside;
 	rc_req_wait_release(&req);
 	if (RC_LIKELY(req.err == RC_OK)) {
 		p2p_recv_status(&req, status);
 		return MPI_SUCCESS;
 	}
 	rc_cs_lock(&rc_cs_big);
+inside:
 	ret = p2p_recv_finish(&req, status, comm, "MPI_Recv");
 	rc_cs_unlock(&rc_cs_big);
 	return ret;

@@ -103,6 +103,16 @@ int rc_p2p_isend_outside(struct rc_comm *comm, const void *buf, size_t count,
 int rc_p2p_send(struct rc_comm *comm, uint32_t ctx, const void *buf,
 		size_t count, struct rc_dtype *dt, int dst, int tag,
 		enum rc_send_mode mode);
+/* rc_p2p_send in two halves, for a caller that waits its own way (MPI_Send
+ * at MULTIPLE): begin returns RC_OK with *started false when the message
+ * is sent (or was nothing to send), with *started true when req, on the
+ * caller's stack, carries it: wait until it is done, then
+ * rc_p2p_send_end (its status). */
+int rc_p2p_send_begin(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		      size_t count, struct rc_dtype *dt, int dst, int tag,
+		      enum rc_send_mode mode, struct rc_req *req,
+		      bool *started);
+int rc_p2p_send_end(struct rc_req *req);
 
 /* Look for a matching unexpected message (after one progress call).
  * remove: take it off the queue (MPI_Improbe) and return it in *msg. */

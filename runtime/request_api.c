@@ -167,9 +167,12 @@ wait_outside(int count, MPI_Request reqs[], bool all)
 	r = waiting_on(count, reqs, all);
 	if (!r)
 		return true;
-	if (rc_cs_held_by_me(&rc_cs_big))
+	rc_cs_lock(&rc_cs_big);
+	if (rc_cs_nested(&rc_cs_big)) {
+		rc_cs_unlock(&rc_cs_big);
 		return false;
-	wait_loop(count, reqs, all, r, false);
+	}
+	wait_loop(count, reqs, all, r, true);
 	return true;
 }
 

@@ -231,6 +231,13 @@ static inline void rc_lock_give(struct rc_lock *l, bool held)
 		rc_lock_release(l);
 }
 
+/* For a thread that holds cs: had it entered cs already before its last
+ * rc_cs_lock (a call from a callback, inside MPI)? */
+static inline bool rc_cs_nested(const struct rc_cs *cs)
+{
+	return cs->depth > 1;
+}
+
 /* Does the calling thread hold cs? (assertions, tests) */
 bool rc_cs_held_by_me(struct rc_cs *cs);
 

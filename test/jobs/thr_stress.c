@@ -44,7 +44,9 @@
  *           synchronous sends that the engine has completed (on any
  *           transport), by MPI_Wait, MPI_Test and their _all, _any and
  *           _some forms and MPI_Request_free: at MULTIPLE each of those
- *           finishes them outside the critical section.
+ *           finishes them outside the critical section. Then MPI_Recv,
+ *           MPI_Ssend and waits from inside it (an error handler), which
+ *           must wait there.
  *   order   each thread sends NSEQ messages of mixed sizes to every other
  *           rank on one communicator, tag its own, by MPI_Send (small
  *           ones go outside the critical section on shared memory) and
@@ -769,7 +771,7 @@ static void sendout_phase(void)
 /* ---- doneout: requests the engine completed, finished outside ----------- */
 
 #define NDONE 6
-static int done_rb[NDONE], done_sb[NDONE];
+static int done_rb[NDONE], done_sb[NDONE], nested_ran;
 static MPI_Request done_rr[NDONE], done_ss[NDONE];
 
 /* One received message's status: from the previous rank, tag 20 + i, one
@@ -836,6 +838,55 @@ static void *doneout_thread(void *arg)
 	return NULL;
 }
 
+/* Blocking calls from inside the section (an error handler runs in it),
+ * with the next and previous ranks: the ones that wait outside it at
+ * MULTIPLE must wait inside here. */
+static MPI_Comm nest_world;
+
+static void nested_handler(MPI_Comm *comm, int *code, ...)
+{
+	int from = (rank + nranks - 1) % nranks, to = (rank + 1) % nranks;
+	int w = -1;
+	MPI_Request r;
+
+	(void)comm;
+	(void)code;
+	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, to, 3, nest_world));
+	CHECK_MPI(MPI_Recv(&w, 1, MPI_INT, from, 3, nest_world,
+			   MPI_STATUS_IGNORE));
+	CHECK(w == from, "nested: MPI_Recv: %d", w);
+	w = -1;
+	CHECK_MPI(MPI_Irecv(&w, 1, MPI_INT, from, 4, nest_world, &r));
+	CHECK_MPI(MPI_Ssend(&rank, 1, MPI_INT, to, 4, nest_world));
+	CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+	CHECK(w == from, "nested: MPI_Ssend and MPI_Wait: %d", w);
+	w = -1;
+	CHECK_MPI(MPI_Irecv(&w, 1, MPI_INT, from, 5, nest_world, &r));
+	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, to, 5, nest_world));
+	CHECK_MPI(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE));
+	CHECK(w == from, "nested: MPI_Waitall: %d", w);
+	nested_ran++;
+}
+
+static void nested_calls(void)
+{
+	int sb = 1;
+	MPI_Errhandler eh;
+	MPI_Comm c;
+
+	nested_ran = 0;
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &nest_world));
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_SELF, &c));
+	CHECK_MPI(MPI_Comm_create_errhandler(nested_handler, &eh));
+	CHECK_MPI(MPI_Comm_set_errhandler(c, eh));
+	CHECK(MPI_Send(&sb, 1, MPI_INT, 1, 0, c) != MPI_SUCCESS,
+	      "MPI_Send to rank 1 of MPI_COMM_SELF");
+	CHECK(nested_ran == 1, "nested: the handler ran %d times", nested_ran);
+	CHECK_MPI(MPI_Errhandler_free(&eh));
+	CHECK_MPI(MPI_Comm_free(&c));
+	CHECK_MPI(MPI_Comm_free(&nest_world));
+}
+
 /* Receives from the previous rank and synchronous sends to the next (the
  * engine completes both, on any transport), polled until done with
  * MPI_Request_get_status, which leaves them; then doneout_thread. */
@@ -864,6 +915,7 @@ static void doneout_phase(void)
 		}
 	} while (left);
 	hold_section(doneout_thread);
+	nested_calls();
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
