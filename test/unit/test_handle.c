@@ -386,19 +386,31 @@ static void *pool_thread(void *arg)
 	return NULL;
 }
 
+/* PT_THREADS threads running fn, each given its index; and joined. */
+static void threads_start(pthread_t th[], void *(*fn)(void *))
+{
+	long i;
+
+	for (i = 0; i < PT_THREADS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, fn, (void *)i), 0);
+}
+
+static void threads_join(pthread_t th[])
+{
+	int i;
+
+	for (i = 0; i < PT_THREADS; i++)
+		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+}
+
 START_TEST(global_pools_threads)
 {
 	unsigned before = rc_hpool_nlive(&rc_hpools[RC_HK_GROUP]);
 	pthread_t th[PT_THREADS];
-	long i;
 
 	rc_thread_multiple = true;
-	for (i = 0; i < PT_THREADS; i++)
-		ck_assert_int_eq(
-			pthread_create(&th[i], NULL, pool_thread, (void *)i),
-			0);
-	for (i = 0; i < PT_THREADS; i++)
-		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	threads_start(th, pool_thread);
+	threads_join(th);
 	rc_thread_multiple = false;
 	ck_assert_uint_eq(rc_hpool_nlive(&rc_hpools[RC_HK_GROUP]), before);
 	ck_assert_int_eq(rc_hpools[RC_HK_GROUP].lock.word, 0);
@@ -408,6 +420,21 @@ END_TEST
 static void setup(void)
 {
 	fake_mpi_setup(0, 4);
+}
+
+/* Done requests r[0..2], tagged tag, tag + 1, ...: finished by MPI_Wait,
+ * MPI_Test and MPI_Request_free, the statuses checked. */
+static void finish_three(MPI_Request r[], int tag)
+{
+	MPI_Status st;
+	int flag;
+
+	ck_assert_int_eq(MPI_Wait(&r[0], &st), MPI_SUCCESS);
+	ck_assert_int_eq(st.MPI_TAG, tag);
+	ck_assert_int_eq(MPI_Test(&r[1], &flag, &st), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 1);
+	ck_assert_int_eq(st.MPI_TAG, tag + 1);
+	ck_assert_int_eq(MPI_Request_free(&r[2]), MPI_SUCCESS);
 }
 
 /*
@@ -423,7 +450,6 @@ static void *req_pool_thread(void *arg)
 
 	for (i = 0; i < PT_ROUNDS; i++) {
 		MPI_Request r[PT_HELD];
-		MPI_Status st;
 
 		for (j = 0; j < PT_HELD; j++) {
 			r[j] = rc_req_alloc_sent(&rc_g);
@@ -435,12 +461,7 @@ static void *req_pool_thread(void *arg)
 		for (j = 0; j < PT_HELD; j++)
 			ck_assert_ptr_eq(MPI_Request_f2c(MPI_Request_c2f(r[j])),
 					 r[j]);
-		ck_assert_int_eq(MPI_Wait(&r[0], &st), MPI_SUCCESS);
-		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10);
-		ck_assert_int_eq(MPI_Test(&r[1], &flag, &st), MPI_SUCCESS);
-		ck_assert_int_eq(flag, 1);
-		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10 + 1);
-		ck_assert_int_eq(MPI_Request_free(&r[2]), MPI_SUCCESS);
+		finish_three(r, t * 1000000 + i * 10);
 		ck_assert_int_eq(MPI_Waitall(3, r, MPI_STATUSES_IGNORE),
 				 MPI_SUCCESS);
 		ck_assert_int_eq(
@@ -457,17 +478,12 @@ START_TEST(request_pool_threads)
 {
 	unsigned before = rc_hpool_nlive(&rc_g.sent_pool);
 	pthread_t th[PT_THREADS];
-	long i;
 
 	/* as in a process with shared-memory peers, where they are made */
 	rc_g.send_mt_any = true;
 	rc_thread_multiple = true;
-	for (i = 0; i < PT_THREADS; i++)
-		ck_assert_int_eq(pthread_create(&th[i], NULL, req_pool_thread,
-						(void *)i),
-				 0);
-	for (i = 0; i < PT_THREADS; i++)
-		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	threads_start(th, req_pool_thread);
+	threads_join(th);
 	rc_thread_multiple = false;
 	rc_g.send_mt_any = false;
 	ck_assert_uint_eq(rc_hpool_nlive(&rc_g.sent_pool), before);
@@ -500,12 +516,7 @@ static void *retire_thread(void *arg)
 		for (j = 0; j < PT_HELD; j++)
 			r[j] = mailbox[t][j];
 		__atomic_store_n(&mail_full[t], 0, __ATOMIC_RELEASE);
-		ck_assert_int_eq(MPI_Wait(&r[0], &st), MPI_SUCCESS);
-		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10);
-		ck_assert_int_eq(MPI_Test(&r[1], &flag, &st), MPI_SUCCESS);
-		ck_assert_int_eq(flag, 1);
-		ck_assert_int_eq(st.MPI_TAG, t * 1000000 + i * 10 + 1);
-		ck_assert_int_eq(MPI_Request_free(&r[2]), MPI_SUCCESS);
+		finish_three(r, t * 1000000 + i * 10);
 		ck_assert_int_eq(MPI_Testany(PT_HELD, r, &idx, &flag, &st),
 				 MPI_SUCCESS);
 		ck_assert_int_eq(flag, 1);
@@ -528,10 +539,7 @@ START_TEST(retired_threads)
 	int j;
 
 	rc_thread_multiple = true;
-	for (i = 0; i < PT_THREADS; i++)
-		ck_assert_int_eq(
-			pthread_create(&th[i], NULL, retire_thread, (void *)i),
-			0);
+	threads_start(th, retire_thread);
 	while (left) {
 		rc_cs_lock(&rc_cs_big);
 		for (i = 0; i < PT_THREADS; i++) {
@@ -556,8 +564,7 @@ START_TEST(retired_threads)
 		rc_cs_unlock(&rc_cs_big);
 		sched_yield();
 	}
-	for (i = 0; i < PT_THREADS; i++)
-		ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+	threads_join(th);
 	rc_cs_lock(&rc_cs_big);
 	rc_req_reap(&rc_g);
 	rc_cs_unlock(&rc_cs_big);
