@@ -146,7 +146,7 @@ send_mt(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		rc_req_wait_done(&req);
 		goto inside;
 	}
-	rc_req_wait_release(&req);
+	rc_req_wait_release(1, (struct rc_req *[]){&req});
 	if (RC_LIKELY(req.err == RC_OK)) {
 		rc_p2p_send_end(&req);
 		return MPI_SUCCESS;
@@ -283,7 +283,7 @@ static __attribute__((noinline)) int recv_mt(void *buf, int count,
 	}
 	if (rc_cs_nested(&rc_cs_big))
 		goto inside;
-	rc_req_wait_release(&req);
+	rc_req_wait_release(1, (struct rc_req *[]){&req});
 	if (RC_LIKELY(req.err == RC_OK)) {
 		p2p_recv_status(&req, status);
 		return MPI_SUCCESS;
@@ -364,32 +364,106 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 }
 RC_WEAK(MPI_Irecv)
 
+/* MPI_Sendrecv's send half ended with ret: on an error, the receive (posted
+ * on the caller's stack) must still finish before the error is raised. */
+static int sendrecv_send(struct rc_req *rreq, int ret, MPI_Comm comm)
+{
+	if (!ret)
+		return MPI_SUCCESS;
+	rc_req_wait_done(rreq);
+	rc_dt_release(rreq->dt);
+	rreq->dt = NULL;
+	return rc_api_status(comm, ret, "MPI_Sendrecv");
+}
+
+/* MPI_Sendrecv's checks, its receive posted on rreq and its send begun on
+ * sreq (*started: sreq carries it); both on the caller's stack. */
+static int sendrecv_start(struct rc_req *rreq, struct rc_req *sreq,
+			  bool *started, const void *sendbuf, int sendcount,
+			  MPI_Datatype sendtype, int dest, int sendtag,
+			  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+			  int source, int recvtag, MPI_Comm comm)
+{
+	P2P_CHECK("MPI_Sendrecv", comm, sendbuf, sendcount, sendtype, dest,
+		  sendtag, false);
+	P2P_CHECK("MPI_Sendrecv", comm, recvbuf, recvcount, recvtype, source,
+		  recvtag, true);
+	rc_req_init_stack(rreq, comm->inst, RC_REQ_RECV);
+	rc_p2p_req_setup(rreq, comm, comm->ctx, recvbuf, (size_t)recvcount,
+			 recvtype, source, recvtag, RC_SEND_STD);
+	rc_p2p_start(rreq);
+	return sendrecv_send(rreq,
+			     rc_p2p_send_begin(comm, comm->ctx, sendbuf,
+					       (size_t)sendcount, sendtype,
+					       dest, sendtag, RC_SEND_STD, sreq,
+					       started),
+			     comm);
+}
+
+/* Finish both halves, in the section: the send's error first. */
+static int sendrecv_finish(struct rc_req *rreq, struct rc_req *sreq,
+			   bool started, MPI_Status *status, MPI_Comm comm)
+{
+	int ret = RC_OK;
+
+	if (started) {
+		rc_req_wait_done(sreq);
+		ret = rc_p2p_send_end(sreq);
+	}
+	if (ret)
+		return sendrecv_send(rreq, ret, comm);
+	return p2p_recv_finish(rreq, status, comm, "MPI_Sendrecv");
+}
+
 static int api_sendrecv(const void *sendbuf, int sendcount,
 			MPI_Datatype sendtype, int dest, int sendtag,
 			void *recvbuf, int recvcount, MPI_Datatype recvtype,
 			int source, int recvtag, MPI_Comm comm,
 			MPI_Status *status)
 {
-	struct rc_req req;
+	struct rc_req rreq, sreq;
+	bool started = false;
+	int ret = sendrecv_start(&rreq, &sreq, &started, sendbuf, sendcount,
+				 sendtype, dest, sendtag, recvbuf, recvcount,
+				 recvtype, source, recvtag, comm);
+
+	if (ret)
+		return ret;
+	return sendrecv_finish(&rreq, &sreq, started, status, comm);
+}
+
+/* MPI_Sendrecv at MULTIPLE: both halves waited for as MPI_Recv's (its
+ * comment). */
+static __attribute__((noinline)) int
+sendrecv_mt(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+	    int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+	    int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	struct rc_req rreq, sreq, *both[2];
+	bool started = false;
 	int ret;
 
-	P2P_CHECK("MPI_Sendrecv", comm, sendbuf, sendcount, sendtype, dest,
-		  sendtag, false);
-	P2P_CHECK("MPI_Sendrecv", comm, recvbuf, recvcount, recvtype, source,
-		  recvtag, true);
-	rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
-	rc_p2p_req_setup(&req, comm, comm->ctx, recvbuf, (size_t)recvcount,
-			 recvtype, source, recvtag, RC_SEND_STD);
-	rc_p2p_start(&req);
-	ret = rc_p2p_send(comm, comm->ctx, sendbuf, (size_t)sendcount,
-			  sendtype, dest, sendtag, RC_SEND_STD);
-	if (ret) {
-		/* the receive is posted on our stack: it must finish */
-		rc_req_wait_done(&req);
-		rc_dt_release(req.dt);
-		return rc_api_status(comm, ret, "MPI_Sendrecv");
+	rc_cs_lock(&rc_cs_big);
+	ret = sendrecv_start(&rreq, &sreq, &started, sendbuf, sendcount,
+			     sendtype, dest, sendtag, recvbuf, recvcount,
+			     recvtype, source, recvtag, comm);
+	if (ret || rc_cs_nested(&rc_cs_big))
+		goto inside;
+	both[0] = &rreq;
+	both[1] = started ? &sreq : NULL;
+	rc_req_wait_release(2, both);
+	if (RC_LIKELY(rreq.err == RC_OK && (!started || sreq.err == RC_OK))) {
+		if (started)
+			rc_p2p_send_end(&sreq);
+		p2p_recv_status(&rreq, status);
+		return MPI_SUCCESS;
 	}
-	return p2p_recv_finish(&req, status, comm, "MPI_Sendrecv");
+	rc_cs_lock(&rc_cs_big);
+inside:
+	if (!ret)
+		ret = sendrecv_finish(&rreq, &sreq, started, status, comm);
+	rc_cs_unlock(&rc_cs_big);
+	return ret;
 }
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -397,10 +471,13 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 		  MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
 		  MPI_Status *status)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  api_sendrecv(sendbuf, sendcount, sendtype, dest,
-				       sendtag, recvbuf, recvcount, recvtype,
-				       source, recvtag, comm, status));
+	if (RC_UNLIKELY(rc_thread_multiple))
+		return sendrecv_mt(sendbuf, sendcount, sendtype, dest, sendtag,
+				   recvbuf, recvcount, recvtype, source,
+				   recvtag, comm, status);
+	return api_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag,
+			    recvbuf, recvcount, recvtype, source, recvtag, comm,
+			    status);
 }
 RC_WEAK(MPI_Sendrecv)
 

@@ -195,11 +195,12 @@ void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status,
 void rc_req_chain_retire(struct rc_req_chain *chain);
 /* MPI_Request_free of such a request, outside the section. */
 void rc_req_free_outside(struct rc_req *req);
-/* At MULTIPLE, from a thread that holds the section once: wait for req
- * (one the engine hands over, on the caller's stack too), taking the
- * section only to poll as MPI_Wait does outside it; returns with req done
- * and the section given up (MPI_Recv). */
-void rc_req_wait_release(struct rc_req *req);
+/* At MULTIPLE, from a thread that holds the section once: wait for every
+ * request of reqs (ones the engine hands over, on the caller's stack too;
+ * NULL ones skipped), taking the section only to poll as MPI_Wait does
+ * outside it; returns with them done and the section given up (MPI_Recv,
+ * MPI_Send, MPI_Sendrecv). */
+void rc_req_wait_release(int count, struct rc_req **reqs);
 /* Inside the section: give back what the retired requests hold. */
 void rc_req_reap(struct rc_inst *inst);
 

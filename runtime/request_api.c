@@ -176,14 +176,24 @@ wait_outside(int count, MPI_Request reqs[], bool all)
 	return true;
 }
 
-void rc_req_wait_release(struct rc_req *req)
+static inline __attribute__((always_inline)) void
+wait_release(int count, struct rc_req **reqs)
 {
-	struct rc_req *r = req;
+	struct rc_req *r = waiting_on(count, reqs, true);
 
-	if (state_of(req) == RC_REQ_DONE)
+	if (!r)
 		rc_cs_unlock(&rc_cs_big);
 	else
-		wait_loop(1, &r, true, req, true);
+		wait_loop(count, reqs, true, r, true);
+}
+
+void rc_req_wait_release(int count, struct rc_req **reqs)
+{
+	/* (one request, MPI_Recv's and MPI_Send's: a copy of its own) */
+	if (count == 1)
+		wait_release(1, reqs);
+	else
+		wait_release(count, reqs);
 }
 
 /* Is every live request of the array done, to be finished outside? */

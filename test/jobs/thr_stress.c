@@ -865,6 +865,10 @@ static void nested_handler(MPI_Comm *comm, int *code, ...)
 	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, to, 5, nest_world));
 	CHECK_MPI(MPI_Waitall(1, &r, MPI_STATUSES_IGNORE));
 	CHECK(w == from, "nested: MPI_Waitall: %d", w);
+	w = -1;
+	CHECK_MPI(MPI_Sendrecv(&rank, 1, MPI_INT, to, 6, &w, 1, MPI_INT, from,
+			       6, nest_world, MPI_STATUS_IGNORE));
+	CHECK(w == from, "nested: MPI_Sendrecv: %d", w);
 	nested_ran++;
 }
 
@@ -915,6 +919,11 @@ static void doneout_phase(void)
 		}
 	} while (left);
 	hold_section(doneout_thread);
+	/* the blocking exchange of both halves, waited for outside */
+	i = -1;
+	CHECK_MPI(MPI_Sendrecv(&rank, 1, MPI_INT, to, 7, &i, 1, MPI_INT, from,
+			       7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+	CHECK(i == from, "doneout: MPI_Sendrecv: %d", i);
 	nested_calls();
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 }
