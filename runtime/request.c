@@ -188,6 +188,12 @@ void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status,
 	struct rc_req *req = *reqp;
 
 	req_status_out(req, status);
+	if (req->flags & RC_REQ_PERSISTENT) {
+		/* (MPI_Start, in the section, follows in program order) */
+		__atomic_store_n(&req->state, RC_REQ_INACTIVE,
+				 __ATOMIC_RELAXED);
+		return;
+	}
 	*reqp = NULL;
 	req_free_outside(req, chain);
 }

@@ -21,13 +21,15 @@
  * knows which pool to look in (rc_req_f2c_pool).
  *
  * The engine hands over the sends and receives that a user's MPI_Isend,
- * MPI_Irecv (and their kin) make: pooled, not persistent, no completion
- * callback (rc_req_handed). Once such a request is DONE without error the
- * engine never touches it again (rc_req_complete reads it after storing
- * DONE, but inside the section, before anything can reuse the slot), so a
- * wait or test finishes it outside the section: rc_req_finish_outside
- * copies its status out and retires it. Its slot and references go back
- * inside the section, at the next rc_req_alloc or rc_req_reap: the
+ * MPI_Irecv (and their kin, persistent ones included) make, and those on
+ * the stack of the blocking calls: no completion callback, no owner above
+ * pt2pt (rc_req_handed). Storing DONE is rc_req_complete's last touch of
+ * such a request (unless the user freed it), and no caller of it reads
+ * the request after it, so at MULTIPLE a wait or test finishes it
+ * outside the section once it is DONE without error:
+ * rc_req_finish_outside copies its status out and either re-arms it
+ * (persistent) or retires it. A retired request's slot and references go
+ * back inside the section, at the next rc_req_alloc or rc_req_reap: the
  * retired requests are a lock-free stack, inst->retired, pushed by any
  * thread and taken whole by the one in the section.
  */
@@ -179,17 +181,18 @@ static inline bool rc_req_done_outside(const struct rc_req *req)
 	 * it, nobody else writes flags or err */
 	return rc_req_handed(req) &&
 	       __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == RC_REQ_DONE &&
-	       (req->flags & (RC_REQ_POOLED | RC_REQ_PERSISTENT |
-			      RC_REQ_USER_FREED)) == RC_REQ_POOLED &&
+	       (req->flags & (RC_REQ_POOLED | RC_REQ_USER_FREED)) ==
+		       RC_REQ_POOLED &&
 	       req->err == 0 /* RC_OK */;
 }
 /* Requests finished outside the section, to be retired in one push. */
 struct rc_req_chain {
 	struct rc_req *first, *last;
 };
-/* rc_req_finish for such a request, outside the section (or in it); a
- * pooled one is retired, or put on chain (when not NULL) for the caller
- * to retire with others (rc_req_chain_retire). */
+/* rc_req_finish for such a request, outside the section (or in it): a
+ * persistent one goes back to INACTIVE; any other is retired, or put on
+ * chain (when not NULL) for the caller to retire with others
+ * (rc_req_chain_retire). */
 void rc_req_finish_outside(struct rc_req **reqp, MPI_Status *status,
 			   struct rc_req_chain *chain);
 void rc_req_chain_retire(struct rc_req_chain *chain);

@@ -70,11 +70,11 @@ static bool test_busy(int count, MPI_Request reqs[], bool all)
  *
  * The requests that the engine hands over once done (rc_req_handed,
  * request.h: the sends done in their MPI_Isend, and the pooled sends and
- * receives of MPI_Isend, MPI_Irecv and their kin) are waited for, tested
- * and finished outside the section. The section is taken only to poll.
- * Anything else in the array (a collective, a persistent request, an
- * error to raise) takes the whole call inside, where these finish like
- * any other request.
+ * receives of MPI_Isend, MPI_Irecv, their kin and the persistent ones)
+ * are waited for, tested and finished outside the section. The section
+ * is taken only to poll. Anything else in the array (a collective, an
+ * inactive persistent request, an error to raise) takes the whole call
+ * inside, where these finish like any other request.
  */
 
 /* Is every request of the array null or one the engine hands over, and

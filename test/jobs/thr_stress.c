@@ -773,6 +773,9 @@ static void sendout_phase(void)
 #define NDONE 6
 static int done_rb[NDONE], done_sb[NDONE], nested_ran;
 static MPI_Request done_rr[NDONE], done_ss[NDONE];
+/* a persistent receive and send, started (tag 30) */
+static int done_prb = -1;
+static MPI_Request done_p[2];
 
 /* One received message's status: from the previous rank, tag 20 + i, one
  * int, the value it sent. */
@@ -834,6 +837,11 @@ static void *doneout_thread(void *arg)
 	CHECK_MPI(MPI_Testsome(1, &done_ss[4], &n, ind, MPI_STATUSES_IGNORE));
 	CHECK(n == 1 && !done_ss[4], "doneout: MPI_Testsome %d", n);
 	CHECK_MPI(MPI_Request_free(&done_ss[5]));
+	/* persistent: finished, and left inactive for the next start */
+	CHECK_MPI(MPI_Waitall(2, done_p, st));
+	CHECK(done_p[0] && done_p[1] && st[0].MPI_TAG == 30 &&
+		      done_prb == (rank + nranks - 1) % nranks,
+	      "doneout: persistent: tag %d, %d", st[0].MPI_TAG, done_prb);
 	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -904,7 +912,13 @@ static void doneout_phase(void)
 		CHECK_MPI(MPI_Irecv(&done_rb[i], 1, MPI_INT, from, 20 + i,
 				    MPI_COMM_WORLD, &done_rr[i]));
 	}
+	CHECK_MPI(MPI_Recv_init(&done_prb, 1, MPI_INT, from, 30, MPI_COMM_WORLD,
+				&done_p[0]));
+	CHECK_MPI(MPI_Send_init(&rank, 1, MPI_INT, to, 30, MPI_COMM_WORLD,
+				&done_p[1]));
+	CHECK_MPI(MPI_Startall(1, &done_p[0]));
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Startall(1, &done_p[1]));
 	for (i = 0; i < NDONE; i++)
 		CHECK_MPI(MPI_Issend(&done_sb[i], 1, MPI_INT, to, 20 + i,
 				     MPI_COMM_WORLD, &done_ss[i]));
@@ -917,8 +931,24 @@ static void doneout_phase(void)
 							 MPI_STATUS_IGNORE));
 			left += !flag;
 		}
+		for (i = 0; i < 2; i++) {
+			CHECK_MPI(MPI_Request_get_status(done_p[i], &flag,
+							 MPI_STATUS_IGNORE));
+			left += !flag;
+		}
 	} while (left);
 	hold_section(doneout_thread);
+	/* the persistent pair again, waited for (outside) and freed */
+	done_prb = -1;
+	CHECK_MPI(MPI_Start(&done_p[0]));
+	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Start(&done_p[1]));
+	CHECK_MPI(MPI_Wait(&done_p[1], MPI_STATUS_IGNORE));
+	CHECK_MPI(MPI_Wait(&done_p[0], MPI_STATUS_IGNORE));
+	CHECK(done_p[0] && done_prb == from, "doneout: persistent again: %d",
+	      done_prb);
+	CHECK_MPI(MPI_Request_free(&done_p[0]));
+	CHECK_MPI(MPI_Request_free(&done_p[1]));
 	/* the blocking exchange of both halves, waited for outside */
 	i = -1;
 	CHECK_MPI(MPI_Sendrecv(&rank, 1, MPI_INT, to, 7, &i, 1, MPI_INT, from,
