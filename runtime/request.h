@@ -21,7 +21,8 @@
  * knows which pool to look in (rc_req_f2c_pool).
  *
  * The engine hands over the sends and receives that a user's MPI_Isend,
- * MPI_Irecv (and their kin, persistent ones included) make, and those on
+ * MPI_Irecv (and their kin, persistent ones and MPI_Isendrecv's pair
+ * included) make, and those on
  * the stack of the blocking calls: no completion callback, no owner above
  * pt2pt (rc_req_handed). Storing DONE is rc_req_complete's last touch of
  * such a request (unless the user freed it), and no caller of it reads
@@ -167,7 +168,8 @@ int rc_req_start(struct rc_req *req);
 static inline bool rc_req_handed(const struct rc_req *req)
 {
 	return req->kind == RC_REQ_SENT ||
-	       ((req->kind == RC_REQ_SEND || req->kind == RC_REQ_RECV) &&
+	       ((req->kind == RC_REQ_SEND || req->kind == RC_REQ_RECV ||
+		 req->kind == RC_REQ_PAIR) &&
 		!req->cb && !req->pers);
 }
 

@@ -42,8 +42,9 @@
  *           their _all, _any and _some forms and MPI_Request_free.
  *   doneout as nowait, the second thread finishing receives and
  *           synchronous sends that the engine has completed (on any
- *           transport), by MPI_Wait, MPI_Test and their _all, _any and
- *           _some forms and MPI_Request_free: at MULTIPLE each of those
+ *           transport), a persistent pair and an MPI_Isendrecv, by MPI_Wait,
+ *           MPI_Test and their _all, _any and _some forms and
+ *           MPI_Request_free: at MULTIPLE each of those
  *           finishes them outside the critical section. Then MPI_Recv,
  *           MPI_Ssend and waits from inside it (an error handler), which
  *           must wait there.
@@ -776,6 +777,9 @@ static MPI_Request done_rr[NDONE], done_ss[NDONE];
 /* a persistent receive and send, started (tag 30) */
 static int done_prb = -1;
 static MPI_Request done_p[2];
+/* an MPI_Isendrecv (tag 31) */
+static int done_xrb = -1;
+static MPI_Request done_x;
 
 /* One received message's status: from the previous rank, tag 20 + i, one
  * int, the value it sent. */
@@ -837,6 +841,10 @@ static void *doneout_thread(void *arg)
 	CHECK_MPI(MPI_Testsome(1, &done_ss[4], &n, ind, MPI_STATUSES_IGNORE));
 	CHECK(n == 1 && !done_ss[4], "doneout: MPI_Testsome %d", n);
 	CHECK_MPI(MPI_Request_free(&done_ss[5]));
+	CHECK_MPI(MPI_Wait(&done_x, &st[0]));
+	CHECK(!done_x && st[0].MPI_TAG == 31 &&
+		      done_xrb == (rank + nranks - 1) % nranks,
+	      "doneout: MPI_Isendrecv: tag %d, %d", st[0].MPI_TAG, done_xrb);
 	/* persistent: finished, and left inactive for the next start */
 	CHECK_MPI(MPI_Waitall(2, done_p, st));
 	CHECK(done_p[0] && done_p[1] && st[0].MPI_TAG == 30 &&
@@ -919,6 +927,8 @@ static void doneout_phase(void)
 	CHECK_MPI(MPI_Startall(1, &done_p[0]));
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	CHECK_MPI(MPI_Startall(1, &done_p[1]));
+	CHECK_MPI(MPI_Isendrecv(&rank, 1, MPI_INT, to, 31, &done_xrb, 1,
+				MPI_INT, from, 31, MPI_COMM_WORLD, &done_x));
 	for (i = 0; i < NDONE; i++)
 		CHECK_MPI(MPI_Issend(&done_sb[i], 1, MPI_INT, to, 20 + i,
 				     MPI_COMM_WORLD, &done_ss[i]));
@@ -936,6 +946,9 @@ static void doneout_phase(void)
 							 MPI_STATUS_IGNORE));
 			left += !flag;
 		}
+		CHECK_MPI(MPI_Request_get_status(done_x, &flag,
+						 MPI_STATUS_IGNORE));
+		left += !flag;
 	} while (left);
 	hold_section(doneout_thread);
 	/* the persistent pair again, waited for (outside) and freed */
