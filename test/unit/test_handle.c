@@ -392,7 +392,8 @@ static void threads_start(pthread_t th[], void *(*fn)(void *))
 	long i;
 
 	for (i = 0; i < PT_THREADS; i++)
-		ck_assert_int_eq(pthread_create(&th[i], NULL, fn, (void *)i), 0);
+		ck_assert_int_eq(pthread_create(&th[i], NULL, fn, (void *)i),
+				 0);
 }
 
 static void threads_join(pthread_t th[])
