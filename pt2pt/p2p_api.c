@@ -216,12 +216,7 @@ RC_WEAK(MPI_Rsend)
  * datatype reference dropped. */
 static void p2p_recv_status(struct rc_req *req, MPI_Status *status)
 {
-	if (status != MPI_STATUS_IGNORE) {
-		int keep = status->MPI_ERROR;
-
-		*status = req->status;
-		status->MPI_ERROR = keep;
-	}
+	rc_req_status_out(req, status);
 	rc_dt_release(req->dt);
 	req->dt = NULL;
 }

@@ -35,7 +35,7 @@
 	X(Message, MPI_Message, MSG, &rc_hpools[RC_HK_MSG], 0)         \
 	X(Win, MPI_Win, WIN, &rc_hpools[RC_HK_WIN], 0)                 \
 	X(Request, MPI_Request, REQ, rc_req_f2c_pool(&rc_g, f),        \
-	  f <= (MPI_Fint)RC_REQ_SENT_BASE)
+	  rc_req_f2c_pool(&rc_g, f) == &rc_g.req_pool)
 
 /* expr inside rc_cs_big, or outside every section */
 #define HCONV_IN(inside, expr) \

@@ -173,16 +173,15 @@ static inline bool rc_req_handed(const struct rc_req *req)
 		!req->cb && !req->pers);
 }
 
-/* Outside the section: is req (rc_req_handed) done without error, so that
- * rc_req_finish_outside may finish it? */
+/* Outside the section: is req, one that rc_req_handed accepted, done
+ * without error, so that rc_req_finish_outside may finish it? */
 static inline bool rc_req_done_outside(const struct rc_req *req)
 {
 	if (req->kind == RC_REQ_SENT)
 		return true;
 	/* the engine stored DONE last (release), after the status; after
 	 * it, nobody else writes flags or err */
-	return rc_req_handed(req) &&
-	       __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == RC_REQ_DONE &&
+	return __atomic_load_n(&req->state, __ATOMIC_ACQUIRE) == RC_REQ_DONE &&
 	       (req->flags & (RC_REQ_POOLED | RC_REQ_USER_FREED)) ==
 		       RC_REQ_POOLED &&
 	       req->err == 0 /* RC_OK */;
@@ -232,6 +231,19 @@ void rc_req_wait_done(struct rc_req *req);
  * MPI_THREAD_MULTIPLE let the other threads in until req is done or the
  * section falls free (rc_cs_yield_until). */
 void rc_req_idle(struct rc_req *req);
+
+/* A done request's status into *status (unless MPI_STATUS_IGNORE), the
+ * caller's MPI_ERROR field kept. */
+static inline void rc_req_status_out(const struct rc_req *req,
+				     MPI_Status *status)
+{
+	if (status != MPI_STATUS_IGNORE) {
+		int keep = status->MPI_ERROR;
+
+		*status = req->status;
+		status->MPI_ERROR = keep;
+	}
+}
 
 /* After DONE: copy status out, release or re-arm per the rules above.
  * Returns the request's internal status. */

@@ -885,12 +885,8 @@ static int api_request_get_status(MPI_Request request, int *flag,
 			return RC_ERR(NULL, code, "MPI_Request_get_status");
 		return MPI_SUCCESS;
 	}
-	if (*flag && status != MPI_STATUS_IGNORE) {
-		int keep = status->MPI_ERROR;
-
-		*status = request->status;
-		status->MPI_ERROR = keep;
-	}
+	if (*flag)
+		rc_req_status_out(request, status);
 	return MPI_SUCCESS;
 }
 
