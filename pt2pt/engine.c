@@ -80,7 +80,13 @@ struct p2p_out {
 	struct p2p_out *next_free;
 };
 
+/* The queues of one context id. At MULTIPLE they are locked: receives
+ * are posted on them outside the critical section (rc_p2p_post_outside),
+ * and everything else that touches them, inside it, takes the lock too.
+ * A leaf lock (thread.h): nothing runs under it but list work, the
+ * match and an unexpected message's copy. */
 struct p2p_match {
+	struct rc_lock lock;
 	struct rc_list posted;
 	struct rc_list unexp;
 };
@@ -109,6 +115,7 @@ struct rc_p2p {
 	struct rc_umsg *umsg_free; /* small unexpected-message buffers */
 	unsigned numsg_free;
 	const struct rc_am_ops *am[RC_AM_NIDS]; /* upper layers' handlers */
+	bool any_failed;	/* a peer failed (atomic: read outside) */
 	bool verbs_absent;	/* asked for, no device: fence in its stead */
 };
 
@@ -182,8 +189,36 @@ static struct p2p_match *match_get(struct rc_p2p *p2p, uint32_t ctx)
 	}
 	rc_list_init(&m->posted);
 	rc_list_init(&m->unexp);
-	p2p->match[ctx] = m;
+	/* receives posted outside the section find it from here on */
+	__atomic_store_n(&p2p->match[ctx], m, __ATOMIC_RELEASE);
 	return m;
+}
+
+/* Take and give back a queue's lock (at MULTIPLE; above). */
+static inline bool match_lock(struct p2p_match *m)
+{
+	return rc_lock_take(&m->lock);
+}
+
+static inline void match_unlock(struct p2p_match *m, bool held)
+{
+	rc_lock_give(&m->lock, held);
+}
+
+/* The same where the level was read once (mt, a constant once inlined:
+ * below MULTIPLE no code is left of it; recv_queue). */
+static inline __attribute__((always_inline)) void
+match_hold(struct p2p_match *m, bool mt)
+{
+	if (mt)
+		rc_lock_hold(&m->lock);
+}
+
+static inline __attribute__((always_inline)) void
+match_drop(struct p2p_match *m, bool mt)
+{
+	if (mt)
+		rc_lock_release(&m->lock);
 }
 
 static inline bool match_ok(int want_src, int want_tag, int src, int tag)
@@ -251,6 +286,9 @@ static void p2p_mark_failed(struct rc_p2p *p2p, int wrank, int status)
 		return;
 	proc->failed = status ? status : RC_ERR_PEER;
 	p2p->failures++;
+	/* from now on receives are posted inside (rc_p2p_post_outside):
+	 * fail_peer walks the queues, under their locks, after this */
+	__atomic_store_n(&p2p->any_failed, true, __ATOMIC_RELAXED);
 }
 
 static void p2p_failed_upcall(struct rc_inst *inst, int wrank, int status)
@@ -907,6 +945,7 @@ static void on_match_msg(struct rc_p2p *p2p, int wsrc, const void *msg,
 {
 	const struct rc_p2p_hdr *h = msg;
 	struct p2p_match *m = match_get(p2p, h->ctx);
+	bool held = match_lock(m);
 	struct rc_list *pos;
 
 	rc_list_for_each(pos, &m->posted) {
@@ -914,11 +953,15 @@ static void on_match_msg(struct rc_p2p *p2p, int wsrc, const void *msg,
 
 		if (match_ok(req->peer, req->tag, h->src, h->tag)) {
 			rc_list_del(&req->link);
+			match_unlock(m, held);
 			recv_matched(p2p, req, wsrc, msg, len);
 			return;
 		}
 	}
+	/* queued before the lock goes: a receive posted outside the section
+	 * after this point finds it and comes inside for it */
 	rc_list_add_tail(&m->unexp, &umsg_new(p2p, wsrc, msg, len)->link);
+	match_unlock(m, held);
 }
 
 /* Receive an unexpected message into req; frees u. */
@@ -1043,9 +1086,12 @@ static void on_cancel(struct rc_p2p *p2p, int wsrc,
 {
 	struct rc_p2p_ctl ack = {.type = RC_P2P_CANCEL_ACK, .id = cm->c.id};
 	struct p2p_match *m = cm->ctx < RC_CTX_MAX ? p2p->match[cm->ctx] : NULL;
+	struct rc_umsg *gone = NULL;
 	struct rc_list *pos;
+	bool held;
 
 	if (m) {
+		held = match_lock(m);
 		rc_list_for_each(pos, &m->unexp) {
 			struct rc_umsg *u =
 				rc_list_entry(pos, struct rc_umsg, link);
@@ -1055,10 +1101,14 @@ static void on_cancel(struct rc_p2p *p2p, int wsrc,
 			     u->type != RC_P2P_EAGER_SYNC))
 				continue;
 			rc_list_del(&u->link);
-			umsg_free(p2p, u);
-			ack.flags = RC_CANCEL_DONE;
+			gone = u;
 			break;
 		}
+		match_unlock(m, held);
+	}
+	if (gone) {
+		umsg_free(p2p, gone);
+		ack.flags = RC_CANCEL_DONE;
 	}
 	ctl_send(p2p, wsrc, &ack, sizeof(ack));
 }
@@ -1248,44 +1298,119 @@ static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 	return RC_OK;
 }
 
-static int p2p_recv_start(struct rc_p2p *p2p, struct rc_req *req)
+/* A receive starts: ACTIVE, no protocol yet. */
+static inline void recv_arm(struct rc_req *req)
 {
-	struct p2p_match *m;
-	struct rc_list *pos;
-
 	req->state = RC_REQ_ACTIVE;
 	req->err = RC_OK;
 	req->p2p.tmp = NULL;
 	req->p2p.mreg = NULL;
 	req->p2p.proto = RP_POSTED;
 	rc_list_init(&req->p2p.plink);
+}
+
+/* The first unexpected message of m that req matches, or NULL. */
+static inline struct rc_umsg *unexp_find(struct p2p_match *m,
+					 const struct rc_req *req)
+{
+	struct rc_list *pos;
+
+	rc_list_for_each(pos, &m->unexp) {
+		struct rc_umsg *u = rc_list_entry(pos, struct rc_umsg, link);
+
+		if (match_ok(req->peer, req->tag, u->src, u->tag))
+			return u;
+	}
+	return NULL;
+}
+
+/* Receive req (armed) takes its unexpected message from m, or waits on
+ * m's posted queue. */
+static inline __attribute__((always_inline)) void
+recv_queue(struct rc_p2p *p2p, struct p2p_match *m, struct rc_req *req, bool mt)
+{
+	struct rc_umsg *u;
+	int failed;
+
+	match_hold(m, mt);
+	u = unexp_find(m, req);
+	if (u) {
+		rc_list_del(&u->link);
+		match_drop(m, mt);
+		recv_umsg(p2p, req, u);
+		return;
+	}
+	/* nothing more will come from a failed peer */
+	failed = req->peer == MPI_ANY_SOURCE
+			 ? 0
+			 : p2p->inst->procs[rc_comm_wrank(req->comm, req->peer)]
+				   .failed;
+	if (RC_UNLIKELY(failed)) {
+		match_drop(m, mt);
+		req->err = failed;
+		recv_complete(p2p, req);
+		return;
+	}
+	req->flags |= RC_REQ_POSTED;
+	rc_list_add_tail(&m->posted, &req->link);
+	match_drop(m, mt);
+}
+
+static __attribute__((noinline)) void
+recv_queue_mt(struct rc_p2p *p2p, struct p2p_match *m, struct rc_req *req)
+{
+	recv_queue(p2p, m, req, true);
+}
+
+static int p2p_recv_start(struct rc_p2p *p2p, struct rc_req *req)
+{
+	struct p2p_match *m;
+
+	recv_arm(req);
 	if (req->peer == MPI_PROC_NULL) {
 		rc_status_set_empty(&req->status);
 		rc_req_complete(req);
 		return RC_OK;
 	}
 	m = match_get(p2p, req->ctx);
-	rc_list_for_each(pos, &m->unexp) {
-		struct rc_umsg *u = rc_list_entry(pos, struct rc_umsg, link);
+	if (RC_UNLIKELY(rc_thread_multiple))
+		recv_queue_mt(p2p, m, req);
+	else
+		recv_queue(p2p, m, req, false);
+	return RC_OK;
+}
 
-		if (match_ok(req->peer, req->tag, u->src, u->tag)) {
-			rc_list_del(&u->link);
-			recv_umsg(p2p, req, u);
-			return RC_OK;
-		}
+/*
+ * At MULTIPLE, outside the critical section: post receive req (set up,
+ * not active) on its context's queue under the queue's lock alone. Only
+ * when nothing makes it the engine's work at once: the queue exists, no
+ * unexpected message matches (receiving one drives a protocol), no peer
+ * has failed (once one has, fail_peer's walk of the queues, under their
+ * locks, follows p2p->any_failed's store) and the source is not
+ * MPI_PROC_NULL. False: nothing done; rc_p2p_start posts it inside.
+ */
+bool rc_p2p_post_outside(struct rc_req *req)
+{
+	struct rc_p2p *p2p = req->inst->p2p;
+	struct p2p_match *m;
+
+	if (req->peer == MPI_PROC_NULL)
+		return false;
+	m = __atomic_load_n(&p2p->match[req->ctx], __ATOMIC_ACQUIRE);
+	if (!m)
+		return false;
+	rc_lock_hold(&m->lock);
+	if (__atomic_load_n(&p2p->any_failed, __ATOMIC_RELAXED) ||
+	    unexp_find(m, req)) {
+		rc_lock_release(&m->lock);
+		return false;
 	}
-	/* nothing more will come from a failed peer */
-	if (RC_UNLIKELY(req->peer != MPI_ANY_SOURCE &&
-			p2p->inst->procs[rc_comm_wrank(req->comm, req->peer)]
-				.failed)) {
-		req->err = p2p->inst->procs[rc_comm_wrank(req->comm,
-							   req->peer)].failed;
-		recv_complete(p2p, req);
-		return RC_OK;
-	}
+	memset(&req->status, 0, sizeof(req->status));
+	recv_arm(req);
 	req->flags |= RC_REQ_POSTED;
 	rc_list_add_tail(&m->posted, &req->link);
-	return RC_OK;
+	rc_lock_release(&m->lock);
+	return true;
 }
 
 int rc_p2p_start(struct rc_req *req)
@@ -1358,6 +1483,20 @@ int rc_p2p_irecv(struct rc_comm *comm, uint32_t ctx, void *buf, size_t count,
 	return RC_OK;
 }
 
+int rc_p2p_irecv_outside(struct rc_comm *comm, void *buf, size_t count,
+			 struct rc_dtype *dt, int src, int tag,
+			 struct rc_req **reqp)
+{
+	struct rc_req *req = rc_req_alloc_out(comm->inst, RC_REQ_RECV);
+
+	*reqp = req;
+	if (RC_UNLIKELY(!req))
+		return RC_ERR_NOMEM;
+	rc_p2p_req_setup(req, comm, comm->ctx, buf, count, dt, src, tag,
+			 RC_SEND_STD);
+	return rc_p2p_post_outside(req) ? RC_OK : RC_AGAIN;
+}
+
 /*
  * One eager message now, without a request, or RC_AGAIN: inside the
  * critical section when nothing is queued for the peer (rc_p2p_send_now);
@@ -1424,7 +1563,7 @@ int rc_p2p_isend_outside(struct rc_comm *comm, const void *buf, size_t count,
 			 struct rc_dtype *dt, int dst, int tag,
 			 struct rc_req **reqp)
 {
-	struct rc_req *req = rc_req_alloc_sent(comm->inst);
+	struct rc_req *req = rc_req_alloc_out(comm->inst, RC_REQ_SENT);
 	int ret;
 
 	if (RC_UNLIKELY(!req))
@@ -1503,6 +1642,7 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
 {
 	struct rc_p2p *p2p = comm->inst->p2p;
 	struct p2p_match *m = match_get(p2p, ctx);
+	bool held = match_lock(m);
 	struct rc_list *pos;
 
 	rc_list_for_each(pos, &m->unexp) {
@@ -1520,8 +1660,10 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
 			rc_list_del(&u->link);
 			*msg = u;
 		}
+		match_unlock(m, held);
 		return true;
 	}
+	match_unlock(m, held);
 	return false;
 }
 
@@ -1574,6 +1716,9 @@ static void send_cancel(struct rc_p2p *p2p, struct rc_req *req)
 
 void rc_p2p_cancel(struct rc_req *req)
 {
+	struct p2p_match *m;
+	bool held;
+
 	if (req->state != RC_REQ_ACTIVE)
 		return;
 	if (req->kind == RC_REQ_SEND) {
@@ -1583,7 +1728,10 @@ void rc_p2p_cancel(struct rc_req *req)
 	}
 	if (req->kind != RC_REQ_RECV || !(req->flags & RC_REQ_POSTED))
 		return;
+	m = match_get(req->inst->p2p, req->ctx);
+	held = match_lock(m);
 	rc_list_del(&req->link);
+	match_unlock(m, held);
 	req->flags &= ~RC_REQ_POSTED;
 	req->flags |= RC_REQ_CANCELLED;
 	req->status.rc_cancelled = 1;
@@ -1764,10 +1912,14 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 	}
 	for (ctx = 0; ctx < RC_CTX_MAX; ctx++) {
 		struct p2p_match *m = p2p->match[ctx];
-		struct rc_list *pos, *n;
+		struct rc_list *pos, *n, gone;
+		bool held;
 
 		if (!m)
 			continue;
+		/* off the queue under its lock; completed after it */
+		rc_list_init(&gone);
+		held = match_lock(m);
 		rc_list_for_each_safe(pos, n, &m->posted) {
 			struct rc_req *req = rc_list_entry(pos, struct rc_req,
 							   link);
@@ -1776,6 +1928,14 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 				    ? !comm_has(req->comm, w)
 				    : rc_comm_wrank(req->comm, req->peer) != w)
 				continue;
+			rc_list_del(&req->link);
+			rc_list_add_tail(&gone, &req->link);
+		}
+		match_unlock(m, held);
+		while (!rc_list_empty(&gone)) {
+			struct rc_req *req =
+				rc_list_first(&gone, struct rc_req, link);
+
 			rc_list_del(&req->link);
 			req->flags &= ~RC_REQ_POSTED;
 			req->err = err;

@@ -254,13 +254,25 @@ static int api_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 	return p2p_recv_finish(&req, status, comm, "MPI_Recv");
 }
 
+/* At MULTIPLE: are a receive's arguments good, so that it may be posted
+ * outside the section? (Anything else takes the whole path inside, where
+ * the error is raised.) */
+static inline bool recv_args_ok(void *buf, int count, MPI_Datatype dt,
+				int source, int tag, MPI_Comm comm)
+{
+	return rc_api_ready() && rc_comm_valid(comm) &&
+	       !p2p_check(comm, buf, count, dt, source, tag, true);
+}
+
 /*
- * MPI_Recv at MULTIPLE: posted in the section, as api_recv does; then the
- * wait of MPI_Wait's path outside it (rc_req_wait_release), so a thread
- * blocked in MPI_Recv takes the section only to poll, and once the
- * message is in, finishes without it. An error (truncation, a dead peer)
- * is finished and raised in the section; a call from a thread already in
- * it (a callback) waits and finishes there.
+ * MPI_Recv at MULTIPLE: posted outside the section when it can be
+ * (rc_p2p_post_outside: under its queue's lock alone), else in it as
+ * api_recv does; then the wait of MPI_Wait's path outside it
+ * (rc_req_wait_release), so a thread blocked in MPI_Recv takes the
+ * section only to poll, and once the message is in, finishes without it.
+ * An error (truncation, a dead peer) is finished and raised in the
+ * section; a call from a thread already in it (a callback) waits and
+ * finishes there.
  */
 static __attribute__((noinline)) int recv_mt(void *buf, int count,
 					     MPI_Datatype dt, int source,
@@ -268,13 +280,24 @@ static __attribute__((noinline)) int recv_mt(void *buf, int count,
 					     MPI_Status *status)
 {
 	struct rc_req req;
+	bool posted;
 	int ret;
 
-	rc_cs_lock(&rc_cs_big);
-	ret = recv_post(&req, buf, count, dt, source, tag, comm);
-	if (ret) {
-		rc_cs_unlock(&rc_cs_big);
-		return ret;
+	if (recv_args_ok(buf, count, dt, source, tag, comm)) {
+		rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
+		rc_p2p_req_setup(&req, comm, comm->ctx, buf, (size_t)count, dt,
+				 source, tag, RC_SEND_STD);
+		posted = rc_p2p_post_outside(&req);
+		rc_cs_lock(&rc_cs_big);
+		if (!posted)
+			rc_p2p_start(&req);
+	} else {
+		rc_cs_lock(&rc_cs_big);
+		ret = recv_post(&req, buf, count, dt, source, tag, comm);
+		if (ret) {
+			rc_cs_unlock(&rc_cs_big);
+			return ret;
+		}
 	}
 	if (rc_cs_nested(&rc_cs_big))
 		goto inside;
@@ -338,8 +361,9 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 }
 RC_WEAK(MPI_Irsend)
 
-static int api_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
-		     MPI_Comm comm, MPI_Request *request)
+static inline __attribute__((always_inline)) int
+api_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
+	  MPI_Comm comm, MPI_Request *request)
 {
 	int ret;
 
@@ -351,11 +375,45 @@ static int api_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 	return rc_api_status(comm, ret, "MPI_Irecv");
 }
 
+/*
+ * MPI_Irecv at MULTIPLE: its request from the out pool, posted outside the
+ * section when it can be (rc_p2p_irecv_outside), else in it; bad
+ * arguments (and no memory for a request) take the whole path inside.
+ */
+static __attribute__((noinline)) int irecv_mt(void *buf, int count,
+					      MPI_Datatype dt, int source,
+					      int tag, MPI_Comm comm,
+					      MPI_Request *request)
+{
+	struct rc_req *req = NULL;
+	int ret = RC_ERR_INVAL;
+
+	if (request && recv_args_ok(buf, count, dt, source, tag, comm)) {
+		ret = rc_p2p_irecv_outside(comm, buf, (size_t)count, dt, source,
+					   tag, &req);
+		if (ret == RC_OK) {
+			*request = req;
+			return MPI_SUCCESS;
+		}
+	}
+	rc_cs_lock(&rc_cs_big);
+	if (ret == RC_AGAIN) {
+		rc_p2p_start(req);
+		*request = req;
+		ret = MPI_SUCCESS;
+	} else {
+		ret = api_irecv(buf, count, dt, source, tag, comm, request);
+	}
+	rc_cs_unlock(&rc_cs_big);
+	return ret;
+}
+
 int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 	       MPI_Comm comm, MPI_Request *request)
 {
-	return RC_CS_CALL(&rc_cs_big, api_irecv(buf, count, dt, source, tag,
-						comm, request));
+	if (RC_UNLIKELY(rc_thread_multiple))
+		return irecv_mt(buf, count, dt, source, tag, comm, request);
+	return api_irecv(buf, count, dt, source, tag, comm, request);
 }
 RC_WEAK(MPI_Irecv)
 

@@ -122,6 +122,21 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
  * message of MPI_MESSAGE_NO_PROC (completes at once, empty). */
 int rc_p2p_mrecv_start(struct rc_req *req, struct rc_umsg *msg);
 
+/*
+ * At MPI_THREAD_MULTIPLE, receives posted outside the critical section,
+ * under their queue's lock alone (engine.c). rc_p2p_post_outside: req set
+ * up (rc_p2p_req_setup), not active; true when posted, false when it is
+ * the section's work (an unexpected message matches it, a peer failed,
+ * ...): then nothing is done, and rc_p2p_start posts it inside.
+ * rc_p2p_irecv_outside: the same for MPI_Irecv with a request from the
+ * out pool (request.h): RC_OK posted; RC_AGAIN *reqp set up, for
+ * rc_p2p_start inside; RC_ERR_NOMEM no request.
+ */
+bool rc_p2p_post_outside(struct rc_req *req);
+int rc_p2p_irecv_outside(struct rc_comm *comm, void *buf, size_t count,
+			 struct rc_dtype *dt, int src, int tag,
+			 struct rc_req **reqp);
+
 /* MPI_Cancel: a receive still on the posted queue is cancelled at once; a
  * send not yet handed to a transport too; a send whose RTS (or synchronous
  * eager message) is out asks the receiver, whose answer completes the

@@ -71,9 +71,16 @@ int rc_group_rank_of(const struct rc_group *g, int w)
 	return MPI_UNDEFINED;
 }
 
+/* At MULTIPLE a receive posted outside the critical section takes its
+ * reference there (pt2pt/engine.c), so the count is atomic; the last
+ * release, and with it the free, stays in the section. */
 void rc_comm_retain(struct rc_comm *c)
 {
-	if (!(c->flags & RC_COMM_PREDEFINED))
+	if (c->flags & RC_COMM_PREDEFINED)
+		return;
+	if (RC_UNLIKELY(rc_thread_multiple))
+		__atomic_add_fetch(&c->refcount, 1, __ATOMIC_RELAXED);
+	else
 		c->refcount++;
 }
 
@@ -81,7 +88,9 @@ void rc_comm_release(struct rc_comm *c)
 {
 	if (c->flags & RC_COMM_PREDEFINED)
 		return;
-	if (--c->refcount > 0)
+	if (RC_UNLIKELY(rc_thread_multiple)
+		    ? __atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) > 0
+		    : --c->refcount > 0)
 		return;
 	/* nothing can reference the context ids any more */
 	if (!(c->flags & RC_COMM_BORROWED))

@@ -134,8 +134,9 @@ int rc_group_rank_of(const struct rc_group *g, int w);
 /* MPI_IDENT (same members, same order), MPI_SIMILAR or MPI_UNEQUAL. */
 int rc_group_compare(const struct rc_group *a, const struct rc_group *b);
 
-/* References (no-ops on world and self). The last release frees the
- * communicator and its context ids. */
+/* References (no-ops on world and self; atomic at MULTIPLE, where a
+ * receive posted outside the section takes one). The last release, in
+ * the section, frees the communicator and its context ids. */
 void rc_comm_retain(struct rc_comm *c);
 void rc_comm_release(struct rc_comm *c);
 

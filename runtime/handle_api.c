@@ -23,7 +23,7 @@
  * fixed while the handle lives: outside the section (thread.h). f2c looks
  * the index up under the pool's lock (handle.h), outside too, but for
  * requests of the main pool, which is used only inside the section; the
- * eager sends' pool, with indices above RC_REQ_SENT_BASE, is locked
+ * out pool, with indices above RC_REQ_OUT_BASE, is locked
  * (request.h).
  */
 #define RC_HCONV_TABLE(X)                                              \

@@ -13,6 +13,7 @@
 #include "inst.h"
 #include "log.h"
 #include "status.h"
+#include "request.h"
 #include "thread.h"
 
 struct rc_inst rc_g;
@@ -22,6 +23,11 @@ unsigned rc_progress(struct rc_inst *inst)
 	unsigned events = 0;
 	int i;
 
+	/* requests finished outside the section go back to their pools
+	 * here too: a thread that posts and waits outside it allocates
+	 * nothing inside (request.h; one load below MULTIPLE) */
+	if (RC_UNLIKELY(__atomic_load_n(&inst->retired, __ATOMIC_RELAXED)))
+		rc_req_reap(inst);
 	rc_progress_begin(inst);
 	for (i = 0; i < inst->nhooks; i++)
 		events += inst->hooks[i].fn(inst, inst->hooks[i].arg);

@@ -89,13 +89,13 @@ struct rc_inst {
 	void *coll;		/* collective module state (coll) */
 	struct rc_rma *rma;	/* one-sided state (rma) */
 
-	/* request pools (handle.h, request.h): all requests but the eager
-	 * sends done outside the critical section, and those (locked);
-	 * rc_g's serve MPI_Request_f2c */
+	/* request pools (handle.h, request.h): the requests made inside the
+	 * critical section, and those made outside it (locked); rc_g's
+	 * serve MPI_Request_f2c */
 	struct rc_hpool req_pool;
-	struct rc_hpool sent_pool;
+	struct rc_hpool out_pool;
 	/* requests finished outside the section, their slots not yet back
-	 * in req_pool (request.h; atomic) */
+	 * in their pools (request.h; atomic) */
 	struct rc_req *retired;
 
 	struct rc_comm *world, *self;

@@ -7,7 +7,7 @@
  * slot is reused (RCMPI_REQ_QUARANTINE frees later). Blocking calls put a
  * request on their own stack instead (it cannot outlive the call, and is
  * never a handle). A pooled request holds a reference on req->comm,
- * released with the request. The eager sends done outside the critical
+ * released with the request. The requests made outside the critical
  * section have a pool of their own, locked (request.h).
  */
 #include <assert.h>
@@ -23,20 +23,20 @@
 void rc_req_pool_init(struct rc_inst *inst)
 {
 	rc_hpool_init(&inst->req_pool, RC_HK_REQ);
-	rc_hpool_init_at(&inst->sent_pool, RC_HK_REQ, RC_REQ_SENT_BASE);
+	rc_hpool_init_at(&inst->out_pool, RC_HK_REQ, RC_REQ_OUT_BASE);
 }
 
 void rc_req_pool_fini(struct rc_inst *inst)
 {
 	assert(!inst->retired); /* rc_inst_close reaped them */
 	rc_hpool_fini(&inst->req_pool);
-	rc_hpool_fini(&inst->sent_pool);
+	rc_hpool_fini(&inst->out_pool);
 }
 
 struct rc_hpool *rc_req_f2c_pool(struct rc_inst *inst, MPI_Fint f)
 {
-	return f > (MPI_Fint)RC_REQ_SENT_BASE ? &inst->sent_pool
-					      : &inst->req_pool;
+	return f > (MPI_Fint)RC_REQ_OUT_BASE ? &inst->out_pool
+					     : &inst->req_pool;
 }
 
 /* Everything after the handle header (its index stays with the slot). */
@@ -65,18 +65,19 @@ struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind)
 	return req;
 }
 
-struct rc_req *rc_req_alloc_sent(struct rc_inst *inst)
+struct rc_req *rc_req_alloc_out(struct rc_inst *inst, enum rc_req_kind kind)
 {
 	struct rc_req *req;
 
-	rc_lock_hold(&inst->sent_pool.lock);
-	req = rc_hpool_get(&inst->sent_pool, sizeof(*req));
-	rc_lock_release(&inst->sent_pool.lock);
+	rc_lock_hold(&inst->out_pool.lock);
+	req = rc_hpool_get(&inst->out_pool, sizeof(*req));
+	rc_lock_release(&inst->out_pool.lock);
 	if (RC_UNLIKELY(!req))
 		return NULL;
-	req_init(req, inst, RC_REQ_SENT);
-	req->flags = RC_REQ_POOLED;
-	req->state = RC_REQ_DONE;
+	req_init(req, inst, kind);
+	req->flags = RC_REQ_POOLED | RC_REQ_OUT_POOL;
+	if (kind == RC_REQ_SENT)
+		req->state = RC_REQ_DONE;
 	return req;
 }
 
@@ -108,10 +109,10 @@ void rc_req_free(struct rc_req *req)
 		rc_comm_release(req->comm);
 	req->comm = NULL;
 	req->state = RC_REQ_INACTIVE;
-	if (RC_UNLIKELY(req->kind == RC_REQ_SENT)) {
-		rc_lock_hold(&req->inst->sent_pool.lock);
-		rc_hpool_put(&req->inst->sent_pool, req);
-		rc_lock_release(&req->inst->sent_pool.lock);
+	if (RC_UNLIKELY(req->flags & RC_REQ_OUT_POOL)) {
+		rc_lock_hold(&req->inst->out_pool.lock);
+		rc_hpool_put(&req->inst->out_pool, req);
+		rc_lock_release(&req->inst->out_pool.lock);
 		return;
 	}
 	rc_hpool_put(&req->inst->req_pool, req);

@@ -13,12 +13,14 @@
  * (rc_p2p_isend_outside). It holds no communicator, datatype or engine
  * state, so a wait or test finishes it outside the section too.
  *
- * Such requests come from a pool of their own, inst->sent_pool, behind
- * its leaf lock: rc_req_alloc_sent outside the section, rc_req_free of an
- * RC_REQ_SENT inside or out. Every other request comes from
- * inst->req_pool, used inside the section alone and not locked. The sent
- * pool's handles are numbered from RC_REQ_SENT_BASE, so MPI_Request_f2c
- * knows which pool to look in (rc_req_f2c_pool).
+ * Requests made outside the section (such sends, and the receives of
+ * MPI_Irecv posted outside it, engine.c) come from a pool of their own,
+ * inst->out_pool, behind its leaf lock: rc_req_alloc_out outside the
+ * section, rc_req_free inside or out (RC_REQ_OUT_POOL says where a request
+ * goes back). Every other request comes from inst->req_pool, used inside
+ * the section alone and not locked. The out pool's handles are numbered
+ * from RC_REQ_OUT_BASE, so MPI_Request_f2c knows which pool to look in
+ * (rc_req_f2c_pool).
  *
  * The engine hands over the sends and receives that a user's MPI_Isend,
  * MPI_Irecv (and their kin, persistent ones and MPI_Isendrecv's pair
@@ -77,6 +79,7 @@ enum rc_send_mode {
 #define RC_REQ_POOLED 0x4u	/* from the pool (not on a caller's stack) */
 #define RC_REQ_CANCELLED 0x8u
 #define RC_REQ_POSTED 0x10u	/* on a posted-receive queue */
+#define RC_REQ_OUT_POOL 0x20u	/* from inst->out_pool (above) */
 
 /* Protocol state, owned by pt2pt. */
 struct rc_p2p_state {
@@ -152,11 +155,12 @@ struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind);
 void rc_req_init_stack(struct rc_req *req, struct rc_inst *inst,
 		       enum rc_req_kind kind);
 void rc_req_free(struct rc_req *req);
-/* A request of kind RC_REQ_SENT, state DONE, from inst->sent_pool: safe
- * outside the critical section (its lock). NULL when out of memory. */
-struct rc_req *rc_req_alloc_sent(struct rc_inst *inst);
+/* A request from inst->out_pool, safe outside the critical section (its
+ * lock): kind RC_REQ_SENT is born DONE, any other INACTIVE. NULL when out
+ * of memory. */
+struct rc_req *rc_req_alloc_out(struct rc_inst *inst, enum rc_req_kind kind);
 
-#define RC_REQ_SENT_BASE (1u << 30)
+#define RC_REQ_OUT_BASE (1u << 30)
 /* The pool where MPI_Request_f2c looks up index f. */
 struct rc_hpool *rc_req_f2c_pool(struct rc_inst *inst, MPI_Fint f);
 /* Start an inactive persistent request that has an owner (req->pers);

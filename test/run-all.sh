@@ -96,13 +96,16 @@ stage_tsan() {
 	 fi
 	 make -j"$jobs" >make.log 2>&1 &&
 		make -j"$jobs" test/unit/test_thread test/unit/test_verbs \
-			test/unit/test_handle test/jobs/thr_stress \
+			test/unit/test_handle test/unit/test_p2p \
+			test/jobs/thr_stress \
 			>>make.log 2>&1 ||
 		{ tail -50 make.log; exit 1; }
 	 CK_FORK=no CK_DEFAULT_TIMEOUT=120 test/unit/test_thread ||
 		exit 1
 	 # threads sharing a handle pool (its leaf lock)
 	 CK_FORK=no CK_RUN_CASE=api test/unit/test_handle || exit 1
+	 # receives posted outside the section while progress matches
+	 CK_FORK=no CK_RUN_CASE=post_outside test/unit/test_p2p || exit 1
 	 # the UD handshake's agent thread, over the fakes
 	 CK_FORK=no CK_RUN_CASE=agent test/unit/test_verbs || exit 1
 	 # every phase at 2-4 ranks x 2-4 threads, the two-copy path included

@@ -30,7 +30,10 @@
  *           (rank, size, datatype extents, MPI_Get_count), tests of a
  *           receive that cannot complete yet (MPI_Test, Testany, Testall,
  *           Testsome, Request_get_status answer "not yet"), probes for no
- *           message (MPI_Iprobe, Improbe), and the object calls (datatype
+ *           message (MPI_Iprobe, Improbe), receives that no message
+ *           waits for yet (MPI_Irecv, a specific tag and MPI_ANY_TAG:
+ *           posted outside the section; they get their messages after,
+ *           in order), and the object calls (datatype
  *           constructors, commit, pack, free; info; groups; ops and
  *           MPI_Reduce_local). A call that waited for the section would
  *           hang both; the handler gives up after 20 s. Then queries with
@@ -449,7 +452,8 @@ static void *dup_phase_thread(void *arg)
 /* ---- nowait: calls that do not wait for a thread inside MPI -------------- */
 
 static int nw_go, nw_done, nw_buf;
-static MPI_Request nw_req;
+static MPI_Request nw_req, nw_late_req[2];
+static int nw_late[2];
 static MPI_Status nw_st;
 static MPI_Datatype nw_vec;
 
@@ -565,6 +569,13 @@ static void *nowait_thread(void *arg)
 	CHECK_MPI(MPI_Improbe(rank, MPI_ANY_TAG, own[0], &flag, &msg,
 			      MPI_STATUS_IGNORE));
 	CHECK(!flag && msg == MPI_MESSAGE_NULL, "MPI_Improbe %d", flag);
+	/* receives that no message waits for: on their queue, outside */
+	CHECK_MPI(MPI_Irecv(&nw_late[0], 1, MPI_INT, rank, 8, MPI_COMM_WORLD,
+			    &nw_late_req[0]));
+	CHECK_MPI(MPI_Irecv(&nw_late[1], 1, MPI_INT, rank, MPI_ANY_TAG,
+			    MPI_COMM_WORLD, &nw_late_req[1]));
+	CHECK_MPI(MPI_Testany(2, nw_late_req, &idx, &flag, MPI_STATUS_IGNORE));
+	CHECK(!flag, "MPI_Testany on the new receives %d", flag);
 	object_calls(rank + 10);
 	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -652,6 +663,7 @@ static void query_error_checks(void)
 static void nowait_phase(void)
 {
 	int sb[3] = {1, 2, 3}, rb[3];
+	MPI_Status late_st[2];
 
 	CHECK_MPI(MPI_Sendrecv(sb, 3, MPI_INT, rank, 5, rb, 3, MPI_INT, rank, 5,
 			       MPI_COMM_WORLD, &nw_st));
@@ -664,6 +676,16 @@ static void nowait_phase(void)
 	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, rank, 6, MPI_COMM_WORLD));
 	CHECK_MPI(MPI_Wait(&nw_req, MPI_STATUS_IGNORE));
 	CHECK(nw_buf == rank, "received %d", nw_buf);
+	/* the receives the thread posted, in their order */
+	sb[0] = rank + 100;
+	sb[1] = rank + 200;
+	CHECK_MPI(MPI_Send(&sb[0], 1, MPI_INT, rank, 8, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Send(&sb[1], 1, MPI_INT, rank, 9, MPI_COMM_WORLD));
+	CHECK_MPI(MPI_Waitall(2, nw_late_req, late_st));
+	CHECK(nw_late[0] == rank + 100 && late_st[0].MPI_TAG == 8 &&
+		      nw_late[1] == rank + 200 && late_st[1].MPI_TAG == 9,
+	      "the thread's receives got %d (tag %d), %d (tag %d)", nw_late[0],
+	      late_st[0].MPI_TAG, nw_late[1], late_st[1].MPI_TAG);
 	CHECK_MPI(MPI_Type_free(&nw_vec));
 }
 

@@ -453,10 +453,10 @@ static void *req_pool_thread(void *arg)
 		MPI_Request r[PT_HELD];
 
 		for (j = 0; j < PT_HELD; j++) {
-			r[j] = rc_req_alloc_sent(&rc_g);
+			r[j] = rc_req_alloc_out(&rc_g, RC_REQ_SENT);
 			ck_assert_ptr_nonnull(r[j]);
 			ck_assert_int_gt(MPI_Request_c2f(r[j]),
-					 (MPI_Fint)RC_REQ_SENT_BASE);
+					 (MPI_Fint)RC_REQ_OUT_BASE);
 			r[j]->status.MPI_TAG = t * 1000000 + i * 10 + j;
 		}
 		for (j = 0; j < PT_HELD; j++)
@@ -477,7 +477,7 @@ static void *req_pool_thread(void *arg)
 
 START_TEST(request_pool_threads)
 {
-	unsigned before = rc_hpool_nlive(&rc_g.sent_pool);
+	unsigned before = rc_hpool_nlive(&rc_g.out_pool);
 	pthread_t th[PT_THREADS];
 
 	/* as in a process with shared-memory peers, where they are made */
@@ -487,8 +487,8 @@ START_TEST(request_pool_threads)
 	threads_join(th);
 	rc_thread_multiple = false;
 	rc_g.send_mt_any = false;
-	ck_assert_uint_eq(rc_hpool_nlive(&rc_g.sent_pool), before);
-	ck_assert_int_eq(rc_g.sent_pool.lock.word, 0);
+	ck_assert_uint_eq(rc_hpool_nlive(&rc_g.out_pool), before);
+	ck_assert_int_eq(rc_g.out_pool.lock.word, 0);
 }
 END_TEST
 

@@ -8,17 +8,20 @@
  * pt2pt's own traffic, streams, a peer's failure).
  */
 #include <check.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "comm.h"
 #include "dtype.h"
 #include "pt2pt.h"
 #include "request.h"
 #include "status.h"
+#include "thread.h"
 #include "world.h"
 
 static const int sizes[] = { 0, 1, 2, 2047, 2048, 2049, 16384, 262145 };
@@ -804,12 +807,12 @@ START_TEST(shm_eager_model)
 END_TEST
 
 /* sched_yield, counted (the library's calls land here: it is linked into
- * this program) */
+ * this program; atomic: post_outside's threads yield too) */
 static unsigned nyield;
 
 int sched_yield(void)
 {
-	nyield++;
+	__atomic_add_fetch(&nyield, 1, __ATOMIC_RELAXED);
 	return (int)syscall(SYS_sched_yield);
 }
 
@@ -866,6 +869,215 @@ START_TEST(idle_yields_after)
 }
 END_TEST
 
+/*
+ * Receives posted outside the critical section (rc_p2p_post_outside, at
+ * MULTIPLE): PO_THREADS threads of rank 1 each post PO_PER receives of
+ * mixed sizes (every protocol) for rank 0's messages on a tag of their
+ * own, under the queue's lock alone, while the thread holding the section
+ * sends those messages and drives progress, which matches them under the
+ * same lock. A receive that an unexpected message matches comes into the
+ * section (rc_p2p_start). Each thread finishes its receives outside, in
+ * order (rc_req_finish_outside: retired, reaped by progress), and each
+ * must hold the next message of its tag. The first PO_EARLY receives of
+ * every thread are posted before any message is sent: those go outside.
+ * The next PO_LATE are posted once their messages wait, unexpected: those
+ * must come inside. The rest race with the messages. A receive for a tag
+ * nobody sends, posted outside, is cancelled in the section.
+ */
+enum { PO_THREADS = 3, PO_PER = 48, PO_EARLY = 6, PO_LATE = 9 };
+
+struct po_arg {
+	struct tw *tw;
+	int t;
+	int posted;  /* receives posted (atomic) */
+	int outside; /* of them, outside the section */
+	int inside;  /* in it (rc_p2p_start) */
+	int done;    /* finished (atomic) */
+};
+
+static int po_late_ready; /* PO_LATE messages wait (atomic) */
+
+static void *po_thread(void *arg)
+{
+	struct po_arg *a = arg;
+	struct rc_comm *c1 = a->tw->inst[1]->world;
+	struct rc_req *rq[PO_PER], *never;
+	int *buf[PO_PER], i, k, zero = 0;
+
+	for (i = 0; i < PO_PER; i++) {
+		int ret;
+
+		buf[i] = tw_xmalloc(sizeof(int) * 262146);
+		while (i == PO_EARLY &&
+		       !__atomic_load_n(&po_late_ready, __ATOMIC_ACQUIRE))
+			sched_yield();
+		ret = rc_p2p_irecv_outside(c1, buf[i], 262146, &rc_mpi_int, 0,
+					   a->t, &rq[i]);
+		if (ret == RC_AGAIN) {
+			rc_cs_lock(&rc_cs_big);
+			rc_p2p_start(rq[i]);
+			rc_cs_unlock(&rc_cs_big);
+			a->inside++;
+		} else if (ret != RC_OK) {
+			tw_note_fail("post %d: %d", i, ret);
+			return NULL;
+		} else {
+			a->outside++;
+		}
+		__atomic_store_n(&a->posted, i + 1, __ATOMIC_RELEASE);
+	}
+	/* a receive nobody sends to, cancelled in the section */
+	if (rc_p2p_irecv_outside(c1, &zero, 1, &rc_mpi_int, 0, 999 + a->t,
+				 &never) != RC_OK) {
+		tw_note_fail("thread %d: the cancelled receive not outside",
+			     a->t);
+		return NULL;
+	}
+	rc_cs_lock(&rc_cs_big);
+	rc_p2p_cancel(never);
+	rc_cs_unlock(&rc_cs_big);
+	if (!rc_req_done(never) || !never->status.rc_cancelled)
+		tw_note_fail("thread %d: cancel did not complete", a->t);
+	rc_req_finish_outside(&never, MPI_STATUS_IGNORE, NULL);
+	for (i = 0; i < PO_PER; i++) {
+		int n = sizes[i % NSIZES];
+		time_t limit = time(NULL) + 60;
+		MPI_Status st;
+
+		while (__atomic_load_n(&rq[i]->state, __ATOMIC_ACQUIRE) !=
+		       RC_REQ_DONE) {
+			if (time(NULL) > limit || tw_verdict[0]) {
+				tw_note_fail("thread %d receive %d: never "
+					     "completed",
+					     a->t, i);
+				return NULL;
+			}
+			sched_yield();
+		}
+		if (rq[i]->err != RC_OK) {
+			tw_note_fail("thread %d receive %d: error %d", a->t, i,
+				     rq[i]->err);
+			return NULL;
+		}
+		rc_req_finish_outside(&rq[i], &st, NULL);
+		if (st.MPI_TAG != a->t || st.MPI_SOURCE != 0 ||
+		    st.rc_count != (MPI_Count)n * (int)sizeof(int))
+			tw_note_fail("thread %d receive %d: tag %d source %d "
+				     "count %lld",
+				     a->t, i, st.MPI_TAG, st.MPI_SOURCE,
+				     (long long)st.rc_count);
+		for (k = 0; k < n; k++)
+			if (buf[i][k] != pattern(k, a->t * 1000 + i)) {
+				tw_note_fail("thread %d receive %d: int %d",
+					     a->t, i, k);
+				break;
+			}
+		free(buf[i]);
+		__atomic_store_n(&a->done, i + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+START_TEST(post_outside)
+{
+	struct tw *tw = world_for(_i, 2);
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	unsigned before = rc_hpool_nlive(&tw->inst[1]->out_pool);
+	struct po_arg a[PO_THREADS];
+	pthread_t th[PO_THREADS];
+	struct rc_req **sreq = calloc(PO_THREADS * PO_PER, sizeof(*sreq));
+	int *sbuf[PO_THREADS][PO_PER];
+	int sent[PO_THREADS] = {0}, nsent = 0, t, k, dummy = 0;
+	bool busy = true;
+
+	/* the queue exists once a receive was posted in the section */
+	rc_p2p_isend(c0, c0->ctx, &dummy, 1, &rc_mpi_int, 1, 100, RC_SEND_STD,
+		     &sreq[0]);
+	{
+		struct rc_req *r;
+		int got = 0;
+
+		rc_p2p_irecv(c1, c1->ctx, &got, 1, &rc_mpi_int, 0, 100, &r);
+		tw_wait(tw, r);
+		tw_wait(tw, sreq[0]);
+		rc_req_finish(&r, MPI_STATUS_IGNORE);
+		rc_req_finish(&sreq[0], MPI_STATUS_IGNORE);
+	}
+	tw_verdict[0] = 0;
+	po_late_ready = 0;
+	rc_thread_multiple = true;
+	for (t = 0; t < PO_THREADS; t++) {
+		a[t] = (struct po_arg){.tw = tw, .t = t};
+		ck_assert_int_eq(pthread_create(&th[t], NULL, po_thread, &a[t]),
+				 0);
+	}
+	for (t = 0; t < PO_THREADS; t++)
+		while (__atomic_load_n(&a[t].posted, __ATOMIC_ACQUIRE) <
+		       PO_EARLY)
+			sched_yield();
+	while (busy) {
+		rc_cs_lock(&rc_cs_big);
+		/* a few messages per turn, the tags in turn */
+		for (k = 0; k < 2 && nsent < PO_THREADS * PO_PER &&
+			    (po_late_ready ||
+			     nsent < PO_THREADS * (PO_EARLY + PO_LATE));
+		     k++) {
+			int i, n;
+
+			t = nsent % PO_THREADS;
+			i = sent[t]++;
+			n = sizes[i % NSIZES];
+			sbuf[t][i] = tw_xmalloc(sizeof(int) * (n + 1));
+			for (int j = 0; j < n; j++)
+				sbuf[t][i][j] = pattern(j, t * 1000 + i);
+			ck_assert_int_eq(rc_p2p_isend(c0, c0->ctx, sbuf[t][i],
+						      (size_t)n, &rc_mpi_int, 1,
+						      t, RC_SEND_STD,
+						      &sreq[nsent]),
+					 RC_OK);
+			nsent++;
+		}
+		tw_progress(tw);
+		rc_cs_unlock(&rc_cs_big);
+		busy = nsent < PO_THREADS * PO_PER;
+		for (t = 0; t < PO_THREADS; t++)
+			busy |= __atomic_load_n(&a[t].done, __ATOMIC_ACQUIRE) <
+				PO_PER;
+		busy &= !tw_verdict[0];
+		if (nsent == PO_THREADS * (PO_EARLY + PO_LATE) &&
+		    !po_late_ready) {
+			/* the next PO_LATE of each tag wait, unexpected */
+			rc_cs_lock(&rc_cs_big);
+			tw_quiesce(tw);
+			rc_cs_unlock(&rc_cs_big);
+			__atomic_store_n(&po_late_ready, 1, __ATOMIC_RELEASE);
+		}
+		sched_yield();
+	}
+	for (t = 0; t < PO_THREADS; t++)
+		pthread_join(th[t], NULL);
+	ck_assert_msg(!tw_verdict[0], "%s", tw_verdict);
+	for (t = 0; t < PO_THREADS; t++) {
+		ck_assert_int_ge(a[t].outside, PO_EARLY);
+		ck_assert_int_ge(a[t].inside, PO_LATE);
+	}
+	for (k = 0; k < nsent; k++) {
+		tw_wait(tw, sreq[k]);
+		rc_req_finish(&sreq[k], MPI_STATUS_IGNORE);
+	}
+	for (t = 0; t < PO_THREADS; t++)
+		for (k = 0; k < sent[t]; k++)
+			free(sbuf[t][k]);
+	/* progress reaped what the threads retired */
+	tw_progress(tw);
+	rc_thread_multiple = false;
+	ck_assert_ptr_null(tw->inst[1]->retired);
+	ck_assert_uint_eq(rc_hpool_nlive(&tw->inst[1]->out_pool), before);
+	free(sreq);
+	tw_free(tw);
+}
+END_TEST
+
 static Suite *p2p_suite(void)
 {
 	Suite *s = suite_create("pt2pt");
@@ -896,6 +1108,7 @@ static Suite *p2p_suite(void)
 	CASE(am_peer_failure, 0);
 	CASE(shm_eager_model, 0);
 	CASE(idle_yields_after, 0);
+	CASE(post_outside, 9);
 #undef CASE
 	return s;
 }
