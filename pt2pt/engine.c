@@ -80,13 +80,7 @@ struct p2p_out {
 	struct p2p_out *next_free;
 };
 
-/* The queues of one context id. At MULTIPLE they are locked: receives
- * are posted on them outside the critical section (rc_p2p_post_outside),
- * and everything else that touches them, inside it, takes the lock too.
- * A leaf lock (thread.h): nothing runs under it but list work, the
- * match and an unexpected message's copy. */
 struct p2p_match {
-	struct rc_lock lock;
 	struct rc_list posted;
 	struct rc_list unexp;
 };
@@ -115,7 +109,9 @@ struct rc_p2p {
 	struct rc_umsg *umsg_free; /* small unexpected-message buffers */
 	unsigned numsg_free;
 	const struct rc_am_ops *am[RC_AM_NIDS]; /* upper layers' handlers */
-	bool any_failed;	/* a peer failed (atomic: read outside) */
+	/* receives posted outside the section (match_drain): a lock-free
+	 * stack linked by stack_next (atomic) */
+	struct rc_req *incoming;
 	bool verbs_absent;	/* asked for, no device: fence in its stead */
 };
 
@@ -189,36 +185,29 @@ static struct p2p_match *match_get(struct rc_p2p *p2p, uint32_t ctx)
 	}
 	rc_list_init(&m->posted);
 	rc_list_init(&m->unexp);
-	/* receives posted outside the section find it from here on */
-	__atomic_store_n(&p2p->match[ctx], m, __ATOMIC_RELEASE);
+	p2p->match[ctx] = m;
 	return m;
 }
 
-/* Take and give back a queue's lock (at MULTIPLE; above). */
-static inline bool match_lock(struct p2p_match *m)
-{
-	return rc_lock_take(&m->lock);
-}
+/*
+ * At MULTIPLE, MPI_Irecv and MPI_Recv post outside the critical section
+ * (rc_p2p_post_outside) onto p2p->incoming. The section's holder takes
+ * those receives, in the order they came, and queues each as a post
+ * inside would (its unexpected message first): at every progress call,
+ * so a receive whose message is already unexpected finds it, and before
+ * every post, probe and cancel inside, so a thread's receives keep its
+ * order. A message that arrives while a receive sits there goes to the
+ * unexpected queue, where the receive finds it: the two were concurrent.
+ */
+static unsigned match_drain_slow(struct rc_p2p *p2p);
 
-static inline void match_unlock(struct p2p_match *m, bool held)
+/* Returns the receives it queued (events). */
+static inline unsigned match_drain(struct rc_p2p *p2p)
 {
-	rc_lock_give(&m->lock, held);
-}
-
-/* The same where the level was read once (mt, a constant once inlined:
- * below MULTIPLE no code is left of it; recv_queue). */
-static inline __attribute__((always_inline)) void
-match_hold(struct p2p_match *m, bool mt)
-{
-	if (mt)
-		rc_lock_hold(&m->lock);
-}
-
-static inline __attribute__((always_inline)) void
-match_drop(struct p2p_match *m, bool mt)
-{
-	if (mt)
-		rc_lock_release(&m->lock);
+	/* a load below MULTIPLE */
+	if (RC_UNLIKELY(__atomic_load_n(&p2p->incoming, __ATOMIC_RELAXED)))
+		return match_drain_slow(p2p);
+	return 0;
 }
 
 static inline bool match_ok(int want_src, int want_tag, int src, int tag)
@@ -286,9 +275,6 @@ static void p2p_mark_failed(struct rc_p2p *p2p, int wrank, int status)
 		return;
 	proc->failed = status ? status : RC_ERR_PEER;
 	p2p->failures++;
-	/* from now on receives are posted inside (rc_p2p_post_outside):
-	 * fail_peer walks the queues, under their locks, after this */
-	__atomic_store_n(&p2p->any_failed, true, __ATOMIC_RELAXED);
 }
 
 static void p2p_failed_upcall(struct rc_inst *inst, int wrank, int status)
@@ -945,7 +931,6 @@ static void on_match_msg(struct rc_p2p *p2p, int wsrc, const void *msg,
 {
 	const struct rc_p2p_hdr *h = msg;
 	struct p2p_match *m = match_get(p2p, h->ctx);
-	bool held = match_lock(m);
 	struct rc_list *pos;
 
 	rc_list_for_each(pos, &m->posted) {
@@ -953,15 +938,11 @@ static void on_match_msg(struct rc_p2p *p2p, int wsrc, const void *msg,
 
 		if (match_ok(req->peer, req->tag, h->src, h->tag)) {
 			rc_list_del(&req->link);
-			match_unlock(m, held);
 			recv_matched(p2p, req, wsrc, msg, len);
 			return;
 		}
 	}
-	/* queued before the lock goes: a receive posted outside the section
-	 * after this point finds it and comes inside for it */
 	rc_list_add_tail(&m->unexp, &umsg_new(p2p, wsrc, msg, len)->link);
-	match_unlock(m, held);
 }
 
 /* Receive an unexpected message into req; frees u. */
@@ -1086,12 +1067,11 @@ static void on_cancel(struct rc_p2p *p2p, int wsrc,
 {
 	struct rc_p2p_ctl ack = {.type = RC_P2P_CANCEL_ACK, .id = cm->c.id};
 	struct p2p_match *m = cm->ctx < RC_CTX_MAX ? p2p->match[cm->ctx] : NULL;
-	struct rc_umsg *gone = NULL;
 	struct rc_list *pos;
-	bool held;
 
 	if (m) {
-		held = match_lock(m);
+		/* a receive posted before this message takes it first */
+		match_drain(p2p);
 		rc_list_for_each(pos, &m->unexp) {
 			struct rc_umsg *u =
 				rc_list_entry(pos, struct rc_umsg, link);
@@ -1101,14 +1081,10 @@ static void on_cancel(struct rc_p2p *p2p, int wsrc,
 			     u->type != RC_P2P_EAGER_SYNC))
 				continue;
 			rc_list_del(&u->link);
-			gone = u;
+			umsg_free(p2p, u);
+			ack.flags = RC_CANCEL_DONE;
 			break;
 		}
-		match_unlock(m, held);
-	}
-	if (gone) {
-		umsg_free(p2p, gone);
-		ack.flags = RC_CANCEL_DONE;
 	}
 	ctl_send(p2p, wsrc, &ack, sizeof(ack));
 }
@@ -1309,57 +1285,33 @@ static inline void recv_arm(struct rc_req *req)
 	rc_list_init(&req->p2p.plink);
 }
 
-/* The first unexpected message of m that req matches, or NULL. */
-static inline struct rc_umsg *unexp_find(struct p2p_match *m,
-					 const struct rc_req *req)
+/* Receive req (armed) takes its unexpected message from m, or waits on
+ * m's posted queue. */
+static inline __attribute__((always_inline)) void
+recv_queue(struct rc_p2p *p2p, struct p2p_match *m, struct rc_req *req)
 {
 	struct rc_list *pos;
 
 	rc_list_for_each(pos, &m->unexp) {
 		struct rc_umsg *u = rc_list_entry(pos, struct rc_umsg, link);
 
-		if (match_ok(req->peer, req->tag, u->src, u->tag))
-			return u;
-	}
-	return NULL;
-}
-
-/* Receive req (armed) takes its unexpected message from m, or waits on
- * m's posted queue. */
-static inline __attribute__((always_inline)) void
-recv_queue(struct rc_p2p *p2p, struct p2p_match *m, struct rc_req *req, bool mt)
-{
-	struct rc_umsg *u;
-	int failed;
-
-	match_hold(m, mt);
-	u = unexp_find(m, req);
-	if (u) {
-		rc_list_del(&u->link);
-		match_drop(m, mt);
-		recv_umsg(p2p, req, u);
-		return;
+		if (match_ok(req->peer, req->tag, u->src, u->tag)) {
+			rc_list_del(&u->link);
+			recv_umsg(p2p, req, u);
+			return;
+		}
 	}
 	/* nothing more will come from a failed peer */
-	failed = req->peer == MPI_ANY_SOURCE
-			 ? 0
-			 : p2p->inst->procs[rc_comm_wrank(req->comm, req->peer)]
+	if (RC_UNLIKELY(req->peer != MPI_ANY_SOURCE &&
+			p2p->inst->procs[rc_comm_wrank(req->comm, req->peer)]
+				.failed)) {
+		req->err = p2p->inst->procs[rc_comm_wrank(req->comm, req->peer)]
 				   .failed;
-	if (RC_UNLIKELY(failed)) {
-		match_drop(m, mt);
-		req->err = failed;
 		recv_complete(p2p, req);
 		return;
 	}
 	req->flags |= RC_REQ_POSTED;
 	rc_list_add_tail(&m->posted, &req->link);
-	match_drop(m, mt);
-}
-
-static __attribute__((noinline)) void
-recv_queue_mt(struct rc_p2p *p2p, struct p2p_match *m, struct rc_req *req)
-{
-	recv_queue(p2p, m, req, true);
 }
 
 static int p2p_recv_start(struct rc_p2p *p2p, struct rc_req *req)
@@ -1372,44 +1324,59 @@ static int p2p_recv_start(struct rc_p2p *p2p, struct rc_req *req)
 		rc_req_complete(req);
 		return RC_OK;
 	}
+	/* after this thread's (and others') receives posted outside */
+	match_drain(p2p);
 	m = match_get(p2p, req->ctx);
-	if (RC_UNLIKELY(rc_thread_multiple))
-		recv_queue_mt(p2p, m, req);
-	else
-		recv_queue(p2p, m, req, false);
+	recv_queue(p2p, m, req);
 	return RC_OK;
 }
 
-/*
- * At MULTIPLE, outside the critical section: post receive req (set up,
- * not active) on its context's queue under the queue's lock alone. Only
- * when nothing makes it the engine's work at once: the queue exists, no
- * unexpected message matches (receiving one drives a protocol), no peer
- * has failed (once one has, fail_peer's walk of the queues, under their
- * locks, follows p2p->any_failed's store) and the source is not
- * MPI_PROC_NULL. False: nothing done; rc_p2p_start posts it inside.
- */
+static unsigned match_drain_slow(struct rc_p2p *p2p)
+{
+	/* taken whole (no other thread pops), then in the order pushed */
+	struct rc_req *req =
+		__atomic_exchange_n(&p2p->incoming, NULL, __ATOMIC_ACQUIRE);
+	struct rc_req *first = NULL;
+	unsigned n = 0;
+
+	if (!req->stack_next) {
+		/* the usual case: one */
+		recv_queue(p2p, match_get(p2p, req->ctx), req);
+		return 1;
+	}
+	while (req) {
+		struct rc_req *next = req->stack_next;
+
+		req->stack_next = first;
+		first = req;
+		req = next;
+	}
+	while ((req = first)) {
+		first = req->stack_next;
+		req->stack_next = NULL;
+		recv_queue(p2p, match_get(p2p, req->ctx), req);
+		n++;
+	}
+	return n;
+}
+
+/* Outside the section, at MULTIPLE: post receive req (new, its status
+ * zero, and set up) onto p2p->incoming (above); false for MPI_PROC_NULL,
+ * which completes inside (rc_p2p_start). */
 bool rc_p2p_post_outside(struct rc_req *req)
 {
 	struct rc_p2p *p2p = req->inst->p2p;
-	struct p2p_match *m;
+	struct rc_req *head;
 
 	if (req->peer == MPI_PROC_NULL)
 		return false;
-	m = __atomic_load_n(&p2p->match[req->ctx], __ATOMIC_ACQUIRE);
-	if (!m)
-		return false;
-	rc_lock_hold(&m->lock);
-	if (__atomic_load_n(&p2p->any_failed, __ATOMIC_RELAXED) ||
-	    unexp_find(m, req)) {
-		rc_lock_release(&m->lock);
-		return false;
-	}
-	memset(&req->status, 0, sizeof(req->status));
 	recv_arm(req);
-	req->flags |= RC_REQ_POSTED;
-	rc_list_add_tail(&m->posted, &req->link);
-	rc_lock_release(&m->lock);
+	head = __atomic_load_n(&p2p->incoming, __ATOMIC_RELAXED);
+	do
+		req->stack_next = head;
+	while (!__atomic_compare_exchange_n(&p2p->incoming, &head, req, true,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
 	return true;
 }
 
@@ -1642,9 +1609,10 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
 {
 	struct rc_p2p *p2p = comm->inst->p2p;
 	struct p2p_match *m = match_get(p2p, ctx);
-	bool held = match_lock(m);
 	struct rc_list *pos;
 
+	/* a receive posted before the probe takes its message first */
+	match_drain(p2p);
 	rc_list_for_each(pos, &m->unexp) {
 		struct rc_umsg *u = rc_list_entry(pos, struct rc_umsg, link);
 
@@ -1660,10 +1628,8 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
 			rc_list_del(&u->link);
 			*msg = u;
 		}
-		match_unlock(m, held);
 		return true;
 	}
-	match_unlock(m, held);
 	return false;
 }
 
@@ -1716,9 +1682,6 @@ static void send_cancel(struct rc_p2p *p2p, struct rc_req *req)
 
 void rc_p2p_cancel(struct rc_req *req)
 {
-	struct p2p_match *m;
-	bool held;
-
 	if (req->state != RC_REQ_ACTIVE)
 		return;
 	if (req->kind == RC_REQ_SEND) {
@@ -1726,12 +1689,13 @@ void rc_p2p_cancel(struct rc_req *req)
 			send_cancel(req->inst->p2p, req);
 		return;
 	}
-	if (req->kind != RC_REQ_RECV || !(req->flags & RC_REQ_POSTED))
+	if (req->kind != RC_REQ_RECV)
 		return;
-	m = match_get(req->inst->p2p, req->ctx);
-	held = match_lock(m);
+	/* one posted outside the section is queued (or matched) first */
+	match_drain(req->inst->p2p);
+	if (!(req->flags & RC_REQ_POSTED))
+		return;
 	rc_list_del(&req->link);
-	match_unlock(m, held);
 	req->flags &= ~RC_REQ_POSTED;
 	req->flags |= RC_REQ_CANCELLED;
 	req->status.rc_cancelled = 1;
@@ -1874,6 +1838,8 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 	uint32_t ctx;
 	unsigned id;
 
+	match_drain(p2p); /* (receives naming w complete below) */
+
 	rc_log_debug("pt2pt: failing what waits on rank %d (%s)", w,
 		     rc_status_str(err));
 	while (!rc_list_empty(&proc->pending)) {
@@ -1912,14 +1878,10 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 	}
 	for (ctx = 0; ctx < RC_CTX_MAX; ctx++) {
 		struct p2p_match *m = p2p->match[ctx];
-		struct rc_list *pos, *n, gone;
-		bool held;
+		struct rc_list *pos, *n;
 
 		if (!m)
 			continue;
-		/* off the queue under its lock; completed after it */
-		rc_list_init(&gone);
-		held = match_lock(m);
 		rc_list_for_each_safe(pos, n, &m->posted) {
 			struct rc_req *req = rc_list_entry(pos, struct rc_req,
 							   link);
@@ -1928,14 +1890,6 @@ static unsigned fail_peer(struct rc_p2p *p2p, int w)
 				    ? !comm_has(req->comm, w)
 				    : rc_comm_wrank(req->comm, req->peer) != w)
 				continue;
-			rc_list_del(&req->link);
-			rc_list_add_tail(&gone, &req->link);
-		}
-		match_unlock(m, held);
-		while (!rc_list_empty(&gone)) {
-			struct rc_req *req =
-				rc_list_first(&gone, struct rc_req, link);
-
 			rc_list_del(&req->link);
 			req->flags &= ~RC_REQ_POSTED;
 			req->err = err;
@@ -1975,7 +1929,7 @@ static unsigned p2p_fail_peers(struct rc_p2p *p2p)
 static unsigned p2p_progress(struct rc_inst *inst, void *arg)
 {
 	struct rc_p2p *p2p = arg;
-	unsigned events = 0;
+	unsigned events = match_drain(p2p);
 	int i;
 
 	for (i = 0; i < inst->ntps; i++)

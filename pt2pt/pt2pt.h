@@ -123,11 +123,12 @@ bool rc_p2p_iprobe(struct rc_comm *comm, uint32_t ctx, int src, int tag,
 int rc_p2p_mrecv_start(struct rc_req *req, struct rc_umsg *msg);
 
 /*
- * At MPI_THREAD_MULTIPLE, receives posted outside the critical section,
- * under their queue's lock alone (engine.c). rc_p2p_post_outside: req set
- * up (rc_p2p_req_setup), not active; true when posted, false when it is
- * the section's work (an unexpected message matches it, a peer failed,
- * ...): then nothing is done, and rc_p2p_start posts it inside.
+ * At MPI_THREAD_MULTIPLE, receives posted outside the critical section
+ * (engine.c: onto a lock-free stack, which the section's holder queues
+ * and matches in order at each progress call, post, probe and cancel).
+ * rc_p2p_post_outside: req new (rc_req_alloc_out, rc_req_init_stack)
+ * and set up (rc_p2p_req_setup); true when posted, false for
+ * MPI_PROC_NULL: then rc_p2p_start completes it inside.
  * rc_p2p_irecv_outside: the same for MPI_Irecv with a request from the
  * out pool (request.h): RC_OK posted; RC_AGAIN *reqp set up, for
  * rc_p2p_start inside; RC_ERR_NOMEM no request.

@@ -89,7 +89,8 @@ void rc_req_init_stack(struct rc_req *req, struct rc_inst *inst,
 	req_init(req, inst, kind);
 }
 
-void rc_req_free(struct rc_req *req)
+/* What req holds, given back; true when its slot goes back to a pool. */
+static inline bool req_release(struct rc_req *req)
 {
 	assert(req->state != RC_REQ_ACTIVE);
 	if (req->pers) {
@@ -102,13 +103,20 @@ void rc_req_free(struct rc_req *req)
 		rc_dt_release(req->dt);
 	req->dt = NULL;
 	if (!(req->flags & RC_REQ_POOLED))
-		return;
+		return false;
 	/* a pooled request holds a reference on its communicator, so that
 	 * MPI_Comm_free with operations pending is safe (comm.h) */
 	if (req->comm)
 		rc_comm_release(req->comm);
 	req->comm = NULL;
 	req->state = RC_REQ_INACTIVE;
+	return true;
+}
+
+void rc_req_free(struct rc_req *req)
+{
+	if (!req_release(req))
+		return;
 	if (RC_UNLIKELY(req->flags & RC_REQ_OUT_POOL)) {
 		rc_lock_hold(&req->inst->out_pool.lock);
 		rc_hpool_put(&req->inst->out_pool, req);
@@ -120,15 +128,26 @@ void rc_req_free(struct rc_req *req)
 
 /* ---- finishing outside the critical section (request.h) ------------------ */
 
+/* req at the end of chain (linked by stack_next) */
+static inline void chain_add(struct rc_req_chain *chain, struct rc_req *req)
+{
+	req->stack_next = NULL;
+	if (chain->last)
+		chain->last->stack_next = req;
+	else
+		chain->first = req;
+	chain->last = req;
+}
+
 /* Onto inst->retired, in one push, the chain first .. last (linked by
- * retired_next): their slots and references go back in the section. */
+ * stack_next): their slots and references go back in the section. */
 static void req_retire(struct rc_req *first, struct rc_req *last)
 {
 	struct rc_inst *inst = first->inst;
 	struct rc_req *head = __atomic_load_n(&inst->retired, __ATOMIC_RELAXED);
 
 	do
-		last->retired_next = head;
+		last->stack_next = head;
 	while (!__atomic_compare_exchange_n(&inst->retired, &head, first, true,
 					    __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED));
@@ -146,13 +165,34 @@ void rc_req_reap(struct rc_inst *inst)
 	/* taken whole: no other thread pops, so no ABA */
 	struct rc_req *req =
 		__atomic_exchange_n(&inst->retired, NULL, __ATOMIC_ACQUIRE);
+	struct rc_req_chain out = {NULL, NULL};
 
-	while (req) {
-		struct rc_req *next = req->retired_next;
-
+	if (req && !req->stack_next) {
+		/* the usual case: one (MPI_Wait's) */
 		rc_req_free(req);
+		return;
+	}
+	while (req) {
+		struct rc_req *next = req->stack_next;
+
+		if (!req_release(req)) {
+			/* not pooled */
+		} else if (req->flags & RC_REQ_OUT_POOL) {
+			chain_add(&out, req);
+		} else {
+			rc_hpool_put(&inst->req_pool, req);
+		}
 		req = next;
 	}
+	if (!out.first)
+		return;
+	/* the out pool's slots, in order, under one hold of its lock */
+	rc_lock_hold(&inst->out_pool.lock);
+	for (req = out.first; req; req = out.first) {
+		out.first = req->stack_next;
+		rc_hpool_put(&inst->out_pool, req);
+	}
+	rc_lock_release(&inst->out_pool.lock);
 }
 
 /* Free req outside the section: onto chain (NULL: retired at once). */
@@ -164,11 +204,7 @@ static void req_free_outside(struct rc_req *req, struct rc_req_chain *chain)
 		req_retire(req, req);
 	} else {
 		/* in order: reaped in the order a section's frees would be */
-		if (chain->last)
-			chain->last->retired_next = req;
-		else
-			chain->first = req;
-		chain->last = req;
+		chain_add(chain, req);
 	}
 }
 

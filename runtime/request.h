@@ -131,7 +131,9 @@ struct rc_req {
 	void (*cb)(struct rc_req *req);
 	void *cb_data;
 	struct rc_list link;	/* posted-receive queue, pending list */
-	struct rc_req *retired_next; /* on inst->retired (above) */
+	/* on a lock-free stack: a matching queue's receives posted outside
+	 * the section (pt2pt/engine.c), later inst->retired (above) */
+	struct rc_req *stack_next;
 
 	/* the operation */
 	void *buf;
