@@ -33,8 +33,8 @@
  * MPI_Type_size, ...: the section only when they fail); MPI_Test's family
  * and MPI_Iprobe when another thread holds it and nothing is done yet
  * (rc_cs_poll_busy); small eager sends to ranks on the node (the peer's
- * send lock instead); the posting of receives that no unexpected message
- * matches (MPI_Irecv, MPI_Recv: the matching queue's lock instead); the
+ * send lock instead); the posting of receives (MPI_Irecv, MPI_Recv: onto
+ * a lock-free stack that the section's holder drains, pt2pt/engine.c); the
  * waits, tests and finishing of the requests that
  * the engine hands over (request.h: MPI_Isend's, MPI_Irecv's, MPI_Recv's),
  * which take the section only to poll (rc_cs_unlock_watch); and the
