@@ -36,8 +36,9 @@
  *           in order), and the object calls (datatype
  *           constructors, commit, pack, free; info; groups; ops and
  *           MPI_Reduce_local). A call that waited for the section would
- *           hang both; the handler gives up after 20 s. Then queries with
- *           bad arguments: their errors reach the handlers.
+ *           hang both; the handler gives up after 20 s. Then queries
+ *           and receives (MPI_Irecv, MPI_Recv) with bad arguments, and
+ *           truncated receives: their errors reach the handlers.
  *   sendout (shared memory only, not in all) as nowait, the second
  *           thread making the small sends that leave the critical section
  *           at MULTIPLE, to the next rank: MPI_Send, MPI_Rsend, and
@@ -639,8 +640,9 @@ static void query_handler(MPI_Comm *comm, int *code, ...)
 static void query_error_checks(void)
 {
 	MPI_Errhandler eh;
+	MPI_Request r;
 	MPI_Comm c;
-	int v;
+	int v, two[2] = {1, 2};
 
 	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &c));
 	CHECK_MPI(MPI_Comm_create_errhandler(query_handler, &eh));
@@ -650,6 +652,21 @@ static void query_error_checks(void)
 	EXPECT_CLASS(MPI_Comm_rank(c, NULL), MPI_ERR_ARG);
 	EXPECT_CLASS(MPI_Comm_test_inter(c, NULL), MPI_ERR_ARG);
 	CHECK(query_errors == 3, "the handler ran %d times", query_errors);
+	/* receives' bad arguments and truncation at MULTIPLE, through the
+	 * paths that post outside the section, reach the handler too */
+	EXPECT_CLASS(MPI_Irecv(&v, 1, MPI_INT, nranks, 0, c, &r), MPI_ERR_RANK);
+	EXPECT_CLASS(MPI_Irecv(&v, 1, MPI_INT, rank, -5, c, &r), MPI_ERR_TAG);
+	EXPECT_CLASS(MPI_Irecv(&v, 1, MPI_INT, rank, 0, c, NULL), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Recv(&v, -1, MPI_INT, rank, 0, c, MPI_STATUS_IGNORE),
+		     MPI_ERR_COUNT);
+	CHECK_MPI(MPI_Send(two, 2, MPI_INT, rank, 1, c));
+	CHECK_MPI(MPI_Irecv(&v, 1, MPI_INT, rank, 1, c, &r));
+	EXPECT_CLASS(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
+	CHECK(r == MPI_REQUEST_NULL, "MPI_Wait left a truncated receive");
+	CHECK_MPI(MPI_Send(two, 2, MPI_INT, rank, 2, c));
+	EXPECT_CLASS(MPI_Recv(&v, 1, MPI_INT, rank, 2, c, MPI_STATUS_IGNORE),
+		     MPI_ERR_TRUNCATE);
+	CHECK(query_errors == 9, "the handler ran %d times", query_errors);
 	CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 	EXPECT_CLASS(MPI_Comm_rank(MPI_COMM_NULL, &v), MPI_ERR_COMM);
 	EXPECT_CLASS(MPI_Type_size(MPI_DATATYPE_NULL, &v), MPI_ERR_TYPE);
