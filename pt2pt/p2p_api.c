@@ -230,15 +230,23 @@ static int p2p_recv_finish(struct rc_req *req, MPI_Status *status,
 	return rc_api_status(comm, req->err, fn);
 }
 
+/* MPI_Recv's receive set up on req (on the stack), not yet posted. */
+static inline __attribute__((always_inline)) void
+recv_setup(struct rc_req *req, void *buf, int count, MPI_Datatype dt,
+	   int source, int tag, MPI_Comm comm)
+{
+	rc_req_init_stack(req, comm->inst, RC_REQ_RECV);
+	rc_p2p_req_setup(req, comm, comm->ctx, buf, (size_t)count, dt, source,
+			 tag, RC_SEND_STD);
+}
+
 /* MPI_Recv's checks, and its receive posted on req (on the stack). */
 static inline __attribute__((always_inline)) int
 recv_post(struct rc_req *req, void *buf, int count, MPI_Datatype dt, int source,
 	  int tag, MPI_Comm comm)
 {
 	P2P_CHECK("MPI_Recv", comm, buf, count, dt, source, tag, true);
-	rc_req_init_stack(req, comm->inst, RC_REQ_RECV);
-	rc_p2p_req_setup(req, comm, comm->ctx, buf, (size_t)count, dt, source,
-			 tag, RC_SEND_STD);
+	recv_setup(req, buf, count, dt, source, tag, comm);
 	rc_p2p_start(req);
 	return MPI_SUCCESS;
 }
@@ -265,9 +273,9 @@ static inline bool recv_args_ok(void *buf, int count, MPI_Datatype dt,
 }
 
 /*
- * MPI_Recv at MULTIPLE: posted outside the section when it can be
- * (rc_p2p_post_outside: under its queue's lock alone), else in it as
- * api_recv does; then the wait of MPI_Wait's path outside it
+ * MPI_Recv at MULTIPLE: posted outside the section when its arguments
+ * are good (rc_p2p_post_outside: onto the engine's lock-free stack), else
+ * in it as api_recv does; then the wait of MPI_Wait's path outside it
  * (rc_req_wait_release), so a thread blocked in MPI_Recv takes the
  * section only to poll, and once the message is in, finishes without it.
  * An error (truncation, a dead peer) is finished and raised in the
@@ -284,9 +292,7 @@ static __attribute__((noinline)) int recv_mt(void *buf, int count,
 	int ret;
 
 	if (recv_args_ok(buf, count, dt, source, tag, comm)) {
-		rc_req_init_stack(&req, comm->inst, RC_REQ_RECV);
-		rc_p2p_req_setup(&req, comm, comm->ctx, buf, (size_t)count, dt,
-				 source, tag, RC_SEND_STD);
+		recv_setup(&req, buf, count, dt, source, tag, comm);
 		posted = rc_p2p_post_outside(&req);
 		rc_cs_lock(&rc_cs_big);
 		if (!posted)

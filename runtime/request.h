@@ -131,8 +131,8 @@ struct rc_req {
 	void (*cb)(struct rc_req *req);
 	void *cb_data;
 	struct rc_list link;	/* posted-receive queue, pending list */
-	/* on a lock-free stack: a matching queue's receives posted outside
-	 * the section (pt2pt/engine.c), later inst->retired (above) */
+	/* on a lock-free stack: the receives posted outside the section
+	 * (pt2pt/engine.c), later inst->retired (above) */
 	struct rc_req *stack_next;
 
 	/* the operation */
