@@ -109,9 +109,11 @@ struct rc_p2p {
 	struct rc_umsg *umsg_free; /* small unexpected-message buffers */
 	unsigned numsg_free;
 	const struct rc_am_ops *am[RC_AM_NIDS]; /* upper layers' handlers */
-	/* receives posted outside the section (match_drain): a lock-free
-	 * stack linked by stack_next (atomic) */
+	/* receives posted outside the section (match_drain) and sends handed
+	 * to the section's holder (send_drain): lock-free stacks linked by
+	 * stack_next (stack_push, stack_take) */
 	struct rc_req *incoming;
+	struct rc_req *outgoing;
 	bool verbs_absent;	/* asked for, no device: fence in its stead */
 };
 
@@ -190,6 +192,42 @@ static struct p2p_match *match_get(struct rc_p2p *p2p, uint32_t ctx)
 }
 
 /*
+ * The engine's lock-free stacks of requests made outside the critical
+ * section, at MULTIPLE (p2p->incoming, p2p->outgoing, below): any thread
+ * pushes one (a compare-and-swap); the section's holder takes them all
+ * (an exchange), oldest first. No drain nests in another: starting or
+ * queueing a request from a stack runs no callback (the engine hands
+ * those requests over: request.h), and no transport delivers a message
+ * within a send.
+ */
+static inline void stack_push(struct rc_req **top, struct rc_req *req)
+{
+	struct rc_req *head = __atomic_load_n(top, __ATOMIC_RELAXED);
+
+	do
+		req->stack_next = head;
+	while (!__atomic_compare_exchange_n(top, &head, req, true,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+/* The whole stack, in the order pushed (linked by stack_next). */
+static struct rc_req *stack_take(struct rc_req **top)
+{
+	struct rc_req *req = __atomic_exchange_n(top, NULL, __ATOMIC_ACQUIRE);
+	struct rc_req *first = NULL;
+
+	while (req) {
+		struct rc_req *next = req->stack_next;
+
+		req->stack_next = first;
+		first = req;
+		req = next;
+	}
+	return first;
+}
+
+/*
  * At MULTIPLE, MPI_Irecv and MPI_Recv post outside the critical section
  * (rc_p2p_post_outside) onto p2p->incoming. The section's holder takes
  * those receives, in the order they came, and queues each as a post
@@ -207,6 +245,26 @@ static inline unsigned match_drain(struct rc_p2p *p2p)
 	/* a load below MULTIPLE */
 	if (RC_UNLIKELY(__atomic_load_n(&p2p->incoming, __ATOMIC_RELAXED)))
 		return match_drain_slow(p2p);
+	return 0;
+}
+
+/*
+ * At MULTIPLE, a thread that finds the section taken hands its MPI_Isend
+ * (and kin) to the holder (rc_p2p_isend_delegate) on p2p->outgoing. The
+ * holder starts those sends in the order they came: at every progress
+ * call, and before every send and send cancel inside, so a thread's sends
+ * keep their order. While one waits there, its peer's ndelegated counts
+ * it, and a send outside the section (send_eager_now) does not overtake
+ * it.
+ */
+static unsigned send_drain_slow(struct rc_p2p *p2p);
+
+/* Returns the sends it started (events). */
+static inline unsigned send_drain(struct rc_p2p *p2p)
+{
+	/* a load below MULTIPLE */
+	if (RC_UNLIKELY(__atomic_load_n(&p2p->outgoing, __ATOMIC_RELAXED)))
+		return send_drain_slow(p2p);
 	return 0;
 }
 
@@ -1201,7 +1259,12 @@ void rc_p2p_req_setup(struct rc_req *req, struct rc_comm *comm, uint32_t ctx,
 	req->mode = (uint8_t)mode;
 }
 
-static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
+/*
+ * Start send req (the sends handed over before it started already). On an
+ * error it is still ACTIVE, untouched by the transport: the caller makes
+ * it INACTIVE, or completes it with the error (send_drain_slow).
+ */
+static int send_start(struct rc_p2p *p2p, struct rc_req *req)
 {
 	struct rc_inst *inst = p2p->inst;
 	struct rc_proc *proc;
@@ -1209,7 +1272,9 @@ static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 	size_t len;
 	int ret;
 
-	req->state = RC_REQ_ACTIVE;
+	/* one handed over is ACTIVE already, and its owner may read the
+	 * state outside the section (a plain store on x86) */
+	__atomic_store_n(&req->state, RC_REQ_ACTIVE, __ATOMIC_RELAXED);
 	req->err = RC_OK;
 	req->p2p.cancel = CANCEL_NONE;
 	if (req->peer == MPI_PROC_NULL) {
@@ -1222,10 +1287,8 @@ static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 		 * request is complete once it is made */
 		ret = rc_bsend_post(req->comm, req->ctx, req->buf, req->count,
 				    req->dt, req->peer, req->tag);
-		if (ret) {
-			req->state = RC_REQ_INACTIVE;
+		if (ret)
 			return ret;
-		}
 		rc_req_complete(req);
 		return RC_OK;
 	}
@@ -1255,7 +1318,6 @@ static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 				req->p2p.tmp = malloc(len);
 				if (!req->p2p.tmp) {
 					p2p->nsends--;
-					req->state = RC_REQ_INACTIVE;
 					return RC_ERR_NOMEM;
 				}
 				rc_dt_pack(req->dt, req->count, req->buf, 0,
@@ -1272,6 +1334,18 @@ static int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
 		rc_list_add_tail(&proc->waiting, &req->p2p.plink);
 	send_kick(p2p, req);
 	return RC_OK;
+}
+
+/* A send posted inside the section: after those handed over before it. */
+static inline int p2p_send_start(struct rc_p2p *p2p, struct rc_req *req)
+{
+	int ret;
+
+	send_drain(p2p);
+	ret = send_start(p2p, req);
+	if (RC_UNLIKELY(ret))
+		req->state = RC_REQ_INACTIVE;
+	return ret;
 }
 
 /* A receive starts: ACTIVE, no protocol yet. */
@@ -1333,28 +1407,42 @@ static int p2p_recv_start(struct rc_p2p *p2p, struct rc_req *req)
 
 static unsigned match_drain_slow(struct rc_p2p *p2p)
 {
-	/* taken whole (no other thread pops), then in the order pushed */
-	struct rc_req *req =
-		__atomic_exchange_n(&p2p->incoming, NULL, __ATOMIC_ACQUIRE);
-	struct rc_req *first = NULL;
+	struct rc_req *req = stack_take(&p2p->incoming);
 	unsigned n = 0;
 
-	if (!req->stack_next) {
-		/* the usual case: one */
-		recv_queue(p2p, match_get(p2p, req->ctx), req);
-		return 1;
-	}
 	while (req) {
 		struct rc_req *next = req->stack_next;
 
-		req->stack_next = first;
-		first = req;
-		req = next;
-	}
-	while ((req = first)) {
-		first = req->stack_next;
 		req->stack_next = NULL;
 		recv_queue(p2p, match_get(p2p, req->ctx), req);
+		req = next;
+		n++;
+	}
+	return n;
+}
+
+static unsigned send_drain_slow(struct rc_p2p *p2p)
+{
+	struct rc_req *req = stack_take(&p2p->outgoing);
+	unsigned n = 0;
+
+	while (req) {
+		/* read first: once started, req may be done and gone */
+		struct rc_req *next = req->stack_next;
+		unsigned *nd = &p2p->inst->procs[req->p2p.wpeer].ndelegated;
+		int ret;
+
+		req->stack_next = NULL;
+		ret = send_start(p2p, req);
+		if (RC_UNLIKELY(ret != RC_OK)) {
+			/* no memory to pack it: the request carries the error
+			 * to its wait */
+			req->err = ret;
+			rc_req_complete(req);
+		}
+		/* after the send went out or was queued (npending) */
+		__atomic_sub_fetch(nd, 1, __ATOMIC_RELEASE);
+		req = next;
 		n++;
 	}
 	return n;
@@ -1365,18 +1453,10 @@ static unsigned match_drain_slow(struct rc_p2p *p2p)
  * which completes inside (rc_p2p_start). */
 bool rc_p2p_post_outside(struct rc_req *req)
 {
-	struct rc_p2p *p2p = req->inst->p2p;
-	struct rc_req *head;
-
 	if (req->peer == MPI_PROC_NULL)
 		return false;
 	recv_arm(req);
-	head = __atomic_load_n(&p2p->incoming, __ATOMIC_RELAXED);
-	do
-		req->stack_next = head;
-	while (!__atomic_compare_exchange_n(&p2p->incoming, &head, req, true,
-					    __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED));
+	stack_push(&req->inst->p2p->incoming, req);
 	return true;
 }
 
@@ -1464,6 +1544,28 @@ int rc_p2p_irecv_outside(struct rc_comm *comm, void *buf, size_t count,
 	return rc_p2p_post_outside(req) ? RC_OK : RC_AGAIN;
 }
 
+int rc_p2p_isend_delegate(struct rc_comm *comm, const void *buf, size_t count,
+			  struct rc_dtype *dt, int dst, int tag,
+			  enum rc_send_mode mode, struct rc_req **reqp)
+{
+	struct rc_req *req = rc_req_alloc_out(comm->inst, RC_REQ_SEND);
+
+	assert(dst != MPI_PROC_NULL && mode != RC_SEND_BUFFERED);
+	if (RC_UNLIKELY(!req))
+		return RC_ERR_NOMEM;
+	rc_p2p_req_setup(req, comm, comm->ctx, (void *)buf, count, dt, dst, tag,
+			 mode);
+	req->p2p.wpeer = rc_comm_wrank(comm, dst);
+	/* active from now on: a wait waits, MPI_Request_free defers, a
+	 * cancel drains first */
+	req->state = RC_REQ_ACTIVE;
+	__atomic_add_fetch(&comm->inst->procs[req->p2p.wpeer].ndelegated, 1,
+			   __ATOMIC_RELAXED);
+	stack_push(&comm->inst->p2p->outgoing, req);
+	*reqp = req;
+	return RC_OK;
+}
+
 /*
  * One eager message now, without a request, or RC_AGAIN: inside the
  * critical section when nothing is queued for the peer (rc_p2p_send_now);
@@ -1502,7 +1604,8 @@ send_eager_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 	if (len > tp_eager(inst->p2p, tp) ||
 	    len + sizeof(struct rc_p2p_hdr) > tp->max_am)
 		return RC_AGAIN;
-	if (outside ? __atomic_load_n(&proc->npending, __ATOMIC_ACQUIRE) != 0
+	if (outside ? (__atomic_load_n(&proc->npending, __ATOMIC_ACQUIRE) |
+		       __atomic_load_n(&proc->ndelegated, __ATOMIC_ACQUIRE)) != 0
 		    : !rc_list_empty(&proc->pending))
 		return RC_AGAIN;
 	ret = tp_send(inst, w, &h, sizeof(h), rc_dt_contig_ptr(dt, buf), len);
@@ -1512,6 +1615,8 @@ send_eager_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 		    size_t count, struct rc_dtype *dt, int dst, int tag)
 {
+	/* after the sends handed over before it */
+	send_drain(comm->inst->p2p);
 	return send_eager_now(comm, ctx, buf, count, dt, dst, tag, false);
 }
 
@@ -1682,6 +1787,8 @@ static void send_cancel(struct rc_p2p *p2p, struct rc_req *req)
 
 void rc_p2p_cancel(struct rc_req *req)
 {
+	if (req->kind == RC_REQ_SEND)
+		send_drain(req->inst->p2p); /* one handed over starts first */
 	if (req->state != RC_REQ_ACTIVE)
 		return;
 	if (req->kind == RC_REQ_SEND) {
@@ -1929,7 +2036,7 @@ static unsigned p2p_fail_peers(struct rc_p2p *p2p)
 static unsigned p2p_progress(struct rc_inst *inst, void *arg)
 {
 	struct rc_p2p *p2p = arg;
-	unsigned events = match_drain(p2p);
+	unsigned events = match_drain(p2p) + send_drain(p2p);
 	int i;
 
 	for (i = 0; i < inst->ntps; i++)
@@ -2097,7 +2204,8 @@ int rc_p2p_drain(struct rc_inst *inst)
 
 	if (!p2p)
 		return RC_OK;
-	while (p2p->nsends || p2p->nqueued || p2p->nrecvs_rndv) {
+	while (p2p->nsends || p2p->nqueued || p2p->nrecvs_rndv ||
+	       __atomic_load_n(&p2p->outgoing, __ATOMIC_RELAXED)) {
 		if (!rc_progress(inst))
 			rc_progress_idle(inst);
 	}

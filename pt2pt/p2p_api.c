@@ -158,6 +158,43 @@ inside:
 	return ret;
 }
 
+/* At MULTIPLE: are a send's or receive's arguments good, so that it may
+ * be posted outside the section? (Anything else takes the whole path
+ * inside, where the error is raised.) */
+static inline bool p2p_args_ok(const void *buf, int count, MPI_Datatype dt,
+			       int peer, int tag, MPI_Comm comm, bool recv)
+{
+	return rc_api_ready() && rc_comm_valid(comm) &&
+	       !p2p_check(comm, buf, count, dt, peer, tag, recv);
+}
+
+/*
+ * MPI_Isend, MPI_Irsend and MPI_Issend at MULTIPLE, when they did not go
+ * out at once (above): in the section when it is free; when another thread
+ * holds it, handed to that thread (rc_p2p_isend_delegate), so the call
+ * returns without waiting for it. Bad arguments, MPI_PROC_NULL and no
+ * memory for a request take the path inside.
+ */
+static __attribute__((noinline)) int
+isend_mt(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	 MPI_Comm comm, MPI_Request *request, enum rc_send_mode mode,
+	 const char *fn)
+{
+	int ret;
+
+	if (!rc_cs_trylock(&rc_cs_big)) {
+		if (request && dest != MPI_PROC_NULL &&
+		    p2p_args_ok(buf, count, dt, dest, tag, comm, false) &&
+		    rc_p2p_isend_delegate(comm, buf, (size_t)count, dt, dest,
+					  tag, mode, request) == RC_OK)
+			return MPI_SUCCESS;
+		rc_cs_lock(&rc_cs_big);
+	}
+	ret = p2p_isend(buf, count, dt, dest, tag, comm, request, mode, fn);
+	rc_cs_unlock(&rc_cs_big);
+	return ret;
+}
+
 /* The MPI_Send, MPI_Rsend, MPI_Isend and MPI_Irsend calls (nb: the
  * nonblocking ones, request theirs): at MULTIPLE, outside the section
  * when they can (above), and a blocking one that must wait waits outside
@@ -167,8 +204,6 @@ p2p_send_api(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	     MPI_Comm comm, MPI_Request *request, bool nb,
 	     enum rc_send_mode mode, const char *fn)
 {
-	int ret;
-
 	if (RC_LIKELY(!rc_thread_multiple))
 		return nb ? p2p_isend(buf, count, dt, dest, tag, comm, request,
 				      mode, fn)
@@ -179,10 +214,7 @@ p2p_send_api(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		return MPI_SUCCESS;
 	if (!nb)
 		return send_mt(buf, count, dt, dest, tag, comm, mode, fn);
-	rc_cs_lock(&rc_cs_big);
-	ret = p2p_isend(buf, count, dt, dest, tag, comm, request, mode, fn);
-	rc_cs_unlock(&rc_cs_big);
-	return ret;
+	return isend_mt(buf, count, dt, dest, tag, comm, request, mode, fn);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
@@ -262,16 +294,6 @@ static int api_recv(void *buf, int count, MPI_Datatype dt, int source, int tag,
 	return p2p_recv_finish(&req, status, comm, "MPI_Recv");
 }
 
-/* At MULTIPLE: are a receive's arguments good, so that it may be posted
- * outside the section? (Anything else takes the whole path inside, where
- * the error is raised.) */
-static inline bool recv_args_ok(void *buf, int count, MPI_Datatype dt,
-				int source, int tag, MPI_Comm comm)
-{
-	return rc_api_ready() && rc_comm_valid(comm) &&
-	       !p2p_check(comm, buf, count, dt, source, tag, true);
-}
-
 /*
  * MPI_Recv at MULTIPLE: posted outside the section when its arguments
  * are good (rc_p2p_post_outside: onto the engine's lock-free stack), else
@@ -291,7 +313,7 @@ static __attribute__((noinline)) int recv_mt(void *buf, int count,
 	bool posted;
 	int ret;
 
-	if (recv_args_ok(buf, count, dt, source, tag, comm)) {
+	if (p2p_args_ok(buf, count, dt, source, tag, comm, true)) {
 		recv_setup(&req, buf, count, dt, source, tag, comm);
 		posted = rc_p2p_post_outside(&req);
 		rc_cs_lock(&rc_cs_big);
@@ -353,9 +375,11 @@ RC_WEAK(MPI_Isend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 		MPI_Comm comm, MPI_Request *request)
 {
-	return RC_CS_CALL(&rc_cs_big,
-			  p2p_isend(buf, count, dt, dest, tag, comm, request,
-				    RC_SEND_SYNC, "MPI_Issend"));
+	if (RC_UNLIKELY(rc_thread_multiple))
+		return isend_mt(buf, count, dt, dest, tag, comm, request,
+				RC_SEND_SYNC, "MPI_Issend");
+	return p2p_isend(buf, count, dt, dest, tag, comm, request, RC_SEND_SYNC,
+			 "MPI_Issend");
 }
 RC_WEAK(MPI_Issend)
 
@@ -394,7 +418,7 @@ static __attribute__((noinline)) int irecv_mt(void *buf, int count,
 	struct rc_req *req = NULL;
 	int ret = RC_ERR_INVAL;
 
-	if (request && recv_args_ok(buf, count, dt, source, tag, comm)) {
+	if (request && p2p_args_ok(buf, count, dt, source, tag, comm, true)) {
 		ret = rc_p2p_irecv_outside(comm, buf, (size_t)count, dt, source,
 					   tag, &req);
 		if (ret == RC_OK) {

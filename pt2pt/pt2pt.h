@@ -138,6 +138,18 @@ int rc_p2p_irecv_outside(struct rc_comm *comm, void *buf, size_t count,
 			 struct rc_dtype *dt, int src, int tag,
 			 struct rc_req **reqp);
 
+/*
+ * At MPI_THREAD_MULTIPLE, MPI_Isend (and kin) from a thread that found the
+ * critical section taken (arguments checked; not to MPI_PROC_NULL, not
+ * buffered): handed to the section's holder, which starts it at its next
+ * progress call, post or cancel, after the sends this thread handed over
+ * before (engine.c). RC_OK: *reqp is active, from the out pool; the
+ * engine hands it over when done (request.h). RC_ERR_NOMEM: no request.
+ */
+int rc_p2p_isend_delegate(struct rc_comm *comm, const void *buf, size_t count,
+			  struct rc_dtype *dt, int dst, int tag,
+			  enum rc_send_mode mode, struct rc_req **reqp);
+
 /* MPI_Cancel: a receive still on the posted queue is cancelled at once; a
  * send not yet handed to a transport too; a send whose RTS (or synchronous
  * eager message) is out asks the receiver, whose answer completes the

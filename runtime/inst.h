@@ -45,9 +45,12 @@ struct rc_proc {
 	 * (RC_TP_CAP_SEND_MT, read once at connect: send_mt), every message
 	 * to the peer goes to tp under send_lock, and MPI_Send's path outside
 	 * the critical section takes it when npending (the length of pending,
-	 * written inside the section, read atomically outside) is 0. */
+	 * written inside the section, read atomically outside) and
+	 * ndelegated (sends to the peer handed to the section's holder, not
+	 * yet started: pt2pt/engine.c; atomic) are 0. */
 	bool send_mt;
 	unsigned npending;
+	unsigned ndelegated;
 	struct rc_lock send_lock;
 };
 

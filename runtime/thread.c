@@ -124,6 +124,15 @@ void rc_cs_lock(struct rc_cs *cs)
 	cs_take(cs, 1);
 }
 
+bool rc_cs_trylock(struct rc_cs *cs)
+{
+	if (cs_mine(cs)) {
+		cs->depth++;
+		return true;
+	}
+	return cs_trytake(cs, 1);
+}
+
 void rc_cs_unlock(struct rc_cs *cs)
 {
 	if (cs->depth > 1) {

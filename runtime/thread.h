@@ -73,6 +73,9 @@ struct rc_cs {
 extern struct rc_cs rc_cs_big __attribute__((visibility("hidden")));
 
 void rc_cs_lock(struct rc_cs *cs);
+/* rc_cs_lock only if no other thread holds cs; true when taken (or
+ * entered again), for rc_cs_unlock. */
+bool rc_cs_trylock(struct rc_cs *cs);
 void rc_cs_unlock(struct rc_cs *cs);
 void rc_cs_yield_slow(struct rc_cs *cs);
 void rc_cs_yield_until_slow(struct rc_cs *cs, const uint8_t *flag,

@@ -106,6 +106,8 @@ stage_tsan() {
 	 CK_FORK=no CK_RUN_CASE=api test/unit/test_handle || exit 1
 	 # receives posted outside the section while progress matches
 	 CK_FORK=no CK_RUN_CASE=post_outside test/unit/test_p2p || exit 1
+	 # sends handed to the section's holder while it progresses
+	 CK_FORK=no CK_RUN_CASE=send_delegate test/unit/test_p2p || exit 1
 	 # the UD handshake's agent thread, over the fakes
 	 CK_FORK=no CK_RUN_CASE=agent test/unit/test_verbs || exit 1
 	 # every phase at 2-4 ranks x 2-4 threads, the two-copy path included

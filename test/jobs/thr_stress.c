@@ -33,12 +33,16 @@
  *           message (MPI_Iprobe, Improbe), receives that no message
  *           waits for yet (MPI_Irecv, a specific tag and MPI_ANY_TAG:
  *           posted outside the section; they get their messages after,
- *           in order), and the object calls (datatype
+ *           in order), sends (MPI_Isend: a rendezvous, then a small
+ *           one to the same rank, which must not overtake it;
+ *           MPI_Issend to itself: handed to the thread inside, they come
+ *           after, in order), and the object calls (datatype
  *           constructors, commit, pack, free; info; groups; ops and
  *           MPI_Reduce_local). A call that waited for the section would
  *           hang both; the handler gives up after 20 s. Then queries
- *           and receives (MPI_Irecv, MPI_Recv) with bad arguments, and
- *           truncated receives: their errors reach the handlers.
+ *           and receives (MPI_Irecv, MPI_Recv) and sends (MPI_Isend,
+ *           MPI_Issend, MPI_Send) with bad arguments, and truncated
+ *           receives: their errors reach the handlers.
  *   sendout (shared memory only, not in all) as nowait, the second
  *           thread making the small sends that leave the critical section
  *           at MULTIPLE, to the next rank: MPI_Send, MPI_Rsend, and
@@ -455,6 +459,12 @@ static void *dup_phase_thread(void *arg)
 static int nw_go, nw_done, nw_buf;
 static MPI_Request nw_req, nw_late_req[2];
 static int nw_late[2];
+/* sends made while the section is held: a rendezvous and a small one to
+ * the next rank, a synchronous one to this rank, on nw_comm */
+#define NW_BIG (64 * 1024)
+static MPI_Comm nw_comm;
+static MPI_Request nw_sreq[3];
+static int *nw_big, nw_small[2];
 static MPI_Status nw_st;
 static MPI_Datatype nw_vec;
 
@@ -577,6 +587,16 @@ static void *nowait_thread(void *arg)
 			    MPI_COMM_WORLD, &nw_late_req[1]));
 	CHECK_MPI(MPI_Testany(2, nw_late_req, &idx, &flag, MPI_STATUS_IGNORE));
 	CHECK(!flag, "MPI_Testany on the new receives %d", flag);
+	/* sends: handed to the thread inside MPI, which starts them later;
+	 * the small one must not overtake the rendezvous before it */
+	CHECK_MPI(MPI_Isend(nw_big, NW_BIG, MPI_INT, (rank + 1) % nranks, 20,
+			    nw_comm, &nw_sreq[0]));
+	CHECK_MPI(MPI_Isend(&nw_small[0], 1, MPI_INT, (rank + 1) % nranks, 20,
+			    nw_comm, &nw_sreq[1]));
+	CHECK_MPI(MPI_Issend(&nw_small[1], 1, MPI_INT, rank, 21, nw_comm,
+			     &nw_sreq[2]));
+	CHECK_MPI(MPI_Testall(3, nw_sreq, &flag, MPI_STATUSES_IGNORE));
+	CHECK(!flag, "MPI_Testall on the new sends %d", flag);
 	object_calls(rank + 10);
 	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -659,6 +679,10 @@ static void query_error_checks(void)
 	EXPECT_CLASS(MPI_Irecv(&v, 1, MPI_INT, rank, 0, c, NULL), MPI_ERR_ARG);
 	EXPECT_CLASS(MPI_Recv(&v, -1, MPI_INT, rank, 0, c, MPI_STATUS_IGNORE),
 		     MPI_ERR_COUNT);
+	EXPECT_CLASS(MPI_Isend(&v, 1, MPI_INT, nranks, 0, c, &r), MPI_ERR_RANK);
+	EXPECT_CLASS(MPI_Isend(&v, 1, MPI_INT, rank, -5, c, &r), MPI_ERR_TAG);
+	EXPECT_CLASS(MPI_Issend(&v, 1, MPI_INT, rank, 0, c, NULL), MPI_ERR_ARG);
+	EXPECT_CLASS(MPI_Send(&v, -1, MPI_INT, rank, 0, c), MPI_ERR_COUNT);
 	CHECK_MPI(MPI_Send(two, 2, MPI_INT, rank, 1, c));
 	CHECK_MPI(MPI_Irecv(&v, 1, MPI_INT, rank, 1, c, &r));
 	EXPECT_CLASS(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_ERR_TRUNCATE);
@@ -666,7 +690,7 @@ static void query_error_checks(void)
 	CHECK_MPI(MPI_Send(two, 2, MPI_INT, rank, 2, c));
 	EXPECT_CLASS(MPI_Recv(&v, 1, MPI_INT, rank, 2, c, MPI_STATUS_IGNORE),
 		     MPI_ERR_TRUNCATE);
-	CHECK(query_errors == 9, "the handler ran %d times", query_errors);
+	CHECK(query_errors == 13, "the handler ran %d times", query_errors);
 	CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 	EXPECT_CLASS(MPI_Comm_rank(MPI_COMM_NULL, &v), MPI_ERR_COMM);
 	EXPECT_CLASS(MPI_Type_size(MPI_DATATYPE_NULL, &v), MPI_ERR_TYPE);
@@ -679,8 +703,9 @@ static void query_error_checks(void)
 
 static void nowait_phase(void)
 {
-	int sb[3] = {1, 2, 3}, rb[3];
-	MPI_Status late_st[2];
+	int sb[3] = {1, 2, 3}, rb[3], from = (rank + nranks - 1) % nranks, i, n;
+	int *big;
+	MPI_Status late_st[2], st;
 
 	CHECK_MPI(MPI_Sendrecv(sb, 3, MPI_INT, rank, 5, rb, 3, MPI_INT, rank, 5,
 			       MPI_COMM_WORLD, &nw_st));
@@ -688,6 +713,14 @@ static void nowait_phase(void)
 			    &nw_req));
 	CHECK_MPI(MPI_Type_vector(2, 1, 3, MPI_INT, &nw_vec));
 	CHECK_MPI(MPI_Type_commit(&nw_vec));
+	CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &nw_comm));
+	nw_big = malloc(sizeof(int) * NW_BIG);
+	big = malloc(sizeof(int) * NW_BIG);
+	CHECK(nw_big && big, "malloc");
+	for (i = 0; i < NW_BIG; i++)
+		nw_big[i] = rank * 7 + i;
+	nw_small[0] = rank + 300;
+	nw_small[1] = rank + 400;
 	hold_section(nowait_thread);
 	query_error_checks();
 	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, rank, 6, MPI_COMM_WORLD));
@@ -704,6 +737,22 @@ static void nowait_phase(void)
 	      "the thread's receives got %d (tag %d), %d (tag %d)", nw_late[0],
 	      late_st[0].MPI_TAG, nw_late[1], late_st[1].MPI_TAG);
 	CHECK_MPI(MPI_Type_free(&nw_vec));
+	/* the thread's sends, in their order */
+	CHECK_MPI(MPI_Recv(big, NW_BIG, MPI_INT, from, 20, nw_comm, &st));
+	CHECK_MPI(MPI_Get_count(&st, MPI_INT, &n));
+	CHECK(n == NW_BIG, "the rendezvous send: %d ints", n);
+	for (i = 0; i < NW_BIG; i++)
+		CHECK(big[i] == from * 7 + i, "the rendezvous send: int %d", i);
+	CHECK_MPI(MPI_Recv(&n, 1, MPI_INT, from, 20, nw_comm,
+			   MPI_STATUS_IGNORE));
+	CHECK(n == from + 300, "the small send: %d", n);
+	CHECK_MPI(MPI_Recv(&n, 1, MPI_INT, rank, 21, nw_comm,
+			   MPI_STATUS_IGNORE));
+	CHECK(n == rank + 400, "the synchronous send: %d", n);
+	CHECK_MPI(MPI_Waitall(3, nw_sreq, MPI_STATUSES_IGNORE));
+	CHECK_MPI(MPI_Comm_free(&nw_comm));
+	free(nw_big);
+	free(big);
 }
 
 /* ---- sendout: small sends that do not wait for a thread inside MPI ------ */

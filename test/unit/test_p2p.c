@@ -1060,6 +1060,253 @@ START_TEST(post_outside)
 }
 END_TEST
 
+/*
+ * Sends handed to the section's holder (rc_p2p_isend_delegate, at
+ * MULTIPLE: an MPI_Isend that found the section taken). First in one
+ * thread, where the order is fixed: two sends handed over (a rendezvous,
+ * then a synchronous eager one), then a send outside the section to the
+ * same peer, which must wait for them (ndelegated), then one inside, which
+ * starts them first; rank 1 must receive them in that order. Then
+ * SD_THREADS threads of rank 0 each hand over SD_PER sends of mixed sizes
+ * and modes on a tag of their own, every fourth posted inside instead,
+ * while the thread holding the section drives progress and rank 1's
+ * receives, posted first, check order and data; and a rendezvous send
+ * that nobody receives, handed over, is cancelled in the section.
+ */
+enum { SD_THREADS = 3, SD_PER = 40 };
+
+struct sd_arg {
+	struct tw *tw;
+	int t;
+	int done; /* atomic */
+};
+
+/* Wait (a minute at most) for send i of thread t to be done. */
+static bool sd_wait(int t, struct rc_req *r, int i)
+{
+	time_t limit = time(NULL) + 60;
+
+	while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != RC_REQ_DONE) {
+		if (time(NULL) > limit || tw_verdict[0])
+			return tw_note_fail("thread %d send %d: never "
+					    "completed",
+					    t, i);
+		sched_yield();
+	}
+	return true;
+}
+
+static void *sd_thread(void *arg)
+{
+	struct sd_arg *a = arg;
+	struct rc_comm *c0 = a->tw->inst[0]->world;
+	struct rc_req *sq[SD_PER], *never;
+	int *buf[SD_PER], *big = tw_xmalloc(sizeof(int) * 262145);
+	int i, k, ret;
+
+	for (i = 0; i < SD_PER; i++) {
+		int n = sizes[i % NSIZES];
+		enum rc_send_mode mode = i % 3 == 2 ? RC_SEND_SYNC
+						    : RC_SEND_STD;
+
+		buf[i] = tw_xmalloc(sizeof(int) * (n + 1));
+		for (k = 0; k < n; k++)
+			buf[i][k] = pattern(k, a->t * 1000 + i);
+		if (i % 4 == 3) {
+			/* inside: after this thread's sends handed over */
+			rc_cs_lock(&rc_cs_big);
+			ret = rc_p2p_isend(c0, c0->ctx, buf[i], (size_t)n,
+					   &rc_mpi_int, 1, a->t, mode, &sq[i]);
+			rc_cs_unlock(&rc_cs_big);
+		} else {
+			ret = rc_p2p_isend_delegate(c0, buf[i], (size_t)n,
+						    &rc_mpi_int, 1, a->t, mode,
+						    &sq[i]);
+		}
+		if (ret != RC_OK) {
+			tw_note_fail("thread %d send %d: %d", a->t, i, ret);
+			return NULL;
+		}
+	}
+	/* a rendezvous nobody receives, cancelled in the section */
+	if (rc_p2p_isend_delegate(c0, big, 262145, &rc_mpi_int, 1, 999 + a->t,
+				  RC_SEND_STD, &never) != RC_OK) {
+		tw_note_fail("thread %d: the cancelled send not handed over",
+			     a->t);
+		return NULL;
+	}
+	rc_cs_lock(&rc_cs_big);
+	rc_p2p_cancel(never);
+	rc_cs_unlock(&rc_cs_big);
+	if (!sd_wait(a->t, never, -1))
+		return NULL;
+	if (!never->status.rc_cancelled)
+		tw_note_fail("thread %d: the send was not cancelled", a->t);
+	rc_req_finish_outside(&never, MPI_STATUS_IGNORE, NULL);
+	for (i = 0; i < SD_PER; i++) {
+		if (!sd_wait(a->t, sq[i], i))
+			return NULL;
+		if (sq[i]->err != RC_OK) {
+			tw_note_fail("thread %d send %d: error %d", a->t, i,
+				     sq[i]->err);
+			return NULL;
+		}
+		rc_req_finish_outside(&sq[i], MPI_STATUS_IGNORE, NULL);
+		free(buf[i]);
+	}
+	free(big);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* One thread: handed over, held back outside, started before inside. */
+static void sd_order(struct tw *tw, bool pressure)
+{
+	struct rc_comm *c0 = tw->inst[0]->world, *c1 = tw->inst[1]->world;
+	struct rc_proc *to1 = &tw->inst[0]->procs[1];
+	int *big = tw_xmalloc(sizeof(int) * 262145), *got;
+	int v[4] = {11, 12, 13, 14}, r[4] = {0}, k, ret;
+	struct rc_req *s[4], *rq[4];
+
+	got = tw_xmalloc(sizeof(int) * 262145);
+	for (k = 0; k < 262145; k++)
+		big[k] = pattern(k, 77);
+	ck_assert_int_eq(rc_p2p_isend_delegate(c0, big, 262145, &rc_mpi_int, 1,
+					       7, RC_SEND_STD, &s[0]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_isend_delegate(c0, &v[1], 1, &rc_mpi_int, 1, 7,
+					       RC_SEND_SYNC, &s[1]),
+			 RC_OK);
+	ck_assert_uint_eq(__atomic_load_n(&to1->ndelegated, __ATOMIC_RELAXED),
+			  2);
+	ck_assert_int_eq(s[0]->state, RC_REQ_ACTIVE);
+	/* as if the peer's transport let senders run at once: held back */
+	to1->send_mt = true;
+	ck_assert_int_eq(rc_p2p_send_outside(c0, &v[0], 1, &rc_mpi_int, 1, 7),
+			 RC_AGAIN);
+	rc_cs_lock(&rc_cs_big);
+	ck_assert_int_eq(rc_p2p_isend(c0, c0->ctx, &v[2], 1, &rc_mpi_int, 1, 7,
+				      RC_SEND_STD, &s[2]),
+			 RC_OK);
+	rc_cs_unlock(&rc_cs_big);
+	ck_assert_uint_eq(__atomic_load_n(&to1->ndelegated, __ATOMIC_RELAXED),
+			  0);
+	ret = rc_p2p_send_outside(c0, &v[3], 1, &rc_mpi_int, 1, 7);
+	if (!pressure)
+		ck_assert_int_eq(ret, RC_OK);
+	to1->send_mt = false;
+	s[3] = NULL;
+	if (ret == RC_AGAIN) { /* a refusal of the fabric's */
+		rc_cs_lock(&rc_cs_big);
+		ret = rc_p2p_isend(c0, c0->ctx, &v[3], 1, &rc_mpi_int, 1, 7,
+				   RC_SEND_STD, &s[3]);
+		rc_cs_unlock(&rc_cs_big);
+	}
+	ck_assert_int_eq(ret, RC_OK);
+	rc_cs_lock(&rc_cs_big);
+	ck_assert_int_eq(rc_p2p_irecv(c1, c1->ctx, got, 262145, &rc_mpi_int, 0,
+				      7, &rq[0]),
+			 RC_OK);
+	for (k = 1; k < 4; k++)
+		ck_assert_int_eq(rc_p2p_irecv(c1, c1->ctx, &r[k], 1,
+					      &rc_mpi_int, 0, 7, &rq[k]),
+				 RC_OK);
+	tw_wait_all(tw, rq, 4);
+	tw_wait_all(tw, s, 3);
+	ck_assert_int_eq(rq[0]->status.rc_count, 262145 * (int)sizeof(int));
+	ck_assert_int_eq(first_bad(got, 262145, 1, 0, 77, false, 0), -1);
+	ck_assert_msg(r[1] == 12 && r[2] == 13 && r[3] == 14,
+		      "order: %d %d %d", r[1], r[2], r[3]);
+	for (k = 0; k < 4; k++)
+		rc_req_finish(&rq[k], MPI_STATUS_IGNORE);
+	for (k = 0; k < 3; k++)
+		rc_req_finish(&s[k], MPI_STATUS_IGNORE);
+	if (s[3]) {
+		tw_wait(tw, s[3]);
+		rc_req_finish(&s[3], MPI_STATUS_IGNORE);
+	}
+	rc_cs_unlock(&rc_cs_big);
+	free(big);
+	free(got);
+}
+
+START_TEST(send_delegate)
+{
+	struct tw *tw = world_for(_i, 2);
+	struct rc_comm *c1 = tw->inst[1]->world;
+	unsigned before = rc_hpool_nlive(&tw->inst[0]->out_pool);
+	struct sd_arg a[SD_THREADS];
+	pthread_t th[SD_THREADS];
+	struct rc_req *rq[SD_THREADS][SD_PER];
+	int *rbuf[SD_THREADS][SD_PER];
+	int t, i;
+	bool busy = true;
+
+	tw_verdict[0] = 0;
+	rc_thread_multiple = true;
+	sd_order(tw, _i >= 3);
+	rc_cs_lock(&rc_cs_big);
+	for (t = 0; t < SD_THREADS; t++)
+		for (i = 0; i < SD_PER; i++) {
+			int n = sizes[i % NSIZES];
+
+			rbuf[t][i] = tw_xmalloc(sizeof(int) * (n + 1));
+			ck_assert_int_eq(rc_p2p_irecv(c1, c1->ctx, rbuf[t][i],
+						      (size_t)n + 1,
+						      &rc_mpi_int, 0, t,
+						      &rq[t][i]),
+					 RC_OK);
+		}
+	rc_cs_unlock(&rc_cs_big);
+	for (t = 0; t < SD_THREADS; t++) {
+		a[t] = (struct sd_arg){.tw = tw, .t = t};
+		ck_assert_int_eq(pthread_create(&th[t], NULL, sd_thread, &a[t]),
+				 0);
+	}
+	while (busy) {
+		rc_cs_lock(&rc_cs_big);
+		tw_progress(tw);
+		rc_cs_unlock(&rc_cs_big);
+		busy = false;
+		for (t = 0; t < SD_THREADS; t++)
+			busy |= !__atomic_load_n(&a[t].done, __ATOMIC_ACQUIRE);
+		busy &= !tw_verdict[0];
+		sched_yield();
+	}
+	for (t = 0; t < SD_THREADS; t++)
+		pthread_join(th[t], NULL);
+	ck_assert_msg(!tw_verdict[0], "%s", tw_verdict);
+	rc_cs_lock(&rc_cs_big);
+	for (t = 0; t < SD_THREADS; t++)
+		for (i = 0; i < SD_PER; i++) {
+			int n = sizes[i % NSIZES];
+			struct rc_req *r = rq[t][i];
+
+			tw_wait(tw, r);
+			ck_assert_msg(r->err == RC_OK &&
+					      r->status.rc_count ==
+						      (MPI_Count)n *
+							      (int)sizeof(int),
+				      "tag %d receive %d: error %d count %lld",
+				      t, i, r->err,
+				      (long long)r->status.rc_count);
+			ck_assert_int_eq(first_bad(rbuf[t][i], n, 1, 0,
+						   t * 1000 + i, false, 0),
+					 -1);
+			rc_req_finish(&rq[t][i], MPI_STATUS_IGNORE);
+			free(rbuf[t][i]);
+		}
+	/* progress reaped what the threads retired */
+	tw_progress(tw);
+	rc_cs_unlock(&rc_cs_big);
+	rc_thread_multiple = false;
+	ck_assert_ptr_null(tw->inst[0]->retired);
+	ck_assert_uint_eq(rc_hpool_nlive(&tw->inst[0]->out_pool), before);
+	ck_assert_uint_eq(tw->inst[0]->procs[1].ndelegated, 0);
+	tw_free(tw);
+}
+END_TEST
+
 static Suite *p2p_suite(void)
 {
 	Suite *s = suite_create("pt2pt");
@@ -1091,6 +1338,7 @@ static Suite *p2p_suite(void)
 	CASE(shm_eager_model, 0);
 	CASE(idle_yields_after, 0);
 	CASE(post_outside, 9);
+	CASE(send_delegate, 9);
 #undef CASE
 	return s;
 }
