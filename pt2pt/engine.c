@@ -211,12 +211,15 @@ static inline void stack_push(struct rc_req **top, struct rc_req *req)
 					    __ATOMIC_RELAXED));
 }
 
-/* The whole stack, in the order pushed (linked by stack_next). */
+/* The whole stack (not empty), in the order pushed (linked by
+ * stack_next). */
 static struct rc_req *stack_take(struct rc_req **top)
 {
 	struct rc_req *req = __atomic_exchange_n(top, NULL, __ATOMIC_ACQUIRE);
 	struct rc_req *first = NULL;
 
+	if (!req->stack_next)
+		return req; /* the usual case: one */
 	while (req) {
 		struct rc_req *next = req->stack_next;
 
@@ -1410,10 +1413,10 @@ static unsigned match_drain_slow(struct rc_p2p *p2p)
 	struct rc_req *req = stack_take(&p2p->incoming);
 	unsigned n = 0;
 
+	/* (stack_next is left as it is: the next push sets it) */
 	while (req) {
 		struct rc_req *next = req->stack_next;
 
-		req->stack_next = NULL;
 		recv_queue(p2p, match_get(p2p, req->ctx), req);
 		req = next;
 		n++;
@@ -1430,10 +1433,8 @@ static unsigned send_drain_slow(struct rc_p2p *p2p)
 		/* read first: once started, req may be done and gone */
 		struct rc_req *next = req->stack_next;
 		unsigned *nd = &p2p->inst->procs[req->p2p.wpeer].ndelegated;
-		int ret;
+		int ret = send_start(p2p, req);
 
-		req->stack_next = NULL;
-		ret = send_start(p2p, req);
 		if (RC_UNLIKELY(ret != RC_OK)) {
 			/* no memory to pack it: the request carries the error
 			 * to its wait */

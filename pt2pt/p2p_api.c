@@ -169,27 +169,37 @@ static inline bool p2p_args_ok(const void *buf, int count, MPI_Datatype dt,
 }
 
 /*
- * MPI_Isend, MPI_Irsend and MPI_Issend at MULTIPLE, when they did not go
- * out at once (above): in the section when it is free; when another thread
- * holds it, handed to that thread (rc_p2p_isend_delegate), so the call
- * returns without waiting for it. Bad arguments, MPI_PROC_NULL and no
- * memory for a request take the path inside.
+ * At MULTIPLE, for an MPI_Isend, MPI_Irsend or MPI_Issend that found the
+ * section taken: handed to the thread that holds it
+ * (rc_p2p_isend_delegate), so the call returns without waiting for it;
+ * true when it was. Else (bad arguments, MPI_PROC_NULL, no memory for a
+ * request) the section is taken, for the path inside.
  */
-static __attribute__((noinline)) int
+static __attribute__((noinline)) bool
+isend_delegate(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+	       MPI_Comm comm, MPI_Request *request, enum rc_send_mode mode)
+{
+	if (request && dest != MPI_PROC_NULL &&
+	    p2p_args_ok(buf, count, dt, dest, tag, comm, false) &&
+	    rc_p2p_isend_delegate(comm, buf, (size_t)count, dt, dest, tag,
+				  mode, request) == RC_OK)
+		return true;
+	rc_cs_lock(&rc_cs_big);
+	return false;
+}
+
+/* Those calls at MULTIPLE when they did not go out at once (below): in
+ * the section when it is free, else handed over (above). */
+static inline __attribute__((always_inline)) int
 isend_mt(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 	 MPI_Comm comm, MPI_Request *request, enum rc_send_mode mode,
 	 const char *fn)
 {
 	int ret;
 
-	if (!rc_cs_trylock(&rc_cs_big)) {
-		if (request && dest != MPI_PROC_NULL &&
-		    p2p_args_ok(buf, count, dt, dest, tag, comm, false) &&
-		    rc_p2p_isend_delegate(comm, buf, (size_t)count, dt, dest,
-					  tag, mode, request) == RC_OK)
-			return MPI_SUCCESS;
-		rc_cs_lock(&rc_cs_big);
-	}
+	if (RC_UNLIKELY(!rc_cs_trylock(&rc_cs_big)) &&
+	    isend_delegate(buf, count, dt, dest, tag, comm, request, mode))
+		return MPI_SUCCESS;
 	ret = p2p_isend(buf, count, dt, dest, tag, comm, request, mode, fn);
 	rc_cs_unlock(&rc_cs_big);
 	return ret;

@@ -31,28 +31,33 @@ struct rc_rma;
 #define RC_CTX_MAX 16384
 #define RC_HOST_MAX 64
 
-/* A peer process, by world rank. */
+/* A peer process, by world rank. 128 bytes on 64-bit hosts (asserted
+ * below): a power of two, so that procs[w] costs a shift. */
 struct rc_proc {
 	struct rc_tp *tp;	/* the transport that reaches it */
-	bool local;		/* same node (same kernel boot id) */
 	pid_t pid;
 	char host[RC_HOST_MAX];
+	/* sends to the peer handed to the section's holder and not yet
+	 * started (pt2pt/engine.c; atomic): see send_mt */
+	unsigned ndelegated;
 	struct rc_list pending;	/* sends waiting for the transport */
 	struct rc_list waiting;	/* requests whose protocol awaits it */
 	int failed;		/* status the transport reported, or 0 */
+	bool local;		/* same node (same kernel boot id) */
 	bool failed_done;	/* pt2pt has failed what waited on it */
 	/* At MPI_THREAD_MULTIPLE, when tp lets senders run at once
 	 * (RC_TP_CAP_SEND_MT, read once at connect: send_mt), every message
 	 * to the peer goes to tp under send_lock, and MPI_Send's path outside
 	 * the critical section takes it when npending (the length of pending,
 	 * written inside the section, read atomically outside) and
-	 * ndelegated (sends to the peer handed to the section's holder, not
-	 * yet started: pt2pt/engine.c; atomic) are 0. */
+	 * ndelegated are 0. */
 	bool send_mt;
 	unsigned npending;
-	unsigned ndelegated;
 	struct rc_lock send_lock;
 };
+
+_Static_assert(sizeof(void *) != 8 || sizeof(struct rc_proc) == 128,
+	       "struct rc_proc: keep it a power of two");
 
 typedef unsigned (*rc_progress_fn)(struct rc_inst *inst, void *arg);
 

@@ -34,7 +34,9 @@
  * and MPI_Iprobe when another thread holds it and nothing is done yet
  * (rc_cs_poll_busy); small eager sends to ranks on the node (the peer's
  * send lock instead); the posting of receives (MPI_Irecv, MPI_Recv: onto
- * a lock-free stack that the section's holder drains, pt2pt/engine.c); the
+ * a lock-free stack that the section's holder drains, pt2pt/engine.c);
+ * MPI_Isend, MPI_Irsend and MPI_Issend when another thread holds the
+ * section (rc_cs_trylock fails: handed to it on a second such stack); the
  * waits, tests and finishing of the requests that
  * the engine hands over (request.h: MPI_Isend's, MPI_Irecv's, MPI_Recv's),
  * which take the section only to poll (rc_cs_unlock_watch); and the
