@@ -65,6 +65,15 @@
  *           per sender, tag and communicator), with the right bytes. With
  *           a small ring (thr.test) sends queue, and a later small
  *           MPI_Send must not overtake them.
+ *   rma     each thread creates a window on its communicator and, to
+ *           the ranks in turn, under shared locks, accumulates into its
+ *           rank's counter, puts into its slot, flushes and gets the slot
+ *           back; and every thread of every rank makes MPI_Fetch_and_op
+ *           on one counter in one MPI_Win_lock_all epoch: the counters
+ *           exact, the fetched values all different.
+ *   svc     each thread, on its communicator: keyvals with copy and
+ *           delete callbacks, attributes, duplicates (the copies read
+ *           back), names, error handlers and info; callbacks counted.
  *   objects threads 1.. create, use and free datatypes, info objects,
  *           groups and ops (and convert their handles) in loops, while
  *           thread 0 exchanges messages in derived datatypes that it frees
@@ -1173,6 +1182,207 @@ static void *order_thread(void *arg)
 	return NULL;
 }
 
+/* ---- rma: one-sided communication from every thread ---------------------- */
+
+#define RMA_N 16 /* ints each origin puts in its own slot of a window */
+static MPI_Win rma_win;	   /* on `shared`, in the main thread's lock_all */
+static long rma_fetched[MAXT][NITER];
+
+/* Byte displacement of origin o's slot of ints in a thread's window, after
+ * one long counter per origin. */
+static MPI_Aint rma_slot(int o)
+{
+	return (MPI_Aint)(sizeof(long) * nranks + sizeof(int) * RMA_N * o);
+}
+
+/*
+ * Each thread: a window of its own on its own communicator (created and
+ * freed while the other threads do the same), and per iteration, to the
+ * ranks in turn, under a shared lock, an MPI_Accumulate on the origin's
+ * counter and an MPI_Put into its slot, a flush, an MPI_Get of the slot
+ * back (the bytes just put); and one MPI_Fetch_and_op on the counter of
+ * rma_win at rank 0 (all threads of all ranks, one epoch). Then each
+ * window's counters must be exact.
+ */
+static void *rma_thread(void *arg)
+{
+	int t = (int)(long)arg, i, k, o, r, buf[RMA_N], got[RMA_N];
+	MPI_Aint size = rma_slot(nranks);
+	MPI_Comm c = own[t];
+	long one = 1, *base;
+	MPI_Win win;
+
+	CHECK_MPI(MPI_Win_allocate(size, 1, MPI_INFO_NULL, c, &base, &win));
+	CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
+	memset(base, 0, (size_t)size);
+	CHECK_MPI(MPI_Win_unlock(rank, win));
+	CHECK_MPI(MPI_Barrier(c));
+	for (i = 0; i < NITER; i++) {
+		r = (rank + 1 + i) % nranks;
+		for (k = 0; k < RMA_N; k++)
+			buf[k] = rank * 100000 + t * 1000 + i * RMA_N + k;
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, r, 0, win));
+		CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, r,
+					 (MPI_Aint)sizeof(long) * rank, 1,
+					 MPI_LONG, MPI_SUM, win));
+		CHECK_MPI(MPI_Put(buf, RMA_N, MPI_INT, r, rma_slot(rank), RMA_N,
+				  MPI_INT, win));
+		CHECK_MPI(MPI_Win_flush(r, win));
+		CHECK_MPI(MPI_Get(got, RMA_N, MPI_INT, r, rma_slot(rank), RMA_N,
+				  MPI_INT, win));
+		CHECK_MPI(MPI_Win_unlock(r, win));
+		for (k = 0; k < RMA_N; k++)
+			CHECK(got[k] == buf[k],
+			      "thread %d: MPI_Get from %d int %d: %d, want %d",
+			      t, r, k, got[k], buf[k]);
+		CHECK_MPI(MPI_Fetch_and_op(&one, &rma_fetched[t][i], MPI_LONG,
+					   0, 0, MPI_SUM, rma_win));
+		CHECK_MPI(MPI_Win_flush(0, rma_win));
+	}
+	CHECK_MPI(MPI_Barrier(c));
+	CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
+	for (o = 0; o < nranks; o++) {
+		long want = 0;
+
+		for (i = 0; i < NITER; i++)
+			want += (o + 1 + i) % nranks == rank;
+		CHECK(base[o] == want,
+		      "thread %d: %ld accumulates from rank %d, want %ld", t,
+		      base[o], o, want);
+	}
+	CHECK_MPI(MPI_Win_unlock(rank, win));
+	CHECK_MPI(MPI_Win_free(&win));
+	return NULL;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void rma_phase(void)
+{
+	long *cnt, total = (long)nranks * nthr * NITER, *all = NULL, i;
+
+	CHECK_MPI(MPI_Win_allocate(sizeof(long), sizeof(long), MPI_INFO_NULL,
+				   shared, &cnt, &rma_win));
+	CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, rma_win));
+	*cnt = 0;
+	CHECK_MPI(MPI_Win_unlock(rank, rma_win));
+	CHECK_MPI(MPI_Barrier(shared));
+	CHECK_MPI(MPI_Win_lock_all(0, rma_win));
+	run_threads(rma_thread, nthr);
+	CHECK_MPI(MPI_Win_unlock_all(rma_win));
+	CHECK_MPI(MPI_Barrier(shared));
+	/* every fetch-and-op saw a different count: 0 .. total - 1 */
+	if (rank == 0) {
+		all = malloc(sizeof(long) * total);
+		CHECK(all != NULL, "malloc");
+	}
+	for (i = 0; i < nthr; i++)
+		CHECK_MPI(MPI_Gather(rma_fetched[i], NITER, MPI_LONG,
+				     all ? all + i * nranks * NITER : NULL,
+				     NITER, MPI_LONG, 0, shared));
+	if (rank == 0) {
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, rma_win));
+		CHECK(*cnt == total, "the shared counter %ld, want %ld", *cnt,
+		      total);
+		CHECK_MPI(MPI_Win_unlock(0, rma_win));
+		qsort(all, (size_t)total, sizeof(long), cmp_long);
+		for (i = 0; i < total; i++)
+			CHECK(all[i] == i,
+			      "MPI_Fetch_and_op: fetched %ld at %ld of %ld",
+			      all[i], i, total);
+		free(all);
+	}
+	CHECK_MPI(MPI_Win_free(&rma_win));
+}
+
+/* ---- svc: communicator services from every thread ----------------------- */
+
+static int svc_copies, svc_deletes; /* atomic */
+
+/* attribute values are integers: a copy adds one */
+static int svc_copy(MPI_Comm c, int key, void *extra, void *in, void *out,
+		    int *flag)
+{
+	(void)c;
+	(void)key;
+	(void)extra;
+	*(void **)out = (void *)((intptr_t)in + 1);
+	*flag = 1;
+	__atomic_add_fetch(&svc_copies, 1, __ATOMIC_RELAXED);
+	return MPI_SUCCESS;
+}
+
+static int svc_delete(MPI_Comm c, int key, void *val, void *extra)
+{
+	(void)c;
+	(void)key;
+	(void)val;
+	(void)extra;
+	__atomic_add_fetch(&svc_deletes, 1, __ATOMIC_RELAXED);
+	return MPI_SUCCESS;
+}
+
+/*
+ * Each thread, on its own communicator: a keyval with callbacks, an
+ * attribute, a duplicate (the copy callback), the copy read back, a name,
+ * an error handler and info on the duplicate, then the duplicate freed
+ * and the attribute deleted (the delete callback, twice), the keyval freed.
+ */
+static void *svc_thread(void *arg)
+{
+	int t = (int)(long)arg, i, key, flag, len;
+	char name[MPI_MAX_OBJECT_NAME], want[MPI_MAX_OBJECT_NAME];
+	MPI_Errhandler eh;
+	MPI_Info info;
+	MPI_Comm d;
+	void *v;
+
+	for (i = 0; i < NITER; i++) {
+		intptr_t val = t * 1000 + i;
+
+		CHECK_MPI(MPI_Comm_create_keyval(svc_copy, svc_delete, &key,
+						 NULL));
+		CHECK_MPI(MPI_Comm_set_attr(own[t], key, (void *)val));
+		CHECK_MPI(MPI_Comm_dup(own[t], &d));
+		CHECK_MPI(MPI_Comm_get_attr(d, key, &v, &flag));
+		CHECK(flag && (intptr_t)v == val + 1,
+		      "thread %d: the copied attribute %ld, want %ld", t,
+		      (long)(intptr_t)v, (long)val + 1);
+		snprintf(want, sizeof(want), "thread %d dup %d", t, i);
+		CHECK_MPI(MPI_Comm_set_name(d, want));
+		CHECK_MPI(MPI_Comm_get_name(d, name, &len));
+		CHECK(!strcmp(name, want), "thread %d: name '%s'", t, name);
+		CHECK_MPI(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+		CHECK_MPI(MPI_Comm_get_errhandler(d, &eh));
+		CHECK(eh == MPI_ERRORS_RETURN, "thread %d: error handler", t);
+		CHECK_MPI(MPI_Errhandler_free(&eh));
+		CHECK_MPI(MPI_Info_create(&info));
+		CHECK_MPI(MPI_Info_set(info, "thr_stress", want));
+		CHECK_MPI(MPI_Comm_set_info(d, info));
+		CHECK_MPI(MPI_Info_free(&info));
+		CHECK_MPI(MPI_Comm_get_info(d, &info));
+		CHECK_MPI(MPI_Info_free(&info));
+		CHECK_MPI(MPI_Comm_free(&d));
+		CHECK_MPI(MPI_Comm_delete_attr(own[t], key));
+		CHECK_MPI(MPI_Comm_free_keyval(&key));
+	}
+	return NULL;
+}
+
+static void svc_phase(void)
+{
+	svc_copies = svc_deletes = 0;
+	run_threads(svc_thread, nthr);
+	CHECK(svc_copies == nthr * NITER && svc_deletes == 2 * nthr * NITER,
+	      "svc: %d copies, %d deletes, want %d and %d", svc_copies,
+	      svc_deletes, nthr * NITER, 2 * nthr * NITER);
+}
+
 /* ---- objects: object calls racing each other and the engine ------------- */
 
 #define NOBJ 200
@@ -1271,6 +1481,14 @@ int main(int argc, char **argv)
 		doneout_phase();
 	if (all || !strcmp(phase, "order")) {
 		run_threads(order_thread, nthr);
+		phase_end();
+	}
+	if (all || !strcmp(phase, "rma")) {
+		rma_phase();
+		phase_end();
+	}
+	if (all || !strcmp(phase, "svc")) {
+		svc_phase();
 		phase_end();
 	}
 	if (all || !strcmp(phase, "objects")) {
