@@ -1545,26 +1545,46 @@ int rc_p2p_irecv_outside(struct rc_comm *comm, void *buf, size_t count,
 	return rc_p2p_post_outside(req) ? RC_OK : RC_AGAIN;
 }
 
+/* Send req (set up, its status zero) onto p2p->outgoing, for the holder. */
+static void send_hand_over(struct rc_req *req)
+{
+	struct rc_inst *inst = req->inst;
+
+	assert(req->peer != MPI_PROC_NULL && req->mode != RC_SEND_BUFFERED);
+	req->p2p.wpeer = rc_comm_wrank(req->comm, req->peer);
+	/* active from now on: a wait waits, MPI_Request_free defers, a
+	 * cancel drains first */
+	__atomic_store_n(&req->state, RC_REQ_ACTIVE, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&inst->procs[req->p2p.wpeer].ndelegated, 1,
+			   __ATOMIC_RELAXED);
+	stack_push(&inst->p2p->outgoing, req);
+}
+
 int rc_p2p_isend_delegate(struct rc_comm *comm, const void *buf, size_t count,
 			  struct rc_dtype *dt, int dst, int tag,
 			  enum rc_send_mode mode, struct rc_req **reqp)
 {
 	struct rc_req *req = rc_req_alloc_out(comm->inst, RC_REQ_SEND);
 
-	assert(dst != MPI_PROC_NULL && mode != RC_SEND_BUFFERED);
 	if (RC_UNLIKELY(!req))
 		return RC_ERR_NOMEM;
 	rc_p2p_req_setup(req, comm, comm->ctx, (void *)buf, count, dt, dst, tag,
 			 mode);
-	req->p2p.wpeer = rc_comm_wrank(comm, dst);
-	/* active from now on: a wait waits, MPI_Request_free defers, a
-	 * cancel drains first */
-	req->state = RC_REQ_ACTIVE;
-	__atomic_add_fetch(&comm->inst->procs[req->p2p.wpeer].ndelegated, 1,
-			   __ATOMIC_RELAXED);
-	stack_push(&comm->inst->p2p->outgoing, req);
+	send_hand_over(req);
 	*reqp = req;
 	return RC_OK;
+}
+
+bool rc_p2p_start_outside(struct rc_req *req)
+{
+	if (req->peer == MPI_PROC_NULL ||
+	    (req->kind == RC_REQ_SEND && req->mode == RC_SEND_BUFFERED))
+		return false;
+	memset(&req->status, 0, sizeof(req->status));
+	if (req->kind == RC_REQ_RECV)
+		return rc_p2p_post_outside(req);
+	send_hand_over(req);
+	return true;
 }
 
 /*

@@ -719,12 +719,6 @@ static int start(MPI_Request *request)
 	return rc_api_status(req->comm, ret, "MPI_Start");
 }
 
-int PMPI_Start(MPI_Request *request)
-{
-	return RC_CS_CALL(&rc_cs_big, start(request));
-}
-RC_WEAK(MPI_Start)
-
 static int startall(int count, MPI_Request requests[])
 {
 	int i, ret;
@@ -748,9 +742,63 @@ static int startall(int count, MPI_Request requests[])
 	return MPI_SUCCESS;
 }
 
+/*
+ * At MULTIPLE, when another thread holds the section: MPI_Start or
+ * MPI_Startall of pt2pt's persistent requests outside it
+ * (rc_p2p_start_outside), all or none; true when it did. Anything that
+ * would raise an error, or start inside (MPI_PROC_NULL, a buffered send,
+ * a persistent collective), takes the whole call inside.
+ */
+static bool start_outside(int count, MPI_Request reqs[])
+{
+	int i;
+
+	if (!rc_api_ready() || count < 0 || (count && !reqs))
+		return false;
+	for (i = 0; i < count; i++) {
+		struct rc_req *r = reqs[i];
+
+		if (!rc_req_valid(r) || !(r->flags & RC_REQ_PERSISTENT) ||
+		    r->pers || (r->kind != RC_REQ_SEND && r->kind != RC_REQ_RECV) ||
+		    r->state != RC_REQ_INACTIVE || r->peer == MPI_PROC_NULL ||
+		    (r->kind == RC_REQ_SEND && r->mode == RC_SEND_BUFFERED))
+			return false;
+	}
+	for (i = 0; i < count; i++)
+		rc_p2p_start_outside(reqs[i]);
+	return true;
+}
+
+/* MPI_Start and MPI_Startall at MULTIPLE: in the section when it is free,
+ * else outside when they can (above). */
+static __attribute__((noinline)) int start_mt(int count, MPI_Request reqs[],
+					      bool all)
+{
+	int ret;
+
+	if (!rc_cs_trylock(&rc_cs_big)) {
+		if (start_outside(count, reqs))
+			return MPI_SUCCESS;
+		rc_cs_lock(&rc_cs_big);
+	}
+	ret = all ? startall(count, reqs) : start(reqs);
+	rc_cs_unlock(&rc_cs_big);
+	return ret;
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+	if (RC_UNLIKELY(rc_thread_multiple))
+		return start_mt(1, request, false);
+	return start(request);
+}
+RC_WEAK(MPI_Start)
+
 int PMPI_Startall(int count, MPI_Request requests[])
 {
-	return RC_CS_CALL(&rc_cs_big, startall(count, requests));
+	if (RC_UNLIKELY(rc_thread_multiple))
+		return start_mt(count, requests, true);
+	return startall(count, requests);
 }
 RC_WEAK(MPI_Startall)
 

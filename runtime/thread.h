@@ -35,8 +35,9 @@
  * (rc_cs_poll_busy); small eager sends to ranks on the node (the peer's
  * send lock instead); the posting of receives (MPI_Irecv, MPI_Recv: onto
  * a lock-free stack that the section's holder drains, pt2pt/engine.c);
- * MPI_Isend, MPI_Irsend and MPI_Issend when another thread holds the
- * section (rc_cs_trylock fails: handed to it on a second such stack); the
+ * MPI_Isend, MPI_Irsend and MPI_Issend, MPI_Start and MPI_Startall when
+ * another thread holds the section (rc_cs_trylock fails: sends handed to
+ * it on a second such stack, receives onto the first); the
  * waits, tests and finishing of the requests that
  * the engine hands over (request.h: MPI_Isend's, MPI_Irecv's, MPI_Recv's),
  * which take the section only to poll (rc_cs_unlock_watch); and the

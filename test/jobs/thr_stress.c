@@ -36,7 +36,8 @@
  *           in order), sends (MPI_Isend: a rendezvous, then a small
  *           one to the same rank, which must not overtake it;
  *           MPI_Issend to itself: handed to the thread inside, they come
- *           after, in order), and the object calls (datatype
+ *           after, in order; MPI_Startall of a persistent receive and
+ *           send), and the object calls (datatype
  *           constructors, commit, pack, free; info; groups; ops and
  *           MPI_Reduce_local). A call that waited for the section would
  *           hang both; the handler gives up after 20 s. Then queries
@@ -472,8 +473,8 @@ static int nw_late[2];
  * the next rank, a synchronous one to this rank, on nw_comm */
 #define NW_BIG (64 * 1024)
 static MPI_Comm nw_comm;
-static MPI_Request nw_sreq[3];
-static int *nw_big, nw_small[2];
+static MPI_Request nw_sreq[3], nw_preq[2];
+static int *nw_big, nw_small[2], nw_pval[2];
 static MPI_Status nw_st;
 static MPI_Datatype nw_vec;
 
@@ -606,6 +607,8 @@ static void *nowait_thread(void *arg)
 			     &nw_sreq[2]));
 	CHECK_MPI(MPI_Testall(3, nw_sreq, &flag, MPI_STATUSES_IGNORE));
 	CHECK(!flag, "MPI_Testall on the new sends %d", flag);
+	/* a persistent receive and send, started outside */
+	CHECK_MPI(MPI_Startall(2, nw_preq));
 	object_calls(rank + 10);
 	__atomic_store_n(&nw_done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -730,6 +733,12 @@ static void nowait_phase(void)
 		nw_big[i] = rank * 7 + i;
 	nw_small[0] = rank + 300;
 	nw_small[1] = rank + 400;
+	CHECK_MPI(MPI_Recv_init(&nw_pval[0], 1, MPI_INT, rank, 22, nw_comm,
+				&nw_preq[0]));
+	CHECK_MPI(MPI_Send_init(&nw_pval[1], 1, MPI_INT, rank, 22, nw_comm,
+				&nw_preq[1]));
+	nw_pval[0] = -1;
+	nw_pval[1] = rank + 500;
 	hold_section(nowait_thread);
 	query_error_checks();
 	CHECK_MPI(MPI_Send(&rank, 1, MPI_INT, rank, 6, MPI_COMM_WORLD));
@@ -759,6 +768,17 @@ static void nowait_phase(void)
 			   MPI_STATUS_IGNORE));
 	CHECK(n == rank + 400, "the synchronous send: %d", n);
 	CHECK_MPI(MPI_Waitall(3, nw_sreq, MPI_STATUSES_IGNORE));
+	/* the persistent pair the thread started, then again from here */
+	for (i = 0; i < 2; i++) {
+		CHECK_MPI(MPI_Waitall(2, nw_preq, MPI_STATUSES_IGNORE));
+		CHECK(nw_pval[0] == rank + 500 + i, "persistent receive: %d",
+		      nw_pval[0]);
+		nw_pval[1]++;
+		if (!i)
+			CHECK_MPI(MPI_Startall(2, nw_preq));
+	}
+	CHECK_MPI(MPI_Request_free(&nw_preq[0]));
+	CHECK_MPI(MPI_Request_free(&nw_preq[1]));
 	CHECK_MPI(MPI_Comm_free(&nw_comm));
 	free(nw_big);
 	free(big);
