@@ -206,9 +206,8 @@ static inline void stack_push(struct rc_req **top, struct rc_req *req)
 
 	do
 		req->stack_next = head;
-	while (!__atomic_compare_exchange_n(top, &head, req, true,
-					    __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED));
+	while (!__atomic_compare_exchange_n(
+		top, &head, req, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
 /* The whole stack (not empty), in the order pushed (linked by
@@ -1626,7 +1625,7 @@ send_eager_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 	    len + sizeof(struct rc_p2p_hdr) > tp->max_am)
 		return RC_AGAIN;
 	if (outside ? (__atomic_load_n(&proc->npending, __ATOMIC_ACQUIRE) |
-		       __atomic_load_n(&proc->ndelegated, __ATOMIC_ACQUIRE)) != 0
+		       __atomic_load_n(&proc->ndelegated, __ATOMIC_ACQUIRE))
 		    : !rc_list_empty(&proc->pending))
 		return RC_AGAIN;
 	ret = tp_send(inst, w, &h, sizeof(h), rc_dt_contig_ptr(dt, buf), len);

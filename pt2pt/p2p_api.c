@@ -181,8 +181,8 @@ isend_delegate(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
 {
 	if (request && dest != MPI_PROC_NULL &&
 	    p2p_args_ok(buf, count, dt, dest, tag, comm, false) &&
-	    rc_p2p_isend_delegate(comm, buf, (size_t)count, dt, dest, tag,
-				  mode, request) == RC_OK)
+	    rc_p2p_isend_delegate(comm, buf, (size_t)count, dt, dest, tag, mode,
+				  request) == RC_OK)
 		return true;
 	rc_cs_lock(&rc_cs_big);
 	return false;
@@ -759,7 +759,8 @@ static bool start_outside(int count, MPI_Request reqs[])
 		struct rc_req *r = reqs[i];
 
 		if (!rc_req_valid(r) || !(r->flags & RC_REQ_PERSISTENT) ||
-		    r->pers || (r->kind != RC_REQ_SEND && r->kind != RC_REQ_RECV) ||
+		    r->pers ||
+		    (r->kind != RC_REQ_SEND && r->kind != RC_REQ_RECV) ||
 		    r->state != RC_REQ_INACTIVE || r->peer == MPI_PROC_NULL ||
 		    (r->kind == RC_REQ_SEND && r->mode == RC_SEND_BUFFERED))
 			return false;

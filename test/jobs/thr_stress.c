@@ -761,11 +761,11 @@ static void nowait_phase(void)
 	CHECK(n == NW_BIG, "the rendezvous send: %d ints", n);
 	for (i = 0; i < NW_BIG; i++)
 		CHECK(big[i] == from * 7 + i, "the rendezvous send: int %d", i);
-	CHECK_MPI(MPI_Recv(&n, 1, MPI_INT, from, 20, nw_comm,
-			   MPI_STATUS_IGNORE));
+	CHECK_MPI(
+		MPI_Recv(&n, 1, MPI_INT, from, 20, nw_comm, MPI_STATUS_IGNORE));
 	CHECK(n == from + 300, "the small send: %d", n);
-	CHECK_MPI(MPI_Recv(&n, 1, MPI_INT, rank, 21, nw_comm,
-			   MPI_STATUS_IGNORE));
+	CHECK_MPI(
+		MPI_Recv(&n, 1, MPI_INT, rank, 21, nw_comm, MPI_STATUS_IGNORE));
 	CHECK(n == rank + 400, "the synchronous send: %d", n);
 	CHECK_MPI(MPI_Waitall(3, nw_sreq, MPI_STATUSES_IGNORE));
 	/* the persistent pair the thread started, then again from here */
@@ -1204,8 +1204,8 @@ static void *order_thread(void *arg)
 
 /* ---- rma: one-sided communication from every thread ---------------------- */
 
-#define RMA_N 16 /* ints each origin puts in its own slot of a window */
-static MPI_Win rma_win;	   /* on `shared`, in the main thread's lock_all */
+#define RMA_N 16	/* ints each origin puts in its own slot of a window */
+static MPI_Win rma_win; /* on `shared`, in the main thread's lock_all */
 static long rma_fetched[MAXT][NITER];
 
 /* Byte displacement of origin o's slot of ints in a thread's window, after

@@ -1106,8 +1106,8 @@ static void *sd_thread(void *arg)
 
 	for (i = 0; i < SD_PER; i++) {
 		int n = sizes[i % NSIZES];
-		enum rc_send_mode mode = i % 3 == 2 ? RC_SEND_SYNC
-						    : RC_SEND_STD;
+		enum rc_send_mode mode =
+			i % 3 == 2 ? RC_SEND_SYNC : RC_SEND_STD;
 
 		buf[i] = tw_xmalloc(sizeof(int) * (n + 1));
 		for (k = 0; k < n; k++)
@@ -1215,8 +1215,8 @@ static void sd_order(struct tw *tw, bool pressure)
 	tw_wait_all(tw, s, 3);
 	ck_assert_int_eq(rq[0]->status.rc_count, 262145 * (int)sizeof(int));
 	ck_assert_int_eq(first_bad(got, 262145, 1, 0, 77, false, 0), -1);
-	ck_assert_msg(r[1] == 12 && r[2] == 13 && r[3] == 14,
-		      "order: %d %d %d", r[1], r[2], r[3]);
+	ck_assert_msg(r[1] == 12 && r[2] == 13 && r[3] == 14, "order: %d %d %d",
+		      r[1], r[2], r[3]);
 	for (k = 0; k < 4; k++)
 		rc_req_finish(&rq[k], MPI_STATUS_IGNORE);
 	for (k = 0; k < 3; k++)
@@ -1283,13 +1283,12 @@ START_TEST(send_delegate)
 			struct rc_req *r = rq[t][i];
 
 			tw_wait(tw, r);
-			ck_assert_msg(r->err == RC_OK &&
-					      r->status.rc_count ==
-						      (MPI_Count)n *
-							      (int)sizeof(int),
-				      "tag %d receive %d: error %d count %lld",
-				      t, i, r->err,
-				      (long long)r->status.rc_count);
+			ck_assert_msg(
+				r->err == RC_OK &&
+					r->status.rc_count ==
+						(MPI_Count)n * (int)sizeof(int),
+				"tag %d receive %d: error %d count %lld", t, i,
+				r->err, (long long)r->status.rc_count);
 			ck_assert_int_eq(first_bad(rbuf[t][i], n, 1, 0,
 						   t * 1000 + i, false, 0),
 					 -1);
