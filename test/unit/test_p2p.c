@@ -894,16 +894,16 @@ struct po_arg {
 
 static int po_late_ready; /* PO_LATE messages wait (atomic) */
 
-/* Wait (a minute at most) for receive i of thread a to be done. */
-static bool po_wait(struct po_arg *a, struct rc_req *r, int i)
+/* Wait (a minute at most) for request i (what: "receive", "send") of
+ * thread t to be done. */
+static bool thread_wait(int t, const char *what, struct rc_req *r, int i)
 {
 	time_t limit = time(NULL) + 60;
 
 	while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != RC_REQ_DONE) {
 		if (time(NULL) > limit || tw_verdict[0])
-			return tw_note_fail("thread %d receive %d: never "
-					    "completed",
-					    a->t, i);
+			return tw_note_fail("thread %d %s %d: never completed",
+					    t, what, i);
 		sched_yield();
 	}
 	return true;
@@ -924,7 +924,7 @@ static void *po_thread(void *arg)
 		/* the late ones done before any other post or cancel: only
 		 * progress can have queued them */
 		for (k = 0; i == PO_EARLY + PO_LATE && k < i; k++)
-			if (!po_wait(a, rq[k], k))
+			if (!thread_wait(a->t, "receive", rq[k], k))
 				return NULL;
 		/* every one outside (only MPI_PROC_NULL comes inside) */
 		if (rc_p2p_irecv_outside(c1, buf[i], 262146, &rc_mpi_int, 0,
@@ -951,7 +951,7 @@ static void *po_thread(void *arg)
 		int n = sizes[i % NSIZES];
 		MPI_Status st;
 
-		if (!po_wait(a, rq[i], i))
+		if (!thread_wait(a->t, "receive", rq[i], i))
 			return NULL;
 		if (rq[i]->err != RC_OK) {
 			tw_note_fail("thread %d receive %d: error %d", a->t, i,
@@ -1081,21 +1081,6 @@ struct sd_arg {
 	int done; /* atomic */
 };
 
-/* Wait (a minute at most) for send i of thread t to be done. */
-static bool sd_wait(int t, struct rc_req *r, int i)
-{
-	time_t limit = time(NULL) + 60;
-
-	while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != RC_REQ_DONE) {
-		if (time(NULL) > limit || tw_verdict[0])
-			return tw_note_fail("thread %d send %d: never "
-					    "completed",
-					    t, i);
-		sched_yield();
-	}
-	return true;
-}
-
 static void *sd_thread(void *arg)
 {
 	struct sd_arg *a = arg;
@@ -1138,13 +1123,13 @@ static void *sd_thread(void *arg)
 	rc_cs_lock(&rc_cs_big);
 	rc_p2p_cancel(never);
 	rc_cs_unlock(&rc_cs_big);
-	if (!sd_wait(a->t, never, -1))
+	if (!thread_wait(a->t, "send", never, -1))
 		return NULL;
 	if (!never->status.rc_cancelled)
 		tw_note_fail("thread %d: the send was not cancelled", a->t);
 	rc_req_finish_outside(&never, MPI_STATUS_IGNORE, NULL);
 	for (i = 0; i < SD_PER; i++) {
-		if (!sd_wait(a->t, sq[i], i))
+		if (!thread_wait(a->t, "send", sq[i], i))
 			return NULL;
 		if (sq[i]->err != RC_OK) {
 			tw_note_fail("thread %d send %d: error %d", a->t, i,
