@@ -1624,8 +1624,13 @@ send_eager_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 	if (len > tp_eager(inst->p2p, tp) ||
 	    len + sizeof(struct rc_p2p_hdr) > tp->max_am)
 		return RC_AGAIN;
-	if (outside ? (__atomic_load_n(&proc->npending, __ATOMIC_ACQUIRE) |
-		       __atomic_load_n(&proc->ndelegated, __ATOMIC_ACQUIRE))
+	/* outside: ndelegated first. The holder lowers it (release) after
+	 * the send it counted went out or was queued (npending raised), so
+	 * a 0 read here (acquire) makes that npending visible to the load
+	 * after it; the other order could read npending before the queueing
+	 * and ndelegated after the lowering, and overtake. */
+	if (outside ? __atomic_load_n(&proc->ndelegated, __ATOMIC_ACQUIRE) ||
+			      __atomic_load_n(&proc->npending, __ATOMIC_ACQUIRE)
 		    : !rc_list_empty(&proc->pending))
 		return RC_AGAIN;
 	ret = tp_send(inst, w, &h, sizeof(h), rc_dt_contig_ptr(dt, buf), len);
