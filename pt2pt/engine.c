@@ -194,20 +194,15 @@ static struct p2p_match *match_get(struct rc_p2p *p2p, uint32_t ctx)
 /*
  * The engine's lock-free stacks of requests made outside the critical
  * section, at MULTIPLE (p2p->incoming, p2p->outgoing, below): any thread
- * pushes one (a compare-and-swap); the section's holder takes them all
- * (an exchange), oldest first. No drain nests in another: starting or
- * queueing a request from a stack runs no callback (the engine hands
- * those requests over: request.h), and no transport delivers a message
- * within a send.
+ * pushes one (rc_req_stack_push, request.h); the section's holder takes
+ * them all (an exchange), oldest first. No drain nests in another:
+ * starting or queueing a request from a stack runs no callback (the
+ * engine hands those requests over: request.h), and no transport delivers
+ * a message within a send.
  */
 static inline void stack_push(struct rc_req **top, struct rc_req *req)
 {
-	struct rc_req *head = __atomic_load_n(top, __ATOMIC_RELAXED);
-
-	do
-		req->stack_next = head;
-	while (!__atomic_compare_exchange_n(
-		top, &head, req, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	rc_req_stack_push(top, req, req);
 }
 
 /* The whole stack (not empty), in the order pushed (linked by
@@ -1574,16 +1569,14 @@ int rc_p2p_isend_delegate(struct rc_comm *comm, const void *buf, size_t count,
 	return RC_OK;
 }
 
-bool rc_p2p_start_outside(struct rc_req *req)
+void rc_p2p_start_outside(struct rc_req *req)
 {
-	if (req->peer == MPI_PROC_NULL ||
-	    (req->kind == RC_REQ_SEND && req->mode == RC_SEND_BUFFERED))
-		return false;
+	assert(rc_p2p_startable_outside(req));
 	memset(&req->status, 0, sizeof(req->status));
 	if (req->kind == RC_REQ_RECV)
-		return rc_p2p_post_outside(req);
-	send_hand_over(req);
-	return true;
+		rc_p2p_post_outside(req);
+	else
+		send_hand_over(req);
 }
 
 /*

@@ -759,10 +759,8 @@ static bool start_outside(int count, MPI_Request reqs[])
 		struct rc_req *r = reqs[i];
 
 		if (!rc_req_valid(r) || !(r->flags & RC_REQ_PERSISTENT) ||
-		    r->pers ||
-		    (r->kind != RC_REQ_SEND && r->kind != RC_REQ_RECV) ||
-		    r->state != RC_REQ_INACTIVE || r->peer == MPI_PROC_NULL ||
-		    (r->kind == RC_REQ_SEND && r->mode == RC_SEND_BUFFERED))
+		    r->pers || r->state != RC_REQ_INACTIVE ||
+		    !rc_p2p_startable_outside(r))
 			return false;
 	}
 	for (i = 0; i < count; i++)

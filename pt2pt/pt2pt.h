@@ -149,11 +149,19 @@ int rc_p2p_irecv_outside(struct rc_comm *comm, void *buf, size_t count,
 int rc_p2p_isend_delegate(struct rc_comm *comm, const void *buf, size_t count,
 			  struct rc_dtype *dt, int dst, int tag,
 			  enum rc_send_mode mode, struct rc_req **reqp);
-/* MPI_Start of an inactive persistent send or receive of pt2pt's, outside
- * the section at MULTIPLE (the owner's own request): a receive posted onto
- * the stack of receives, a send handed over as above; false (nothing
- * done) for MPI_PROC_NULL and buffered sends, which start inside. */
-bool rc_p2p_start_outside(struct rc_req *req);
+/* May MPI_Start start this persistent send or receive of pt2pt's outside
+ * the section? Not to or from MPI_PROC_NULL, not a buffered send: those
+ * start inside. */
+static inline bool rc_p2p_startable_outside(const struct rc_req *req)
+{
+	return req->peer != MPI_PROC_NULL &&
+	       (req->kind == RC_REQ_RECV ||
+		(req->kind == RC_REQ_SEND && req->mode != RC_SEND_BUFFERED));
+}
+/* MPI_Start of such a request (inactive, startable), outside the section
+ * at MULTIPLE (the owner's own request): a receive posted onto the stack
+ * of receives, a send handed over as above. */
+void rc_p2p_start_outside(struct rc_req *req);
 
 /* MPI_Cancel: a receive still on the posted queue is cancelled at once; a
  * send not yet handed to a transport too; a send whose RTS (or synchronous

@@ -143,14 +143,7 @@ static inline void chain_add(struct rc_req_chain *chain, struct rc_req *req)
  * stack_next): their slots and references go back in the section. */
 static void req_retire(struct rc_req *first, struct rc_req *last)
 {
-	struct rc_inst *inst = first->inst;
-	struct rc_req *head = __atomic_load_n(&inst->retired, __ATOMIC_RELAXED);
-
-	do
-		last->stack_next = head;
-	while (!__atomic_compare_exchange_n(&inst->retired, &head, first, true,
-					    __ATOMIC_RELEASE,
-					    __ATOMIC_RELAXED));
+	rc_req_stack_push(&first->inst->retired, first, last);
 }
 
 void rc_req_chain_retire(struct rc_req_chain *chain)

@@ -131,8 +131,9 @@ struct rc_req {
 	void (*cb)(struct rc_req *req);
 	void *cb_data;
 	struct rc_list link;	/* posted-receive queue, pending list */
-	/* on a lock-free stack: the receives posted outside the section
-	 * (pt2pt/engine.c), later inst->retired (above) */
+	/* on a lock-free stack (rc_req_stack_push): the receives posted and
+	 * the sends handed over outside the section (pt2pt/engine.c), later
+	 * inst->retired (above) */
 	struct rc_req *stack_next;
 
 	/* the operation */
@@ -192,6 +193,20 @@ static inline bool rc_req_done_outside(const struct rc_req *req)
 		       RC_REQ_POOLED &&
 	       req->err == 0 /* RC_OK */;
 }
+/* Push the chain first .. last (linked by stack_next) onto the lock-free
+ * stack *top in one compare-and-swap: any thread. The one that takes the
+ * stack takes it whole (an exchange), so there is no ABA. */
+static inline void rc_req_stack_push(struct rc_req **top, struct rc_req *first,
+				     struct rc_req *last)
+{
+	struct rc_req *head = __atomic_load_n(top, __ATOMIC_RELAXED);
+
+	do
+		last->stack_next = head;
+	while (!__atomic_compare_exchange_n(
+		top, &head, first, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
 /* Requests finished outside the section, to be retired in one push. */
 struct rc_req_chain {
 	struct rc_req *first, *last;
