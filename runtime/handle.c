@@ -142,6 +142,48 @@ void *rc_hpool_get_slow(struct rc_hpool *p, size_t size)
 	return rc_hpool_get(p, size);
 }
 
+unsigned rc_hpool_get_batch(struct rc_hpool *p, size_t size,
+			    struct rc_hobj **first, unsigned n)
+{
+	struct rc_hobj **head = &p->fresh, *o, *last;
+	unsigned k;
+
+	if (p->nquar > p->quarantine) {
+		head = &p->qhead;
+		if (n > p->nquar - p->quarantine)
+			n = p->nquar - p->quarantine;
+		p->nquar -= n;
+		if (!p->nquar)
+			p->qtail = NULL;
+	} else if (!p->fresh) {
+		/* grow by a chunk: one slot now, the rest fresh */
+		o = rc_hpool_get_slow(p, size);
+		if (!o)
+			return 0;
+		o->magic = p->freed;
+		o->next = NULL;
+		*first = o;
+		return 1;
+	}
+	last = *first = *head;
+	for (k = 1; k < n && last->next; k++)
+		last = last->next;
+	*head = last->next;
+	last->next = NULL;
+	return k;
+}
+
+void rc_hpool_put_chain(struct rc_hpool *p, struct rc_hobj *first,
+			struct rc_hobj *last, unsigned n)
+{
+	if (p->qtail)
+		p->qtail->next = first;
+	else
+		p->qhead = first;
+	p->qtail = last;
+	p->nquar += n;
+}
+
 void rc_hpool_predef(struct rc_hpool *p, void *obj)
 {
 	struct rc_hobj *o = obj;
@@ -189,6 +231,25 @@ unsigned rc_hpool_nlive(const struct rc_hpool *p)
 	n = p->ntab - 1 - p->npredef - p->nquar;
 	for (o = p->fresh; o; o = o->next)
 		n--;
+	return n;
+}
+
+unsigned rc_hpool_nlive_scan(const struct rc_hpool *p)
+{
+	unsigned n = 0;
+	uint32_t c, i;
+
+	for (c = 0; c < p->nchunks; c++) {
+		const char *chunk = p->chunks[c];
+
+		for (i = 0; i < HP_CHUNK; i++) {
+			const struct rc_hobj *o =
+				(const void *)(chunk +
+					       (size_t)i * p->slot_size);
+
+			n += o->magic == p->live;
+		}
+	}
 	return n;
 }
 

@@ -171,6 +171,19 @@ static inline void rc_hpool_put(struct rc_hpool *p, void *obj)
 	p->nquar++;
 }
 
+/*
+ * Slots for a cache of p's (the requests' per-thread caches, request.c):
+ * up to n, as get would hand them out (the quarantine kept), linked by
+ * next from *first, none live (tombstones, or magic 0: never used).
+ * Returns how many: 0 when out of memory.
+ */
+unsigned rc_hpool_get_batch(struct rc_hpool *p, size_t size,
+			    struct rc_hobj **first, unsigned n);
+/* Back to the quarantine, in order: n tombstones first .. last, linked by
+ * next (last->next NULL). */
+void rc_hpool_put_chain(struct rc_hpool *p, struct rc_hobj *first,
+			struct rc_hobj *last, unsigned n);
+
 /* Register a predefined (static) object at the next fixed index. */
 void rc_hpool_predef(struct rc_hpool *p, void *obj);
 /* The live object at index idx, or NULL. */
@@ -180,6 +193,11 @@ void *rc_hpool_at(const struct rc_hpool *p, MPI_Fint idx);
 const struct rc_hobj *rc_hpool_slot(const struct rc_hpool *p, MPI_Fint idx);
 /* Objects allocated from p and not freed yet (leak checks). */
 unsigned rc_hpool_nlive(const struct rc_hpool *p);
+/* Slots of p whose header is live, by looking: for a pool whose free
+ * slots may sit outside its lists (the requests' out pool, request.c).
+ * Unlike rc_hpool_nlive, it misses an object killed (rc_hobj_kill) but
+ * not yet freed. */
+unsigned rc_hpool_nlive_scan(const struct rc_hpool *p);
 
 /* A zeroed object of `size` bytes from kind's global pool. */
 void *rc_hobj_new(enum rc_hkind kind, size_t size);

@@ -102,6 +102,10 @@ struct rc_inst {
 	 * serve MPI_Request_f2c */
 	struct rc_hpool req_pool;
 	struct rc_hpool out_pool;
+	/* which instance the threads' caches of out-pool slots hold
+	 * (request.c): unique per rc_req_pool_init; the live instances */
+	uint64_t req_gen;
+	struct rc_inst *req_live_next;
 	/* requests finished outside the section, their slots not yet back
 	 * in their pools (request.h; atomic) */
 	struct rc_req *retired;

@@ -8,9 +8,11 @@
  * request on their own stack instead (it cannot outlive the call, and is
  * never a handle). A pooled request holds a reference on req->comm,
  * released with the request. The requests made outside the critical
- * section have a pool of their own, locked (request.h).
+ * section have a pool of their own, locked (request.h), that each thread
+ * reaches through a small cache of its own (below).
  */
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "comm.h"
@@ -20,15 +22,178 @@
 #include "status.h"
 #include "thread.h"
 
+/* ---- the threads' caches of out-pool slots --------------------------------
+ *
+ * Each thread keeps up to REQ_CACHE slots of one instance's out pool ready
+ * to hand out, and up to as many that it freed, so that the requests made
+ * and freed outside the section take the pool's lock once per REQ_CACHE
+ * rather than once each (and two threads do not pass the lock's cache
+ * line to and fro at every message). Slots move between the pool and a
+ * cache in batches, under the lock (rc_hpool_get_batch, and
+ * rc_hpool_put_chain in the order freed): the pool's quarantine holds as
+ * before. In a cache a slot is not live, so a stale handle to it is
+ * refused (rc_hpool_nlive_scan counts what is live).
+ *
+ * A cache names its instance by address and generation (inst->req_gen,
+ * unique per rc_req_pool_init). It gives its slots back when its thread
+ * exits (cache_key's destructor) or turns to another instance (a
+ * session's), if the instance still lives (cache_insts, under cache_mu),
+ * and otherwise forgets them untouched: rc_hpool_fini freed them.
+ */
+#define REQ_CACHE 16
+
+struct req_cache {
+	struct rc_inst *inst;		  /* whose slots (NULL: none), ... */
+	uint64_t gen;			  /* ... its req_gen then (0: none) */
+	struct rc_hobj *ready;		  /* from the pool, to hand out */
+	struct rc_hobj *gone, *gone_tail; /* freed here, in order */
+	unsigned ngone;
+};
+
+static __thread struct req_cache req_cache
+	__attribute__((tls_model("initial-exec")));
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct rc_inst *cache_insts; /* the live ones, by req_live_next */
+static uint64_t cache_gen;	    /* the last generation given */
+static pthread_key_t cache_key;
+static bool cache_key_ok; /* else a thread's cache is lost as it exits */
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+
+/* Under inst's out-pool lock: c's freed slots back, in the order freed. */
+static void cache_put_gone(struct rc_inst *inst, struct req_cache *c)
+{
+	if (c->gone)
+		rc_hpool_put_chain(&inst->out_pool, c->gone, c->gone_tail,
+				   c->ngone);
+	c->gone = c->gone_tail = NULL;
+	c->ngone = 0;
+}
+
+/* Everything c holds back to its instance if that lives; c empty. */
+static void cache_release(struct req_cache *c)
+{
+	struct rc_inst *i;
+
+	if (!c->inst)
+		return;
+	pthread_mutex_lock(&cache_mu);
+	/* (c->inst compared, not read: it may be gone) */
+	for (i = cache_insts; i; i = i->req_live_next)
+		if (i == c->inst && i->req_gen == c->gen)
+			break;
+	if (i) {
+		rc_lock_hold(&i->out_pool.lock);
+		cache_put_gone(i, c);
+		while (c->ready) {
+			struct rc_hobj *o = c->ready;
+
+			c->ready = o->next;
+			rc_hpool_put(&i->out_pool, o);
+		}
+		rc_lock_release(&i->out_pool.lock);
+	}
+	pthread_mutex_unlock(&cache_mu);
+	memset(c, 0, sizeof(*c));
+}
+
+static void cache_exit(void *c)
+{
+	cache_release(c);
+}
+
+static void cache_key_make(void)
+{
+	cache_key_ok = !pthread_key_create(&cache_key, cache_exit);
+}
+
+static __attribute__((noinline)) struct req_cache *
+cache_adopt(struct req_cache *c, struct rc_inst *inst)
+{
+	cache_release(c);
+	pthread_once(&cache_once, cache_key_make);
+	if (cache_key_ok)
+		pthread_setspecific(cache_key, c);
+	c->inst = inst;
+	c->gen = inst->req_gen;
+	return c;
+}
+
+/* This thread's cache, for inst. */
+static inline struct req_cache *cache_of(struct rc_inst *inst)
+{
+	struct req_cache *c = &req_cache;
+
+	/* (generations are unique: no need to compare inst too) */
+	if (RC_LIKELY(c->gen == inst->req_gen))
+		return c;
+	return cache_adopt(c, inst);
+}
+
+/* Up to REQ_CACHE slots from the pool, the freed ones back in the same
+ * hold of its lock; false when the pool has no memory. */
+static bool cache_fill(struct rc_inst *inst, struct req_cache *c)
+{
+	struct rc_hpool *p = &inst->out_pool;
+
+	rc_lock_hold(&p->lock);
+	cache_put_gone(inst, c);
+	if (!rc_hpool_get_batch(p, sizeof(struct rc_req), &c->ready, REQ_CACHE))
+		c->ready = NULL;
+	rc_lock_release(&p->lock);
+	return c->ready;
+}
+
+static __attribute__((noinline)) void cache_flush(struct rc_inst *inst,
+						  struct req_cache *c)
+{
+	rc_lock_hold(&inst->out_pool.lock);
+	cache_put_gone(inst, c);
+	rc_lock_release(&inst->out_pool.lock);
+}
+
+/* req's slot (released) back to the out pool through this thread. */
+static inline void cache_free(struct rc_inst *inst, struct rc_req *req)
+{
+	struct req_cache *c = cache_of(inst);
+	struct rc_hobj *o = &req->h;
+
+	o->magic = inst->out_pool.freed;
+	o->next = NULL;
+	if (c->gone_tail)
+		c->gone_tail->next = o;
+	else
+		c->gone = o;
+	c->gone_tail = o;
+	if (RC_UNLIKELY(++c->ngone >= REQ_CACHE))
+		cache_flush(inst, c);
+}
+
 void rc_req_pool_init(struct rc_inst *inst)
 {
 	rc_hpool_init(&inst->req_pool, RC_HK_REQ);
 	rc_hpool_init_at(&inst->out_pool, RC_HK_REQ, RC_REQ_OUT_BASE);
+	pthread_mutex_lock(&cache_mu);
+	inst->req_gen = ++cache_gen;
+	inst->req_live_next = cache_insts;
+	cache_insts = inst;
+	pthread_mutex_unlock(&cache_mu);
 }
 
 void rc_req_pool_fini(struct rc_inst *inst)
 {
+	struct rc_inst **pp;
+
 	assert(!inst->retired); /* rc_inst_close reaped them */
+	pthread_mutex_lock(&cache_mu);
+	for (pp = &cache_insts; *pp && *pp != inst; pp = &(*pp)->req_live_next)
+		;
+	assert(*pp);
+	if (*pp)
+		*pp = inst->req_live_next;
+	pthread_mutex_unlock(&cache_mu);
+	/* the other threads' caches forget their slots at their next use */
+	if (req_cache.inst == inst)
+		memset(&req_cache, 0, sizeof(req_cache));
 	rc_hpool_fini(&inst->req_pool);
 	rc_hpool_fini(&inst->out_pool);
 }
@@ -67,13 +232,14 @@ struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind)
 
 struct rc_req *rc_req_alloc_out(struct rc_inst *inst, enum rc_req_kind kind)
 {
+	struct req_cache *c = cache_of(inst);
 	struct rc_req *req;
 
-	rc_lock_hold(&inst->out_pool.lock);
-	req = rc_hpool_get(&inst->out_pool, sizeof(*req));
-	rc_lock_release(&inst->out_pool.lock);
-	if (RC_UNLIKELY(!req))
+	if (RC_UNLIKELY(!c->ready) && !cache_fill(inst, c))
 		return NULL;
+	req = (struct rc_req *)c->ready;
+	c->ready = req->h.next;
+	req->h.magic = inst->out_pool.live;
 	req_init(req, inst, kind);
 	req->flags = RC_REQ_POOLED | RC_REQ_OUT_POOL;
 	if (kind == RC_REQ_SENT)
@@ -118,9 +284,7 @@ void rc_req_free(struct rc_req *req)
 	if (!req_release(req))
 		return;
 	if (RC_UNLIKELY(req->flags & RC_REQ_OUT_POOL)) {
-		rc_lock_hold(&req->inst->out_pool.lock);
-		rc_hpool_put(&req->inst->out_pool, req);
-		rc_lock_release(&req->inst->out_pool.lock);
+		cache_free(req->inst, req);
 		return;
 	}
 	rc_hpool_put(&req->inst->req_pool, req);
@@ -158,7 +322,6 @@ void rc_req_reap(struct rc_inst *inst)
 	/* taken whole: no other thread pops, so no ABA */
 	struct rc_req *req =
 		__atomic_exchange_n(&inst->retired, NULL, __ATOMIC_ACQUIRE);
-	struct rc_req_chain out = {NULL, NULL};
 
 	if (req && !req->stack_next) {
 		/* the usual case: one (MPI_Wait's) */
@@ -171,21 +334,12 @@ void rc_req_reap(struct rc_inst *inst)
 		if (!req_release(req)) {
 			/* not pooled */
 		} else if (req->flags & RC_REQ_OUT_POOL) {
-			chain_add(&out, req);
+			cache_free(inst, req);
 		} else {
 			rc_hpool_put(&inst->req_pool, req);
 		}
 		req = next;
 	}
-	if (!out.first)
-		return;
-	/* the out pool's slots, in order, under one hold of its lock */
-	rc_lock_hold(&inst->out_pool.lock);
-	for (req = out.first; req; req = out.first) {
-		out.first = req->stack_next;
-		rc_hpool_put(&inst->out_pool, req);
-	}
-	rc_lock_release(&inst->out_pool.lock);
 }
 
 /* Free req outside the section: onto chain (NULL: retired at once). */

@@ -15,9 +15,11 @@
  *
  * Requests made outside the section (such sends, and the receives of
  * MPI_Irecv posted outside it, engine.c) come from a pool of their own,
- * inst->out_pool, behind its leaf lock: rc_req_alloc_out outside the
- * section, rc_req_free inside or out (RC_REQ_OUT_POOL says where a request
- * goes back). Every other request comes from inst->req_pool, used inside
+ * inst->out_pool, behind its leaf lock, through a small cache in each
+ * thread that takes and gives back slots in batches (request.c):
+ * rc_req_alloc_out outside the section, rc_req_free inside or out
+ * (RC_REQ_OUT_POOL says where a request goes back). Every other request
+ * comes from inst->req_pool, used inside
  * the section alone and not locked. The out pool's handles are numbered
  * from RC_REQ_OUT_BASE, so MPI_Request_f2c knows which pool to look in
  * (rc_req_f2c_pool).
@@ -158,9 +160,9 @@ struct rc_req *rc_req_alloc(struct rc_inst *inst, enum rc_req_kind kind);
 void rc_req_init_stack(struct rc_req *req, struct rc_inst *inst,
 		       enum rc_req_kind kind);
 void rc_req_free(struct rc_req *req);
-/* A request from inst->out_pool, safe outside the critical section (its
- * lock): kind RC_REQ_SENT is born DONE, any other INACTIVE. NULL when out
- * of memory. */
+/* A request from inst->out_pool, safe outside the critical section (this
+ * thread's cache, refilled under the pool's lock): kind RC_REQ_SENT is
+ * born DONE, any other INACTIVE. NULL when out of memory. */
 struct rc_req *rc_req_alloc_out(struct rc_inst *inst, enum rc_req_kind kind);
 
 #define RC_REQ_OUT_BASE (1u << 30)

@@ -477,7 +477,7 @@ static void *req_pool_thread(void *arg)
 
 START_TEST(request_pool_threads)
 {
-	unsigned before = rc_hpool_nlive(&rc_g.out_pool);
+	unsigned before = rc_hpool_nlive_scan(&rc_g.out_pool);
 	pthread_t th[PT_THREADS];
 
 	/* as in a process with shared-memory peers, where they are made */
@@ -487,7 +487,7 @@ START_TEST(request_pool_threads)
 	threads_join(th);
 	rc_thread_multiple = false;
 	rc_g.send_mt_any = false;
-	ck_assert_uint_eq(rc_hpool_nlive(&rc_g.out_pool), before);
+	ck_assert_uint_eq(rc_hpool_nlive_scan(&rc_g.out_pool), before);
 	ck_assert_int_eq(rc_g.out_pool.lock.word, 0);
 }
 END_TEST
@@ -575,6 +575,106 @@ START_TEST(retired_threads)
 }
 END_TEST
 
+/*
+ * The threads' caches of out-pool slots (request.c). How many slots of p
+ * are off the pool's own lists (quarantine, fresh): live, or in a cache?
+ */
+static unsigned off_pool(const struct rc_hpool *p)
+{
+	const struct rc_hobj *o;
+	unsigned n = p->nquar;
+
+	if (!p->ntab)
+		return 0;
+	for (o = p->fresh; o; o = o->next)
+		n++;
+	return p->ntab - 1 - p->npredef - n;
+}
+
+#define RC_N 200
+static struct rc_inst cache_inst; /* a second instance: its pools only */
+static pthread_barrier_t cache_bar;
+static unsigned cache_off; /* off_pool(rc_g's) before: the main thread's */
+
+/* Make and free n out-pool requests of inst, one at a time; their slots
+ * in slot[]. */
+static void cache_churn(struct rc_inst *inst, struct rc_req *slot[], int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct rc_req *r = rc_req_alloc_out(inst, RC_REQ_SENT);
+		MPI_Fint f;
+
+		ck_assert_ptr_nonnull(r);
+		f = r->h.idx;
+		ck_assert_ptr_eq(rc_hpool_at(&inst->out_pool, f), r);
+		ck_assert_int_eq(r->state, RC_REQ_DONE);
+		rc_req_free(r);
+		/* a tombstone at once, though not back in the pool yet */
+		ck_assert_ptr_null(rc_hpool_at(&inst->out_pool, f));
+		slot[i] = r;
+	}
+}
+
+static void *cache_thread(void *arg)
+{
+	static struct rc_req *slot[RC_N];
+	struct rc_req *held[5];
+	int i, j, q = (int)rc_g.out_pool.quarantine;
+
+	(void)arg;
+	/* a freed slot comes back only after `quarantine` later frees,
+	 * though slots leave and return to the pool in batches */
+	cache_churn(&rc_g, slot, RC_N);
+	for (i = 0; i < RC_N; i++)
+		for (j = i - 1; j >= 0 && j >= i - q; j--)
+			ck_assert_ptr_ne(slot[i], slot[j]);
+	ck_assert_uint_gt(off_pool(&rc_g.out_pool), cache_off); /* here */
+
+	/* turning to another instance gives the first its slots back */
+	cache_churn(&cache_inst, slot, 20);
+	ck_assert_uint_gt(off_pool(&cache_inst.out_pool), 0);
+	held[0] = rc_req_alloc_out(&rc_g, RC_REQ_RECV);
+	ck_assert_ptr_nonnull(held[0]);
+	ck_assert_uint_eq(off_pool(&cache_inst.out_pool), 0);
+	rc_req_free(held[0]);
+
+	/* an instance closed while this cache holds its slots: forgotten,
+	 * not touched (ASan's stage checks) */
+	cache_churn(&cache_inst, slot, 3);
+	pthread_barrier_wait(&cache_bar); /* main: rc_req_pool_fini */
+	pthread_barrier_wait(&cache_bar);
+	for (i = 0; i < 5; i++) {
+		held[i] = rc_req_alloc_out(&rc_g, RC_REQ_SENT);
+		ck_assert_ptr_nonnull(held[i]);
+	}
+	for (i = 0; i < 5; i++)
+		rc_req_free(held[i]);
+	return NULL; /* the cache goes back as the thread exits */
+}
+
+START_TEST(request_cache)
+{
+	unsigned before = rc_hpool_nlive_scan(&rc_g.out_pool);
+	pthread_t th;
+
+	cache_off = off_pool(&rc_g.out_pool);
+	rc_req_pool_init(&cache_inst);
+	ck_assert_int_eq(pthread_barrier_init(&cache_bar, NULL, 2), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, cache_thread, NULL), 0);
+	pthread_barrier_wait(&cache_bar);
+	ck_assert_uint_eq(rc_hpool_nlive_scan(&cache_inst.out_pool), 0);
+	ck_assert_uint_gt(off_pool(&cache_inst.out_pool), 0);
+	rc_req_pool_fini(&cache_inst);
+	pthread_barrier_wait(&cache_bar);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	pthread_barrier_destroy(&cache_bar);
+	ck_assert_uint_eq(off_pool(&rc_g.out_pool), cache_off);
+	ck_assert_uint_eq(rc_hpool_nlive_scan(&rc_g.out_pool), before);
+}
+END_TEST
+
 /* A second pool of one kind numbers its slots from its base: indices of
  * the first pool (or the base itself) name nothing in it. */
 START_TEST(pool_base)
@@ -622,6 +722,7 @@ static Suite *handle_suite(void)
 	tcase_add_test(tc, global_pools_threads);
 	tcase_add_test(tc, request_pool_threads);
 	tcase_add_test(tc, retired_threads);
+	tcase_add_test(tc, request_cache);
 	suite_add_tcase(s, tc);
 	return s;
 }

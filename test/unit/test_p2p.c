@@ -981,7 +981,7 @@ START_TEST(post_outside)
 {
 	struct tw *tw = world_for(_i, 2);
 	struct rc_comm *c0 = tw->inst[0]->world;
-	unsigned before = rc_hpool_nlive(&tw->inst[1]->out_pool);
+	unsigned before = rc_hpool_nlive_scan(&tw->inst[1]->out_pool);
 	struct po_arg a[PO_THREADS];
 	pthread_t th[PO_THREADS];
 	struct rc_req **sreq = calloc(PO_THREADS * PO_PER, sizeof(*sreq));
@@ -1054,7 +1054,7 @@ START_TEST(post_outside)
 	tw_progress(tw);
 	rc_thread_multiple = false;
 	ck_assert_ptr_null(tw->inst[1]->retired);
-	ck_assert_uint_eq(rc_hpool_nlive(&tw->inst[1]->out_pool), before);
+	ck_assert_uint_eq(rc_hpool_nlive_scan(&tw->inst[1]->out_pool), before);
 	free(sreq);
 	tw_free(tw);
 }
@@ -1219,7 +1219,7 @@ START_TEST(send_delegate)
 {
 	struct tw *tw = world_for(_i, 2);
 	struct rc_comm *c1 = tw->inst[1]->world;
-	unsigned before = rc_hpool_nlive(&tw->inst[0]->out_pool);
+	unsigned before = rc_hpool_nlive_scan(&tw->inst[0]->out_pool);
 	struct sd_arg a[SD_THREADS];
 	pthread_t th[SD_THREADS];
 	struct rc_req *rq[SD_THREADS][SD_PER];
@@ -1285,7 +1285,7 @@ START_TEST(send_delegate)
 	rc_cs_unlock(&rc_cs_big);
 	rc_thread_multiple = false;
 	ck_assert_ptr_null(tw->inst[0]->retired);
-	ck_assert_uint_eq(rc_hpool_nlive(&tw->inst[0]->out_pool), before);
+	ck_assert_uint_eq(rc_hpool_nlive_scan(&tw->inst[0]->out_pool), before);
 	ck_assert_uint_eq(tw->inst[0]->procs[1].ndelegated, 0);
 	tw_free(tw);
 }
