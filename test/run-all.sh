@@ -110,10 +110,11 @@ stage_tsan() {
 	 CK_FORK=no CK_RUN_CASE=send_delegate test/unit/test_p2p || exit 1
 	 # the UD handshake's agent thread, over the fakes
 	 CK_FORK=no CK_RUN_CASE=agent test/unit/test_verbs || exit 1
-	 # every phase at 2-4 ranks x 2-4 threads, the two-copy path included
+	 # every phase at 2-8 ranks x 2-8 threads, the two-copy path included
 	 CASE_TIMEOUT=240 top_builddir=. srcdir="$top" \
-		"$top/test/jobs/thr.test" all_2x2 all_3x3 mprobe_4x3 coll_4x4 \
-		dup_4 p2p_2x4 p2p_4x2_no_cma order_3x3_ring sendout_3 doneout_3)
+		"$top/test/jobs/thr.test" all_2x2 all_3x3 all_2x8 all_8x2 \
+		mprobe_4x3 coll_4x4 dup_4 p2p_2x4 p2p_4x2_no_cma \
+		order_3x3_ring sendout_3 doneout_3)
 }
 
 stage_clang() {
