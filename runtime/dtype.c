@@ -354,9 +354,7 @@ static void dt_contents_free(struct rc_dt_contents *c)
 static void dt_destroy(struct rc_dtype *dt)
 {
 	dt_contents_free(dt->contents);
-	free(dt->blocks);
-	free(dt->boff);
-	free(dt->sig);
+	free(dt->flat);
 	rc_attr_discard(&dt->attrs); /* MPI_Type_free deleted them */
 	rc_hobj_free(RC_HK_DTYPE, dt);
 }
@@ -419,17 +417,35 @@ void rc_dt_set_contents(struct rc_dtype *dt, int combiner,
 
 /* ---- flattening --------------------------------------------------------- */
 
+/* The type map being built: on the stack while it is small (most types),
+ * on the heap beyond; dt_finish installs it in one allocation. */
+#define DT_FLAT_INL 8
+
 struct dt_flat {
 	struct rc_dt_block *b;
 	size_t nb, cb;
 	struct rc_dt_sig *s;
 	size_t ns, cs;
 	int err;
+	struct rc_dt_block b_inl[DT_FLAT_INL];
+	struct rc_dt_sig s_inl[DT_FLAT_INL];
 };
 
-static int dt_grow(void **p, size_t *cap, size_t need, size_t esz)
+static void dt_flat_init(struct dt_flat *f)
 {
-	size_t ncap = *cap ? *cap : 8;
+	f->b = f->b_inl;
+	f->s = f->s_inl;
+	f->nb = f->ns = 0;
+	f->cb = f->cs = DT_FLAT_INL;
+	f->err = 0;
+}
+
+/* Room for need entries of esz bytes in *p (inl: its array on the
+ * stack, left in place) */
+static int dt_grow(void **p, size_t *cap, size_t need, size_t esz,
+		   const void *inl)
+{
+	size_t ncap = *cap;
 	void *np;
 
 	while (ncap < need) {
@@ -437,11 +453,46 @@ static int dt_grow(void **p, size_t *cap, size_t need, size_t esz)
 			return RC_ERR_NOMEM;
 		ncap *= 2;
 	}
-	np = realloc(*p, ncap * esz);
+	if (*p == inl) {
+		np = malloc(ncap * esz);
+		if (np)
+			memcpy(np, inl, *cap * esz);
+	} else {
+		np = realloc(*p, ncap * esz);
+	}
 	if (!np)
 		return RC_ERR_NOMEM;
 	*p = np;
 	*cap = ncap;
+	return RC_OK;
+}
+
+static void dt_flat_free(struct dt_flat *f)
+{
+	if (f->b != f->b_inl)
+		free(f->b);
+	if (f->s != f->s_inl)
+		free(f->s);
+}
+
+/* dt's blocks, boff and sig arrays for nb blocks and ns signature runs,
+ * in one allocation (dt->flat); boff not filled in. */
+static int dt_flat_alloc(struct rc_dtype *dt, size_t nb, size_t ns)
+{
+	size_t bsz = nb * sizeof(*dt->blocks), osz = nb * sizeof(*dt->boff);
+	char *mem;
+
+	if (!nb && !ns)
+		return RC_OK;
+	mem = malloc(bsz + osz + ns * sizeof(*dt->sig));
+	if (!mem)
+		return RC_ERR_NOMEM;
+	dt->flat = mem;
+	dt->blocks = nb ? (void *)mem : NULL;
+	dt->boff = nb ? (void *)(mem + bsz) : NULL;
+	dt->sig = ns ? (void *)(mem + bsz + osz) : NULL;
+	dt->nblocks = nb;
+	dt->nsig = ns;
 	return RC_OK;
 }
 
@@ -462,7 +513,7 @@ static inline void dt_flat_block(struct dt_flat *f, ptrdiff_t disp,
 	}
 	if (f->nb == f->cb) {
 		f->err = dt_grow((void **)&f->b, &f->cb, f->nb + 1,
-				 sizeof(*f->b));
+				 sizeof(*f->b), f->b_inl);
 		if (f->err)
 			return;
 	}
@@ -482,7 +533,7 @@ static inline void dt_flat_sig(struct dt_flat *f, enum rc_basic basic,
 	}
 	if (f->ns == f->cs) {
 		f->err = dt_grow((void **)&f->s, &f->cs, f->ns + 1,
-				 sizeof(*f->s));
+				 sizeof(*f->s), f->s_inl);
 		if (f->err)
 			return;
 	}
@@ -556,45 +607,31 @@ static void dt_calc_regular(struct rc_dtype *dt)
 	dt->flags |= RC_DT_REGULAR;
 }
 
-/* Install the flattened arrays into dt (shrunk to size) and the derived
- * fields; consumes f. */
+/* Install the flattened arrays into dt (dt_flat_alloc: one allocation,
+ * exactly their size) and the derived fields; consumes f. */
 static int dt_finish(struct rc_dtype *dt, struct dt_flat *f)
 {
 	size_t i, off = 0;
+	int err = f->err;
 
-	if (f->err)
-		goto err;
-	if (f->nb) {
-		dt->blocks = realloc(f->b, f->nb * sizeof(*f->b));
-		if (!dt->blocks)
-			dt->blocks = f->b;
-		f->b = NULL;
-		dt->boff = malloc(f->nb * sizeof(*dt->boff));
-		if (!dt->boff) {
-			f->err = RC_ERR_NOMEM;
-			goto err;
-		}
-		for (i = 0; i < f->nb; i++) {
-			dt->boff[i] = off;
-			off += dt->blocks[i].len;
-		}
+	if (!err)
+		err = dt_flat_alloc(dt, f->nb, f->ns);
+	if (err)
+		goto out;
+	if (f->nb)
+		memcpy(dt->blocks, f->b, f->nb * sizeof(*f->b));
+	if (f->ns)
+		memcpy(dt->sig, f->s, f->ns * sizeof(*f->s));
+	for (i = 0; i < f->nb; i++) {
+		dt->boff[i] = off;
+		off += dt->blocks[i].len;
 	}
-	dt->nblocks = f->nb;
-	if (f->ns) {
-		dt->sig = realloc(f->s, f->ns * sizeof(*f->s));
-		if (!dt->sig)
-			dt->sig = f->s;
-		f->s = NULL;
-	}
-	dt->nsig = f->ns;
 	assert(off == dt->size);
 	dt->dalign = dt_calc_dalign(dt);
 	dt_calc_regular(dt);
-	return RC_OK;
-err:
-	free(f->b);
-	free(f->s);
-	return f->err;
+out:
+	dt_flat_free(f);
+	return err;
 }
 
 static struct rc_dtype *dt_alloc(int combiner)
@@ -697,7 +734,7 @@ static int dt_bounds_add(struct dt_bounds *bd, const struct rc_dtype *t,
 
 static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 {
-	struct dt_flat f = { 0 };
+	struct dt_flat f;
 	struct dt_bounds bd = { 0 };
 	struct rc_dtype *dt;
 	const struct rc_dtype *t;
@@ -709,6 +746,7 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 	dt = dt_alloc(d->combiner);
 	if (!dt)
 		return RC_ERR_NOMEM;
+	dt_flat_init(&f);
 	dt->basic = RC_BASIC_NONE;
 	for (i = 0; i < d->count; i++) {
 		t = desc_type(d, i);
@@ -770,8 +808,7 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 	return RC_OK;
 
 err_free:
-	free(f.b);
-	free(f.s);
+	dt_flat_free(&f);
 	rc_hobj_free(RC_HK_DTYPE, dt);
 	return ret;
 }
@@ -904,23 +941,15 @@ static int dt_copy(const struct rc_dtype *old, int combiner,
 	dt->nbasic = old->nbasic;
 	dt->align = old->align;
 	dt->dalign = old->dalign;
-	dt->nblocks = old->nblocks;
-	dt->nsig = old->nsig;
+	if (dt_flat_alloc(dt, old->nblocks, old->nsig))
+		goto err_free;
 	if (old->nblocks) {
-		dt->blocks = malloc(old->nblocks * sizeof(*dt->blocks));
-		dt->boff = malloc(old->nblocks * sizeof(*dt->boff));
-		if (!dt->blocks || !dt->boff)
-			goto err_free;
 		memcpy(dt->blocks, old->blocks,
 		       old->nblocks * sizeof(*dt->blocks));
 		memcpy(dt->boff, old->boff, old->nblocks * sizeof(*dt->boff));
 	}
-	if (old->nsig) {
-		dt->sig = malloc(old->nsig * sizeof(*dt->sig));
-		if (!dt->sig)
-			goto err_free;
+	if (old->nsig)
 		memcpy(dt->sig, old->sig, old->nsig * sizeof(*dt->sig));
-	}
 	*newp = dt;
 	return RC_OK;
 
@@ -1377,7 +1406,7 @@ int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_block *blocks,
 		      struct rc_dtype **newp)
 {
 	size_t esize = basic ? rc_basic_size(basic) : 1, i, size = 0;
-	struct dt_flat f = { 0 };
+	struct dt_flat f;
 	struct rc_dtype *dt;
 	int ret;
 
@@ -1386,6 +1415,7 @@ int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_block *blocks,
 	dt = dt_alloc(MPI_COMBINER_HINDEXED);
 	if (!dt)
 		return RC_ERR_NOMEM;
+	dt_flat_init(&f);
 	dt->true_lb = nblocks ? blocks[0].disp : 0;
 	dt->true_ub = dt->true_lb;
 	for (i = 0; i < nblocks; i++) {
@@ -1419,8 +1449,7 @@ int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_block *blocks,
 	return RC_OK;
 
 err_free:
-	free(f.b);
-	free(f.s);
-	free(dt);
+	dt_flat_free(&f);
+	rc_hobj_free(RC_HK_DTYPE, dt);
 	return ret;
 }

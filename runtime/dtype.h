@@ -176,6 +176,8 @@ struct rc_dtype {
 	ptrdiff_t rstride;	/* RC_DT_REGULAR: disp[i + 1] - disp[i] */
 	size_t nsig;		/* type signature, run-length coded */
 	struct rc_dt_sig *sig;
+	void *flat;		/* derived: the one allocation that holds
+				 * blocks, boff and sig (dtype.c) */
 	size_t nbasic;		/* basic elements in one element */
 	size_t align;		/* largest alignment of the basic types in it */
 	size_t dalign;		/* power of two dividing every block disp and
