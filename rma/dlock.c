@@ -75,6 +75,12 @@
 #define DL_PAUSE_MAX 16e-6
 #define DL_PLACE_MAX 16
 
+/* A wait this long is reported (dl_tell): no lock is held that long by
+ * a correct program's peers in our tests, and a lock word that never
+ * turns to a ticket is a defect somewhere (issue 15's rare two-VM
+ * time-out of rma_counter: the report says which counter stopped). */
+double rma_dl_tell_after = 20;
+
 /* what a holder word says (high byte; 0: nothing). An exclusive holder
  * keeps WAIT_EX|k: granted or not, it is released when write is k. */
 enum { HS_WAIT_SH = 1, HS_WAIT_EX, HS_SH };
@@ -343,6 +349,7 @@ static void dl_done(struct rc_tp_rdma *rd, int status)
 		dl_carry(dl, incr, v);
 		break;
 	case DT_TICKET:
+		dl->seen = v;
 		dl->ticket = rma_dl_field(v, RMA_DL_NEXT);
 		dl->st = DS_WAIT;
 		head = dl_turn(dl, v);
@@ -361,6 +368,7 @@ static void dl_done(struct rc_tp_rdma *rd, int status)
 		dl->polling = false;
 		if (dl->st != DS_WAIT)
 			break;
+		dl->seen = v;
 		head = dl_turn(dl, v);
 		if (same_ticket(head, dl->ticket))
 			dl_granted(dl);
@@ -488,10 +496,36 @@ void rma_dlock_take(struct rc_win *win, int t)
 	dl->st = DS_TICKET;
 	dl->pause = 0;
 	dl->poll_at = 0;
+	dl->since = rma_now();
+	dl->seen = 0;
+	dl->told = false;
 	/* the ticket and the turns in one round trip: when nobody is ahead,
 	 * that is the grant */
 	dl_add(dl, RMA_DL_LOCK, DL_ONE(RMA_DL_NEXT), DT_TICKET);
 	dl_kick(dl);
+}
+
+/* A wait past rma_dl_tell_after: what this side knows, once. */
+static void dl_tell(const struct rma_dlock *dl, double now)
+{
+	uint64_t v = dl->seen;
+	int i, out = 0, posted = 0;
+
+	for (i = 0; i < RMA_DL_OPS; i++) {
+		out += dl->op[i].seq != 0;
+		posted += dl->op[i].seq && dl->op[i].posted;
+	}
+	rc_log_warn(
+		"window %u: waiting %.0f s for the %s lock at rank %d: "
+		"ticket %llu; the lock word as last read: next %llu, "
+		"write %llu, read %llu%s; %d lock operations out, %d "
+		"posted",
+		dl->win->id, now - dl->since, dl->excl ? "exclusive" : "shared",
+		dl->t, (unsigned long long)dl->ticket,
+		(unsigned long long)rma_dl_field(v, RMA_DL_NEXT),
+		(unsigned long long)rma_dl_field(v, RMA_DL_WRITE),
+		(unsigned long long)rma_dl_field(v, RMA_DL_READ),
+		dl->polling ? " (a read of it still out)" : "", out, posted);
 }
 
 bool rma_dlock_granted(struct rc_win *win, int t, int *err)
@@ -499,14 +533,21 @@ bool rma_dlock_granted(struct rc_win *win, int t, int *err)
 	struct rma_dlock *dl = win->tg[t].dl;
 	int i;
 
-	if (dl->st == DS_WAIT && !dl->polling && !dl->err) {
+	if (dl->st == DS_WAIT && !dl->err) {
 		double now = rma_now();
 
-		if (dl->poll_at < 0)
-			dl->poll_at = now - dl->poll_at;
-		if (now >= dl->poll_at) {
-			dl_poll(dl);
-			dl_scan(dl); /* (when some member died) */
+		if (!dl->polling) {
+			if (dl->poll_at < 0)
+				dl->poll_at = now - dl->poll_at;
+			if (now >= dl->poll_at) {
+				dl_poll(dl);
+				dl_scan(dl); /* (when some member died) */
+			}
+		}
+		if (RC_UNLIKELY(!dl->told &&
+				now - dl->since > rma_dl_tell_after)) {
+			dl->told = true;
+			dl_tell(dl, now);
 		}
 	}
 	dl_kick(dl);

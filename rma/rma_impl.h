@@ -276,6 +276,9 @@ struct rma_dlock {
 	double poll_at;	/* the next poll's time; < 0: that far from now */
 	uint64_t ticket;
 	uint64_t hval;	/* our holder word there, as we last made it */
+	double since;	/* when we asked for the lock */
+	uint64_t seen;	/* the lock word as our ticket or last poll read it */
+	bool told;	/* this wait's report made (dlock.c dl_tell) */
 	int err;
 	/* repairs: one dead member's holder word at a time */
 	int scan_o;	/* next member to look at */
@@ -664,8 +667,10 @@ int rma_dlock_expose(struct rc_win *win, struct rc_tp *tp, uint64_t *addr,
 void rma_dlock_close(struct rc_win *win);
 /* Lock target t (win->tg[t].lock says how): take a ticket. */
 void rma_dlock_take(struct rc_win *win, int t);
-/* Is the lock at t ours yet? Repairs what dead members left meanwhile. */
+/* Is the lock at t ours yet? Repairs what dead members left meanwhile;
+ * a wait past rma_dl_tell_after seconds is reported once, on stderr. */
 bool rma_dlock_granted(struct rc_win *win, int t, int *err);
+extern double rma_dl_tell_after; /* 20 s (a unit test lowers it) */
 /* Give the lock at t back (every operation on it complete). */
 void rma_dlock_release(struct rc_win *win, int t);
 /* Everything of ours at t posted (after a release: the lock is on its

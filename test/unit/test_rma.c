@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "api.h"
 #include "dtype.h"
 #include "op.h"
@@ -1373,6 +1374,65 @@ END_TEST
 
 /* The target's queue: a waiting exclusive request is not overtaken by
  * shared ones that come after it; shared ones in a row go together. */
+/*
+ * A wait for a device lock past rma_dl_tell_after is reported once, on
+ * stderr, with the ticket and the lock word's counters as last read
+ * (dlock.c dl_tell): rank 1 holds the exclusive lock at rank 0, rank 2
+ * waits behind it with the threshold at 0 s.
+ */
+START_TEST(lock_wait_told)
+{
+	struct rw *rw = rw_open(3, _i, FLAVOR_OF(_i), 64, 1);
+	char path[] = "/tmp/rc_told_XXXXXX", buf[4096];
+	const double keep = rma_dl_tell_after;
+	const char *p;
+	struct rc_req *req[2];
+	int fd, saved, k, told = 0;
+	ssize_t n;
+
+	if (!rw->w[0]->dev_atomic)
+		goto out;
+	req[0] = rw_lock(rw, 1, MPI_LOCK_EXCLUSIVE, 0);
+	tw_wait(rw->tw, req[0]);
+	ck_assert_int_eq(req[0]->err, RC_OK);
+	rc_req_free(req[0]);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	saved = dup(STDERR_FILENO);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+	rma_dl_tell_after = 0;
+	req[1] = rw_lock(rw, 2, MPI_LOCK_EXCLUSIVE, 0);
+	for (k = 0; k < 2000; k++)
+		tw_progress(rw->tw);
+	rma_dl_tell_after = keep;
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	ck_assert(!rc_req_done(req[1]));
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	buf[n] = 0;
+	ck_assert_msg(strstr(buf, "for the exclusive lock at rank 0: "
+				  "ticket 1; the lock word as last read: "),
+		      "%s", buf);
+	ck_assert_msg(strstr(buf, ", write 0, read 0;"), "%s", buf);
+	for (p = buf; (p = strstr(p, "waiting")); p++)
+		told++;
+	ck_assert_int_eq(told, 1);
+	/* and the wait ends as before */
+	rw_unlock(rw, 1, 0);
+	tw_wait(rw->tw, req[1]);
+	ck_assert_int_eq(req[1]->err, RC_OK);
+	rc_req_free(req[1]);
+	rw_unlock(rw, 2, 0);
+	rw_settle(rw);
+out:
+	rw_close(rw);
+}
+END_TEST
+
 START_TEST(lock_queue_fair)
 {
 	struct rw *rw = rw_open(4, _i, FLAVOR_OF(_i), 64, 1);
@@ -2646,6 +2706,7 @@ static Suite *rma_suite(void)
 	ACASE(counter_exclusive_lock);
 	ACASE(counter_mixed_locks);
 	ACASE(lock_queue_fair);
+	ACASE(lock_wait_told);
 	ACASE(passive_flushes);
 	ACASE(failure_lock_holder);
 	ACASE(failure_lock_shared);
