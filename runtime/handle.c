@@ -173,17 +173,6 @@ unsigned rc_hpool_get_batch(struct rc_hpool *p, size_t size,
 	return k;
 }
 
-void rc_hpool_put_chain(struct rc_hpool *p, struct rc_hobj *first,
-			struct rc_hobj *last, unsigned n)
-{
-	if (p->qtail)
-		p->qtail->next = first;
-	else
-		p->qhead = first;
-	p->qtail = last;
-	p->nquar += n;
-}
-
 void rc_hpool_predef(struct rc_hpool *p, void *obj)
 {
 	struct rc_hobj *o = obj;

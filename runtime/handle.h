@@ -156,6 +156,20 @@ static inline void *rc_hpool_get(struct rc_hpool *p, size_t size)
 	return o;
 }
 
+/* The chain first .. last (linked by next, last->next NULL) at the back
+ * of the list *head .. *tail. */
+static inline void rc_hobj_chain_add(struct rc_hobj **head,
+				     struct rc_hobj **tail,
+				     struct rc_hobj *first,
+				     struct rc_hobj *last)
+{
+	if (*tail)
+		(*tail)->next = first;
+	else
+		*head = first;
+	*tail = last;
+}
+
 /* The object is gone: tombstone, to the back of the quarantine. */
 static inline void rc_hpool_put(struct rc_hpool *p, void *obj)
 {
@@ -163,12 +177,17 @@ static inline void rc_hpool_put(struct rc_hpool *p, void *obj)
 
 	o->magic = p->freed;
 	o->next = NULL;
-	if (p->qtail)
-		p->qtail->next = o;
-	else
-		p->qhead = o;
-	p->qtail = o;
+	rc_hobj_chain_add(&p->qhead, &p->qtail, o, o);
 	p->nquar++;
+}
+
+/* Back to the quarantine, in order: n tombstones first .. last, linked by
+ * next (last->next NULL). */
+static inline void rc_hpool_put_chain(struct rc_hpool *p, struct rc_hobj *first,
+				      struct rc_hobj *last, unsigned n)
+{
+	rc_hobj_chain_add(&p->qhead, &p->qtail, first, last);
+	p->nquar += n;
 }
 
 /*
@@ -179,10 +198,6 @@ static inline void rc_hpool_put(struct rc_hpool *p, void *obj)
  */
 unsigned rc_hpool_get_batch(struct rc_hpool *p, size_t size,
 			    struct rc_hobj **first, unsigned n);
-/* Back to the quarantine, in order: n tombstones first .. last, linked by
- * next (last->next NULL). */
-void rc_hpool_put_chain(struct rc_hpool *p, struct rc_hobj *first,
-			struct rc_hobj *last, unsigned n);
 
 /* Register a predefined (static) object at the next fixed index. */
 void rc_hpool_predef(struct rc_hpool *p, void *obj);

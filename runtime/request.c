@@ -137,8 +137,8 @@ static bool cache_fill(struct rc_inst *inst, struct req_cache *c)
 
 	rc_lock_hold(&p->lock);
 	cache_put_gone(inst, c);
-	if (!rc_hpool_get_batch(p, sizeof(struct rc_req), &c->ready, REQ_CACHE))
-		c->ready = NULL;
+	/* (c->ready is NULL: left so when the pool has no memory) */
+	rc_hpool_get_batch(p, sizeof(struct rc_req), &c->ready, REQ_CACHE);
 	rc_lock_release(&p->lock);
 	return c->ready;
 }
@@ -159,11 +159,7 @@ static inline void cache_free(struct rc_inst *inst, struct rc_req *req)
 
 	o->magic = inst->out_pool.freed;
 	o->next = NULL;
-	if (c->gone_tail)
-		c->gone_tail->next = o;
-	else
-		c->gone = o;
-	c->gone_tail = o;
+	rc_hobj_chain_add(&c->gone, &c->gone_tail, o, o);
 	if (RC_UNLIKELY(++c->ngone >= REQ_CACHE))
 		cache_flush(inst, c);
 }
