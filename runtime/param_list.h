@@ -129,6 +129,10 @@ RC_PARAM(VERBS_MAX_RDMA, INT, "4", 1, 64, "verbs",
 	 "rendezvous chunks in flight per request")
 RC_PARAM(VERBS_RD_ATOM, INT, "16", 1, 255, "verbs",
 	 "RDMA READs in flight per QP")
+RC_PARAM(VERBS_RD_FENCE, INT, "auto", 0, 1, "verbs",
+	 "post nothing behind an RDMA READ or atomic on a QP to another "
+	 "device until it completes (auto: on Soft-RoCE, whose completer "
+	 "can lose such a result after a retransmission)")
 RC_PARAM(VERBS_TIMEOUT, INT, "18", 1, 31, "verbs",
 	 "QP local ACK timeout (4.096 us * 2^N)")
 RC_PARAM(VERBS_RETRY, INT, "6", 0, 7, "verbs", "QP transport retries")

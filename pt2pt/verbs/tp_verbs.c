@@ -455,9 +455,65 @@ int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p)
 	return p->sq ? RC_OK : RC_ERR_NOMEM;
 }
 
+/*
+ * The READ and atomic fence (RCMPI_VERBS_RD_FENCE).
+ *
+ * Soft-RoCE's completer (rxe_comp.c, Linux 6.1 and later as we read it)
+ * can complete an RDMA READ or an atomic successfully without writing
+ * its data, in two ways:
+ *  - a plain ACK carrying the READ's or atomic's PSN completes it
+ *    (check_ack takes any ACK for the WQE it names, COMPST_WRITE_SEND ->
+ *    COMPST_COMP_ACK). The responder sends one when a duplicate SEND or
+ *    WRITE arrives after the READ or atomic ran: it acknowledges again
+ *    up to the last PSN it executed. A resend brings such a duplicate
+ *    whenever the answer to the READ or atomic was lost while a SEND or
+ *    WRITE before it was not yet acknowledged: the requester resends
+ *    both;
+ *  - a response behind the completer's expected PSN that is the last of
+ *    the oldest pending WQE completes it as an acknowledgement
+ *    (check_psn's COMPST_COMP_ACK), with no copy; the expected PSN moves
+ *    past a pending READ or atomic when a request behind it was lost and
+ *    the next one arrived (the responder's sequence NAK "acknowledges"
+ *    everything before).
+ * The result buffer keeps what it held: a fetch-and-add's old value or a
+ * get's bytes, silently wrong. (Two VMs whose link lost, duplicated and
+ * delayed frames: a lock ticket read as the old value of a holder word,
+ * every rank behind it waiting for ever, issue 15's rare two-VM
+ * rma_counter time-out; and two fetch-and-adds with one old value.)
+ *
+ * So on such a device a READ or atomic to another device goes alone: it
+ * waits until every earlier WR of its QP has completed, and nothing more
+ * is posted on the QP until it completes (vb_sq_room counts sq_fence,
+ * the whole queue). Over a link that keeps frames in order that closes
+ * both ways; a link that reorders frames (delaying an old duplicate past
+ * the READ or atomic) can still hit the first. Ranks on one device talk
+ * through its loopback, which loses nothing: no fence there. On other
+ * devices RCMPI_VERBS_RD_FENCE=1 turns it on, =0 off everywhere.
+ */
+bool vb_rd_fence_wanted(const struct vb_tp *vt)
+{
+	if (vt->prm.rd_fence >= 0)
+		return vt->prm.rd_fence;
+	/* (rxe's vendor ID; a renamed rxe device keeps it) */
+	return vt->dattr.vendor_id == 0xffffff ||
+	       !strncmp(vt->dev_name, "rxe", 3);
+}
+
+void vb_peer_fence_init(struct vb_tp *vt, struct vb_peer *p,
+			const struct vb_addr *pa)
+{
+	bool same =
+		pa && pa->guid == vt->dattr.node_guid && pa->port == vt->port;
+
+	p->sq_fence = 0;
+	p->rd_fence = vt->rd_fence && !same ? vt->prm.sq_size : 0;
+	vt->n_fenced += p->rd_fence != 0;
+}
+
 void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
 		       uint64_t slot_addr, uint32_t slot_rkey)
 {
+	vb_peer_fence_init(vt, p, vb_peer_addr(vt, p->wrank, true));
 	vb_tx_init(&p->tx, tx_credits);
 	p->credit_raddr =
 		slot_addr + (uint64_t)vt->inst->rank * 2 * sizeof(uint64_t);
@@ -579,6 +635,7 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 	}
 
 	vt->inline_max = vt->prm.inline_max;
+	vt->rd_fence = vb_rd_fence_wanted(vt);
 	vt->tp.max_am = (vt->prm.eager_limit + 64 + 63) & ~(size_t)63;
 	if (vt->tp.max_am < 128)
 		vt->tp.max_am = 128;
@@ -778,6 +835,7 @@ static bool atomic_connect(struct vb_tp *vt, struct vb_peer *p)
 	if (!pa || pa->nqpn <= (uint32_t)vt->inst->rank ||
 	    !pa->qpn[vt->inst->rank] || vb_qp_connect(vt, p, pa))
 		return false;
+	vb_peer_fence_init(vt, p, pa);
 	p->state = VB_PEER_CONNECTED;
 	vt->natomic++;
 	return true;
@@ -1108,6 +1166,14 @@ static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 		return peer_not_ready(vt, p);
 	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail))
 		return vb_again(vt);
+	if (RC_UNLIKELY(p->rd_fence) && kind != VB_SWR_WRITE &&
+	    p->sq_head != p->sq_tail) {
+		/* fenced: alone on the QP (vb_rd_fence_wanted); unsignaled
+		 * WRs retire with a signaled one, so ask for one */
+		if (p->unsig)
+			post_credit(vt, p, true);
+		return vb_again(vt);
+	}
 	sge.addr = (uintptr_t)local;
 	sge.length = len;
 	if (lh) {
@@ -1133,6 +1199,8 @@ static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 	ret = sq_post(vt, p, wr, kind, op, true);
 	if (RC_UNLIKELY(ret))
 		return ret;
+	if (kind != VB_SWR_WRITE)
+		p->sq_fence = p->rd_fence; /* (vb_rd_fence_wanted) */
 	if (b) {
 		vt->bounce = b->next;
 		vt->nbounce--;
@@ -1346,6 +1414,8 @@ static void swr_done(struct vb_tp *vt, struct vb_peer *p, struct vb_swr s,
 		struct vb_buf *b = op->tp_buf;
 
 		p->nrdma--;
+		if (s.kind != VB_SWR_WRITE)
+			p->sq_fence = 0; /* (the only one out: fenced) */
 		if (b) { /* (vb_post_rdma's bounce) */
 			if (op->tp_dst && status == IBV_WC_SUCCESS)
 				memcpy(op->tp_dst, b->data, op->len);
@@ -1818,12 +1888,14 @@ static void vb_close(struct rc_tp *tp)
 			     "%lu, misses %lu, invalidated %lu, evicted %lu, "
 			     "uncached %lu; eager-ring messages received %lu; "
 			     "credits taken back %lu (asked %lu times), given "
-			     "back %lu; eager rings taken back %lu",
+			     "back %lu; eager rings taken back %lu; peers "
+			     "with READs and atomics fenced %u",
 			     vt->n_inline, vt->n_bounce, vt->n_ring, vt->n_rdma,
 			     vt->n_credit_writes, vt->n_atomic, vt->n_again,
 			     st.hits, st.misses, st.invalidated, st.evicted,
 			     st.uncached, vt->n_ring_rx, vt->pool.taken,
-			     vt->n_reclaim, vt->n_returned, vt->n_unring);
+			     vt->n_reclaim, vt->n_returned, vt->n_unring,
+			     vt->n_fenced);
 		vb_mem_log(vt);
 	}
 	vb_teardown(vt);

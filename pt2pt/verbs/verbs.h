@@ -53,6 +53,7 @@ struct vb_params {
 	size_t rdma_chunk;     /* RDMA_CHUNK */
 	unsigned max_rdma;     /* MAX_RDMA: chunks in flight per request */
 	unsigned rd_atom;      /* RD_ATOM: RDMA READs in flight per QP */
+	int rd_fence;	       /* RD_FENCE: 1, 0, -1: auto (vb_rd_fence) */
 	unsigned timeout, retry, rnr_retry;
 	bool rcache;
 	size_t rcache_entries, rcache_bytes;
@@ -145,6 +146,9 @@ struct vb_peer {
 	struct vb_swr *sq; /* sq_size slots */
 	uint32_t sq_head;  /* WRs posted */
 	uint32_t sq_tail;  /* WRs known complete */
+	uint32_t sq_fence; /* sq_size while a fenced READ or atomic is out,
+			    * else 0: vb_sq_room counts it (vb_rd_fence) */
+	uint32_t rd_fence; /* what sq_fence becomes at a READ or atomic */
 	uint32_t unsig;	   /* unsignaled WRs since the last signaled */
 	uint32_t nrdma;	   /* get/put outstanding */
 	struct vb_tx_credit tx;
@@ -242,6 +246,7 @@ struct vb_tp {
 	struct ibv_mr *slots_mr;
 	uint32_t scq_avail;  /* signaled send WRs the CQ can still take */
 	unsigned inline_max; /* what the QPs really support */
+	bool rd_fence;	     /* fence READs and atomics (vb_rd_fence) */
 
 	/* peers */
 	struct vb_peer *peers; /* by world rank */
@@ -275,6 +280,7 @@ struct vb_tp {
 	unsigned long n_inline, n_bounce, n_rdma, n_credit_writes, n_again;
 	unsigned long n_atomic, n_ring, n_ring_rx;
 	unsigned long n_reclaim, n_returned; /* asked back; given back */
+	unsigned n_fenced; /* peers whose READs and atomics are fenced */
 };
 
 /* What this process holds for verbs, against the peers it talks to
@@ -300,7 +306,8 @@ void vb_mem_get(const struct vb_tp *vt, struct vb_mem *m);
 static inline bool vb_sq_room(const struct vb_tp *vt, const struct vb_peer *p,
 			      unsigned reserve)
 {
-	return p->sq_head - p->sq_tail + reserve < vt->prm.sq_size;
+	return p->sq_head - p->sq_tail + reserve + p->sq_fence <
+	       vt->prm.sq_size;
 }
 
 /* Post wr on p's QP as one send-queue slot of the given kind (obj: what
@@ -415,6 +422,11 @@ int vb_ud_agent_step(struct vb_tp *vt);
 const struct vb_addr *vb_peer_addr(struct vb_tp *vt, int w, bool quiet);
 /* CLOCK_MONOTONIC in seconds */
 double vb_now(void);
+/* The READ and atomic fence (tp_verbs.c): wanted on this device; a
+ * connected peer's (pa: its address, NULL if unknown: fenced). */
+bool vb_rd_fence_wanted(const struct vb_tp *vt);
+void vb_peer_fence_init(struct vb_tp *vt, struct vb_peer *p,
+			const struct vb_addr *pa);
 void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
 		       uint64_t slot_addr, uint32_t slot_rkey);
 void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)

@@ -150,7 +150,7 @@ enum vb_wiring vb_wiring_asked(int nranks)
 int vb_params_read(struct vb_params *p, int nranks)
 {
 	enum vb_wiring wire = vb_wiring_asked(nranks);
-	long gid;
+	long gid, v;
 	int ret;
 
 	memset(p, 0, sizeof(*p));
@@ -189,6 +189,10 @@ int vb_params_read(struct vb_params *p, int nranks)
 	p->rdma_chunk = (size_t)rc_param_int(RC_P_VERBS_RDMA_CHUNK);
 	p->max_rdma = (unsigned)rc_param_int(RC_P_VERBS_MAX_RDMA);
 	p->rd_atom = (unsigned)rc_param_int(RC_P_VERBS_RD_ATOM);
+	ret = param_strict(RC_P_VERBS_RD_FENCE, -1, &v);
+	if (ret)
+		return ret;
+	p->rd_fence = (int)v;
 	p->timeout = (unsigned)rc_param_int(RC_P_VERBS_TIMEOUT);
 	p->retry = (unsigned)rc_param_int(RC_P_VERBS_RETRY);
 	p->rnr_retry = (unsigned)rc_param_int(RC_P_VERBS_RNR_RETRY);

@@ -695,6 +695,7 @@ static void env_clear(void)
 		"RCMPI_VERBS_FP_SLOTS",
 		"RCMPI_VERBS_FP_SIZE",
 		"RCMPI_VERBS_FP_THRESHOLD",
+		"RCMPI_VERBS_RD_FENCE",
 	};
 	size_t i;
 
@@ -2395,6 +2396,161 @@ START_TEST(data_atomics)
 }
 END_TEST
 
+struct fence_op {
+	struct rc_tp_rdma op;
+	int status;
+};
+
+static void fence_op_done(struct rc_tp_rdma *op, int status)
+{
+	rc_container_of(op, struct fence_op, op)->status = status;
+}
+
+static void fence_op_init(struct fence_op *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->op.done = fence_op_done;
+	f->status = -1;
+}
+
+static void fence_wait(struct vw *w, struct fence_op *f)
+{
+	int i;
+
+	for (i = 0; i < 100 && f->status < 0; i++)
+		vw_progress(w);
+	ck_assert_int_eq(f->status, RC_OK);
+}
+
+/* The READ and atomic fence (vb_rd_fence_wanted): on a device that asks
+ * for it, an atomic or RDMA READ to a peer on another device goes alone:
+ * nothing is posted behind it until its completion has been seen, and it
+ * waits for the completions of what is out before it: a put, a get or an
+ * atomic posted meanwhile answers RC_AGAIN, and goes once the completion
+ * is polled; results and memory as without. _i: 0 a device not rxe
+ * (auto: no fence), 1 rxe's vendor ID (auto: fenced), 2
+ * RCMPI_VERBS_RD_FENCE=1 but both ranks on one device (its loopback: no
+ * fence), 3 rxe's vendor ID with RCMPI_VERBS_RD_FENCE=0. */
+START_TEST(data_rd_fence)
+{
+	static uint64_t win[4], res[2], src = 7, dst;
+	uint8_t key[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX], skey[RC_TP_KEY_MAX];
+	bool fenced = _i == 1;
+	struct fence_op a, b;
+	struct rc_tp *tp, *tp1;
+	unsigned long wr0;
+	void *h, *lh, *sh;
+	struct vw w;
+	int want;
+
+	fk.atomic_cap = IBV_ATOMIC_HCA;
+	fk.vendor_id = _i == 1 || _i == 3 ? 0xffffff : 0x02c9;
+	fk.one_guid = _i == 2;
+	if (_i >= 2)
+		setenv("RCMPI_VERBS_RD_FENCE", _i == 2 ? "1" : "0", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	tp = vw_tp(&w, 0, 1);
+	tp1 = vw_tp(&w, 1, 0);
+	ck_assert_int_eq(tp1->ops->mem_expose(tp1, win, sizeof(win), key, &h),
+			 RC_OK);
+	ck_assert_int_eq(tp->ops->mem_expose(tp, res, sizeof(res), lkey, &lh),
+			 RC_OK);
+	ck_assert_int_eq(tp->ops->mem_expose(tp, &src, 8, skey, &sh), RC_OK);
+	want = fenced ? RC_AGAIN : RC_INPROGRESS;
+	win[0] = 40;
+	/* an atomic out: a put behind it waits for its completion */
+	fence_op_init(&a);
+	fence_op_init(&b);
+	ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_FADD, 2, 0, &res[0], lh,
+					 (uintptr_t)&win[0], key, &a.op),
+			 RC_INPROGRESS);
+	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[1],
+				      key, &b.op),
+			 want);
+	fence_wait(&w, &a);
+	ck_assert_uint_eq(res[0], 40);
+	ck_assert_uint_eq(win[0], 42);
+	if (fenced)
+		ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8,
+					      (uintptr_t)&win[1], key, &b.op),
+				 RC_INPROGRESS);
+	fence_wait(&w, &b);
+	ck_assert_uint_eq(win[1], 7);
+	/* a get out: an atomic behind it waits */
+	fence_op_init(&a);
+	fence_op_init(&b);
+	ck_assert_int_eq(tp->ops->get(tp, 1, &dst, NULL, 8, (uintptr_t)&win[0],
+				      key, &a.op),
+			 RC_INPROGRESS);
+	ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_CSWAP, 9, 42, &res[1], lh,
+					 (uintptr_t)&win[0], key, &b.op),
+			 want);
+	fence_wait(&w, &a);
+	ck_assert_uint_eq(dst, 42);
+	if (fenced)
+		ck_assert_int_eq(
+			tp->ops->atomic(tp, 1, RC_TP_CSWAP, 9, 42, &res[1], lh,
+					(uintptr_t)&win[0], key, &b.op),
+			RC_INPROGRESS);
+	fence_wait(&w, &b);
+	ck_assert_uint_eq(res[1], 42);
+	ck_assert_uint_eq(win[0], 9);
+	/* a put out: an atomic waits until it has completed (alone) */
+	fence_op_init(&a);
+	fence_op_init(&b);
+	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[1],
+				      key, &a.op),
+			 RC_INPROGRESS);
+	ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_FADD, 1, 0, &res[0], lh,
+					 (uintptr_t)&win[0], key, &b.op),
+			 want);
+	fence_wait(&w, &a);
+	if (fenced)
+		ck_assert_int_eq(
+			tp->ops->atomic(tp, 1, RC_TP_FADD, 1, 0, &res[0], lh,
+					(uintptr_t)&win[0], key, &b.op),
+			RC_INPROGRESS);
+	fence_wait(&w, &b);
+	ck_assert_uint_eq(res[0], 9);
+	ck_assert_uint_eq(win[0], 10);
+	/* writes do not fence: two puts in a row go at once */
+	fence_op_init(&a);
+	fence_op_init(&b);
+	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[2],
+				      key, &a.op),
+			 RC_INPROGRESS);
+	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[3],
+				      key, &b.op),
+			 RC_INPROGRESS);
+	fence_wait(&w, &a);
+	fence_wait(&w, &b);
+	/* and messages flow as before; their sends are unsignaled, so an
+	 * atomic behind them asks for a signaled write that retires them */
+	ck_assert(vw_exchange(&w));
+	fence_op_init(&a);
+	wr0 = fk.writes;
+	ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_FADD, 1, 0, &res[0], lh,
+					 (uintptr_t)&win[0], key, &a.op),
+			 want);
+	ck_assert_uint_eq(fk.writes, wr0 + fenced);
+	if (fenced) {
+		vw_progress(&w);
+		ck_assert_int_eq(
+			tp->ops->atomic(tp, 1, RC_TP_FADD, 1, 0, &res[0], lh,
+					(uintptr_t)&win[0], key, &a.op),
+			RC_INPROGRESS);
+	}
+	fence_wait(&w, &a);
+	ck_assert_uint_eq(res[0], 10);
+	tp->ops->mem_release(tp, sh);
+	tp->ops->mem_release(tp, lh);
+	tp1->ops->mem_release(tp1, h);
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 static Suite *verbs_suite(void)
 {
 	Suite *s = suite_create("verbs");
@@ -2452,6 +2608,7 @@ static Suite *verbs_suite(void)
 	tcase_add_test(tc, data_completion_error);
 	tcase_add_test(tc, data_unexposed);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
+	tcase_add_loop_test(tc, data_rd_fence, 0, 4);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
 	tcase_add_loop_test(tc, fp_none, 0, 2);
 	tcase_add_test(tc, fp_write_error);

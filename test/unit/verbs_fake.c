@@ -279,7 +279,9 @@ static int f_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	if (fk_fail())
 		return ENOMEM;
 	memset(a, 0, sizeof(*a));
-	a->node_guid = htobe64(0x0002c90300000000ull + (uint64_t)c->k);
+	a->node_guid = htobe64(0x0002c90300000000ull +
+			       (fk.one_guid ? 0 : (uint64_t)c->k));
+	a->vendor_id = fk.vendor_id;
 	a->max_qp = 1 << 16;
 	a->max_qp_wr = 16384;
 	a->max_sge = 32;

@@ -52,6 +52,8 @@ struct fk_state {
 	uint32_t max_msg_sz; /* the port's; a longer WR fails to post */
 	int max_cqe, max_srq_wr;
 	bool gid_table_fails; /* query_gid_table unsupported */
+	uint32_t vendor_id;   /* ibv_query_device's (0xffffff: as rxe) */
+	bool one_guid;	      /* every context one node GUID (one device) */
 	/* failure injection */
 	unsigned long fail_at;	  /* the fail_at-th call fails (0: never) */
 	unsigned long fail_wr_at; /* the n-th send WR completes in error */
