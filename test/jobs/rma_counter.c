@@ -2,7 +2,8 @@
  * rma_counter.c - contended counters on one element of rank 0's window:
  *   1. every rank adds one with MPI_Fetch_and_op (MPI_SUM, 64-bit), N
  *      times, inside one MPI_Win_lock_all epoch, flushing each time; the
- *      values fetched by each rank must rise, and the final value must be
+ *      values fetched by each rank must rise, all ranks' values together
+ *      must be 0 .. size * N - 1 once each, and the final value must be
  *      exactly size * N;
  *   2. a counter guarded by an exclusive lock: lock, get, flush, put the
  *      value plus one, unlock, N times per rank; exactly size * N at the
@@ -178,12 +179,47 @@ static void shapes(MPI_Win w, char *mem, MPI_Aint base, int n, const char *what)
 	CHECK_MPI(MPI_Win_unlock(0, w));
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every value the fetch-and-adds fetched, over all ranks, is one of
+ * 0 .. size * n - 1 exactly once: a result that came back stale (a
+ * device that completed an atomic without writing its old value) shows
+ * as a value twice. */
+static void fetched_once(long long *got, int n, const char *what)
+{
+	long long *all = NULL;
+	long i;
+
+	if (!rank) {
+		all = malloc(sizeof(*all) * (size_t)n * (size_t)size);
+		CHECK(all, "%s: no memory for %d values", what, n * size);
+	}
+	MPI_Gather(got, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG, 0,
+		   MPI_COMM_WORLD);
+	if (rank)
+		return;
+	qsort(all, (size_t)n * (size_t)size, sizeof(*all), cmp_ll);
+	for (i = 0; i < (long)n * size; i++)
+		CHECK(all[i] == i,
+		      "%s: fetch_and_op values: %lld where %ld was due (a "
+		      "value fetched twice, another never)",
+		      what, all[i], i);
+	free(all);
+}
+
 static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		     const char *what)
 {
-	long long one = 1, old, prev = -1, v;
+	long long one = 1, old, prev = -1, v, *fetched;
 	int i, round;
 
+	fetched = malloc(sizeof(*fetched) * (size_t)n);
+	CHECK(fetched, "%s: no memory for %d values", what, n);
 	MPI_Barrier(MPI_COMM_WORLD);
 	t_phase = MPI_Wtime();
 	/* 1. fetch_and_op */
@@ -195,8 +231,11 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		CHECK(old > prev && old < (long long)n * size,
 		      "%s: fetched %lld after %lld", what, old, prev);
 		prev = old;
+		fetched[i] = old;
 	}
 	CHECK_MPI(MPI_Win_unlock_all(w));
+	fetched_once(fetched, n, what);
+	free(fetched);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0) {
 		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));

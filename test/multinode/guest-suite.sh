@@ -208,6 +208,34 @@ case_mpi_rma_agents() {
 		WHY="rma_progress locks: $WHY"
 }
 
+# the link made lossy for one job: netem on both nodes' eth0 delays
+# frames by 0-4 ms (so it reorders them), duplicates 2 % and drops
+# 0.5 %; rxe resends, takes sequence NAKs and answers duplicates from its
+# responder resources. Without the READ and atomic fence (pt2pt/verbs/
+# README.md, "Soft-RoCE's lost READ and atomic results") its completer
+# returned stale fetch-and-add results here: a lock ticket read wrong
+# (every rank then waits for ever) or one value fetched twice.
+# rma_counter checks every fetched value is distinct, the lock words
+# (device agent) and the exact counts.
+lossy() {	# on|off
+	local q="tc qdisc del dev eth0 root 2>/dev/null"
+	[[ $1 == on ]] &&
+		q="modprobe sch_netem && tc qdisc replace dev eth0 root netem delay 2ms 2ms duplicate 2% loss 0.5%"
+	eval "$q" && ssh node2 "$q" || [[ $1 == off ]]
+}
+case_mpi_rma_lossy_link() {
+	local nak0 nak
+	lossy on || { WHY="netem: could not make the link lossy"; lossy off; return; }
+	nak0=$(ssh node2 rxe-counters rcvd_seq_err | awk '{ print $2 }')
+	mr -H "$HOSTS" -x RMA_COUNTER_TIMES=1 "$J/rma_counter" 30 allocate \
+		agent=device
+	nak=$(ssh node2 rxe-counters rcvd_seq_err | awk '{ print $2 }')
+	nak=$((nak - nak0))
+	lossy off
+	expect 0 "ranks OK" || return
+	NOTE="($MS ms, node2 took ${nak:-?} sequence NAKs)"
+}
+
 # node2 without RDMA (nodev.sh hides its devices): node1's ranks reach
 # each other over verbs (no shared memory), node2's ranks reach everyone
 # over TCP; every rank fences where verbs' ranks do, or the job hangs
@@ -308,7 +336,7 @@ case_node2_powered_off() {
 
 for c in hostname hostfile_tagged_wdir keys_fence stdin_to_node2 \
 	mpi_p2p_sizes mpi_p2p_match mpi_p2p_ud mpi_coll mpi_rma mpi_rma_agents \
-	mpi_tcp_node2_without_rdma rank_killed_on_node2 \
+	mpi_rma_lossy_link mpi_tcp_node2_without_rdma rank_killed_on_node2 \
 	rank_exit_on_node2 abort_on_node2 daemon_killed_on_node2 \
 	unreachable_host node2_powered_off; do
 	run_case "$c"

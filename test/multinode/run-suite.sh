@@ -12,7 +12,7 @@
 # RXE_VM (the harness, default test/vm/rxe-vm), MN_TIMEOUT (VM command
 # limit, default 900 s). 8-10 minutes under TCG on 2 cores.
 set -uo pipefail
-EXPECTED=17
+EXPECTED=18
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$top/_build}" 2>/dev/null && pwd) || {
 	echo "run-suite.sh: no build directory ${1:-$top/_build}" >&2
