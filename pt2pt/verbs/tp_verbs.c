@@ -106,6 +106,8 @@ void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)
 	if (p->state == VB_PEER_FAILED)
 		return;
 	p->state = VB_PEER_FAILED;
+	if (p->dq_head) /* (failed from progress, not inside a post) */
+		vt->dq_failed = true;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
@@ -483,8 +485,12 @@ int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p)
  *
  * So on such a device a READ or atomic to another device goes alone: it
  * waits until every earlier WR of its QP has completed, and nothing more
- * is posted on the QP until it completes (vb_sq_room counts sq_fence,
- * the whole queue). Over a link that keeps frames in order that closes
+ * is posted on the QP until it completes. Gets, puts and atomics that
+ * cannot go yet are held back in order (struct vb_defer, posted from the
+ * completions: the caller sees them in progress, as the RMA module's
+ * direct path needs, which would otherwise take the target's CPU);
+ * messages meanwhile see a full queue (vb_sq_room counts sq_fence, the
+ * whole queue) and wait. Over a link that keeps frames in order that closes
  * both ways; a link that reorders frames (delaying an old duplicate past
  * the READ or atomic) can still hit the first. Ranks on one device talk
  * through its loopback, which loses nothing: no fence there. On other
@@ -506,8 +512,9 @@ void vb_peer_fence_init(struct vb_tp *vt, struct vb_peer *p,
 		pa && pa->guid == vt->dattr.node_guid && pa->port == vt->port;
 
 	p->sq_fence = 0;
-	p->rd_fence = vt->rd_fence && !same ? vt->prm.sq_size : 0;
-	vt->n_fenced += p->rd_fence != 0;
+	p->rd_out = false;
+	p->rd_fence = vt->rd_fence && !same;
+	vt->n_fenced += p->rd_fence;
 }
 
 void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
@@ -539,6 +546,13 @@ void vb_credit_due(struct vb_tp *vt, struct vb_peer *p)
 
 static void peer_release(struct vb_tp *vt, struct vb_peer *p)
 {
+	while (p->dq_head) { /* (held back at close: nobody waits now) */
+		struct vb_defer *d = p->dq_head;
+
+		p->dq_head = d->next;
+		free(d);
+	}
+	p->dq_tail = NULL;
 	vb_fp_release(vt, p);
 	vb_qp_destroy(vt, p);
 	free(p->sq);
@@ -1124,7 +1138,11 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 	struct ibv_sge sge;
 	bool signal;
 
-	if (!sq_room(vt, p, 0) || p->state != VB_PEER_CONNECTED)
+	/* (a flush may pass what the READ and atomic fence holds back, not
+	 * a READ or atomic out) */
+	if (!(flush ? p->sq_head - p->sq_tail < vt->prm.sq_size && !p->rd_out
+		    : sq_room(vt, p, 0)) ||
+	    p->state != VB_PEER_CONNECTED)
 		return false;
 	signal = flush || p->unsig + 1 >= vt->prm.signal_every;
 	if (signal && !vt->scq_avail) {
@@ -1151,8 +1169,125 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 	return true;
 }
 
+/* ---- the READ and atomic fence (vb_rd_fence_wanted) ---- */
+
+static void swr_done(struct vb_tp *vt, struct vb_peer *p, struct vb_swr s,
+		     int status);
+
+static void fence_update(struct vb_tp *vt, struct vb_peer *p)
+{
+	p->sq_fence = p->rd_out || p->dq_head ? vt->prm.sq_size : 0;
+}
+
+/* An operation of this kind to fenced p cannot be posted now: others
+ * wait before it, a READ or atomic is out, or it is one and the QP has
+ * not drained (unsignaled WRs retire with a signaled one: ask for it,
+ * when nothing held back would then be overtaken). */
+static bool fence_holds(struct vb_tp *vt, struct vb_peer *p, uint8_t kind)
+{
+	if (p->dq_head || p->rd_out)
+		return true;
+	if (kind == VB_SWR_WRITE || p->sq_head == p->sq_tail)
+		return false;
+	if (p->unsig)
+		post_credit(vt, p, true);
+	return true;
+}
+
+static int defer_push(struct vb_tp *vt, struct vb_peer *p,
+		      const struct ibv_send_wr *wr, uint8_t kind,
+		      struct rc_tp_rdma *op)
+{
+	struct vb_defer *d = malloc(sizeof(*d));
+
+	if (!d) {
+		op->tp_buf = NULL; /* (not taken from the free list yet) */
+		return vb_again(vt);
+	}
+	d->next = NULL;
+	d->wr = *wr;
+	d->sge = wr->sg_list[0];
+	d->kind = kind;
+	d->op = op;
+	if (p->dq_tail)
+		p->dq_tail->next = d;
+	else
+		p->dq_head = d;
+	p->dq_tail = d;
+	fence_update(vt, p);
+	return RC_OK;
+}
+
+/* Post what p holds back, in order, as far as the fence lets (called
+ * after p's completions). */
+static void defer_kick(struct vb_tp *vt, struct vb_peer *p)
+{
+	while (p->dq_head && p->state == VB_PEER_CONNECTED && !p->rd_out) {
+		struct vb_defer *d = p->dq_head;
+
+		if (d->kind != VB_SWR_WRITE && p->sq_head != p->sq_tail) {
+			if (p->unsig) /* (nothing held back is overtaken) */
+				post_credit(vt, p, true);
+			break;
+		}
+		if (p->sq_head - p->sq_tail + VB_SQ_RESERVE >=
+			    vt->prm.sq_size ||
+		    !vt->scq_avail)
+			break;
+		d->wr.sg_list = &d->sge;
+		if (sq_post(vt, p, &d->wr, d->kind, d->op, true)) {
+			vt->dq_failed = true; /* (p failed: defer_fail) */
+			break;
+		}
+		p->dq_head = d->next;
+		if (!p->dq_head)
+			p->dq_tail = NULL;
+		if (d->kind != VB_SWR_WRITE)
+			p->rd_out = true;
+		free(d);
+	}
+	fence_update(vt, p);
+}
+
+/* Now and then, every peer that holds something back: its kick comes
+ * with its own completions, but the signaled write that retires its
+ * unsignaled sends may have found the CQ full, and the room it waits
+ * for may come with another peer's completions. */
+static void defer_look(struct vb_tp *vt)
+{
+	int w;
+
+	for (w = 0; w < vt->inst->size; w++)
+		if (RC_UNLIKELY(vt->peers[w].dq_head))
+			defer_kick(vt, &vt->peers[w]);
+}
+
+/* Fail what failed peers hold back (progress: never inside a post). */
+static void defer_fail(struct vb_tp *vt)
+{
+	int w;
+
+	vt->dq_failed = false;
+	for (w = 0; w < vt->inst->size; w++) {
+		struct vb_peer *p = &vt->peers[w];
+
+		while (p->state == VB_PEER_FAILED && p->dq_head) {
+			struct vb_defer *d = p->dq_head;
+			struct vb_swr s = {
+				.peer = p, .obj = d->op, .kind = d->kind};
+
+			p->dq_head = d->next;
+			if (!p->dq_head)
+				p->dq_tail = NULL;
+			free(d);
+			swr_done(vt, p, s, IBV_WC_WR_FLUSH_ERR);
+		}
+	}
+}
+
 /* Post wr (opcode and remote side set) to wrank with one SGE (local, len,
- * registered: lh), signaled, completing op: get, put, atomic. */
+ * registered: lh), signaled, completing op: get, put, atomic; to a fenced
+ * peer it may be held back (defer_push) and posted later. */
 static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 			uint32_t len, struct ibv_send_wr *wr, uint8_t kind,
 			struct rc_tp_rdma *op)
@@ -1160,20 +1295,15 @@ static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 	struct vb_peer *p = &vt->peers[wrank];
 	struct vb_buf *b = NULL;
 	struct ibv_sge sge;
+	bool hold;
 	int ret;
 
 	if (RC_UNLIKELY(p->state != VB_PEER_CONNECTED))
 		return peer_not_ready(vt, p);
-	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail))
+	hold = RC_UNLIKELY(p->rd_fence) && fence_holds(vt, p, kind);
+	if (RC_UNLIKELY(!hold &&
+			(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail)))
 		return vb_again(vt);
-	if (RC_UNLIKELY(p->rd_fence) && kind != VB_SWR_WRITE &&
-	    p->sq_head != p->sq_tail) {
-		/* fenced: alone on the QP (vb_rd_fence_wanted); unsignaled
-		 * WRs retire with a signaled one, so ask for one */
-		if (p->unsig)
-			post_credit(vt, p, true);
-		return vb_again(vt);
-	}
 	sge.addr = (uintptr_t)local;
 	sge.length = len;
 	if (lh) {
@@ -1196,11 +1326,16 @@ static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 	op->tp_dst = kind == VB_SWR_WRITE ? NULL : local;
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
-	ret = sq_post(vt, p, wr, kind, op, true);
+	if (RC_UNLIKELY(hold))
+		ret = defer_push(vt, p, wr, kind, op);
+	else
+		ret = sq_post(vt, p, wr, kind, op, true);
 	if (RC_UNLIKELY(ret))
 		return ret;
-	if (kind != VB_SWR_WRITE)
-		p->sq_fence = p->rd_fence; /* (vb_rd_fence_wanted) */
+	if (RC_UNLIKELY(p->rd_fence) && !hold && kind != VB_SWR_WRITE) {
+		p->rd_out = true;
+		fence_update(vt, p);
+	}
 	if (b) {
 		vt->bounce = b->next;
 		vt->nbounce--;
@@ -1415,7 +1550,7 @@ static void swr_done(struct vb_tp *vt, struct vb_peer *p, struct vb_swr s,
 
 		p->nrdma--;
 		if (s.kind != VB_SWR_WRITE)
-			p->sq_fence = 0; /* (the only one out: fenced) */
+			p->rd_out = false; /* (fenced: the only one out) */
 		if (b) { /* (vb_post_rdma's bounce) */
 			if (op->tp_dst && status == IBV_WC_SUCCESS)
 				memcpy(op->tp_dst, b->data, op->len);
@@ -1454,6 +1589,8 @@ static unsigned on_send(struct vb_tp *vt, const struct ibv_wc *wc)
 		p->sq_tail++;
 		swr_done(vt, p, x, cur == idx ? wc->status : IBV_WC_SUCCESS);
 	} while (cur != idx);
+	if (RC_UNLIKELY(p->rd_fence))
+		defer_kick(vt, p);
 	return 1;
 }
 
@@ -1726,7 +1863,11 @@ static unsigned vb_progress(struct rc_tp *tp)
 	}
 	if (vt->nrepost >= vt->prm.rx_batch || vt->refill_now)
 		rx_refill(vt);
+	if (RC_UNLIKELY(vt->dq_failed))
+		defer_fail(vt);
 	if (RC_UNLIKELY((++vt->tick & 1023) == 0)) {
+		if (vt->n_fenced)
+			defer_look(vt);
 		if (vt->prm.idle_ms)
 			credits_look(vt);
 		if (vt->short_windows && !vt->closing)

@@ -133,6 +133,16 @@ enum vb_peer_state {
 	VB_PEER_FAILED,
 };
 
+/* A get, put or atomic the READ and atomic fence holds back (one SGE;
+ * tp_verbs.c), posted in order later. */
+struct vb_defer {
+	struct vb_defer *next;
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+	uint8_t kind; /* VB_SWR_READ, _WRITE or _ATOMIC */
+	struct rc_tp_rdma *op;
+};
+
 struct vb_peer {
 	struct vb_tp *vt;
 	int wrank;
@@ -146,9 +156,12 @@ struct vb_peer {
 	struct vb_swr *sq; /* sq_size slots */
 	uint32_t sq_head;  /* WRs posted */
 	uint32_t sq_tail;  /* WRs known complete */
-	uint32_t sq_fence; /* sq_size while a fenced READ or atomic is out,
-			    * else 0: vb_sq_room counts it (vb_rd_fence) */
-	uint32_t rd_fence; /* what sq_fence becomes at a READ or atomic */
+	/* the READ and atomic fence (tp_verbs.c, vb_rd_fence_wanted) */
+	uint32_t sq_fence; /* sq_size while rd_out or dq_head, else 0:
+			    * vb_sq_room counts it */
+	bool rd_fence;	   /* this peer's READs and atomics go alone */
+	bool rd_out;	   /* one of them is out */
+	struct vb_defer *dq_head, *dq_tail; /* get/put/atomic held back */
 	uint32_t unsig;	   /* unsignaled WRs since the last signaled */
 	uint32_t nrdma;	   /* get/put outstanding */
 	struct vb_tx_credit tx;
@@ -247,6 +260,7 @@ struct vb_tp {
 	uint32_t scq_avail;  /* signaled send WRs the CQ can still take */
 	unsigned inline_max; /* what the QPs really support */
 	bool rd_fence;	     /* fence READs and atomics (vb_rd_fence) */
+	bool dq_failed;	     /* a failed peer has held-back operations */
 
 	/* peers */
 	struct vb_peer *peers; /* by world rank */

@@ -2423,12 +2423,14 @@ static void fence_wait(struct vw *w, struct fence_op *f)
 }
 
 /* The READ and atomic fence (vb_rd_fence_wanted): on a device that asks
- * for it, an atomic or RDMA READ to a peer on another device goes alone:
- * nothing is posted behind it until its completion has been seen, and it
- * waits for the completions of what is out before it: a put, a get or an
- * atomic posted meanwhile answers RC_AGAIN, and goes once the completion
- * is polled; results and memory as without. _i: 0 a device not rxe
- * (auto: no fence), 1 rxe's vendor ID (auto: fenced), 2
+ * for it, an atomic or RDMA READ to a peer on another device goes alone.
+ * A get, put or atomic that cannot go yet is accepted (RC_INPROGRESS) but
+ * held back, and posted in order once the completions it waits for have
+ * been polled: behind an atomic or a READ nothing is posted until it
+ * completes, and an atomic or READ waits for what is out before it (its
+ * unsignaled sends retired by a signaled write it asks for). Results and
+ * memory as without. A peer that fails fails what it holds back. _i: 0 a
+ * device not rxe (auto: no fence), 1 rxe's vendor ID (auto: fenced), 2
  * RCMPI_VERBS_RD_FENCE=1 but both ranks on one device (its loopback: no
  * fence), 3 rxe's vendor ID with RCMPI_VERBS_RD_FENCE=0. */
 START_TEST(data_rd_fence)
@@ -2436,12 +2438,12 @@ START_TEST(data_rd_fence)
 	static uint64_t win[4], res[2], src = 7, dst;
 	uint8_t key[RC_TP_KEY_MAX], lkey[RC_TP_KEY_MAX], skey[RC_TP_KEY_MAX];
 	bool fenced = _i == 1;
-	struct fence_op a, b;
+	struct fence_op a, b, c;
 	struct rc_tp *tp, *tp1;
-	unsigned long wr0;
+	unsigned long n0;
 	void *h, *lh, *sh;
 	struct vw w;
-	int want;
+	int i;
 
 	fk.atomic_cap = IBV_ATOMIC_HCA;
 	fk.vendor_id = _i == 1 || _i == 3 ? 0xffffff : 0x02c9;
@@ -2457,92 +2459,101 @@ START_TEST(data_rd_fence)
 	ck_assert_int_eq(tp->ops->mem_expose(tp, res, sizeof(res), lkey, &lh),
 			 RC_OK);
 	ck_assert_int_eq(tp->ops->mem_expose(tp, &src, 8, skey, &sh), RC_OK);
-	want = fenced ? RC_AGAIN : RC_INPROGRESS;
 	win[0] = 40;
-	/* an atomic out: a put behind it waits for its completion */
+	/* an atomic out: a put behind it is held until its completion */
 	fence_op_init(&a);
 	fence_op_init(&b);
+	n0 = fk.writes;
 	ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_FADD, 2, 0, &res[0], lh,
 					 (uintptr_t)&win[0], key, &a.op),
 			 RC_INPROGRESS);
 	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[1],
 				      key, &b.op),
-			 want);
+			 RC_INPROGRESS);
+	ck_assert_uint_eq(fk.writes, n0 + !fenced);
 	fence_wait(&w, &a);
+	fence_wait(&w, &b);
+	ck_assert_uint_eq(fk.writes, n0 + 1);
 	ck_assert_uint_eq(res[0], 40);
 	ck_assert_uint_eq(win[0], 42);
-	if (fenced)
-		ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8,
-					      (uintptr_t)&win[1], key, &b.op),
-				 RC_INPROGRESS);
-	fence_wait(&w, &b);
 	ck_assert_uint_eq(win[1], 7);
-	/* a get out: an atomic behind it waits */
+	/* a get out: an atomic and a put behind it wait, in order */
 	fence_op_init(&a);
 	fence_op_init(&b);
+	fence_op_init(&c);
+	n0 = fk.atomics;
 	ck_assert_int_eq(tp->ops->get(tp, 1, &dst, NULL, 8, (uintptr_t)&win[0],
 				      key, &a.op),
 			 RC_INPROGRESS);
 	ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_CSWAP, 9, 42, &res[1], lh,
 					 (uintptr_t)&win[0], key, &b.op),
-			 want);
+			 RC_INPROGRESS);
+	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[2],
+				      key, &c.op),
+			 RC_INPROGRESS);
+	ck_assert_uint_eq(fk.atomics, n0 + !fenced);
 	fence_wait(&w, &a);
-	ck_assert_uint_eq(dst, 42);
-	if (fenced)
-		ck_assert_int_eq(
-			tp->ops->atomic(tp, 1, RC_TP_CSWAP, 9, 42, &res[1], lh,
-					(uintptr_t)&win[0], key, &b.op),
-			RC_INPROGRESS);
 	fence_wait(&w, &b);
+	fence_wait(&w, &c);
+	ck_assert_uint_eq(fk.atomics, n0 + 1);
+	ck_assert_uint_eq(dst, 42);
 	ck_assert_uint_eq(res[1], 42);
 	ck_assert_uint_eq(win[0], 9);
+	ck_assert_uint_eq(win[2], 7);
 	/* a put out: an atomic waits until it has completed (alone) */
 	fence_op_init(&a);
 	fence_op_init(&b);
+	n0 = fk.atomics;
 	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[1],
 				      key, &a.op),
 			 RC_INPROGRESS);
 	ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_FADD, 1, 0, &res[0], lh,
 					 (uintptr_t)&win[0], key, &b.op),
-			 want);
+			 RC_INPROGRESS);
+	ck_assert_uint_eq(fk.atomics, n0 + !fenced);
 	fence_wait(&w, &a);
-	if (fenced)
-		ck_assert_int_eq(
-			tp->ops->atomic(tp, 1, RC_TP_FADD, 1, 0, &res[0], lh,
-					(uintptr_t)&win[0], key, &b.op),
-			RC_INPROGRESS);
 	fence_wait(&w, &b);
 	ck_assert_uint_eq(res[0], 9);
 	ck_assert_uint_eq(win[0], 10);
 	/* writes do not fence: two puts in a row go at once */
 	fence_op_init(&a);
 	fence_op_init(&b);
+	n0 = fk.writes;
 	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[2],
 				      key, &a.op),
 			 RC_INPROGRESS);
 	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[3],
 				      key, &b.op),
 			 RC_INPROGRESS);
+	ck_assert_uint_eq(fk.writes, n0 + 2);
 	fence_wait(&w, &a);
 	fence_wait(&w, &b);
-	/* and messages flow as before; their sends are unsignaled, so an
-	 * atomic behind them asks for a signaled write that retires them */
+	/* messages flow as before; their sends are unsignaled, so an atomic
+	 * behind them asks for a signaled write that retires them */
 	ck_assert(vw_exchange(&w));
 	fence_op_init(&a);
-	wr0 = fk.writes;
+	n0 = fk.writes;
 	ck_assert_int_eq(tp->ops->atomic(tp, 1, RC_TP_FADD, 1, 0, &res[0], lh,
 					 (uintptr_t)&win[0], key, &a.op),
-			 want);
-	ck_assert_uint_eq(fk.writes, wr0 + fenced);
-	if (fenced) {
-		vw_progress(&w);
-		ck_assert_int_eq(
-			tp->ops->atomic(tp, 1, RC_TP_FADD, 1, 0, &res[0], lh,
-					(uintptr_t)&win[0], key, &a.op),
-			RC_INPROGRESS);
-	}
+			 RC_INPROGRESS);
+	ck_assert_uint_eq(fk.writes, n0 + fenced);
 	fence_wait(&w, &a);
 	ck_assert_uint_eq(res[0], 10);
+	ck_assert_uint_eq(win[0], 11);
+	/* the peer fails with a get out and a put held back: both fail */
+	fence_op_init(&a);
+	fence_op_init(&b);
+	fk.fail_wr_at = fk.wrs + 1;
+	ck_assert_int_eq(tp->ops->get(tp, 1, &dst, NULL, 8, (uintptr_t)&win[0],
+				      key, &a.op),
+			 RC_INPROGRESS);
+	ck_assert_int_eq(tp->ops->put(tp, 1, &src, sh, 8, (uintptr_t)&win[1],
+				      key, &b.op),
+			 RC_INPROGRESS);
+	for (i = 0; i < 100 && (a.status < 0 || b.status < 0); i++)
+		vw_progress(&w);
+	ck_assert_int_eq(a.status, RC_ERR_PEER);
+	ck_assert_int_eq(b.status, RC_ERR_PEER);
 	tp->ops->mem_release(tp, sh);
 	tp->ops->mem_release(tp, lh);
 	tp1->ops->mem_release(tp1, h);
