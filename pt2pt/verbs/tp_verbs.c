@@ -496,7 +496,7 @@ int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p)
  * through its loopback, which loses nothing: no fence there. On other
  * devices RCMPI_VERBS_RD_FENCE=1 turns it on, =0 off everywhere.
  */
-bool vb_rd_fence_wanted(const struct vb_tp *vt)
+static bool vb_rd_fence_wanted(const struct vb_tp *vt)
 {
 	if (vt->prm.rd_fence >= 0)
 		return vt->prm.rd_fence;
@@ -505,8 +505,9 @@ bool vb_rd_fence_wanted(const struct vb_tp *vt)
 	       !strncmp(vt->dev_name, "rxe", 3);
 }
 
-void vb_peer_fence_init(struct vb_tp *vt, struct vb_peer *p,
-			const struct vb_addr *pa)
+/* A connected peer's fence (pa: its address, NULL if unknown: fenced). */
+static void vb_peer_fence_init(struct vb_tp *vt, struct vb_peer *p,
+			       const struct vb_addr *pa)
 {
 	bool same =
 		pa && pa->guid == vt->dattr.node_guid && pa->port == vt->port;
@@ -544,15 +545,22 @@ void vb_credit_due(struct vb_tp *vt, struct vb_peer *p)
 	vt->refill_now = true;
 }
 
+/* Take the oldest of what p holds back (there is one;
+ * the READ and atomic fence, below). */
+static struct vb_defer *defer_pop(struct vb_peer *p)
+{
+	struct vb_defer *d = p->dq_head;
+
+	p->dq_head = d->next;
+	if (!p->dq_head)
+		p->dq_tail = NULL;
+	return d;
+}
+
 static void peer_release(struct vb_tp *vt, struct vb_peer *p)
 {
-	while (p->dq_head) { /* (held back at close: nobody waits now) */
-		struct vb_defer *d = p->dq_head;
-
-		p->dq_head = d->next;
-		free(d);
-	}
-	p->dq_tail = NULL;
+	while (p->dq_head) /* (held back at close: nobody waits now) */
+		free(defer_pop(p));
 	vb_fp_release(vt, p);
 	vb_qp_destroy(vt, p);
 	free(p->sq);
@@ -1140,7 +1148,7 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 
 	/* (a flush may pass what the READ and atomic fence holds back, not
 	 * a READ or atomic out) */
-	if (!(flush ? p->sq_head - p->sq_tail < vt->prm.sq_size && !p->rd_out
+	if (!(flush ? vb_sq_room_unfenced(vt, p, 0) && !p->rd_out
 		    : sq_room(vt, p, 0)) ||
 	    p->state != VB_PEER_CONNECTED)
 		return false;
@@ -1230,8 +1238,7 @@ static void defer_kick(struct vb_tp *vt, struct vb_peer *p)
 				post_credit(vt, p, true);
 			break;
 		}
-		if (p->sq_head - p->sq_tail + VB_SQ_RESERVE >=
-			    vt->prm.sq_size ||
+		if (!vb_sq_room_unfenced(vt, p, VB_SQ_RESERVE) ||
 		    !vt->scq_avail)
 			break;
 		d->wr.sg_list = &d->sge;
@@ -1239,12 +1246,9 @@ static void defer_kick(struct vb_tp *vt, struct vb_peer *p)
 			vt->dq_failed = true; /* (p failed: defer_fail) */
 			break;
 		}
-		p->dq_head = d->next;
-		if (!p->dq_head)
-			p->dq_tail = NULL;
 		if (d->kind != VB_SWR_WRITE)
 			p->rd_out = true;
-		free(d);
+		free(defer_pop(p));
 	}
 	fence_update(vt, p);
 }
@@ -1272,13 +1276,10 @@ static void defer_fail(struct vb_tp *vt)
 		struct vb_peer *p = &vt->peers[w];
 
 		while (p->state == VB_PEER_FAILED && p->dq_head) {
-			struct vb_defer *d = p->dq_head;
+			struct vb_defer *d = defer_pop(p);
 			struct vb_swr s = {
 				.peer = p, .obj = d->op, .kind = d->kind};
 
-			p->dq_head = d->next;
-			if (!p->dq_head)
-				p->dq_tail = NULL;
 			free(d);
 			swr_done(vt, p, s, IBV_WC_WR_FLUSH_ERR);
 		}

@@ -53,7 +53,7 @@ struct vb_params {
 	size_t rdma_chunk;     /* RDMA_CHUNK */
 	unsigned max_rdma;     /* MAX_RDMA: chunks in flight per request */
 	unsigned rd_atom;      /* RD_ATOM: RDMA READs in flight per QP */
-	int rd_fence;	       /* RD_FENCE: 1, 0, -1: auto (vb_rd_fence) */
+	int rd_fence;	       /* RD_FENCE: 1, 0, -1: auto (tp_verbs.c) */
 	unsigned timeout, retry, rnr_retry;
 	bool rcache;
 	size_t rcache_entries, rcache_bytes;
@@ -259,7 +259,7 @@ struct vb_tp {
 	struct ibv_mr *slots_mr;
 	uint32_t scq_avail;  /* signaled send WRs the CQ can still take */
 	unsigned inline_max; /* what the QPs really support */
-	bool rd_fence;	     /* fence READs and atomics (vb_rd_fence) */
+	bool rd_fence;	     /* fence READs and atomics (tp_verbs.c) */
 	bool dq_failed;	     /* a failed peer has held-back operations */
 
 	/* peers */
@@ -317,11 +317,19 @@ void vb_mem_get(const struct vb_tp *vt, struct vb_mem *m);
 /* ---- send queue (tp_verbs.c and verbs_fp.c) ---- */
 #define VB_SQ_RESERVE 2 /* send slots kept for credit writes */
 
+/* Room for a WR beside `reserve` others, whatever the READ and atomic
+ * fence holds (its own posts, and a flush it asks for) */
+static inline bool vb_sq_room_unfenced(const struct vb_tp *vt,
+				       const struct vb_peer *p,
+				       unsigned reserve)
+{
+	return p->sq_head - p->sq_tail + reserve < vt->prm.sq_size;
+}
+
 static inline bool vb_sq_room(const struct vb_tp *vt, const struct vb_peer *p,
 			      unsigned reserve)
 {
-	return p->sq_head - p->sq_tail + reserve + p->sq_fence <
-	       vt->prm.sq_size;
+	return vb_sq_room_unfenced(vt, p, reserve + p->sq_fence);
 }
 
 /* Post wr on p's QP as one send-queue slot of the given kind (obj: what
@@ -436,11 +444,6 @@ int vb_ud_agent_step(struct vb_tp *vt);
 const struct vb_addr *vb_peer_addr(struct vb_tp *vt, int w, bool quiet);
 /* CLOCK_MONOTONIC in seconds */
 double vb_now(void);
-/* The READ and atomic fence (tp_verbs.c): wanted on this device; a
- * connected peer's (pa: its address, NULL if unknown: fenced). */
-bool vb_rd_fence_wanted(const struct vb_tp *vt);
-void vb_peer_fence_init(struct vb_tp *vt, struct vb_peer *p,
-			const struct vb_addr *pa);
 void vb_peer_connected(struct vb_tp *vt, struct vb_peer *p, uint32_t tx_credits,
 		       uint64_t slot_addr, uint32_t slot_rkey);
 void vb_peer_fail(struct vb_tp *vt, struct vb_peer *p, const char *fmt, ...)

@@ -83,4 +83,25 @@ static inline size_t job_verify(const unsigned char *b, size_t n, int seed)
 	return (size_t)-1;
 }
 
+static inline int job_cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The n values (sorted in place) should be 0 .. n - 1, each once, as the
+ * old values of n fetch-and-adds of one are: the index of the first that
+ * is not, or -1. */
+static inline long job_not_each_once(long long *v, long n)
+{
+	long i;
+
+	qsort(v, (size_t)n, sizeof(*v), job_cmp_ll);
+	for (i = 0; i < n; i++)
+		if (v[i] != i)
+			return i;
+	return -1;
+}
+
 #endif

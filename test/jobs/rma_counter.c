@@ -179,13 +179,6 @@ static void shapes(MPI_Win w, char *mem, MPI_Aint base, int n, const char *what)
 	CHECK_MPI(MPI_Win_unlock(0, w));
 }
 
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Every value the fetch-and-adds fetched, over all ranks, is one of
  * 0 .. size * n - 1 exactly once: a result that came back stale (a
  * device that completed an atomic without writing its old value) shows
@@ -203,12 +196,11 @@ static void fetched_once(long long *got, int n, const char *what)
 		   MPI_COMM_WORLD);
 	if (rank)
 		return;
-	qsort(all, (size_t)n * (size_t)size, sizeof(*all), cmp_ll);
-	for (i = 0; i < (long)n * size; i++)
-		CHECK(all[i] == i,
-		      "%s: fetch_and_op values: %lld where %ld was due (a "
-		      "value fetched twice, another never)",
-		      what, all[i], i);
+	i = job_not_each_once(all, (long)n * size);
+	CHECK(i < 0,
+	      "%s: fetch_and_op values: %lld where %ld was due (a value "
+	      "fetched twice, another never)",
+	      what, all[i], i);
 	free(all);
 }
 
