@@ -821,6 +821,8 @@ START_TEST(setup_bad_settings)
 		{"RCMPI_VERBS_DEVICE", "fake0:2", RC_ERR_INVAL},
 		{"RCMPI_VERBS_DEVICE", "fake0:x", RC_ERR_INVAL},
 		{"RCMPI_VERBS_CM", "tcp", RC_ERR_INVAL},
+		{"RCMPI_VERBS_RD_FENCE", "2", RC_ERR_INVAL},
+		{"RCMPI_VERBS_RD_FENCE", "yes", RC_ERR_INVAL},
 	};
 	struct vw w;
 	size_t i;
