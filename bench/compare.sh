@@ -60,9 +60,12 @@
 #                  ib_write_lat (the floor of a write-based path) and
 #                  ib_write_bw; issue 16's gates: latency <= 0.85 x Open
 #                  MPI's and <= 1.15 x ib_write_lat, message rate >= Open
-#                  MPI's, bandwidth >= 0.95 x without the rings
-#                  (FP_JOBS="flat": only some of flat fmr fbw; FP_LAT_N:
-#                  osu_latency's and ib_write_lat's iterations, 2000)
+#                  MPI's, bandwidth >= 0.95 x without the rings; the
+#                  latency and the rate also as medians per iteration
+#                  (bench/p2p_median: jobs mlat, mmr), like for like with
+#                  perftest's t_typical (FP_JOBS="flat": only some of
+#                  flat fmr fbw mlat mmr; FP_LAT_N: osu_latency's,
+#                  p2p_median's and ib_write_lat's iterations, 2000)
 #   verbs-cg       in ONE Soft-RoCE VM boot: instructions per round trip
 #                  of osu_latency (8 B) at rank 0 under valgrind
 #                  --tool=callgrind (rank 1 native): rcmpi with and without
@@ -201,6 +204,9 @@ build_all() {
 		$cc -O2 -pthread -o "$BIN/$m/mt_side" "$top/bench/mt_side.c" \
 			>>"$log" 2>&1 ||
 			{ echo "compare.sh: $cc mt_side.c failed ($log)" >&2; exit 1; }
+		$cc -O2 -o "$BIN/$m/p2p_median" "$top/bench/p2p_median.c" \
+			>>"$log" 2>&1 ||
+			{ echo "compare.sh: $cc p2p_median.c failed ($log)" >&2; exit 1; }
 		$cc -O2 -o "$BIN/$m/cg_self" "$top/bench/cg_self.c" >>"$log" 2>&1 &&
 			$cc -O2 -o "$BIN/$m/hello" "$top/examples/hello.c" >>"$log" 2>&1 ||
 			{ echo "compare.sh: $cc failed ($log)" >&2; exit 1; }
@@ -1013,6 +1019,8 @@ perftest_exec() {	# job label
 	else
 		lo=$(sed -n 's/.*-m \([0-9]*\):.*/\1/p' <<<"${J_OPTS[$j]}")
 		hi=$(sed -n 's/.*-m [0-9]*:\([0-9]*\).*/\1/p' <<<"${J_OPTS[$j]}")
+		# (a job without OSU's -m, p2p_median: 8 bytes)
+		[[ -n $lo ]] || lo=8 hi=8
 		for ((s = lo; s <= hi; s = s ? s * 2 : 1)); do sizes+=" $s"; done
 	fi
 	for s in $sizes; do
@@ -1078,7 +1086,8 @@ guest_verbs() {	# out
 
 guest_verbs_fp() {	# out
 	local out=$1 labels="rcmpi-verbs rcmpi-nofp ompi-ucx perftest"
-	local mpis="rcmpi-verbs rcmpi-nofp ompi-ucx" jobs=${FP_JOBS:-"flat fmr fbw"}
+	local mpis="rcmpi-verbs rcmpi-nofp ompi-ucx"
+	local jobs=${FP_JOBS:-"flat fmr fbw mlat mmr"}
 	local n=${FP_LAT_N:-2000}
 	DEV=${RXE_VM_DEV:-rxe0}
 	GID=$(rxe-gid -d "$DEV" | cut -d' ' -f1)
@@ -1088,7 +1097,17 @@ guest_verbs_fp() {	# out
 		"-m 8:8 -i 200 -x 20"
 	job fbw osu_bw 2 core 2 higher "osu_bw, window 64 (MB/s)" \
 		"-m 1048576:1048576 -i 5 -x 1"
+	# the same two figures as a median per iteration (bench/p2p_median):
+	# like for like with perftest's t_typical, and with Open MPI's
+	# figure from the same program
+	job mlat p2p_median 2 core 2 lower \
+		"p2p_median lat: half a round trip, median per iteration (µs)" \
+		"lat $n 8"
+	job mmr p2p_median 2 core 2 higher \
+		"p2p_median rate: window of 64, messages/s of the median window" \
+		"rate 200 8 64"
 	J_PERF[flat]="ib_write_lat 5 1 -n $n"
+	J_PERF[mlat]=${J_PERF[flat]}
 	J_PERF[fbw]="ib_write_bw 4 1.048576 -n 100"
 	cmp_collect "$out" "$REPS" "$labels" "$jobs"
 	echo "=== report"
@@ -1100,7 +1119,9 @@ guest_verbs_fp() {	# out
 	echo "\`ib_write_lat -s 8 -n $n\` (t_typical: half a round trip, like"
 	echo "osu_latency), \`ib_write_bw -s SIZE -n 100\` (MiB/s converted to MB/s)."
 	echo "Benchmarks: osu_latency \`${J_OPTS[flat]}\`, osu_mbw_mr \`${J_OPTS[fmr]}\`,"
-	echo "osu_bw \`${J_OPTS[fbw]}\`."
+	echo "osu_bw \`${J_OPTS[fbw]}\`; bench/p2p_median \`${J_OPTS[mlat]}\` and"
+	echo "\`${J_OPTS[mmr]}\` (the cycle counter read per iteration, as perftest"
+	echo "does: the median iteration, not OSU's mean)."
 	echo
 	perf_tables "$out" "$jobs" "$labels" "$mpis"
 	echo "Issue 16 goals: latency at 8 B <= 0.85 × Open MPI + UCX and <= 1.15 ×"
@@ -1108,12 +1129,15 @@ guest_verbs_fp() {	# out
 	echo "without the rings):"
 	echo
 	{
-		if [[ " $jobs " == *" flat "* ]]; then
-			cmp_gate "$out" flat rcmpi-verbs ompi-ucx lower 0.85 8
-			cmp_gate "$out" flat rcmpi-verbs perftest lower 1.15 8
-		fi
-		[[ " $jobs " == *" fmr "* ]] &&
-			cmp_gate "$out" fmr rcmpi-verbs ompi-ucx higher 1.00 8
+		for j in flat mlat; do
+			[[ " $jobs " == *" $j "* ]] || continue
+			cmp_gate "$out" $j rcmpi-verbs ompi-ucx lower 0.85 8
+			cmp_gate "$out" $j rcmpi-verbs perftest lower 1.15 8
+		done
+		for j in fmr mmr; do
+			[[ " $jobs " == *" $j "* ]] &&
+				cmp_gate "$out" $j rcmpi-verbs ompi-ucx higher 1.00 8
+		done
 		[[ " $jobs " == *" fbw "* ]] &&
 			cmp_gate "$out" fbw rcmpi-verbs rcmpi-nofp higher 0.95 1048576
 	} | tee "$out/gates"

@@ -14,10 +14,7 @@
  * and prints "OP median M mean A us (n N)"; rank 1 then checks the word
  * the operations reached (put: 1, fop: the number of operations, get and
  * cas: untouched 0: cas compares with 1) and exits 1 if it is wrong.
- * On x86-64 the counter is the TSC, its rate taken from MPI_Wtime over
- * the whole loop (in a VM whose clock source is the HPET, clock_gettime
- * is a system call: too slow to read per iteration); elsewhere
- * MPI_Wtime.
+ * The timing: median.h.
  *
  * Rank 1 waits for rank 0 in MPI_Barrier, polling as MPI does; with
  * "idle" it waits in MPI_Ibarrier instead, asleep 1 ms between
@@ -31,26 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __x86_64__
-#include <x86intrin.h>
-#endif
-
-/* the counter read once per iteration (its rate: from MPI_Wtime) */
-static uint64_t ticks(void)
-{
-#ifdef __x86_64__
-	return __rdtsc();
-#else
-	return (uint64_t)(MPI_Wtime() * 1e9);
-#endif
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "median.h"
 
 static void op(int mode, MPI_Win w)
 {
@@ -100,7 +78,7 @@ int main(int argc, char **argv)
 	base[0] = 0;
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (!rank) {
-		double t0, t1, rate, sum = 0;
+		double t0, t1, median, mean;
 
 		t = malloc((size_t)(n + 1) * sizeof(*t));
 		lat = malloc((size_t)n * sizeof(*lat));
@@ -111,20 +89,15 @@ int main(int argc, char **argv)
 			op(mode, w);
 		t0 = MPI_Wtime();
 		for (i = 0; i < n; i++) {
-			t[i] = ticks();
+			t[i] = med_ticks();
 			op(mode, w);
 		}
-		t[n] = ticks();
+		t[n] = med_ticks();
 		t1 = MPI_Wtime();
 		MPI_Win_unlock(1, w);
-		rate = (double)(t[n] - t[0]) / (t1 - t0);
-		for (i = 0; i < n; i++) {
-			lat[i] = (double)(t[i + 1] - t[i]) / rate * 1e6;
-			sum += lat[i];
-		}
-		qsort(lat, (size_t)n, sizeof(*lat), cmp_double);
+		med_stats(t, n, t0, t1, 1, lat, &median, &mean);
 		printf("%s median %.2f mean %.2f us (n %d)\n", names[mode],
-		       lat[n / 2], sum / n, n);
+		       median, mean, n);
 		free(t);
 		free(lat);
 	}
