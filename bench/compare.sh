@@ -839,7 +839,7 @@ mode_verbs_fp() {
 
 	vm_mode "$out" 3000 \
 		"Verbs: the eager rings (RDMA-write fast path), Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
-		"REPS=$REPS bench/compare.sh verbs-fp" \
+		"REPS=$REPS${FP_JOBS:+ FP_JOBS='$FP_JOBS'}${FP_LAT_N:+ FP_LAT_N=$FP_LAT_N} bench/compare.sh verbs-fp" \
 		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' FP_JOBS='${FP_JOBS:-}' FP_LAT_N='${FP_LAT_N:-}' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-fp $out"
 }
 
