@@ -38,9 +38,13 @@
  * only after records of at most SHM_PREFETCH_LINES lines (messages up to
  * 224 bytes): ten lines prefetched after a 512-byte message cost its
  * ping-pong 0.01-0.02 µs of 0.17, and 32 after a 4-8 KiB one 0.1-0.3 µs.
- * Where the two cores pass lines slowly (a 2-core AMD EPYC VM at one
- * placement) osu_mbw_mr at 8 B went from 4.5 to 11-12 million messages/s;
- * where they pass them fast it changed nothing (bench/RESULTS.md).
+ * Where the two cores pass lines slowly (a 2-core AMD EPYC VM at some
+ * placements) osu_mbw_mr at 8-128 B went from 4.3-4.8 to 9.3-10.8 million
+ * messages/s, and a 1-32 B ping-pong from 0.37-0.38 to 0.39-0.42 µs: the
+ * prefetch also runs between a ping-pong's rounds, where nothing gains
+ * from it (limiting it to streams removed that cost in a trial, but was
+ * taken back; see bench/RESULTS.md). Where they pass lines fast it
+ * changed nothing.
  *
  * Threads: the producer end of a ring is that peer's sending state alone,
  * so senders to different peers may run at once (RC_TP_CAP_SEND_MT;
