@@ -155,8 +155,8 @@ static inline unsigned rc_progress_end(struct rc_inst *inst, unsigned events)
 	return events;
 }
 /* Called by blocking loops that made no progress: yields when
- * oversubscribed or idle for yield_after polls, otherwise relaxes the
- * CPU. */
+ * oversubscribed or idle for yield_after polls, else returns at once (the
+ * loop spins). */
 void rc_progress_idle(struct rc_inst *inst);
 int rc_progress_register(struct rc_inst *inst, rc_progress_fn fn, void *arg);
 
