@@ -12,7 +12,7 @@
 
 int main(int argc, char **argv)
 {
-	struct bench b = { 0 };
+	struct bench b = {0};
 	size_t size, slot;
 	char *sb, *rb;
 	MPI_Request *rq;

@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-	struct bench b = { 0 };
+	struct bench b = {0};
 	size_t size;
 	char *sb, *rb;
 	int half, peer, sender;
