@@ -481,9 +481,21 @@ done:
 	return true;
 }
 
+/*
+ * Every target's wait moves on, not only the first's: MPI_Win_lock_all
+ * holds a ticket at every target, and a shared one whose turn has come
+ * must be taken (read += 1) at once, or the requests queued behind it
+ * there wait for us while we wait elsewhere. Waiting at one target at a
+ * time deadlocked: rank 2's lock_all waited at target 0 behind rank 0's
+ * exclusive request, which waited for rank 1's shared lock at 0, while
+ * rank 1 waited at target 1 behind rank 2's ticket there, its turn come
+ * but never taken (the two-VM lossy-link case, rarely; rma_counter's
+ * phase 2b makes that order on purpose).
+ */
 static bool lock_advance(struct rma_sync *s)
 {
 	struct rc_win *win = s->win;
+	bool all = true;
 	int i;
 
 	FOR_TARGETS(win, s->target, i) {
@@ -498,8 +510,10 @@ static bool lock_advance(struct rma_sync *s)
 		if (win->dev_atomic) {
 			int err = RC_OK;
 
-			if (!rma_dlock_granted(win, i, &err))
-				return false;
+			if (!rma_dlock_granted(win, i, &err)) {
+				all = false;
+				continue;
+			}
 			if (err && !s->err)
 				s->err = err;
 			win->tg[i].granted = !err;
@@ -509,10 +523,13 @@ static bool lock_advance(struct rma_sync *s)
 			return false;
 		if (!lw_try(win, i)) {
 			lw_repair(win, i);
-			return false;
+			all = false;
+			continue;
 		}
 		win->tg[i].granted = true;
 	}
+	if (!all)
+		return false;
 	if (s->err && s->target >= 0) {
 		/* the one target is gone: no epoch to close */
 		win->tg[s->target].lock = 0;

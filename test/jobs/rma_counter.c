@@ -11,6 +11,9 @@
  *      and inside the lock a fetch-and-add on an "inside" word must find
  *      no other holder; then locks shared and exclusive mixed: a shared
  *      holder must find no exclusive one inside, an exclusive one nobody;
+ *   2b. (3 ranks or more) MPI_Win_lock_all beside nested locks, in an
+ *      order that deadlocked when lock_all waited at one target at a
+ *      time (lock_all_beside);
  *   3. the same fetch-and-add through MPI_Accumulate of MPI_SUM, then one
  *      MPI_Compare_and_swap race per round with exactly one winner;
  *   4. mixed accumulates on the same elements from every rank at once:
@@ -41,6 +44,7 @@
  *   rma_counter [N] [create|allocate|shared|dynamic|agent=A...]  (default
  *   2000, allocate and shared)
  */
+#include <unistd.h>
 #include "jobs.h"
 
 static int rank, size;
@@ -204,6 +208,46 @@ static void fetched_once(long long *got, int n, const char *what)
 	free(all);
 }
 
+/*
+ * Rank 1 holds a shared lock at rank 0 and an exclusive one at rank 1;
+ * rank 0 asks for an exclusive lock at 0 (queued behind rank 1); rank
+ * 2's MPI_Win_lock_all queues behind rank 0 at target 0 and behind rank
+ * 1 at target 1. Rank 1 then gives target 1 up, so that rank 2's turn
+ * comes there while it waits at 0, and asks for a shared lock at 1
+ * again. Rank 2 must take its turn at target 1 while it waits at 0: else
+ * rank 1 waits for rank 2 at 1, rank 2 for rank 0 at 0, rank 0 for rank
+ * 1 (a hang, ended by the test's time-out). The sleeps make that order;
+ * a slower machine that misses it only tests less. Other ranks only meet
+ * the barriers.
+ */
+static void lock_all_beside(MPI_Win w)
+{
+	if (size < 3)
+		return;
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 1) {
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, w));
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w));
+		CHECK_MPI(MPI_Win_unlock(0, w));
+	} else if (rank == 1) {
+		usleep(600000);
+		CHECK_MPI(MPI_Win_unlock(1, w));
+		usleep(300000);
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, w));
+		CHECK_MPI(MPI_Win_unlock(1, w));
+		CHECK_MPI(MPI_Win_unlock(0, w));
+	} else if (rank == 2) {
+		usleep(300000);
+		CHECK_MPI(MPI_Win_lock_all(0, w));
+		CHECK_MPI(MPI_Win_unlock_all(w));
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		     const char *what)
 {
@@ -270,6 +314,8 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 		CHECK_MPI(MPI_Win_unlock(0, w));
 	}
 	phase_done(what, "mixed locks");
+	lock_all_beside(w);
+	phase_done(what, "lock_all beside nested locks");
 	/* 3. accumulate, and compare_and_swap races */
 	CHECK_MPI(MPI_Win_lock_all(0, w));
 	for (i = 0; i < n; i++)
