@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "compiler.h"
 #include "inst.h"
 #include "list.h"
 #include "log.h"
@@ -301,9 +302,11 @@ static void loop_apply_atomic(struct loop_rdma *r)
 		memcpy((void *)r->src, &old, 8);
 }
 
-static unsigned loop_progress(struct rc_tp *tp)
+/* loop_progress when there is something to do (out of line: an idle
+ * poll then sets up no frame) */
+static __attribute__((noinline)) unsigned loop_progress_work(struct loop_tp *lt)
 {
-	struct loop_tp *lt = (struct loop_tp *)tp;
+	struct rc_tp *tp = &lt->tp;
 	unsigned events = 0;
 	struct rc_list batch;
 
@@ -344,6 +347,15 @@ static unsigned loop_progress(struct rc_tp *tp)
 		events++;
 	}
 	return events;
+}
+
+static unsigned loop_progress(struct rc_tp *tp)
+{
+	struct loop_tp *lt = (struct loop_tp *)tp;
+
+	if (RC_LIKELY(rc_list_empty(&lt->rdma) && rc_list_empty(&lt->inbox)))
+		return 0;
+	return loop_progress_work(lt);
 }
 
 const struct rc_tp_ops rc_tp_loop_ops = {

@@ -34,17 +34,17 @@
  * producer asks for the lines the next one will use, with PREFETCHW,
  * starting two lines past its end: the line right after it is the one a
  * consumer that has caught up polls, and taking that one away from it would
- * only make it come back. Only lines the cached head says are free, and
- * only after records of at most SHM_PREFETCH_LINES lines (messages up to
- * 224 bytes): ten lines prefetched after a 512-byte message cost its
+ * only make it come back. Only in a stream: when this record follows
+ * another one to the same peer with no progress call between them (a
+ * ping-pong receives between its sends, and there an always-on prefetch
+ * cost 0.02-0.05 µs of 0.38). Only lines the cached head says are free,
+ * and only after records of at most SHM_PREFETCH_LINES lines (messages up
+ * to 224 bytes): ten lines prefetched after a 512-byte message cost its
  * ping-pong 0.01-0.02 µs of 0.17, and 32 after a 4-8 KiB one 0.1-0.3 µs.
  * Where the two cores pass lines slowly (a 2-core AMD EPYC VM at some
  * placements) osu_mbw_mr at 8-128 B went from 4.3-4.8 to 9.3-10.8 million
- * messages/s, and a 1-32 B ping-pong from 0.37-0.38 to 0.39-0.42 µs: the
- * prefetch also runs between a ping-pong's rounds, where nothing gains
- * from it (limiting it to streams removed that cost in a trial, but was
- * taken back; see bench/RESULTS.md). Where they pass lines fast it
- * changed nothing.
+ * messages/s; where they pass them fast it changed nothing
+ * (bench/RESULTS.md).
  *
  * Threads: the producer end of a ring is that peer's sending state alone,
  * so senders to different peers may run at once (RC_TP_CAP_SEND_MT;
@@ -110,6 +110,7 @@ struct shm_out {
 	char *data;
 	uint64_t tail;		/* next line to write */
 	uint64_t cached_head;
+	uint64_t last_polls; /* st->polls at our last record */
 };
 
 /* A ring in our segment that a peer writes into. */
@@ -135,6 +136,9 @@ struct shm_tp {
 	struct shm_in *in;	/* nlocal - 1 rings we read */
 	struct shm_out *out;	/* by local index */
 	bool cma;
+	/* shm_progress calls (written by progress, read by senders that may
+	 * run beside it: relaxed atomics, plain moves on x86) */
+	uint64_t polls;
 };
 
 static inline uint32_t rec_lines(size_t len)
@@ -637,7 +641,12 @@ static int shm_am_send(struct rc_tp *tp, int wrank, const void *hdr,
 	uint32_t pos = (uint32_t)(o->tail & (st->nlines - 1));
 	uint32_t skip = pos + need > st->nlines ? st->nlines - pos : 0;
 	struct shm_rec *rec;
+	uint64_t polls = __atomic_load_n(&st->polls, __ATOMIC_RELAXED);
+	/* a record right behind another one to this peer, no progress call
+	 * between them: a stream, not a ping-pong */
+	bool stream = o->last_polls == polls;
 
+	o->last_polls = polls;
 	if (o->tail + skip + need - o->cached_head > st->nlines) {
 		o->cached_head = atomic_load_explicit(&o->ctl->head,
 						      memory_order_acquire);
@@ -661,7 +670,7 @@ static int shm_am_send(struct rc_tp *tp, int wrank, const void *hdr,
 	rec->flags = 0;
 	atomic_store_explicit(&rec->stamp, o->tail + 1, memory_order_release);
 	o->tail += need;
-	if (need <= SHM_PREFETCH_LINES)
+	if (stream && need <= SHM_PREFETCH_LINES)
 		shm_prefetch_next(st, o, need);
 	return RC_OK;
 }
@@ -704,15 +713,42 @@ static unsigned shm_poll_ring(struct shm_tp *st, struct shm_in *in)
 	return events;
 }
 
+/* Is the record at the ring's head there? */
+static inline bool shm_ring_ready(const struct shm_tp *st,
+				  const struct shm_in *in)
+{
+	const struct shm_rec *rec =
+		(const struct shm_rec *)(in->data +
+					 (size_t)(in->head & (st->nlines - 1)) *
+						 RC_CACHELINE);
+
+	return atomic_load_explicit(&rec->stamp, memory_order_acquire) ==
+	       in->head + 1;
+}
+
+/* Drain rings i.. (out of line: an idle poll then sets up no frame). */
+static __attribute__((noinline)) unsigned shm_drain_from(struct shm_tp *st,
+							 int i)
+{
+	unsigned events = 0;
+
+	for (; i < st->nlocal - 1; i++)
+		events += shm_poll_ring(st, &st->in[i]);
+	return events;
+}
+
 static unsigned shm_progress(struct rc_tp *tp)
 {
 	struct shm_tp *st = (struct shm_tp *)tp;
-	unsigned events = 0;
 	int i;
 
+	__atomic_store_n(&st->polls,
+			 __atomic_load_n(&st->polls, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 	for (i = 0; i < st->nlocal - 1; i++)
-		events += shm_poll_ring(st, &st->in[i]);
-	return events;
+		if (shm_ring_ready(st, &st->in[i]))
+			return shm_drain_from(st, i);
+	return 0;
 }
 
 static int shm_mem_expose(struct rc_tp *tp, void *addr, size_t len,

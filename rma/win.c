@@ -1216,17 +1216,15 @@ static const struct rc_am_ops rma_am_ops = {
 
 /* ---- the module ---------------------------------------------------------- */
 
-static unsigned rma_progress(struct rc_inst *inst, void *arg)
+/* rma_progress when there is something to do (out of line: an idle poll
+ * then sets up no frame) */
+static __attribute__((noinline)) unsigned rma_progress_work(struct rc_rma *rma)
 {
-	struct rc_rma *rma = arg;
 	struct rc_list batch;
 	unsigned events = 0;
 	bool probe;
 	double now;
 
-	if (RC_LIKELY(rc_list_empty(&rma->syncs) && !rma->nreplies &&
-		      rc_list_empty(&rma->rooms)))
-		return 0;
 	if (!rc_list_empty(&rma->rooms))
 		events += rma_room_progress(rma);
 	/* the clock, for the liveness probes (seconds), every 64th call
@@ -1249,6 +1247,16 @@ static unsigned rma_progress(struct rc_inst *inst, void *arg)
 			rma_sync_probe(s, now);
 	}
 	return events;
+}
+
+static unsigned rma_progress(struct rc_inst *inst, void *arg)
+{
+	struct rc_rma *rma = arg;
+
+	if (RC_LIKELY(rc_list_empty(&rma->syncs) && !rma->nreplies &&
+		      rc_list_empty(&rma->rooms)))
+		return 0;
+	return rma_progress_work(rma);
 }
 
 int rc_rma_open(struct rc_inst *inst)
