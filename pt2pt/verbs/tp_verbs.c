@@ -971,80 +971,11 @@ static bool tx_refresh(struct vb_tp *vt, struct vb_peer *p)
 	return vb_tx_avail(&p->tx) != 0;
 }
 
+/* (the send path's steps, shared with verbs_fp.c: verbs.h) */
 #define sq_room vb_sq_room
-
-/* Post wr on p's QP, recording slot s. */
-static inline int sq_post(struct vb_tp *vt, struct vb_peer *p,
-			  struct ibv_send_wr *wr, uint8_t kind, void *obj,
-			  bool signal)
-{
-	struct vb_swr *s = &p->sq[p->sq_head % vt->prm.sq_size];
-	struct ibv_send_wr *bad;
-	int err;
-
-	s->peer = p;
-	s->obj = obj;
-	s->kind = kind;
-	s->signaled = signal;
-	wr->wr_id = (uintptr_t)s;
-	wr->next = NULL;
-	if (signal)
-		wr->send_flags |= IBV_SEND_SIGNALED;
-	err = vt->ops->post_send(p->qp, wr, &bad);
-	if (RC_UNLIKELY(err)) {
-		vb_peer_fail(vt, p, "ibv_post_send: %s", strerror(err));
-		return RC_ERR_PEER;
-	}
-	p->sq_head++;
-	if (signal) {
-		vt->scq_avail--;
-		p->unsig = 0;
-	} else {
-		p->unsig++;
-	}
-	return RC_OK;
-}
-
-int vb_sq_post(struct vb_tp *vt, struct vb_peer *p, struct ibv_send_wr *wr,
-	       uint8_t kind, void *obj, bool signal)
-{
-	return sq_post(vt, p, wr, kind, obj, signal);
-}
-
-static inline bool sq_signal(struct vb_tp *vt, struct vb_peer *p, bool *again)
-{
-	bool signal = p->unsig + 1 >= vt->prm.signal_every;
-
-	*again = false;
-	if (RC_UNLIKELY(signal && !vt->scq_avail)) {
-		/* no room for a completion: leave this one unsignaled unless
-		 * too many already are */
-		*again = p->unsig + 1 >= vt->prm.sq_size / 2;
-		signal = false;
-	}
-	return signal;
-}
-
-bool vb_sq_signal(struct vb_tp *vt, struct vb_peer *p, bool *again)
-{
-	return sq_signal(vt, p, again);
-}
-
-/* The header of our next message to p: credits and ring credits
- * returned, the next sequence number. */
-static inline void hdr_fill(struct vb_peer *p, struct vb_hdr *vh, uint8_t type)
-{
-	vh->credits = vb_rx_advertise(&p->rx);
-	vh->seq = p->tx_seq;
-	vh->type = type;
-	vh->fp_acked =
-		RC_UNLIKELY(p->fprx != NULL) ? (uint8_t)vb_fp_advertise(p) : 0;
-}
-
-void vb_hdr_fill(struct vb_peer *p, struct vb_hdr *vh, uint8_t type)
-{
-	hdr_fill(p, vh, type);
-}
+#define sq_post vb_sq_post
+#define sq_signal vb_sq_signal
+#define hdr_fill vb_hdr_fill
 
 static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
 			   const void *hdr, size_t hlen, const void *payload,
@@ -1848,8 +1779,19 @@ static unsigned vb_progress(struct rc_tp *tp)
 
 	if (RC_UNLIKELY(!vt->resources))
 		return 0;
-	if (vt->fp_nrx)
-		events += vb_fp_progress(vt);
+	if (vt->fp_nrx) {
+		events = vb_fp_progress(vt);
+		/* A ring delivered: what waited for it may be done, and the
+		 * caller sees it without a CQ poll (a function call into
+		 * the provider and its lock) and what follows it here. Never
+		 * twice in a row: completions and SRQ messages still come
+		 * through at every other call. */
+		if (events && !vt->cq_later) {
+			vt->cq_later = true;
+			return events;
+		}
+	}
+	vt->cq_later = false;
 	n = vt->ops->poll_cq(vt->cq, VB_POLL, wc);
 	if (RC_UNLIKELY(n < 0)) {
 		rc_log_err("verbs: ibv_poll_cq on %s: %s", vt->dev_name,

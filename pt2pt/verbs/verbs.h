@@ -17,7 +17,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <netinet/in.h>
+#include "compiler.h"
 #include "tp.h"
 #include "verbs_credit.h"
 #include "verbs_ops.h"
@@ -155,6 +157,7 @@ struct vb_peer {
 	uint32_t rqpn;	   /* the peer's QP number */
 	struct vb_swr *sq; /* sq_size slots */
 	uint32_t sq_head;  /* WRs posted */
+	uint32_t sq_next;  /* sq_head % sq_size, kept (no division) */
 	uint32_t sq_tail;  /* WRs known complete */
 	/* the READ and atomic fence (tp_verbs.c, vb_rd_fence_wanted) */
 	uint32_t sq_fence; /* sq_size while rd_out or dq_head, else 0:
@@ -282,6 +285,8 @@ struct vb_tp {
 	unsigned fp_waiting;	/* peers waiting for a ring */
 	unsigned fp_acks_due;	/* VB_MSG_UNRING_ACKs not sent yet */
 	unsigned long n_unring; /* rings taken back */
+	bool cq_later; /* the last progress call delivered from a ring and
+			* left the CQ for this one */
 
 	struct rc_rcache *rcache;
 	struct vb_cm *cm;
@@ -332,13 +337,8 @@ static inline bool vb_sq_room(const struct vb_tp *vt, const struct vb_peer *p,
 	return vb_sq_room_unfenced(vt, p, reserve + p->sq_fence);
 }
 
-/* Post wr on p's QP as one send-queue slot of the given kind (obj: what
- * its completion releases); RC_ERR_PEER after failing the peer. */
-int vb_sq_post(struct vb_tp *vt, struct vb_peer *p, struct ibv_send_wr *wr,
-	       uint8_t kind, void *obj, bool signal);
-/* An inline send should be signaled now (false + *again: no room for a
- * completion; retry later). */
-bool vb_sq_signal(struct vb_tp *vt, struct vb_peer *p, bool *again);
+/* vb_sq_post and vb_sq_signal: at the end (inline, as vb_hdr_fill: the
+ * eager ring's send makes them in its own frame). */
 
 /* verbs_dev.c */
 /* The wiring RCMPI_VERBS_CM asks for in a job of nranks: the same answer
@@ -461,8 +461,7 @@ void vb_deliver(struct vb_tp *vt, struct vb_peer *p, const struct vb_hdr *vh,
 /* p has credits for us to return (the SRQ's or a ring's): on the dirty
  * list, written at the next progress call unless a message carries them. */
 void vb_credit_due(struct vb_tp *vt, struct vb_peer *p);
-/* The header of our next message to p (credits returned, its seq). */
-void vb_hdr_fill(struct vb_peer *p, struct vb_hdr *vh, uint8_t type);
+/* vb_hdr_fill (the header of our next message to p): at the end. */
 /* Post a message of type with seq on the SRQ path (RC_AGAIN: no credit
  * or room). */
 int vb_post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
@@ -476,6 +475,7 @@ struct vb_fp_tx {
 	uint32_t nslots, slot_size;
 	uint32_t written; /* slots written so far */
 	uint32_t acked;	  /* slots the peer consumed */
+	uint32_t next;	  /* written % nslots, kept (no division) */
 };
 
 /* Receiver side: our ring for the peer's messages. */
@@ -485,6 +485,7 @@ struct vb_fp_rx {
 	uint32_t nslots, slot_size;
 	uint32_t consumed;   /* slots delivered so far */
 	uint32_t advertised; /* consumed as last told to the peer */
+	uint32_t next;	     /* consumed % nslots, kept (no division) */
 	bool offered;
 	bool revoking; /* VB_MSG_UNRING sent: freed at the peer's ack */
 };
@@ -523,5 +524,71 @@ bool vb_fp_update_due(const struct vb_peer *p);
 /* The ring-credit word the peer wrote into our slot. */
 void vb_fp_slot(struct vb_peer *p, uint64_t v);
 void vb_fp_release(struct vb_tp *vt, struct vb_peer *p);
+
+/* ---- the send path's steps, inline (tp_verbs.c and verbs_fp.c) ---- */
+
+/* Post wr on p's QP as one send-queue slot of the given kind (obj: what
+ * its completion releases); RC_ERR_PEER after failing the peer. */
+static inline int vb_sq_post(struct vb_tp *vt, struct vb_peer *p,
+			     struct ibv_send_wr *wr, uint8_t kind, void *obj,
+			     bool signal)
+{
+	struct vb_swr *s = &p->sq[p->sq_next];
+	struct ibv_send_wr *bad;
+	int err;
+
+	s->peer = p;
+	s->obj = obj;
+	s->kind = kind;
+	s->signaled = signal;
+	wr->wr_id = (uintptr_t)s;
+	wr->next = NULL;
+	if (signal)
+		wr->send_flags |= IBV_SEND_SIGNALED;
+	err = vt->ops->post_send(p->qp, wr, &bad);
+	if (RC_UNLIKELY(err)) {
+		vb_peer_fail(vt, p, "ibv_post_send: %s", strerror(err));
+		return RC_ERR_PEER;
+	}
+	p->sq_head++;
+	if (++p->sq_next == vt->prm.sq_size)
+		p->sq_next = 0;
+	if (signal) {
+		vt->scq_avail--;
+		p->unsig = 0;
+	} else {
+		p->unsig++;
+	}
+	return RC_OK;
+}
+
+/* An inline send should be signaled now (false + *again: no room for a
+ * completion; retry later). */
+static inline bool vb_sq_signal(struct vb_tp *vt, struct vb_peer *p,
+				bool *again)
+{
+	bool signal = p->unsig + 1 >= vt->prm.signal_every;
+
+	*again = false;
+	if (RC_UNLIKELY(signal && !vt->scq_avail)) {
+		/* no room for a completion: leave this one unsignaled unless
+		 * too many already are */
+		*again = p->unsig + 1 >= vt->prm.sq_size / 2;
+		signal = false;
+	}
+	return signal;
+}
+
+/* The header of our next message to p: credits and ring credits
+ * returned, the next sequence number. */
+static inline void vb_hdr_fill(struct vb_peer *p, struct vb_hdr *vh,
+			       uint8_t type)
+{
+	vh->credits = vb_rx_advertise(&p->rx);
+	vh->seq = p->tx_seq;
+	vh->type = type;
+	vh->fp_acked =
+		RC_UNLIKELY(p->fprx != NULL) ? (uint8_t)vb_fp_advertise(p) : 0;
+}
 
 #endif

@@ -109,6 +109,7 @@ void vb_fp_busy(struct vb_tp *vt, struct vb_peer *p)
 	r->slot_size = vt->prm.fp_size;
 	r->consumed = p->fp_base;
 	r->advertised = p->fp_base;
+	r->next = r->consumed % r->nslots;
 	len = ((size_t)r->nslots * r->slot_size + 4095) & ~(size_t)4095;
 	if (posix_memalign((void **)&r->mem, 4096, len)) {
 		free(r);
@@ -176,7 +177,7 @@ static inline const struct vb_hdr *fp_next(const struct vb_fp_rx *r,
 					   size_t *len)
 {
 	const char *end =
-		r->mem + (size_t)((r->consumed % r->nslots) + 1) * r->slot_size;
+		r->mem + (size_t)(r->next + 1) * r->slot_size;
 	const struct vb_fp_tail *t = (const struct vb_fp_tail *)end - 1;
 	uint32_t size;
 
@@ -210,6 +211,8 @@ static bool fp_take(struct vb_tp *vt, struct vb_peer *p)
 	 * slot, and the peer may write it again */
 	vb_deliver(vt, p, vh, len);
 	r->consumed++;
+	if (++r->next == r->nslots)
+		r->next = 0;
 	vt->n_ring_rx++;
 	if (RC_UNLIKELY(vb_fp_update_due(p)))
 		vb_credit_due(vt, p);
@@ -280,6 +283,7 @@ void vb_fp_offered(struct vb_tp *vt, struct vb_peer *p, const void *msg,
 	f->nslots = o.nslots;
 	f->slot_size = o.slot_size;
 	f->written = o.start;
+	f->next = o.start % f->nslots;
 	f->acked = o.start;
 	p->fptx = f;
 	rc_log_debug("verbs: rank %d's eager ring (%u x %u bytes) in use",
@@ -336,7 +340,7 @@ int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
 	if (RC_UNLIKELY(!vb_sq_room(vt, p, VB_SQ_RESERVE)))
 		return RC_AGAIN;
 	slot_end = f->raddr +
-		   (uint64_t)((f->written % f->nslots) + 1) * f->slot_size;
+		   (uint64_t)(f->next + 1) * f->slot_size;
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_RDMA_WRITE;
 	wr.wr.rdma.remote_addr = slot_end - span;
@@ -394,6 +398,8 @@ int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
 	if (RC_UNLIKELY(ret))
 		return ret;
 	f->written++;
+	if (++f->next == f->nslots)
+		f->next = 0;
 	p->tx_seq++;
 	vt->n_ring++;
 	return RC_OK;
