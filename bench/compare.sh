@@ -125,7 +125,11 @@
 # the default; med: the median call), P2P_OPTS / COLL_OPTS / OVER_OPTS
 # (benchmark options, e.g. "-m 1:4096"), RMA_OPTS (more options of the
 # one-sided jobs), VERBS_LAT ("-m 8:8 -i 2000 -x
-# 200"), VERBS_BW ("-m 1048576:1048576 -i 5 -x 1"), TIMEOUT (per run, s).
+# 200"), VERBS_BW ("-m 1048576:1048576 -i 5 -x 1"), TIMEOUT (per run, s),
+# CMP_PROBE (verbs-fp and verbs-rma: the CPU probe that frames each run,
+# default BUILD/bench/cpu_probe; empty: none) and STEADY (1.25: how much
+# slower than the boot's fastest a probe may be for its run to count
+# among the runs on steady CPUs, which those modes report again).
 # Exit status: 0, or 1 when a run or a gate failed (the report says which).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -138,6 +142,7 @@ if [[ " ${MPIS:-} " == *" rcmpi-base "* ]]; then
 		{ echo "compare.sh: rcmpi-base needs BASE_BUILD, a built rcmpi tree" >&2; exit 1; }
 fi
 REPS=${REPS:-5}
+STEADY=${STEADY:-1.25}
 COL=${COL:-avg}
 TIMEOUT=${TIMEOUT:-300}
 BIN=$BUILD/bench-compare/bin
@@ -840,7 +845,7 @@ mode_verbs_fp() {
 	vm_mode "$out" 3000 \
 		"Verbs: the eager rings (RDMA-write fast path), Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
 		"REPS=$REPS${FP_JOBS:+ FP_JOBS='$FP_JOBS'}${FP_LAT_N:+ FP_LAT_N=$FP_LAT_N} bench/compare.sh verbs-fp" \
-		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' FP_JOBS='${FP_JOBS:-}' FP_LAT_N='${FP_LAT_N:-}' TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-fp $out"
+		"REPS=$REPS BUILD=$BUILD MPIS='rcmpi ompi' FP_JOBS='${FP_JOBS:-}' FP_LAT_N='${FP_LAT_N:-}' TIMEOUT=$TIMEOUT STEADY=$STEADY${CMP_PROBE+ CMP_PROBE='$CMP_PROBE'} bash $top/bench/compare.sh --guest-verbs-fp $out"
 }
 
 mode_verbs_cg() {
@@ -859,7 +864,7 @@ mode_verbs_rma() {
 	vm_mode "$out" $((600 + REPS * 420)) \
 		"Verbs, one-sided: Soft-RoCE (rxe0) in one qemu VM boot, 2 ranks" \
 		"REPS=$REPS${RMA_JOBS:+ RMA_JOBS='$RMA_JOBS'}${RMA_LABELS:+ RMA_LABELS='$RMA_LABELS'} bench/compare.sh verbs-rma" \
-		"REPS=$REPS RMA_JOBS='${RMA_JOBS:-}' RMA_LABELS='${RMA_LABELS:-}' BUILD=$BUILD MPIS='$MPIS'${BASE_BUILD:+ BASE_BUILD=$BASE_BUILD} TIMEOUT=$TIMEOUT bash $top/bench/compare.sh --guest-verbs-rma $out"
+		"REPS=$REPS RMA_JOBS='${RMA_JOBS:-}' RMA_LABELS='${RMA_LABELS:-}' BUILD=$BUILD MPIS='$MPIS'${BASE_BUILD:+ BASE_BUILD=$BASE_BUILD} TIMEOUT=$TIMEOUT STEADY=$STEADY${CMP_PROBE+ CMP_PROBE='$CMP_PROBE'} bash $top/bench/compare.sh --guest-verbs-rma $out"
 }
 
 mode_verbs_wiring() {
@@ -908,6 +913,7 @@ guest_verbs_rma() {	# out
 	local lat="-m 8:8 -i 500 -x 50" bw="-m 65536:65536 -i 10 -x 2"
 	local bw1m="-m 1048576:1048576 -i 5 -x 1"
 	DEV=${RXE_VM_DEV:-rxe0}
+	probe_default
 	GID=$(rxe-gid -d "$DEV" | cut -d' ' -f1)
 	job put osu_put_latency 2 core 2 lower "osu_put_latency, flush (µs)" "$lat"
 	job get osu_get_latency 2 core 2 lower "osu_get_latency, flush (µs)" "$lat"
@@ -969,33 +975,38 @@ guest_verbs_rma() {	# out
 	echo "its latency; bandwidth at 1 MiB at the device's ceiling, within 10 %)"
 	echo "and against Open MPI + UCX (ahead of it: latency ≤ 1.00 ×, bandwidth ≥ 1.00 ×):"
 	echo
-	{
-		# (RMA_JOBS: only the jobs that ran)
-		for j in put get fop cas; do
-			[[ " $jobs " == *" $j "* ]] || continue
-			cmp_gate "$out" "$j" rcmpi-direct perftest lower 1.20 8
-			# OSU's mean beside perftest's mean (the line above: its
-			# median, which a right-skewed latency keeps lower)
-			[[ " $labels " == *" perftest-avg "* ]] &&
-				cmp_gate "$out" "$j" rcmpi-direct perftest-avg lower 1.20 8
-		done
-		for j in putbw1m getbw1m; do
-			[[ " $jobs " == *" $j "* ]] || continue
-			cmp_gate "$out" "$j" rcmpi-direct perftest higher 0.90 1048576
-		done
-		for j in put get fop cas; do
-			[[ " $jobs " == *" $j "* && " $labels " == *" ompi-ucx "* ]] ||
-				continue
-			cmp_gate "$out" "$j" rcmpi-direct ompi-ucx lower 1.00 8
-		done
-		for j in putbw1m getbw1m; do
-			[[ " $jobs " == *" $j "* && " $labels " == *" ompi-ucx "* ]] ||
-				continue
-			cmp_gate "$out" "$j" rcmpi-direct ompi-ucx higher 1.00 1048576
-		done
-	} | tee "$out/gates"
+	rma_gates "$out" "$jobs" "$labels" | tee "$out/gates"
 	echo
 	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
+	steady_report "$out" "$jobs" "$labels" "$mpis" rma_gates
+}
+
+# issue 15's gates over the runs in a folder
+rma_gates() {	# dir jobs labels
+	local j
+	# (RMA_JOBS: only the jobs that ran)
+	for j in put get fop cas; do
+		[[ " $2 " == *" $j "* ]] || continue
+		cmp_gate "$1" "$j" rcmpi-direct perftest lower 1.20 8
+		# OSU's mean beside perftest's mean (the line above: its
+		# median, which a right-skewed latency keeps lower)
+		[[ " $3 " == *" perftest-avg "* ]] &&
+			cmp_gate "$1" "$j" rcmpi-direct perftest-avg lower 1.20 8
+	done
+	for j in putbw1m getbw1m; do
+		[[ " $2 " == *" $j "* ]] || continue
+		cmp_gate "$1" "$j" rcmpi-direct perftest higher 0.90 1048576
+	done
+	for j in put get fop cas; do
+		[[ " $2 " == *" $j "* && " $3 " == *" ompi-ucx "* ]] ||
+			continue
+		cmp_gate "$1" "$j" rcmpi-direct ompi-ucx lower 1.00 8
+	done
+	for j in putbw1m getbw1m; do
+		[[ " $2 " == *" $j "* && " $3 " == *" ompi-ucx "* ]] ||
+			continue
+		cmp_gate "$1" "$j" rcmpi-direct ompi-ucx higher 1.00 1048576
+	done
 }
 
 # the engine's hook for the label perftest: the job's counterpart
@@ -1091,6 +1102,7 @@ guest_verbs_fp() {	# out
 	local n=${FP_LAT_N:-2000}
 	DEV=${RXE_VM_DEV:-rxe0}
 	GID=$(rxe-gid -d "$DEV" | cut -d' ' -f1)
+	probe_default
 	job flat osu_latency 2 core 2 lower "osu_latency (µs)" \
 		"-m 8:8 -i $n -x $((n / 10))"
 	job fmr osu_mbw_mr 2 core 3 higher "osu_mbw_mr, 1 pair, window 64 (messages/s)" \
@@ -1128,21 +1140,56 @@ guest_verbs_fp() {	# out
 	echo "ib_write_lat, message rate >= Open MPI's, bandwidth unchanged (>= 0.95 ×"
 	echo "without the rings):"
 	echo
-	{
-		for j in flat mlat; do
-			[[ " $jobs " == *" $j "* ]] || continue
-			cmp_gate "$out" $j rcmpi-verbs ompi-ucx lower 0.85 8
-			cmp_gate "$out" $j rcmpi-verbs perftest lower 1.15 8
-		done
-		for j in fmr mmr; do
-			[[ " $jobs " == *" $j "* ]] &&
-				cmp_gate "$out" $j rcmpi-verbs ompi-ucx higher 1.00 8
-		done
-		[[ " $jobs " == *" fbw "* ]] &&
-			cmp_gate "$out" fbw rcmpi-verbs rcmpi-nofp higher 0.95 1048576
-	} | tee "$out/gates"
+	fp_gates "$out" "$jobs" | tee "$out/gates"
 	echo
 	[[ -s $out/failures ]] && { echo "Failed runs:"; sed 's/^/- /' "$out/failures"; echo; }
+	steady_report "$out" "$jobs" "$labels" "$mpis" fp_gates
+}
+
+# the CPU probe of cmp_collect, unless the caller set CMP_PROBE
+probe_default() {
+	CMP_PROBE=${CMP_PROBE-$BUILD/bench/cpu_probe}
+	[[ -x ${CMP_PROBE:-/nonexistent} ]] || CMP_PROBE=
+}
+
+# issue 16's gates over the runs in a folder
+fp_gates() {	# dir jobs
+	local j
+	for j in flat mlat; do
+		[[ " $2 " == *" $j "* ]] || continue
+		cmp_gate "$1" $j rcmpi-verbs ompi-ucx lower 0.85 8
+		cmp_gate "$1" $j rcmpi-verbs perftest lower 1.15 8
+	done
+	for j in fmr mmr; do
+		[[ " $2 " == *" $j "* ]] &&
+			cmp_gate "$1" $j rcmpi-verbs ompi-ucx higher 1.00 8
+	done
+	[[ " $2 " == *" fbw "* ]] &&
+		cmp_gate "$1" fbw rcmpi-verbs rcmpi-nofp higher 0.95 1048576
+}
+
+# The tables and gates again over the runs made on steady CPUs
+# (run_compare.sh's cmp_steady; CMP_PROBE set): GATES, a function of a
+# folder, the jobs and the labels, prints the gate lines (to
+# OUT/gates.steady too).
+steady_report() {	# out jobs labels mpis gates
+	local best
+	[[ -n ${CMP_PROBE:-} ]] || return 0
+	best=$(cmp_steady "$1" "$STEADY")
+	echo "#### The same over the runs made on steady CPUs"
+	echo
+	echo "bench/cpu_probe ran before and after every run: its slowest CPU's"
+	echo "time for a fixed loop. A run counts here when both were at most"
+	echo "$STEADY × the fastest such figure of the boot ($best ms): the host's"
+	echo "cores slow down 2-3 times for seconds now and then (a neighbour on a"
+	echo "sibling thread), and a run made meanwhile measures the host. Each"
+	echo "cell's [N runs] says how many were left."
+	echo
+	perf_tables "$1/steady" "$2" "$3" "$4"
+	echo "The goals over these runs:"
+	echo
+	"$5" "$1/steady" "$2" "$3" | tee "$1/gates.steady"
+	echo
 }
 
 # rank 0 of LABEL's osu_latency under callgrind for N iterations: its

@@ -21,12 +21,20 @@
 # always runs first after a pause). Our boxes have two cores shared with
 # other jobs: read the range before the ratio.
 
+# the slowest CPU's figure of a cpu_probe (bench/cpu_probe.c) run now
+cmp_probe() {
+	$CMP_PROBE 2>/dev/null | awk '$2 > m { m = $2 } END { print m + 0 }'
+}
+
 # cmp_collect DIR REPS "LABEL..." "JOB..." - call `cmp_exec LABEL JOB`
 # (the caller's: prints "size value" lines, non-zero on failure) for every
 # repetition, job and MPI; values go to DIR/JOB.LABEL, one "size value" a
 # line, failures to DIR/failures (the run's stderr in DIR/JOB.LABEL.err).
+# With CMP_PROBE (the path of bench/cpu_probe), each run is framed by two
+# probes of the CPUs, and DIR/JOB.LABEL.probed gets "size value slowest",
+# slowest the larger of the two probes' slowest CPU (cmp_steady).
 cmp_collect() {
-	local dir=$1 reps=$2 r j k n l
+	local dir=$1 reps=$2 r j k n l p0 p1
 	local -a labels jobs
 	read -r -a labels <<<"$3"
 	read -r -a jobs <<<"$4"
@@ -36,6 +44,7 @@ cmp_collect() {
 		for j in "${jobs[@]}"; do
 			for ((k = 0; k < n; k++)); do
 				l=${labels[$(((k + r) % n))]}
+				[[ -n ${CMP_PROBE:-} ]] && p0=$(cmp_probe)
 				if ! cmp_exec "$l" "$j" >"$dir/.run" \
 					2>"$dir/.err"; then
 					echo "rep $r: $j under $l failed:" \
@@ -46,12 +55,39 @@ cmp_collect() {
 				awk 'NF >= 2 && $1 ~ /^[0-9]+$/ &&
 					$2 ~ /^[0-9.e+-]+$/ { print $1, $2 }' \
 					"$dir/.run" >>"$dir/$j.$l"
+				[[ -n ${CMP_PROBE:-} ]] || continue
+				p1=$(cmp_probe)
+				awk -v p="$(awk -v a="$p0" -v b="$p1" \
+					'BEGIN { print (a > b ? a : b) }')" \
+					'NF >= 2 && $1 ~ /^[0-9]+$/ &&
+					$2 ~ /^[0-9.e+-]+$/ { print $1, $2, p }' \
+					"$dir/.run" >>"$dir/$j.$l.probed"
 			done
 		done
 		echo "# repetition $r of $reps done ($(date +%T), load" \
 			"$(cut -d' ' -f1 /proc/loadavg))" >&2
 	done
 	rm -f "$dir/.run" "$dir/.err"
+}
+
+# cmp_steady DIR LIMIT - the runs made on steady CPUs: DIR/steady/JOB.LABEL
+# gets the "size value" lines of DIR/JOB.LABEL.probed whose slowest probe
+# was at most LIMIT times the fastest probe of any CPU in any run of DIR
+# (the host's own speed); prints that fastest figure. The tables and
+# gates then read DIR/steady like DIR.
+cmp_steady() {
+	local dir=$1 limit=$2 f best
+	mkdir -p "$dir/steady"
+	rm -f "$dir/steady/"*
+	best=$(cat "$dir"/*.probed 2>/dev/null | awk '$3 > 0 &&
+		(!m || $3 < m) { m = $3 } END { print m + 0 }')
+	for f in "$dir"/*.probed; do
+		[[ -e $f ]] || continue
+		awk -v m="$best" -v l="$limit" '$3 <= m * l { print $1, $2 }' \
+			"$f" >"$dir/steady/$(basename "$f" .probed)"
+	done
+	[[ -f $dir/failures ]] && cp "$dir/failures" "$dir/steady/"
+	echo "$best"
 }
 
 # the median of numbers on stdin ("nan" when none)
