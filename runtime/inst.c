@@ -34,7 +34,7 @@ unsigned rc_progress(struct rc_inst *inst)
 	return rc_progress_end(inst, events);
 }
 
-void rc_progress_idle(struct rc_inst *inst)
+void rc_progress_idle_slow(struct rc_inst *inst)
 {
 	/* At MPI_THREAD_MULTIPLE, the thread waiting here lets the others
 	 * into the library (they may post what it waits for); nothing

@@ -154,10 +154,17 @@ static inline unsigned rc_progress_end(struct rc_inst *inst, unsigned events)
 	inst->idle = events ? 0 : inst->idle + 1;
 	return events;
 }
+void rc_progress_idle_slow(struct rc_inst *inst);
 /* Called by blocking loops that made no progress: yields when
- * oversubscribed or idle for yield_after polls, else returns at once (the
- * loop spins). */
-void rc_progress_idle(struct rc_inst *inst);
+ * oversubscribed or idle for yield_after polls (and lets other threads in
+ * at MULTIPLE), else returns at once (the loop spins; inline, so that a
+ * spin's poll makes no call here). */
+static inline void rc_progress_idle(struct rc_inst *inst)
+{
+	if (RC_UNLIKELY(rc_thread_multiple || inst->oversubscribed ||
+			(inst->yield_after && inst->idle >= inst->yield_after)))
+		rc_progress_idle_slow(inst);
+}
 int rc_progress_register(struct rc_inst *inst, rc_progress_fn fn, void *arg);
 
 /* Modex: each transport adds a tagged section to this process's address

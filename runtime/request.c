@@ -421,8 +421,12 @@ void rc_req_wait_done(struct rc_req *req)
 	struct rc_inst *inst = req->inst;
 
 	while (req->state != RC_REQ_DONE) {
-		if (!rc_progress(inst) && req->state != RC_REQ_DONE)
+		if (rc_progress(inst) || req->state == RC_REQ_DONE)
+			continue;
+		if (RC_UNLIKELY(rc_thread_multiple))
 			rc_req_idle(req);
+		else
+			rc_progress_idle(inst); /* (a call only to yield) */
 	}
 }
 

@@ -506,8 +506,16 @@ void vb_fp_unringed(struct vb_tp *vt, struct vb_peer *p);
  * is full: use the SRQ; RC_ERR_PEER: the peer failed. */
 int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
 	       size_t hlen, const void *payload, size_t len);
-/* The low bits of our ring messages p has consumed (vb_hdr.fp_acked). */
-void vb_fp_acked(struct vb_peer *p, uint8_t acked);
+/* The low bits of our ring messages p has consumed (vb_hdr.fp_acked;
+ * inline, every delivery reads them). */
+static inline void vb_fp_acked(struct vb_peer *p, uint8_t acked)
+{
+	struct vb_fp_tx *f = p->fptx;
+	uint32_t d = (uint8_t)(acked - (uint8_t)f->acked);
+
+	if (d <= f->written - f->acked) /* else stale */
+		f->acked += d;
+}
 /* Our ring's consumed count for p, counted as told: its low 8 bits go
  * in vb_hdr.fp_acked, all of it in a credit write. */
 uint32_t vb_fp_advertise(struct vb_peer *p);

@@ -189,8 +189,10 @@ static inline const struct vb_hdr *fp_next(const struct vb_fp_rx *r,
 }
 
 /* Deliver the next slot's message; false: not there, not next in order,
- * or malformed (the peer is failed then). */
-static bool fp_take(struct vb_tp *vt, struct vb_peer *p)
+ * or malformed (the peer is failed then). (Inline: a poll of the rings
+ * makes no call per ring.) */
+static inline __attribute__((always_inline)) bool fp_take(struct vb_tp *vt,
+							  struct vb_peer *p)
 {
 	struct vb_fp_rx *r = p->fprx;
 	const struct vb_hdr *vh;
@@ -288,15 +290,6 @@ void vb_fp_offered(struct vb_tp *vt, struct vb_peer *p, const void *msg,
 	p->fptx = f;
 	rc_log_debug("verbs: rank %d's eager ring (%u x %u bytes) in use",
 		     p->wrank, f->nslots, f->slot_size);
-}
-
-void vb_fp_acked(struct vb_peer *p, uint8_t acked)
-{
-	struct vb_fp_tx *f = p->fptx;
-	uint32_t d = (uint8_t)(acked - (uint8_t)f->acked);
-
-	if (d <= f->written - f->acked) /* else stale */
-		f->acked += d;
 }
 
 void vb_fp_slot(struct vb_peer *p, uint64_t v)
