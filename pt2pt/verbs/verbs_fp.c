@@ -176,8 +176,7 @@ bool vb_fp_update_due(const struct vb_peer *p)
 static inline const struct vb_hdr *fp_next(const struct vb_fp_rx *r,
 					   size_t *len)
 {
-	const char *end =
-		r->mem + (size_t)(r->next + 1) * r->slot_size;
+	const char *end = r->mem + (size_t)(r->next + 1) * r->slot_size;
 	const struct vb_fp_tail *t = (const struct vb_fp_tail *)end - 1;
 	uint32_t size;
 
@@ -332,8 +331,7 @@ int vb_fp_send(struct vb_tp *vt, struct vb_peer *p, const void *hdr,
 	}
 	if (RC_UNLIKELY(!vb_sq_room(vt, p, VB_SQ_RESERVE)))
 		return RC_AGAIN;
-	slot_end = f->raddr +
-		   (uint64_t)(f->next + 1) * f->slot_size;
+	slot_end = f->raddr + (uint64_t)(f->next + 1) * f->slot_size;
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_RDMA_WRITE;
 	wr.wr.rdma.remote_addr = slot_end - span;
