@@ -2153,6 +2153,70 @@ START_TEST(fp_order_mixed)
 }
 END_TEST
 
+/* A progress call that delivered from a ring leaves the CQ to the next
+ * call, never two in a row: a ring message and an SRQ message behind it
+ * (too big for a 256-byte slot) reach rank 0 together; its first call
+ * completes the ring's, its second the SRQ's, in order. */
+START_TEST(fp_cq_later)
+{
+	static char small[8] = "ring", big[300], rs[8], rb[300];
+	struct rc_req *r[4] = {NULL};
+	struct vb_tp *vt0, *vt1;
+	struct rc_tp *tp0;
+	unsigned long sends0;
+	uint32_t written0;
+	struct vw w;
+	int i;
+
+	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
+	setenv("RCMPI_VERBS_FP_SLOTS", "4", 1);
+	setenv("RCMPI_VERBS_FP_SIZE", "256", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	/* past the threshold (rings offered), then credits and completions
+	 * settle */
+	fp_exchange(&w, 30, 1);
+	for (i = 0; i < 200; i++)
+		vw_progress(&w);
+	tp0 = vw_tp(&w, 0, 1);
+	vt0 = (struct vb_tp *)tp0;
+	vt1 = (struct vb_tp *)vw_tp(&w, 1, 0);
+	ck_assert(vt1->peers[0].fptx);
+	memset(big, 'b', sizeof(big));
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[0]->world, 0, rs, sizeof(rs),
+				      &rc_mpi_byte, 1, 5, &r[0]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_irecv(w.inst[0]->world, 0, rb, sizeof(rb),
+				      &rc_mpi_byte, 1, 6, &r[1]),
+			 RC_OK);
+	written0 = vt1->peers[0].fptx->written;
+	sends0 = fk.sends;
+	ck_assert_int_eq(rc_p2p_isend(w.inst[1]->world, 0, small, sizeof(small),
+				      &rc_mpi_byte, 0, 5, RC_SEND_STD, &r[2]),
+			 RC_OK);
+	ck_assert_int_eq(rc_p2p_isend(w.inst[1]->world, 0, big, sizeof(big),
+				      &rc_mpi_byte, 0, 6, RC_SEND_STD, &r[3]),
+			 RC_OK);
+	/* one ring write, one SEND, both placed (the fakes place at post) */
+	ck_assert_uint_eq(vt1->peers[0].fptx->written, written0 + 1);
+	ck_assert_uint_eq(fk.sends, sends0 + 1);
+	ck_assert(rc_p2p_poll_tp(w.inst[0], tp0) > 0);
+	ck_assert(rc_req_done(r[0]) && !rc_req_done(r[1]));
+	ck_assert(vt0->cq_later);
+	ck_assert(rc_p2p_poll_tp(w.inst[0], tp0) > 0);
+	ck_assert(rc_req_done(r[1]));
+	ck_assert(!vt0->cq_later);
+	ck_assert_mem_eq(rs, small, sizeof(small));
+	ck_assert_mem_eq(rb, big, sizeof(big));
+	ck_assert(vw_wait(&w, r, 4));
+	for (i = 0; i < 4; i++)
+		rc_req_free(r[i]);
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* No ring: the fast path off (RCMPI_VERBS_FP_RINGS=0), or the ring's
  * registration refused; everything goes through the SRQ, in order. */
 START_TEST(fp_none)
@@ -2623,6 +2687,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, data_rd_fence, 0, 4);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
+	tcase_add_test(tc, fp_cq_later);
 	tcase_add_loop_test(tc, fp_none, 0, 2);
 	tcase_add_test(tc, fp_write_error);
 	tcase_set_timeout(tc, 120);
