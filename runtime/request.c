@@ -402,7 +402,9 @@ void rc_req_complete(struct rc_req *req)
 		rc_req_free(req);
 }
 
-void rc_req_idle(struct rc_req *req)
+/* rc_req_idle, inline here: below MULTIPLE a spinning wait's poll then
+ * makes no call (rc_progress_idle calls out only to yield) */
+static inline void req_idle(struct rc_req *req)
 {
 	struct rc_inst *inst = req->inst;
 
@@ -416,17 +418,18 @@ void rc_req_idle(struct rc_req *req)
 		rc_progress_idle(inst);
 }
 
+void rc_req_idle(struct rc_req *req)
+{
+	req_idle(req);
+}
+
 void rc_req_wait_done(struct rc_req *req)
 {
 	struct rc_inst *inst = req->inst;
 
 	while (req->state != RC_REQ_DONE) {
-		if (rc_progress(inst) || req->state == RC_REQ_DONE)
-			continue;
-		if (RC_UNLIKELY(rc_thread_multiple))
-			rc_req_idle(req);
-		else
-			rc_progress_idle(inst); /* (a call only to yield) */
+		if (!rc_progress(inst) && req->state != RC_REQ_DONE)
+			req_idle(req);
 	}
 }
 

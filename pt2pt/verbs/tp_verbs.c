@@ -971,11 +971,7 @@ static bool tx_refresh(struct vb_tp *vt, struct vb_peer *p)
 	return vb_tx_avail(&p->tx) != 0;
 }
 
-/* (the send path's steps, shared with verbs_fp.c: verbs.h) */
 #define sq_room vb_sq_room
-#define sq_post vb_sq_post
-#define sq_signal vb_sq_signal
-#define hdr_fill vb_hdr_fill
 
 static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
 			   const void *hdr, size_t hlen, const void *payload,
@@ -997,10 +993,10 @@ static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
 	wr.opcode = IBV_WR_SEND;
 	wr.sg_list = sge;
 	if (total <= vt->inline_max) {
-		signal = sq_signal(vt, p, &again);
+		signal = vb_sq_signal(vt, p, &again);
 		if (RC_UNLIKELY(again))
 			return vb_again(vt);
-		hdr_fill(p, &vh, type);
+		vb_hdr_fill(p, &vh, type);
 		sge[0].addr = (uintptr_t)&vh;
 		sge[0].length = sizeof(vh);
 		sge[0].lkey = 0;
@@ -1015,7 +1011,7 @@ static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
 			wr.num_sge = 3;
 		}
 		wr.send_flags = IBV_SEND_INLINE;
-		ret = sq_post(vt, p, &wr, VB_SWR_SEND, NULL, signal);
+		ret = vb_sq_post(vt, p, &wr, VB_SWR_SEND, NULL, signal);
 		if (RC_UNLIKELY(ret))
 			return ret;
 		vt->n_inline++;
@@ -1023,7 +1019,7 @@ static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
 		b = vt->bounce;
 		if (RC_UNLIKELY(!b || !vt->scq_avail))
 			return vb_again(vt);
-		hdr_fill(p, &vh, type);
+		vb_hdr_fill(p, &vh, type);
 		memcpy(b->data, &vh, sizeof(vh));
 		memcpy(b->data + sizeof(vh), hdr, hlen);
 		if (len)
@@ -1032,7 +1028,7 @@ static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
 		sge[0].length = (uint32_t)total;
 		sge[0].lkey = b->lkey;
 		wr.num_sge = 1;
-		ret = sq_post(vt, p, &wr, VB_SWR_BOUNCE, b, true);
+		ret = vb_sq_post(vt, p, &wr, VB_SWR_BOUNCE, b, true);
 		if (RC_UNLIKELY(ret))
 			return ret;
 		vt->bounce = b->next;
@@ -1102,7 +1098,7 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 		wr.send_flags = IBV_SEND_INLINE;
 	wr.wr.rdma.remote_addr = p->credit_raddr;
 	wr.wr.rdma.rkey = p->credit_rkey;
-	if (sq_post(vt, p, &wr, VB_SWR_CREDIT, NULL, signal))
+	if (vb_sq_post(vt, p, &wr, VB_SWR_CREDIT, NULL, signal))
 		return true; /* the peer failed: nothing more to send */
 	vt->n_credit_writes++;
 	return true;
@@ -1173,7 +1169,7 @@ static void defer_kick(struct vb_tp *vt, struct vb_peer *p)
 		    !vt->scq_avail)
 			break;
 		d->wr.sg_list = &d->sge;
-		if (sq_post(vt, p, &d->wr, d->kind, d->op, true)) {
+		if (vb_sq_post(vt, p, &d->wr, d->kind, d->op, true)) {
 			vt->dq_failed = true; /* (p failed: defer_fail) */
 			break;
 		}
@@ -1261,7 +1257,7 @@ static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 	if (RC_UNLIKELY(hold))
 		ret = defer_push(vt, p, wr, kind, op);
 	else
-		ret = sq_post(vt, p, wr, kind, op, true);
+		ret = vb_sq_post(vt, p, wr, kind, op, true);
 	if (RC_UNLIKELY(ret))
 		return ret;
 	if (RC_UNLIKELY(p->rd_fence) && !hold && kind != VB_SWR_WRITE) {
