@@ -73,8 +73,9 @@ cmp_collect() {
 # cmp_steady DIR LIMIT - the runs made on steady CPUs: DIR/steady/JOB.LABEL
 # gets the "size value" lines of DIR/JOB.LABEL.probed whose slowest probe
 # was at most LIMIT times the fastest probe of any CPU in any run of DIR
-# (the host's own speed); prints that fastest figure. The tables and
-# gates then read DIR/steady like DIR.
+# (the host's own speed; a run whose probe failed, 0, never counts);
+# prints that fastest figure. The tables and gates then read DIR/steady
+# like DIR.
 cmp_steady() {
 	local dir=$1 limit=$2 f best
 	mkdir -p "$dir/steady"
@@ -83,8 +84,9 @@ cmp_steady() {
 		(!m || $3 < m) { m = $3 } END { print m + 0 }')
 	for f in "$dir"/*.probed; do
 		[[ -e $f ]] || continue
-		awk -v m="$best" -v l="$limit" '$3 <= m * l { print $1, $2 }' \
-			"$f" >"$dir/steady/$(basename "$f" .probed)"
+		awk -v m="$best" -v l="$limit" \
+			'$3 > 0 && $3 <= m * l { print $1, $2 }' "$f" \
+			>"$dir/steady/$(basename "$f" .probed)"
 	done
 	[[ -f $dir/failures ]] && cp "$dir/failures" "$dir/steady/"
 	echo "$best"
