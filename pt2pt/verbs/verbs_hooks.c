@@ -110,7 +110,9 @@ static void *next_sym(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-__attribute__((constructor)) static void hooks_resolve(void)
+/* noinline: gcc 12's link-time optimiser stops with an internal error
+ * (copy_bb) inlining this constructor into the hooks. */
+__attribute__((constructor, noinline)) static void hooks_resolve(void)
 {
 	if (next.munmap)
 		return;
