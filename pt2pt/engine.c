@@ -1630,12 +1630,20 @@ send_eager_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
 	return outside && ret != RC_OK ? RC_AGAIN : ret;
 }
 
-int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
-		    size_t count, struct rc_dtype *dt, int dst, int tag)
+/* rc_p2p_send_now, inline in a blocking send's start (send_begin) */
+static inline __attribute__((always_inline)) int
+send_now(struct rc_comm *comm, uint32_t ctx, const void *buf, size_t count,
+	 struct rc_dtype *dt, int dst, int tag)
 {
 	/* after the sends handed over before it */
 	send_drain(comm->inst->p2p);
 	return send_eager_now(comm, ctx, buf, count, dt, dst, tag, false);
+}
+
+int rc_p2p_send_now(struct rc_comm *comm, uint32_t ctx, const void *buf,
+		    size_t count, struct rc_dtype *dt, int dst, int tag)
+{
+	return send_now(comm, ctx, buf, count, dt, dst, tag);
 }
 
 int rc_p2p_send_outside(struct rc_comm *comm, const void *buf, size_t count,
@@ -1680,7 +1688,7 @@ send_begin(struct rc_comm *comm, uint32_t ctx, const void *buf, size_t count,
 	if (mode == RC_SEND_BUFFERED)
 		return rc_bsend_post(comm, ctx, buf, count, dt, dst, tag);
 	if (mode != RC_SEND_SYNC) {
-		ret = rc_p2p_send_now(comm, ctx, buf, count, dt, dst, tag);
+		ret = send_now(comm, ctx, buf, count, dt, dst, tag);
 		if (ret != RC_AGAIN)
 			return ret;
 	}

@@ -18,8 +18,9 @@
 
 struct rc_message rc_mpi_message_no_proc = {.h = RC_HOBJ_INIT(RC_HK_MSG)};
 
-/* Check the arguments common to sends and receives; 0 or an error class. */
-static int p2p_check(struct rc_comm *comm, const void *buf, int count,
+/* Check the arguments common to sends and receives; 0 or an error class.
+ * Inline at each call: a few compares on the path of every message. */
+static inline __attribute__((always_inline)) int p2p_check(struct rc_comm *comm, const void *buf, int count,
 		     struct rc_dtype *dt, int peer, int tag, bool recv)
 {
 	if (RC_UNLIKELY(count < 0))
@@ -61,9 +62,12 @@ static int p2p_raise(struct rc_comm *comm, int cls, struct rc_dtype *dt,
 			return p2p_raise(comm, cls_, dt, fn);             \
 	} while (0)
 
-static int p2p_blocking_send(const void *buf, int count, MPI_Datatype dt,
-			     int dest, int tag, MPI_Comm comm,
-			     enum rc_send_mode mode, const char *fn)
+/* MPI_Send, MPI_Ssend, MPI_Rsend and MPI_Bsend (inline in each: MPI_Send
+ * calls the engine's rc_p2p_send straight). */
+static inline __attribute__((always_inline)) int
+p2p_blocking_send(const void *buf, int count, MPI_Datatype dt, int dest,
+		  int tag, MPI_Comm comm, enum rc_send_mode mode,
+		  const char *fn)
 {
 	int ret;
 

@@ -359,17 +359,9 @@ static void dt_destroy(struct rc_dtype *dt)
 	rc_hobj_free(RC_HK_DTYPE, dt);
 }
 
-void rc_dt_retain(struct rc_dtype *dt)
+/* rc_dt_release of a derived type (dtype.h) */
+void rc_dt_release_slow(struct rc_dtype *dt)
 {
-	if (dt->flags & RC_DT_PREDEFINED)
-		return;
-	__atomic_add_fetch(&dt->refcount, 1, __ATOMIC_RELAXED);
-}
-
-void rc_dt_release(struct rc_dtype *dt)
-{
-	if (dt->flags & RC_DT_PREDEFINED)
-		return;
 	assert(__atomic_load_n(&dt->refcount, __ATOMIC_RELAXED) > 0);
 	if (__atomic_sub_fetch(&dt->refcount, 1, __ATOMIC_ACQ_REL) == 0)
 		dt_destroy(dt);

@@ -239,8 +239,20 @@ MPI_Count rc_dt_elements_bytes(const struct rc_dtype *dt, MPI_Count n);
 
 /* Is `dt` a valid, committed (or predefined) datatype handle for transfer? */
 bool rc_dt_valid(const struct rc_dtype *dt);
-void rc_dt_retain(struct rc_dtype *dt);
-void rc_dt_release(struct rc_dtype *dt);
+void rc_dt_release_slow(struct rc_dtype *dt);
+/* A request's reference to its datatype; predefined ones are not counted
+ * (inline: every message takes one and drops it). */
+static inline void rc_dt_retain(struct rc_dtype *dt)
+{
+	if (!(dt->flags & RC_DT_PREDEFINED))
+		__atomic_add_fetch(&dt->refcount, 1, __ATOMIC_RELAXED);
+}
+
+static inline void rc_dt_release(struct rc_dtype *dt)
+{
+	if (!(dt->flags & RC_DT_PREDEFINED))
+		rc_dt_release_slow(dt);
+}
 
 /* Size in bytes of one basic element kind (pair types: their packed size,
  * value plus index, without padding). */
