@@ -33,7 +33,7 @@ static void go_silent(const char *cmd, const char *file)
 {
 	FILE *f;
 
-	sleep(1); /* its kernel has acknowledged everything by then */
+	sleep(1); /* the cut (p2p.test) also waits for its sends to be acked */
 	CHECK(system(cmd) == 0, "silent: '%s' failed", cmd);
 	f = fopen(file, "w");
 	CHECK(f, "silent: cannot create %s", file);
