@@ -197,7 +197,7 @@ static int rx_post(struct vb_tp *vt, struct vb_buf *b)
 			wr[n].next = &wr[n + 1];
 		}
 		wr[n - 1].next = NULL;
-		err = vt->ops->post_srq_recv(vt->srq, wr, &bad);
+		err = rc_vops_post_srq_recv(vt->ops, vt->srq, wr, &bad);
 		if (err) {
 			rc_log_err("verbs: ibv_post_srq_recv on %s: %s",
 				   vt->dev_name, strerror(err));
@@ -1788,7 +1788,7 @@ static unsigned vb_progress(struct rc_tp *tp)
 		}
 	}
 	vt->cq_later = false;
-	n = vt->ops->poll_cq(vt->cq, VB_POLL, wc);
+	n = rc_vops_poll_cq(vt->ops, vt->cq, VB_POLL, wc);
 	if (RC_UNLIKELY(n < 0)) {
 		rc_log_err("verbs: ibv_poll_cq on %s: %s", vt->dev_name,
 			   strerror(-n));

@@ -553,7 +553,7 @@ static inline int vb_sq_post(struct vb_tp *vt, struct vb_peer *p,
 	wr->next = NULL;
 	if (signal)
 		wr->send_flags |= IBV_SEND_SIGNALED;
-	err = vt->ops->post_send(p->qp, wr, &bad);
+	err = rc_vops_post_send(vt->ops, p->qp, wr, &bad);
 	if (RC_UNLIKELY(err)) {
 		vb_peer_fail(vt, p, "ibv_post_send: %s", strerror(err));
 		return RC_ERR_PEER;

@@ -98,4 +98,37 @@ extern const struct rc_verbs_ops rc_verbs_real_ops;
  * (read once, when a transport opens). */
 extern const struct rc_verbs_ops *rc_verbs_ops;
 
+/*
+ * The data path's three calls (a transport's table as `ops`): with the real
+ * table, libibverbs' inline functions straight, so that a post or a poll
+ * makes one indirect call (into the provider), not two; with fakes,
+ * through the table.
+ */
+static inline int rc_vops_post_send(const struct rc_verbs_ops *ops,
+				    struct ibv_qp *qp, struct ibv_send_wr *wr,
+				    struct ibv_send_wr **bad)
+{
+	if (__builtin_expect(ops == &rc_verbs_real_ops, 1))
+		return ibv_post_send(qp, wr, bad);
+	return ops->post_send(qp, wr, bad);
+}
+
+static inline int rc_vops_poll_cq(const struct rc_verbs_ops *ops,
+				  struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	if (__builtin_expect(ops == &rc_verbs_real_ops, 1))
+		return ibv_poll_cq(cq, n, wc);
+	return ops->poll_cq(cq, n, wc);
+}
+
+static inline int rc_vops_post_srq_recv(const struct rc_verbs_ops *ops,
+					struct ibv_srq *srq,
+					struct ibv_recv_wr *wr,
+					struct ibv_recv_wr **bad)
+{
+	if (__builtin_expect(ops == &rc_verbs_real_ops, 1))
+		return ibv_post_srq_recv(srq, wr, bad);
+	return ops->post_srq_recv(srq, wr, bad);
+}
+
 #endif

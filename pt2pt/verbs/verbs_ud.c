@@ -409,7 +409,7 @@ static void ud_post(struct vb_tp *vt, struct vb_peer *p,
 	wr.wr.ud.ah = p->ud_ah;
 	wr.wr.ud.remote_qpn = dqpn;
 	wr.wr.ud.remote_qkey = UD_QKEY;
-	err = vt->ops->post_send(ud->qp, &wr, &bad);
+	err = rc_vops_post_send(vt->ops, ud->qp, &wr, &bad);
 	if (err) {
 		ud->free_tx[ud->nfree++] = (uint16_t)i;
 		rc_log_debug("verbs: UD send to rank %d: %s", p->wrank,
@@ -676,7 +676,7 @@ unsigned vb_ud_progress(struct vb_tp *vt)
 
 	pthread_mutex_lock(&ud->lock);
 	ud->looks++;
-	n = vt->ops->poll_cq(ud->cq, 16, wc);
+	n = rc_vops_poll_cq(vt->ops, ud->cq, 16, wc);
 	for (i = 0; i < n; i++) {
 		unsigned idx = (unsigned)(wc[i].wr_id & 0xffff);
 
@@ -727,7 +727,7 @@ static int agent_look(struct vb_tp *vt)
 		ud->seen = ud->looks;
 		return -1;
 	}
-	while ((n = vt->ops->poll_cq(ud->cq, 16, wc)) > 0) {
+	while ((n = rc_vops_poll_cq(vt->ops, ud->cq, 16, wc)) > 0) {
 		for (i = 0; i < n; i++) {
 			unsigned idx = (unsigned)(wc[i].wr_id & 0xffff);
 			const struct ud_msg *m;
