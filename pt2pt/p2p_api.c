@@ -20,8 +20,9 @@ struct rc_message rc_mpi_message_no_proc = {.h = RC_HOBJ_INIT(RC_HK_MSG)};
 
 /* Check the arguments common to sends and receives; 0 or an error class.
  * Inline at each call: a few compares on the path of every message. */
-static inline __attribute__((always_inline)) int p2p_check(struct rc_comm *comm, const void *buf, int count,
-		     struct rc_dtype *dt, int peer, int tag, bool recv)
+static inline __attribute__((always_inline)) int
+p2p_check(struct rc_comm *comm, const void *buf, int count, struct rc_dtype *dt,
+	  int peer, int tag, bool recv)
 {
 	if (RC_UNLIKELY(count < 0))
 		return MPI_ERR_COUNT;
