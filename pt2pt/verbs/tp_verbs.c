@@ -971,8 +971,6 @@ static bool tx_refresh(struct vb_tp *vt, struct vb_peer *p)
 	return vb_tx_avail(&p->tx) != 0;
 }
 
-#define sq_room vb_sq_room
-
 static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
 			   const void *hdr, size_t hlen, const void *payload,
 			   size_t len)
@@ -987,7 +985,7 @@ static inline int post_msg(struct vb_tp *vt, struct vb_peer *p, uint8_t type,
 
 	if (RC_UNLIKELY(!vb_tx_avail(&p->tx)) && !tx_refresh(vt, p))
 		return vb_again(vt);
-	if (RC_UNLIKELY(!sq_room(vt, p, VB_SQ_RESERVE)))
+	if (RC_UNLIKELY(!vb_sq_room(vt, p, VB_SQ_RESERVE)))
 		return vb_again(vt);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_SEND;
@@ -1076,7 +1074,7 @@ static bool post_credit(struct vb_tp *vt, struct vb_peer *p, bool flush)
 	/* (a flush may pass what the READ and atomic fence holds back, not
 	 * a READ or atomic out) */
 	if (!(flush ? vb_sq_room_unfenced(vt, p, 0) && !p->rd_out
-		    : sq_room(vt, p, 0)) ||
+		    : vb_sq_room(vt, p, 0)) ||
 	    p->state != VB_PEER_CONNECTED)
 		return false;
 	signal = flush || p->unsig + 1 >= vt->prm.signal_every;
@@ -1230,7 +1228,7 @@ static int vb_post_rdma(struct vb_tp *vt, int wrank, void *local, void *lh,
 		return peer_not_ready(vt, p);
 	hold = RC_UNLIKELY(p->rd_fence) && fence_holds(vt, p, kind);
 	if (RC_UNLIKELY(!hold &&
-			(!sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail)))
+			(!vb_sq_room(vt, p, VB_SQ_RESERVE) || !vt->scq_avail)))
 		return vb_again(vt);
 	sge.addr = (uintptr_t)local;
 	sge.length = len;
