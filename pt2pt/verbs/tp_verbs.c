@@ -1506,15 +1506,28 @@ static unsigned on_send(struct vb_tp *vt, const struct ibv_wc *wc)
 			     swr_kind_str(s->kind),
 			     ibv_wc_status_str(wc->status), wc->status,
 			     wc->vendor_err, wc_hint(wc->status));
-	/* this completion retires every earlier WR of the QP */
-	do {
-		struct vb_swr x;
-
+	/* This completion retires every earlier WR of the QP. Before a
+	 * success, those were unsignaled: inline sends, ring and credit
+	 * writes, nothing to release (what holds a buffer or a request is
+	 * signaled, and its own completion came first). So a success retires
+	 * them in one step: a walk of VB_SIGNAL slots cost a signaled round
+	 * trip about 0.3 us under emulation. An error walks them. */
+	if (RC_LIKELY(wc->status == IBV_WC_SUCCESS)) {
 		cur = p->sq_tail % vt->prm.sq_size;
-		x = p->sq[cur];
-		p->sq_tail++;
-		swr_done(vt, p, x, cur == idx ? wc->status : IBV_WC_SUCCESS);
-	} while (cur != idx);
+		p->sq_tail +=
+			(idx + vt->prm.sq_size - cur) % vt->prm.sq_size + 1;
+		swr_done(vt, p, *s, IBV_WC_SUCCESS);
+	} else {
+		do {
+			struct vb_swr x;
+
+			cur = p->sq_tail % vt->prm.sq_size;
+			x = p->sq[cur];
+			p->sq_tail++;
+			swr_done(vt, p, x,
+				 cur == idx ? wc->status : IBV_WC_SUCCESS);
+		} while (cur != idx);
+	}
 	if (RC_UNLIKELY(p->rd_fence))
 		defer_kick(vt, p);
 	return 1;

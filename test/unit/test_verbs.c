@@ -2147,6 +2147,29 @@ START_TEST(fp_order_mixed)
 	ck_assert_uint_gt(fk.sends - sends0, 2 * 2 * 600 / FP_NSIZES);
 	if (_i & 2)
 		ck_assert_uint_gt(fk.writes - fk.inline_writes, 100);
+	/* A signaled completion retires the unsignaled WRs before it in one
+	 * step (on_send): once idle, every signaled WR has come back, and
+	 * what the SQ still holds is unsignaled and holds nothing. */
+	for (k = 0; k < 100; k++) {
+		rc_progress(w.inst[0]);
+		rc_progress(w.inst[1]);
+	}
+	for (k = 0; k < 2; k++) {
+		uint32_t j;
+
+		ck_assert_uint_eq(vt[k]->scq_avail, vt[k]->prm.send_cqe);
+		ck_assert_uint_lt(p[k]->sq_head - p[k]->sq_tail,
+				  vt[k]->prm.signal_every);
+		for (j = p[k]->sq_tail; j != p[k]->sq_head; j++) {
+			const struct vb_swr *s =
+				&p[k]->sq[j % vt[k]->prm.sq_size];
+
+			ck_assert(!s->signaled);
+			ck_assert(s->kind == VB_SWR_SEND ||
+				  s->kind == VB_SWR_RING ||
+				  s->kind == VB_SWR_CREDIT);
+		}
+	}
 	data_check_clean();
 	vw_close(&w);
 	ck_assert_int_eq(fk_live_total(), 0);
