@@ -2160,6 +2160,25 @@ int rc_p2p_open(struct rc_inst *inst)
 	return rc_progress_register(inst, p2p_progress, p2p);
 }
 
+_Static_assert(RC_TP_NO_FAST == RC_SPIN_NONE, "one 'nothing to look at'");
+
+/* rc_progress_spin's look for a blocking send or receive with a named
+ * peer, at the memory its peer's transport lets us watch (poll_fast) */
+static unsigned p2p_spin(struct rc_inst *inst, struct rc_req *req)
+{
+	struct rc_tp *tp;
+	int w;
+
+	if ((req->kind != RC_REQ_RECV && req->kind != RC_REQ_SEND) ||
+	    req->peer < 0)
+		return RC_SPIN_NONE;
+	w = rc_comm_wrank(req->comm, req->peer);
+	tp = inst->procs[w].tp;
+	if (!tp || !tp->ops->poll_fast)
+		return RC_SPIN_NONE;
+	return tp->ops->poll_fast(tp, w);
+}
+
 int rc_p2p_connect(struct rc_inst *inst)
 {
 	struct rc_p2p *p2p = inst->p2p;
@@ -2212,6 +2231,8 @@ int rc_p2p_connect(struct rc_inst *inst)
 			bounce = tp->eager_limit;
 		if (tp->max_am > bounce)
 			bounce = tp->max_am;
+		if (tp->ops->poll_fast)
+			inst->spin = p2p_spin;
 	}
 	/* the ranks with a device fence in verbs' connect: so do we */
 	if (p2p->verbs_absent && rc_tp_verbs_fences(inst, false, false)) {

@@ -161,6 +161,7 @@ static int inst_learn_peers(struct rc_inst *inst)
 	inst->oversubscribed =
 		nlocal > usable_cores() || rc_param_bool(RC_P_YIELD);
 	inst->yield_after = (unsigned)rc_param_int(RC_P_POLLS_BEFORE_YIELD);
+	inst->spin_polls = (unsigned)rc_param_int(RC_P_SPIN_POLLS);
 	/* the same answer on every rank: what collectives may choose by */
 	inst->job_oversubscribed = false;
 	for (w = 0; w < nnodes; w++)

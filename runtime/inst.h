@@ -60,6 +60,11 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct rc_proc) == 128,
 	       "struct rc_proc: keep it a power of two");
 
 typedef unsigned (*rc_progress_fn)(struct rc_inst *inst, void *arg);
+/* One look for what blocking wait req waits on, at memory that can be
+ * watched without a progress call (pt2pt's: the eager rings): events, or
+ * RC_SPIN_NONE when there is nothing such for req. */
+typedef unsigned (*rc_spin_fn)(struct rc_inst *inst, struct rc_req *req);
+#define RC_SPIN_NONE (~0u)
 
 struct rc_progress_hook {
 	rc_progress_fn fn;
@@ -80,6 +85,11 @@ struct rc_inst {
 	int universe_size;
 	bool oversubscribed;	/* more local ranks than cores: yield */
 	unsigned yield_after;	/* idle polls before a wait yields (0: no) */
+	/* a blocking wait's looks between two progress calls (spin_polls,
+	 * RCMPI_SPIN_POLLS, 0: none; spin: pt2pt's, NULL without a
+	 * transport that has such a look) */
+	unsigned spin_polls;
+	rc_spin_fn spin;
 	bool job_oversubscribed; /* some node has more ranks than cores
 				  * (alike on every rank: coll choices) */
 
@@ -155,6 +165,10 @@ static inline unsigned rc_progress_end(struct rc_inst *inst, unsigned events)
 	return events;
 }
 void rc_progress_idle_slow(struct rc_inst *inst);
+/* Between two empty progress calls of a blocking wait for req: up to
+ * spin_polls looks (inst->spin) at what req waits on; events seen
+ * (0: none, or nothing to look at). */
+unsigned rc_progress_spin(struct rc_inst *inst, struct rc_req *req);
 /* Called by blocking loops that made no progress: yields when
  * oversubscribed or idle for yield_after polls (and lets other threads in
  * at MULTIPLE), else returns at once (the loop spins; inline, so that a

@@ -423,13 +423,21 @@ void rc_req_idle(struct rc_req *req)
 	req_idle(req);
 }
 
+/* Below MULTIPLE, an empty progress call is followed by a spin of looks at
+ * what req waits on (rc_progress_spin: a peer's eager ring), which sees a
+ * message sooner than the next progress call would: a progress call
+ * polls every transport and CQ, a look reads one word. */
 void rc_req_wait_done(struct rc_req *req)
 {
 	struct rc_inst *inst = req->inst;
 
 	while (req->state != RC_REQ_DONE) {
-		if (!rc_progress(inst) && req->state != RC_REQ_DONE)
-			req_idle(req);
+		if (rc_progress(inst) || req->state == RC_REQ_DONE)
+			continue;
+		if (inst->spin && inst->spin_polls && !rc_thread_multiple &&
+		    rc_progress_spin(inst, req))
+			continue;
+		req_idle(req);
 	}
 }
 

@@ -1837,6 +1837,17 @@ static unsigned vb_progress(struct rc_tp *tp)
 	return events;
 }
 
+/* tp.h's poll_fast: the eager rings, when wrank writes into one of ours
+ * (no CQ poll, no call into the provider) */
+static unsigned vb_poll_fast(struct rc_tp *tp, int wrank)
+{
+	struct vb_tp *vt = (struct vb_tp *)tp;
+
+	if (RC_UNLIKELY(!vt->resources) || !vt->peers[wrank].fprx)
+		return RC_TP_NO_FAST;
+	return vb_fp_progress(vt);
+}
+
 /* ---- close ---- */
 
 double vb_now(void)
@@ -2006,4 +2017,5 @@ const struct rc_tp_ops rc_tp_verbs_ops = {
 	.atomic = vb_atomic,
 	.atomic_reach = vb_atomic_reach,
 	.progress = vb_progress,
+	.poll_fast = vb_poll_fast,
 };

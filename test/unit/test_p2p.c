@@ -869,6 +869,81 @@ START_TEST(idle_yields_after)
 }
 END_TEST
 
+/* A blocking wait spins (inst->spin, up to spin_polls looks) after each
+ * empty progress call: a request its third look completes is done after
+ * one progress call; a spin with nothing to look at (RC_SPIN_NONE) falls
+ * back to polling; spin_polls 0 never spins. */
+static struct rc_req *spin_req;
+static unsigned spin_looks, spin_done_at;
+
+static unsigned fake_spin(struct rc_inst *inst, struct rc_req *req)
+{
+	ck_assert_ptr_eq(req, spin_req);
+	if (!spin_done_at)
+		return RC_SPIN_NONE;
+	if (++spin_looks < spin_done_at)
+		return 0;
+	req->state = RC_REQ_ACTIVE;
+	rc_req_complete(req);
+	return 1;
+}
+
+START_TEST(wait_spins)
+{
+	struct tw *tw = world_for(0, 2);
+	struct rc_inst *i0 = tw->inst[0];
+	struct rc_req req;
+
+	tw_quiesce(tw);
+	i0->oversubscribed = false;
+	i0->yield_after = 0;
+	i0->spin = fake_spin;
+	i0->spin_polls = 8;
+	spin_req = &req;
+	/* done by the third look, in the first spin */
+	rc_req_init_stack(&req, i0, RC_REQ_RECV);
+	req.state = RC_REQ_ACTIVE;
+	spin_looks = 0;
+	spin_done_at = 3;
+	rc_req_wait_done(&req);
+	ck_assert_int_eq(req.state, RC_REQ_DONE);
+	ck_assert_uint_eq(spin_looks, 3);
+	/* the twentieth: two empty spins of 8 looks, then 4 */
+	rc_req_init_stack(&req, i0, RC_REQ_RECV);
+	req.state = RC_REQ_ACTIVE;
+	spin_looks = 0;
+	spin_done_at = 20;
+	i0->idle = 0;
+	rc_req_wait_done(&req);
+	ck_assert_uint_eq(spin_looks, 20);
+	ck_assert_uint_eq(i0->idle, 0); /* an event ends the count */
+	/* spin_polls 0: no look (the request is completed here instead) */
+	i0->spin_polls = 0;
+	rc_req_init_stack(&req, i0, RC_REQ_RECV);
+	req.state = RC_REQ_ACTIVE;
+	spin_looks = 0;
+	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
+	ck_assert_uint_eq(spin_looks, 0);
+	/* nothing to look at: 0, and no idle counted */
+	i0->spin_polls = 8;
+	spin_done_at = 0;
+	i0->idle = 5;
+	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
+	ck_assert_uint_eq(i0->idle, 5);
+	/* an empty spin of 32 looks counts as 2 more idle polls */
+	i0->spin_polls = 32;
+	spin_done_at = 1000;
+	spin_looks = 0;
+	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
+	ck_assert_uint_eq(spin_looks, 32);
+	ck_assert_uint_eq(i0->idle, 7);
+	req.state = RC_REQ_DONE;
+	i0->spin = NULL;
+	i0->spin_polls = 0;
+	tw_free(tw);
+}
+END_TEST
+
 /*
  * Receives posted outside the critical section (rc_p2p_post_outside, at
  * MULTIPLE): PO_THREADS threads of rank 1 each post PO_PER receives of
@@ -1321,6 +1396,7 @@ static Suite *p2p_suite(void)
 	CASE(am_peer_failure, 0);
 	CASE(shm_eager_model, 0);
 	CASE(idle_yields_after, 0);
+	CASE(wait_spins, 0);
 	CASE(post_outside, 9);
 	CASE(send_delegate, 9);
 #undef CASE

@@ -2240,6 +2240,103 @@ START_TEST(fp_cq_later)
 }
 END_TEST
 
+/*
+ * A blocking wait's looks at a peer's ring (poll_fast, rc_progress_spin):
+ * they deliver what the ring holds and nothing else. No ring from a rank:
+ * nothing to look at. A ring message behind an SRQ message waits for the
+ * progress call that polls the CQ (order across the two paths); an SRQ
+ * message is never seen by a look. An empty spin counts towards the
+ * wait's yield; a wait with no named peer does not spin.
+ */
+START_TEST(fp_poll_fast)
+{
+	static char small[8] = "ring", big[300], rs[8], rb[300];
+	struct rc_req *r[4] = {NULL};
+	struct rc_inst *i0;
+	struct vb_tp *vt1;
+	struct rc_tp *tp0;
+	struct vw w;
+	unsigned idle;
+	int i, tag;
+
+	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
+	setenv("RCMPI_VERBS_FP_SLOTS", "4", 1);
+	setenv("RCMPI_VERBS_FP_SIZE", "256", 1);
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	fp_exchange(&w, 30, 1);
+	for (i = 0; i < 200; i++)
+		vw_progress(&w);
+	i0 = w.inst[0];
+	tp0 = vw_tp(&w, 0, 1);
+	vt1 = (struct vb_tp *)vw_tp(&w, 1, 0);
+	ck_assert(vt1->peers[0].fptx);
+	ck_assert_ptr_nonnull(tp0->ops->poll_fast);
+	ck_assert(i0->spin != NULL); /* a transport with poll_fast */
+	i0->spin_polls = 64;	     /* (init.c reads RCMPI_SPIN_POLLS) */
+	/* rank 0 writes no ring into itself; rank 1's ring is empty */
+	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 0), RC_TP_NO_FAST);
+	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 1), 0);
+	memset(big, 'b', sizeof(big));
+	/* i 0: ring then SRQ; i 1: SRQ then ring (the ring's message waits) */
+	for (i = 0; i < 2; i++) {
+		tag = 10 + 2 * i;
+		ck_assert_int_eq(rc_p2p_irecv(i0->world, 0, rs, sizeof(rs),
+					      &rc_mpi_byte, 1, tag, &r[0]),
+				 RC_OK);
+		ck_assert_int_eq(rc_p2p_irecv(i0->world, 0, rb, sizeof(rb),
+					      &rc_mpi_byte, 1, tag + 1, &r[1]),
+				 RC_OK);
+		ck_assert_int_eq(
+			rc_p2p_isend(w.inst[1]->world, 0, i ? big : small,
+				     i ? sizeof(big) : sizeof(small),
+				     &rc_mpi_byte, 0, i ? tag + 1 : tag,
+				     RC_SEND_STD, &r[2]),
+			RC_OK);
+		ck_assert_int_eq(
+			rc_p2p_isend(w.inst[1]->world, 0, i ? small : big,
+				     i ? sizeof(small) : sizeof(big),
+				     &rc_mpi_byte, 0, i ? tag : tag + 1,
+				     RC_SEND_STD, &r[3]),
+			RC_OK);
+		if (i == 0) {
+			ck_assert_uint_eq(rc_progress_spin(i0, r[0]), 1);
+			ck_assert(rc_req_done(r[0]));
+			ck_assert_mem_eq(rs, small, sizeof(small));
+		}
+		/* what is left: the SRQ's message, or the ring's behind it */
+		idle = i0->idle;
+		ck_assert_uint_eq(rc_progress_spin(i0, r[i ? 0 : 1]), 0);
+		ck_assert_uint_eq(i0->idle, idle + 64 / 16);
+		ck_assert(!rc_req_done(r[1]));
+		ck_assert(i == 0 || !rc_req_done(r[0]));
+		ck_assert(vw_wait(&w, r, 4));
+		ck_assert_mem_eq(rs, small, sizeof(small));
+		ck_assert_mem_eq(rb, big, sizeof(big));
+		memset(rs, 0, sizeof(rs));
+		memset(rb, 0, sizeof(rb));
+		for (tag = 0; tag < 4; tag++)
+			rc_req_free(r[tag]);
+	}
+	/* no named peer: nothing to look at, no idle counted */
+	ck_assert_int_eq(rc_p2p_irecv(i0->world, 0, rs, sizeof(rs),
+				      &rc_mpi_byte, MPI_ANY_SOURCE, 99, &r[0]),
+			 RC_OK);
+	idle = i0->idle;
+	ck_assert_uint_eq(rc_progress_spin(i0, r[0]), 0);
+	ck_assert_uint_eq(i0->idle, idle);
+	ck_assert_int_eq(rc_p2p_isend(w.inst[1]->world, 0, small, sizeof(small),
+				      &rc_mpi_byte, 0, 99, RC_SEND_STD, &r[2]),
+			 RC_OK);
+	ck_assert(vw_wait(&w, (struct rc_req *[]){r[0], r[2]}, 2));
+	rc_req_free(r[0]);
+	rc_req_free(r[2]);
+	data_check_clean();
+	vw_close(&w);
+	ck_assert_int_eq(fk_live_total(), 0);
+}
+END_TEST
+
 /* No ring: the fast path off (RCMPI_VERBS_FP_RINGS=0), or the ring's
  * registration refused; everything goes through the SRQ, in order. */
 START_TEST(fp_none)
@@ -2711,6 +2808,7 @@ static Suite *verbs_suite(void)
 	tcase_add_loop_test(tc, data_rd_fence, 0, 4);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
 	tcase_add_test(tc, fp_cq_later);
+	tcase_add_test(tc, fp_poll_fast);
 	tcase_add_loop_test(tc, fp_none, 0, 2);
 	tcase_add_test(tc, fp_write_error);
 	tcase_set_timeout(tc, 120);
