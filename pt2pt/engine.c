@@ -172,15 +172,12 @@ static inline size_t tp_eager(struct rc_p2p *p2p, struct rc_tp *tp)
 	return tp->eager_limit;
 }
 
-static struct p2p_match *match_get(struct rc_p2p *p2p, uint32_t ctx)
+/* Context id ctx's matching queues, at its first message or receive */
+static __attribute__((noinline)) struct p2p_match *match_new(struct rc_p2p *p2p,
+							     uint32_t ctx)
 {
-	struct p2p_match *m;
+	struct p2p_match *m = calloc(1, sizeof(*m));
 
-	assert(ctx < RC_CTX_MAX);
-	m = p2p->match[ctx];
-	if (RC_LIKELY(m))
-		return m;
-	m = calloc(1, sizeof(*m));
 	if (!m) {
 		rc_abort(p2p->inst, MPI_ERR_NO_MEM,
 			 "out of memory for a matching queue");
@@ -189,6 +186,19 @@ static struct p2p_match *match_get(struct rc_p2p *p2p, uint32_t ctx)
 	rc_list_init(&m->unexp);
 	p2p->match[ctx] = m;
 	return m;
+}
+
+/* The matching queues of context id ctx (made on its first use; inline:
+ * every arriving message and posted receive looks them up) */
+static inline struct p2p_match *match_get(struct rc_p2p *p2p, uint32_t ctx)
+{
+	struct p2p_match *m;
+
+	assert(ctx < RC_CTX_MAX);
+	m = p2p->match[ctx];
+	if (RC_LIKELY(m))
+		return m;
+	return match_new(p2p, ctx);
 }
 
 /*
@@ -378,15 +388,22 @@ static inline size_t recv_cap(const struct rc_req *req)
 }
 
 /* Copy bytes [off, off + n) of the incoming stream into the receive buffer */
-static void recv_copy(struct rc_req *req, size_t off, const void *src,
-		      size_t n)
+static inline __attribute__((always_inline)) void
+recv_copy(struct rc_req *req, size_t off, const void *src, size_t n)
 {
 	if (!n)
 		return;
-	if (rc_dt_is_contig(req->dt, req->count))
-		memcpy((char *)rc_dt_contig_ptr(req->dt, req->buf) + off, src,
-		       n);
-	else
+	if (rc_dt_is_contig(req->dt, req->count)) {
+		char *d = (char *)rc_dt_contig_ptr(req->dt, req->buf) + off;
+
+		/* 8 to 16 bytes: two moves of 8 (overlapping), no call */
+		if (n >= 8 && n <= 16) {
+			memcpy(d, src, 8);
+			memcpy(d + n - 8, (const char *)src + n - 8, 8);
+		} else {
+			memcpy(d, src, n);
+		}
+	} else
 		rc_dt_unpack(req->dt, req->count, req->buf, off, src, n);
 }
 
@@ -1192,12 +1209,16 @@ static void p2p_recv(struct rc_inst *inst, int wsrc, const void *msg,
 {
 	struct rc_p2p *p2p = inst->p2p;
 
-	switch (*(const uint8_t *)msg) {
-	case RC_P2P_EAGER:
-	case RC_P2P_EAGER_SYNC:
-	case RC_P2P_RTS:
+	/* the messages that match first, without the switch's jump table
+	 * (one call site: on_match_msg is inlined here) */
+	_Static_assert(RC_P2P_EAGER_SYNC == RC_P2P_EAGER + 1 &&
+			       RC_P2P_RTS == RC_P2P_EAGER + 2,
+		       "the three messages that match are consecutive");
+	if (RC_LIKELY((uint8_t)(*(const uint8_t *)msg - RC_P2P_EAGER) <= 2)) {
 		on_match_msg(p2p, wsrc, msg, len);
-		break;
+		return;
+	}
+	switch (*(const uint8_t *)msg) {
 	case RC_P2P_CTS:
 		on_cts(p2p, wsrc, msg);
 		break;
