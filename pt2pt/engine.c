@@ -2183,21 +2183,26 @@ int rc_p2p_open(struct rc_inst *inst)
 
 _Static_assert(RC_TP_NO_FAST == RC_SPIN_NONE, "one 'nothing to look at'");
 
-/* rc_progress_spin's look for a blocking send or receive with a named
- * peer, at the memory its peer's transport lets us watch (poll_fast) */
+/* rc_progress_spin's look for a blocking receive: one still waiting for
+ * its message (posted), from a named peer whose transport lets us watch
+ * for it (poll_fast: the whole receive buffer fits the way it comes).
+ * Nothing to look at for anything else: what completes it comes through a
+ * progress call (an RDMA completion, a message too big for a ring). */
 static unsigned p2p_spin(struct rc_inst *inst, struct rc_req *req)
 {
 	struct rc_tp *tp;
 	int w;
 
-	if ((req->kind != RC_REQ_RECV && req->kind != RC_REQ_SEND) ||
+	if (req->kind != RC_REQ_RECV || !(req->flags & RC_REQ_POSTED) ||
 	    req->peer < 0)
 		return RC_SPIN_NONE;
 	w = rc_comm_wrank(req->comm, req->peer);
 	tp = inst->procs[w].tp;
 	if (!tp || !tp->ops->poll_fast)
 		return RC_SPIN_NONE;
-	return tp->ops->poll_fast(tp, w);
+	/* (a synchronous send's header is the longer of the two eager ones) */
+	return tp->ops->poll_fast(tp, w,
+				  sizeof(struct rc_p2p_sync) + recv_cap(req));
 }
 
 int rc_p2p_connect(struct rc_inst *inst)

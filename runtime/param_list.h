@@ -35,8 +35,9 @@ RC_PARAM(POLLS_BEFORE_YIELD, INT, "1000", 0, 1L << 30, "runtime",
 	 "the CPU at each further one (lets kernel work and other "
 	 "processes on its core run); 0: never")
 RC_PARAM(SPIN_POLLS, INT, "64", 0, 1L << 20, "runtime",
-	 "looks a blocking wait takes at a peer's eager ring (verbs) "
-	 "between two progress calls when it waits on that peer; 0: none")
+	 "looks a blocking receive takes at its peer's eager ring (verbs) "
+	 "between two progress calls while its message may come that way; "
+	 "0: none")
 RC_PARAM(BOOT_RETRIES, INT, "3", 0, 10, "runtime",
 	 "times a rank whose PMIx server is alive but turned its PMIx_Init "
 	 "away starts its program again from the top (after 0.1, 0.2, "

@@ -1838,12 +1838,13 @@ static unsigned vb_progress(struct rc_tp *tp)
 }
 
 /* tp.h's poll_fast: the eager rings, when wrank writes into one of ours
- * (no CQ poll, no call into the provider) */
-static unsigned vb_poll_fast(struct rc_tp *tp, int wrank)
+ * and len bytes fit its slots (no CQ poll, no call into the provider) */
+static unsigned vb_poll_fast(struct rc_tp *tp, int wrank, size_t len)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
 
-	if (RC_UNLIKELY(!vt->resources) || !vt->peers[wrank].fprx)
+	if (RC_UNLIKELY(!vt->resources) ||
+	    !vb_fp_rx_fits(&vt->peers[wrank], len))
 		return RC_TP_NO_FAST;
 	return vb_fp_progress(vt);
 }

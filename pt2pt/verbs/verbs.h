@@ -527,6 +527,9 @@ void vb_fp_offered(struct vb_tp *vt, struct vb_peer *p, const void *msg,
 bool vb_fp_drain(struct vb_tp *vt, struct vb_peer *p, uint16_t seq);
 /* Poll every ring (and offer rings not offered yet). */
 unsigned vb_fp_progress(struct vb_tp *vt);
+/* Does p write into a ring of ours whose slots hold a message of len
+ * bytes (the engine's header included)? */
+bool vb_fp_rx_fits(const struct vb_peer *p, size_t len);
 /* Consumed slots not told to p reach half its ring. */
 bool vb_fp_update_due(const struct vb_peer *p);
 /* The ring-credit word the peer wrote into our slot. */

@@ -230,6 +230,13 @@ bool vb_fp_drain(struct vb_tp *vt, struct vb_peer *p, uint16_t seq)
 	return true;
 }
 
+bool vb_fp_rx_fits(const struct vb_peer *p, size_t len)
+{
+	return p->fprx && FP_ALIGN(sizeof(struct vb_hdr) + len) +
+					  sizeof(struct vb_fp_tail) <=
+				  p->fprx->slot_size;
+}
+
 unsigned vb_fp_progress(struct vb_tp *vt)
 {
 	unsigned i, k, n = 0;

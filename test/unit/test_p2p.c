@@ -930,13 +930,13 @@ START_TEST(wait_spins)
 	i0->idle = 5;
 	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
 	ck_assert_uint_eq(i0->idle, 5);
-	/* an empty spin of 32 looks counts as 2 more idle polls */
+	/* an empty spin of 32 looks counts as 8 more idle polls */
 	i0->spin_polls = 32;
 	spin_done_at = 1000;
 	spin_looks = 0;
 	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
 	ck_assert_uint_eq(spin_looks, 32);
-	ck_assert_uint_eq(i0->idle, 7);
+	ck_assert_uint_eq(i0->idle, 13);
 	req.state = RC_REQ_DONE;
 	i0->spin = NULL;
 	i0->spin_polls = 0;
