@@ -2176,6 +2176,22 @@ START_TEST(fp_order_mixed)
 }
 END_TEST
 
+/* Two ranks with tiny eager rings (4 slots of 256 bytes) each way, past
+ * the threshold, credits and completions settled. */
+static void fp_open_settled(struct vw *w)
+{
+	int i;
+
+	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
+	setenv("RCMPI_VERBS_FP_SLOTS", "4", 1);
+	setenv("RCMPI_VERBS_FP_SIZE", "256", 1);
+	vw_open(w, 2);
+	ck_assert_int_eq(w->status, RC_OK);
+	fp_exchange(w, 30, 1);
+	for (i = 0; i < 200; i++)
+		vw_progress(w);
+}
+
 /* A progress call that delivered from a ring leaves the CQ to the next
  * call, never two in a row: a ring message and an SRQ message behind it
  * (too big for a 256-byte slot) reach rank 0 together; its first call
@@ -2191,16 +2207,7 @@ START_TEST(fp_cq_later)
 	struct vw w;
 	int i;
 
-	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
-	setenv("RCMPI_VERBS_FP_SLOTS", "4", 1);
-	setenv("RCMPI_VERBS_FP_SIZE", "256", 1);
-	vw_open(&w, 2);
-	ck_assert_int_eq(w.status, RC_OK);
-	/* past the threshold (rings offered), then credits and completions
-	 * settle */
-	fp_exchange(&w, 30, 1);
-	for (i = 0; i < 200; i++)
-		vw_progress(&w);
+	fp_open_settled(&w);
 	tp0 = vw_tp(&w, 0, 1);
 	vt0 = (struct vb_tp *)tp0;
 	vt1 = (struct vb_tp *)vw_tp(&w, 1, 0);
@@ -2260,14 +2267,7 @@ START_TEST(fp_poll_fast)
 	unsigned idle;
 	int i, tag;
 
-	setenv("RCMPI_VERBS_FP_THRESHOLD", "4", 1);
-	setenv("RCMPI_VERBS_FP_SLOTS", "4", 1);
-	setenv("RCMPI_VERBS_FP_SIZE", "256", 1);
-	vw_open(&w, 2);
-	ck_assert_int_eq(w.status, RC_OK);
-	fp_exchange(&w, 30, 1);
-	for (i = 0; i < 200; i++)
-		vw_progress(&w);
+	fp_open_settled(&w);
 	i0 = w.inst[0];
 	tp0 = vw_tp(&w, 0, 1);
 	vt1 = (struct vb_tp *)vw_tp(&w, 1, 0);
