@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compiler.h"
+#include "copy.h"
 #include "inst.h"
 #include "list.h"
 #include "log.h"
@@ -320,7 +321,7 @@ static __attribute__((noinline)) unsigned loop_progress_work(struct loop_tp *lt)
 			if (r->akind)
 				loop_apply_atomic(r);
 			else
-				memcpy(r->dst, r->src, r->len);
+				rc_copy(r->dst, r->src, r->len);
 			r->op->done(r->op, RC_OK);
 		} else {
 			/* the peer died with the operation out */

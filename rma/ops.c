@@ -36,6 +36,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include "copy.h"
 #include "log.h"
 #include "rma_impl.h"
 
@@ -952,8 +953,8 @@ static void shm_copy(const struct rc_dtype *sdt, size_t scount,
 	bool dcontig = rc_dt_is_contig(ddt, dcount);
 
 	if (dcontig && rc_dt_is_contig(sdt, scount)) {
-		memcpy(rc_dt_contig_ptr(ddt, dbuf), rc_dt_contig_ptr(sdt, sbuf),
-		       len);
+		rc_copy(rc_dt_contig_ptr(ddt, dbuf),
+			rc_dt_contig_ptr(sdt, sbuf), len);
 		return;
 	}
 	if (dcontig) {

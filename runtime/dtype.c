@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "attr.h"
+#include "copy.h"
 #include "dtype.h"
 #include "status.h"
 
@@ -1213,7 +1214,7 @@ static inline __attribute__((always_inline)) void dt_cp(void *d, const void *s,
 		memcpy(d, s, 16);
 		break;
 	default:
-		memcpy(d, s, n);
+		rc_copy(d, s, n);
 		break;
 	}
 }
@@ -1354,10 +1355,10 @@ size_t rc_dt_pack(const struct rc_dtype *dt, size_t count, const void *buf,
 	if (!len)
 		return 0;
 	if (rc_dt_is_contig(dt, count))
-		memcpy(out,
-		       (const void *)((uintptr_t)rc_dt_contig_ptr(dt, buf) +
-				      offset),
-		       len);
+		rc_copy(out,
+			(const void *)((uintptr_t)rc_dt_contig_ptr(dt, buf) +
+				       offset),
+			len);
 	else
 		dt_move(dt, (uintptr_t)buf, offset, out, len, false);
 	return len;
@@ -1370,8 +1371,8 @@ size_t rc_dt_unpack(const struct rc_dtype *dt, size_t count, void *buf,
 	if (!len)
 		return 0;
 	if (rc_dt_is_contig(dt, count))
-		memcpy((void *)((uintptr_t)rc_dt_contig_ptr(dt, buf) + offset),
-		       in, len);
+		rc_copy((void *)((uintptr_t)rc_dt_contig_ptr(dt, buf) + offset),
+			in, len);
 	else
 		dt_move(dt, (uintptr_t)buf, offset, (char *)in, len, true);
 	return len;

@@ -28,6 +28,7 @@
 #include <wchar.h>
 #include "api.h"
 #include "api_env.h"
+#include "copy.h"
 #include "dtype.h"
 
 #define TMO 30
@@ -1254,6 +1255,42 @@ START_TEST(test_flatten_merges)
 }
 END_TEST
 
+/* rc_copy: large copies in pieces land every byte, whatever the size's
+ * remainder against RC_COPY_PIECE; so does a contiguous pack and unpack
+ * through it, at an offset */
+START_TEST(test_copy_pieces)
+{
+	const size_t P = RC_COPY_PIECE;
+	const size_t lens[] = {0, 1, P - 1, P, P + 1, 3 * P + 7};
+	size_t k, i, max = 3 * P + 7;
+	unsigned char *s = malloc(max), *d = malloc(max + 1);
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(d);
+	for (i = 0; i < max; i++)
+		s[i] = (unsigned char)(i * 131 + (i >> 17));
+	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		memset(d, 0xee, max + 1);
+		rc_copy(d, s, lens[k]);
+		ck_assert_int_eq(memcmp(d, s, lens[k]), 0);
+		ck_assert_uint_eq(d[lens[k]], 0xee); /* not one byte more */
+	}
+	memset(d, 0, max + 1);
+	ck_assert_uint_eq(
+		rc_dt_pack(rc_dt_of_basic(RC_BASIC_BYTE), max, s, 5, d, max),
+		max - 5);
+	ck_assert_int_eq(memcmp(d, s + 5, max - 5), 0);
+	memset(s, 0, max);
+	ck_assert_uint_eq(rc_dt_unpack(rc_dt_of_basic(RC_BASIC_BYTE), max, s, 5,
+				       d, max - 5),
+			  max - 5);
+	for (i = 5; i < max; i++)
+		ck_assert_uint_eq(s[i], (unsigned char)(i * 131 + (i >> 17)));
+	free(s);
+	free(d);
+}
+END_TEST
+
 START_TEST(test_is_contig)
 {
 	MPI_Datatype t;
@@ -2013,6 +2050,7 @@ static Suite *dtype_suite(void)
 	tcase_add_test(tc, test_hand_computed);
 	tcase_add_test(tc, test_flatten_merges);
 	tcase_add_test(tc, test_is_contig);
+	tcase_add_test(tc, test_copy_pieces);
 	tcase_add_test(tc, test_bottom);
 	tcase_add_test(tc, test_refcount);
 	tcase_add_test(tc, test_internal_ctors);
