@@ -50,7 +50,7 @@ unsigned rc_progress_spin(struct rc_inst *inst, struct rc_req *req)
 		n = inst->spin(inst, req);
 	inst->in_progress = 0;
 	if (n == RC_SPIN_NONE)
-		return 0;
+		return RC_SPIN_NONE;
 	if (n)
 		inst->idle = 0;
 	else

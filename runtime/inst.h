@@ -166,8 +166,9 @@ static inline unsigned rc_progress_end(struct rc_inst *inst, unsigned events)
 }
 void rc_progress_idle_slow(struct rc_inst *inst);
 /* Between two empty progress calls of a blocking wait for req: up to
- * spin_polls looks (inst->spin) at what req waits on; events seen
- * (0: none, or nothing to look at). */
+ * spin_polls looks (inst->spin) at what req waits on; events seen (0:
+ * none), or RC_SPIN_NONE when there is nothing to look at for req (the
+ * wait then stops asking). */
 unsigned rc_progress_spin(struct rc_inst *inst, struct rc_req *req);
 /* Called by blocking loops that made no progress: yields when
  * oversubscribed or idle for yield_after polls (and lets other threads in

@@ -426,17 +426,27 @@ void rc_req_idle(struct rc_req *req)
 /* Below MULTIPLE, an empty progress call is followed by a spin of looks at
  * what req waits on (rc_progress_spin: a peer's eager ring), which sees a
  * message sooner than the next progress call would: a progress call
- * polls every transport and CQ, a look reads one word. */
+ * polls every transport and CQ, a look reads one word. Once a spin finds
+ * nothing to look at for req (a shared-memory peer, MPI_ANY_SOURCE, a
+ * message already matched, no ring from the peer yet), the rest of this
+ * wait only polls: only the last can change while req waits, and a ring
+ * that opens then serves the next wait. */
 void rc_req_wait_done(struct rc_req *req)
 {
 	struct rc_inst *inst = req->inst;
+	bool spin = inst->spin && inst->spin_polls && !rc_thread_multiple;
+	unsigned n;
 
 	while (req->state != RC_REQ_DONE) {
 		if (rc_progress(inst) || req->state == RC_REQ_DONE)
 			continue;
-		if (inst->spin && inst->spin_polls && !rc_thread_multiple &&
-		    rc_progress_spin(inst, req))
-			continue;
+		if (spin) {
+			n = rc_progress_spin(inst, req);
+			if (n == RC_SPIN_NONE)
+				spin = false;
+			else if (n)
+				continue;
+		}
 		req_idle(req);
 	}
 }

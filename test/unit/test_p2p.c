@@ -872,19 +872,31 @@ END_TEST
 /* A blocking wait spins (inst->spin, up to spin_polls looks) after each
  * empty progress call: a request its third look completes is done after
  * one progress call; a spin with nothing to look at (RC_SPIN_NONE) falls
- * back to polling; spin_polls 0 never spins. */
+ * back to polling, and the wait asks no more; spin_polls 0 never spins. */
 static struct rc_req *spin_req;
-static unsigned spin_looks, spin_done_at;
+static unsigned spin_looks, spin_done_at, spin_nones, spin_polls_left;
 
 static unsigned fake_spin(struct rc_inst *inst, struct rc_req *req)
 {
 	ck_assert_ptr_eq(req, spin_req);
-	if (!spin_done_at)
+	if (!spin_done_at) {
+		spin_nones++;
 		return RC_SPIN_NONE;
+	}
 	if (++spin_looks < spin_done_at)
 		return 0;
 	req->state = RC_REQ_ACTIVE;
 	rc_req_complete(req);
+	return 1;
+}
+
+/* a progress hook that completes spin_req at its spin_polls_left'th call */
+static unsigned spin_hook(struct rc_inst *inst, void *arg)
+{
+	if (!spin_polls_left || --spin_polls_left)
+		return 0;
+	spin_req->state = RC_REQ_ACTIVE;
+	rc_req_complete(spin_req);
 	return 1;
 }
 
@@ -924,13 +936,26 @@ START_TEST(wait_spins)
 	spin_looks = 0;
 	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
 	ck_assert_uint_eq(spin_looks, 0);
-	/* nothing to look at: 0, and no idle counted */
+	/* nothing to look at: RC_SPIN_NONE after one look, no idle counted */
 	i0->spin_polls = 8;
 	spin_done_at = 0;
+	spin_nones = 0;
 	i0->idle = 5;
-	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
+	ck_assert_uint_eq(rc_progress_spin(i0, &req), RC_SPIN_NONE);
+	ck_assert_uint_eq(spin_nones, 1);
 	ck_assert_uint_eq(i0->idle, 5);
+	/* a wait told so asks once: its 50 progress calls see no more spin */
+	ck_assert_int_eq(rc_progress_register(i0, spin_hook, NULL), RC_OK);
+	spin_nones = 0;
+	spin_polls_left = 50;
+	rc_req_wait_done(&req);
+	ck_assert_int_eq(req.state, RC_REQ_DONE);
+	ck_assert_uint_eq(spin_polls_left, 0);
+	ck_assert_uint_eq(spin_nones, 1);
+	rc_req_init_stack(&req, i0, RC_REQ_RECV);
+	req.state = RC_REQ_ACTIVE;
 	/* an empty spin of 32 looks counts as 8 more idle polls */
+	i0->idle = 5;
 	i0->spin_polls = 32;
 	spin_done_at = 1000;
 	spin_looks = 0;
@@ -940,6 +965,7 @@ START_TEST(wait_spins)
 	req.state = RC_REQ_DONE;
 	i0->spin = NULL;
 	i0->spin_polls = 0;
+	i0->nhooks--; /* spin_hook, the last registered */
 	tw_free(tw);
 }
 END_TEST
