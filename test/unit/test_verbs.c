@@ -2305,7 +2305,7 @@ START_TEST(fp_poll_fast)
 			RC_OK);
 		/* the big receive's buffer does not fit a slot: no look */
 		idle = i0->idle;
-		ck_assert_uint_eq(rc_progress_spin(i0, r[1]), 0);
+		ck_assert_uint_eq(rc_progress_spin(i0, r[1]), RC_SPIN_NONE);
 		ck_assert_uint_eq(i0->idle, idle);
 		ck_assert(!rc_req_done(r[1]));
 		if (i == 0) {
@@ -2313,7 +2313,8 @@ START_TEST(fp_poll_fast)
 			ck_assert(rc_req_done(r[0]));
 			ck_assert_mem_eq(rs, small, sizeof(small));
 			/* matched: nothing more to look at */
-			ck_assert_uint_eq(rc_progress_spin(i0, r[0]), 0);
+			ck_assert_uint_eq(rc_progress_spin(i0, r[0]),
+					  RC_SPIN_NONE);
 			ck_assert_uint_eq(i0->idle, 0);
 		} else {
 			/* the ring's message waits behind the SRQ's: 16
@@ -2336,7 +2337,7 @@ START_TEST(fp_poll_fast)
 				      &rc_mpi_byte, MPI_ANY_SOURCE, 99, &r[0]),
 			 RC_OK);
 	idle = i0->idle;
-	ck_assert_uint_eq(rc_progress_spin(i0, r[0]), 0);
+	ck_assert_uint_eq(rc_progress_spin(i0, r[0]), RC_SPIN_NONE);
 	ck_assert_uint_eq(i0->idle, idle);
 	ck_assert_int_eq(rc_p2p_isend(w.inst[1]->world, 0, small, sizeof(small),
 				      &rc_mpi_byte, 0, 99, RC_SEND_STD, &r[2]),
