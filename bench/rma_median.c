@@ -11,9 +11,11 @@
  *   get     MPI_Get of 8 bytes, MPI_Win_flush
  *   fop     MPI_Fetch_and_op (MPI_SUM, MPI_LONG_LONG), MPI_Win_flush
  *   cas     MPI_Compare_and_swap (MPI_LONG_LONG), MPI_Win_flush
- * and prints "OP median M mean A us (n N)"; rank 1 then checks the word
- * the operations reached (put: 1, fop: the number of operations, get and
- * cas: untouched 0: cas compares with 1) and exits 1 if it is wrong.
+ * and prints "OP median M mean A us (n N)", then "OP tail p99 P p99.9 Q
+ * max X us" (perftest prints the same percentiles); rank 1 then checks
+ * the word the operations reached (put: 1, fop: the number of operations,
+ * get and cas: untouched 0: cas compares with 1) and exits 1 if it is
+ * wrong.
  * The timing: median.h.
  *
  * Rank 1 waits for rank 0 in MPI_Barrier, polling as MPI does; with
@@ -98,6 +100,11 @@ int main(int argc, char **argv)
 		med_stats(t, n, t0, t1, 1, lat, &median, &mean);
 		printf("%s median %.2f mean %.2f us (n %d)\n", names[mode],
 		       median, mean, n);
+		/* the tail, as perftest's 99 % and 99.9 % columns: what takes
+		 * the mean away from the median */
+		printf("%s tail p99 %.2f p99.9 %.2f max %.2f us\n", names[mode],
+		       lat[(size_t)n * 99 / 100], lat[(size_t)n * 999 / 1000],
+		       lat[n - 1]);
 		free(t);
 		free(lat);
 	}
