@@ -4,9 +4,10 @@
  * glibc's memcpy picks its method by size. On AMD CPUs it stops using the
  * CPU's string copy (REP MOVSB) at the size of the L2 cache (1 MiB on the
  * hosts we measure on) and copies with vector loads and stores from there
- * on. That ran 11-17 % slower at every size from 1 to 256 MiB than the same
- * bytes copied in pieces of 128 to 512 KiB (bench/RESULTS.md, "one-sided
- * shared-memory bandwidth"). rc_copy copies anything larger than
+ * on. From 1 to 64 MiB that ran 11-20 % slower than the same bytes copied
+ * in pieces of 128 KiB; at 256 MiB, where glibc streams past the cache,
+ * the two were level (bench/copy_pieces, bench/RESULTS.md's one-sided
+ * shared-memory bandwidth). rc_copy copies anything larger than
  * RC_COPY_PIECE in pieces of that size: 128 KiB is under every AMD L2
  * since Zen (512 KiB and up). Where glibc uses one method for all sizes
  * the pieces cost a call per 128 KiB, a few ns against some 5 us of copy.
