@@ -6,11 +6,11 @@
  * hosts we measure on) and copies with vector loads and stores from there
  * on. From 1 to 64 MiB that ran 11-20 % slower than the same bytes copied
  * in pieces of 128 KiB; at 256 MiB, where glibc streams past the cache,
- * the two were level (bench/copy_pieces, bench/RESULTS.md's one-sided
- * shared-memory bandwidth). rc_copy copies anything larger than
- * RC_COPY_PIECE in pieces of that size: 128 KiB is under every AMD L2
- * since Zen (512 KiB and up). Where glibc uses one method for all sizes
- * the pieces cost a call per 128 KiB, a few ns against some 5 us of copy.
+ * 6 % slower (bench/copy_pieces; bench/RESULTS.md, one-sided shared-memory
+ * bandwidth). rc_copy copies anything larger than RC_COPY_PIECE in pieces
+ * of that size: 128 KiB is under every AMD L2 since Zen (512 KiB and up).
+ * Where glibc uses one method for all sizes the pieces cost a call per
+ * 128 KiB, a few ns against some 5 us of copy.
  */
 #ifndef RC_COPY_H
 #define RC_COPY_H
