@@ -2183,12 +2183,15 @@ int rc_p2p_open(struct rc_inst *inst)
 
 _Static_assert(RC_TP_NO_FAST == RC_SPIN_NONE, "one 'nothing to look at'");
 
-/* rc_progress_spin's look for a blocking receive: one still waiting for
+/* rc_progress_spin's looks for a blocking receive: one still waiting for
  * its message (posted), from a named peer whose transport lets us watch
  * for it (poll_fast: the whole receive buffer fits the way it comes).
  * Nothing to look at for anything else: what completes it comes through a
- * progress call (an RDMA completion, a message too big for a ring). */
-static unsigned p2p_spin(struct rc_inst *inst, struct rc_req *req)
+ * progress call (an RDMA completion, a message too big for a ring). The
+ * peer, its transport and the receive's size are found once per spin,
+ * not per look. */
+static unsigned p2p_spin(struct rc_inst *inst, struct rc_req *req,
+			 unsigned looks)
 {
 	struct rc_tp *tp;
 	int w;
@@ -2202,7 +2205,8 @@ static unsigned p2p_spin(struct rc_inst *inst, struct rc_req *req)
 		return RC_SPIN_NONE;
 	/* (a synchronous send's header is the longer of the two eager ones) */
 	return tp->ops->poll_fast(tp, w,
-				  sizeof(struct rc_p2p_sync) + recv_cap(req));
+				  sizeof(struct rc_p2p_sync) + recv_cap(req),
+				  looks);
 }
 
 int rc_p2p_connect(struct rc_inst *inst)

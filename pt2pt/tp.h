@@ -103,11 +103,13 @@ struct rc_tp_ops {
 	/* Optional. When a message of up to len bytes (header included)
 	 * from world rank wrank lands in memory this process can watch with
 	 * no call into a provider or the kernel (verbs: its eager ring into
-	 * us), look at all such memory once and deliver what has arrived:
-	 * events. RC_TP_NO_FAST: such a message does not come that way now.
-	 * Cheap enough for a blocking wait to repeat between two progress
-	 * calls (rc_progress_spin). */
-	unsigned (*poll_fast)(struct rc_tp *tp, int wrank, size_t len);
+	 * us), look at all such memory up to looks times, until a look
+	 * delivers something: events (0: looks empty looks).
+	 * RC_TP_NO_FAST, before any look: such a message does not come that
+	 * way now. Cheap enough for a blocking wait to repeat between two
+	 * progress calls (rc_progress_spin). */
+	unsigned (*poll_fast)(struct rc_tp *tp, int wrank, size_t len,
+			      unsigned looks);
 };
 
 #define RC_TP_NO_FAST (~0u) /* inst.h's RC_SPIN_NONE */

@@ -43,11 +43,11 @@ unsigned rc_progress(struct rc_inst *inst)
 
 unsigned rc_progress_spin(struct rc_inst *inst, struct rc_req *req)
 {
-	unsigned k, n = 0;
+	unsigned n = 0;
 
 	rc_progress_begin(inst);
-	for (k = 0; k < inst->spin_polls && !n; k++)
-		n = inst->spin(inst, req);
+	if (inst->spin_polls)
+		n = inst->spin(inst, req, inst->spin_polls);
 	inst->in_progress = 0;
 	if (n == RC_SPIN_NONE)
 		return RC_SPIN_NONE;

@@ -60,10 +60,12 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct rc_proc) == 128,
 	       "struct rc_proc: keep it a power of two");
 
 typedef unsigned (*rc_progress_fn)(struct rc_inst *inst, void *arg);
-/* One look for what blocking wait req waits on, at memory that can be
- * watched without a progress call (pt2pt's: the eager rings): events, or
- * RC_SPIN_NONE when there is nothing such for req. */
-typedef unsigned (*rc_spin_fn)(struct rc_inst *inst, struct rc_req *req);
+/* Up to looks looks at what blocking wait req waits on, at memory that
+ * can be watched without a progress call (pt2pt's: the eager rings):
+ * events at the first look that sees any, 0 after looks empty ones, or
+ * RC_SPIN_NONE (no look made) when there is nothing such for req. */
+typedef unsigned (*rc_spin_fn)(struct rc_inst *inst, struct rc_req *req,
+			       unsigned looks);
 #define RC_SPIN_NONE (~0u)
 
 struct rc_progress_hook {

@@ -1839,14 +1839,18 @@ static unsigned vb_progress(struct rc_tp *tp)
 
 /* tp.h's poll_fast: the eager rings, when wrank writes into one of ours
  * and len bytes fit its slots (no CQ poll, no call into the provider) */
-static unsigned vb_poll_fast(struct rc_tp *tp, int wrank, size_t len)
+static unsigned vb_poll_fast(struct rc_tp *tp, int wrank, size_t len,
+			     unsigned looks)
 {
 	struct vb_tp *vt = (struct vb_tp *)tp;
+	unsigned n = 0;
 
 	if (RC_UNLIKELY(!vt->resources) ||
 	    !vb_fp_rx_fits(&vt->peers[wrank], len))
 		return RC_TP_NO_FAST;
-	return vb_fp_progress(vt);
+	while (looks-- && !n)
+		n = vb_fp_progress(vt);
+	return n;
 }
 
 /* ---- close ---- */

@@ -871,23 +871,30 @@ END_TEST
 
 /* A blocking wait spins (inst->spin, up to spin_polls looks) after each
  * empty progress call: a request its third look completes is done after
- * one progress call; a spin with nothing to look at (RC_SPIN_NONE) falls
- * back to polling, and the wait asks no more; spin_polls 0 never spins. */
+ * one progress call, and one spin is one call to inst->spin; a spin with
+ * nothing to look at (RC_SPIN_NONE) falls back to polling, and the wait
+ * asks no more; spin_polls 0 never spins. */
 static struct rc_req *spin_req;
 static unsigned spin_looks, spin_done_at, spin_nones, spin_polls_left;
+static unsigned spin_calls;
 
-static unsigned fake_spin(struct rc_inst *inst, struct rc_req *req)
+static unsigned fake_spin(struct rc_inst *inst, struct rc_req *req,
+			  unsigned looks)
 {
 	ck_assert_ptr_eq(req, spin_req);
+	ck_assert_uint_eq(looks, inst->spin_polls);
+	spin_calls++;
 	if (!spin_done_at) {
 		spin_nones++;
 		return RC_SPIN_NONE;
 	}
-	if (++spin_looks < spin_done_at)
-		return 0;
-	req->state = RC_REQ_ACTIVE;
-	rc_req_complete(req);
-	return 1;
+	while (looks--)
+		if (++spin_looks == spin_done_at) {
+			req->state = RC_REQ_ACTIVE;
+			rc_req_complete(req);
+			return 1;
+		}
+	return 0;
 }
 
 /* a progress hook that completes spin_req at its spin_polls_left'th call */
@@ -916,26 +923,32 @@ START_TEST(wait_spins)
 	rc_req_init_stack(&req, i0, RC_REQ_RECV);
 	req.state = RC_REQ_ACTIVE;
 	spin_looks = 0;
+	spin_calls = 0;
 	spin_done_at = 3;
 	rc_req_wait_done(&req);
 	ck_assert_int_eq(req.state, RC_REQ_DONE);
 	ck_assert_uint_eq(spin_looks, 3);
+	ck_assert_uint_eq(spin_calls, 1); /* one call makes a spin's looks */
 	/* the twentieth: two empty spins of 8 looks, then 4 */
 	rc_req_init_stack(&req, i0, RC_REQ_RECV);
 	req.state = RC_REQ_ACTIVE;
 	spin_looks = 0;
+	spin_calls = 0;
 	spin_done_at = 20;
 	i0->idle = 0;
 	rc_req_wait_done(&req);
 	ck_assert_uint_eq(spin_looks, 20);
+	ck_assert_uint_eq(spin_calls, 3);
 	ck_assert_uint_eq(i0->idle, 0); /* an event ends the count */
 	/* spin_polls 0: no look (the request is completed here instead) */
 	i0->spin_polls = 0;
 	rc_req_init_stack(&req, i0, RC_REQ_RECV);
 	req.state = RC_REQ_ACTIVE;
 	spin_looks = 0;
+	spin_calls = 0;
 	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
 	ck_assert_uint_eq(spin_looks, 0);
+	ck_assert_uint_eq(spin_calls, 0);
 	/* nothing to look at: RC_SPIN_NONE after one look, no idle counted */
 	i0->spin_polls = 8;
 	spin_done_at = 0;

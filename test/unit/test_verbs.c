@@ -2277,10 +2277,10 @@ START_TEST(fp_poll_fast)
 	i0->spin_polls = 16;	     /* (init.c reads RCMPI_SPIN_POLLS) */
 	/* rank 0 writes no ring into itself; rank 1's ring is empty; 256-byte
 	 * slots hold 256 - 8 (tail) - 8 (transport header) bytes */
-	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 0, 8), RC_TP_NO_FAST);
-	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 1, 8), 0);
-	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 1, 240), 0);
-	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 1, 241), RC_TP_NO_FAST);
+	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 0, 8, 1), RC_TP_NO_FAST);
+	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 1, 8, 16), 0);
+	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 1, 240, 1), 0);
+	ck_assert_uint_eq(tp0->ops->poll_fast(tp0, 1, 241, 1), RC_TP_NO_FAST);
 	memset(big, 'b', sizeof(big));
 	/* i 0: ring then SRQ; i 1: SRQ then ring (the ring's message waits) */
 	for (i = 0; i < 2; i++) {
