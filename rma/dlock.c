@@ -496,7 +496,8 @@ void rma_dlock_take(struct rc_win *win, int t)
 	dl->st = DS_TICKET;
 	dl->pause = 0;
 	dl->poll_at = 0;
-	dl->since = rma_now();
+	dl->since = 0; /* read at the first queued poll: a grant at once
+			* reads no clock (the VM's costs 4.7 µs) */
 	dl->seen = 0;
 	dl->told = false;
 	/* the ticket and the turns in one round trip: when nobody is ahead,
@@ -536,6 +537,8 @@ bool rma_dlock_granted(struct rc_win *win, int t, int *err)
 	if (dl->st == DS_WAIT && !dl->err) {
 		double now = rma_now();
 
+		if (!dl->since)
+			dl->since = now;
 		if (!dl->polling) {
 			if (dl->poll_at < 0)
 				dl->poll_at = now - dl->poll_at;

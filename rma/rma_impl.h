@@ -276,7 +276,7 @@ struct rma_dlock {
 	double poll_at;	/* the next poll's time; < 0: that far from now */
 	uint64_t ticket;
 	uint64_t hval;	/* our holder word there, as we last made it */
-	double since;	/* when we asked for the lock */
+	double since;	/* when we began to wait in the queue (0: not yet) */
 	uint64_t seen;	/* the lock word as our ticket or last poll read it */
 	bool told;	/* this wait's report made (dlock.c dl_tell) */
 	int err;
