@@ -2204,9 +2204,8 @@ static unsigned p2p_spin(struct rc_inst *inst, struct rc_req *req,
 	if (!tp || !tp->ops->poll_fast)
 		return RC_SPIN_NONE;
 	/* (a synchronous send's header is the longer of the two eager ones) */
-	return tp->ops->poll_fast(tp, w,
-				  sizeof(struct rc_p2p_sync) + recv_cap(req),
-				  looks);
+	return tp->ops->poll_fast(
+		tp, w, sizeof(struct rc_p2p_sync) + recv_cap(req), looks);
 }
 
 int rc_p2p_connect(struct rc_inst *inst)
