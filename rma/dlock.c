@@ -539,6 +539,13 @@ bool rma_dlock_granted(struct rc_win *win, int t, int *err)
 
 		if (!dl->since)
 			dl->since = now;
+		/* (before this call's poll: at the first call the report
+		 * tells what the ticket read, whatever the timing) */
+		if (RC_UNLIKELY(!dl->told &&
+				now - dl->since >= rma_dl_tell_after)) {
+			dl->told = true;
+			dl_tell(dl, now);
+		}
 		if (!dl->polling) {
 			if (dl->poll_at < 0)
 				dl->poll_at = now - dl->poll_at;
@@ -546,11 +553,6 @@ bool rma_dlock_granted(struct rc_win *win, int t, int *err)
 				dl_poll(dl);
 				dl_scan(dl); /* (when some member died) */
 			}
-		}
-		if (RC_UNLIKELY(!dl->told &&
-				now - dl->since > rma_dl_tell_after)) {
-			dl->told = true;
-			dl_tell(dl, now);
 		}
 	}
 	dl_kick(dl);
