@@ -949,7 +949,7 @@ START_TEST(wait_spins)
 	ck_assert_uint_eq(rc_progress_spin(i0, &req), 0);
 	ck_assert_uint_eq(spin_looks, 0);
 	ck_assert_uint_eq(spin_calls, 0);
-	/* nothing to look at: RC_SPIN_NONE after one look, no idle counted */
+	/* nothing to look at: RC_SPIN_NONE from one call, no idle counted */
 	i0->spin_polls = 8;
 	spin_done_at = 0;
 	spin_nones = 0;
