@@ -772,6 +772,7 @@ static int comm_dup(MPI_Comm comm, const struct rc_info *info, bool with_info,
 	struct rc_comm *nc = NULL;
 	int ret, err;
 
+	*newcomm = MPI_COMM_NULL; /* what a failed dup leaves (as MPICH) */
 	ret = rc_comm_dup(comm, &nc, NULL);
 	if (ret)
 		return rc_api_status(comm, ret, fn);

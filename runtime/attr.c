@@ -156,7 +156,9 @@ static void kv_release(struct rc_keyval *kv)
 
 void rc_keyval_free(struct rc_keyval *kv)
 {
-	rc_hobj_kill(kv, RC_HK_KEYVAL);
+	if (kv->freed)
+		return;
+	kv->freed = true;
 	kv_release(kv);
 }
 

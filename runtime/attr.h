@@ -43,6 +43,7 @@ struct rc_keyval {
 	struct rc_hobj h; /* handle.h; the index is the keyval */
 	bool predefined;
 	unsigned char kind;	 /* enum rc_akind of the objects it indexes */
+	bool freed;		 /* the program freed it; attributes keep it */
 	int refcount;		 /* the handle + one per attribute */
 	void (*copy_fn)(void);	 /* NULL: never copied */
 	void (*delete_fn)(void); /* NULL: nothing to call */
@@ -69,8 +70,12 @@ int rc_keyval_create(enum rc_akind kind, void (*copy_fn)(void),
  */
 int rc_keyval_lookup(enum rc_akind kind, int keyval, struct rc_keyval **kvp,
 		     char *why, size_t len);
-/* MPI_*_free_keyval: the handle dies now, the object with its last
- * attribute. */
+/*
+ * MPI_*_free_keyval. The keyval and its handle live on while attributes
+ * use it: its number still gets, sets and deletes them (as in MPICH and
+ * Open MPI), and freeing it again does nothing. Both die with its last
+ * attribute.
+ */
 void rc_keyval_free(struct rc_keyval *kv);
 
 /*

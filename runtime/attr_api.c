@@ -6,9 +6,10 @@
  * delete), and the predefined callbacks (MPI_COMM_NULL_COPY_FN,
  * MPI_COMM_DUP_FN, ... MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN).
  *
- * Errors: a bad communicator or datatype as usual; a bad, freed or
- * foreign keyval, or a predefined one where it may not be set, deleted
- * or freed: MPI_ERR_KEYVAL; NULL out-parameters: MPI_ERR_ARG; a callback's
+ * Errors: a bad communicator or datatype as usual; a bad or foreign
+ * keyval, a freed one whose last attribute has gone (attr.h), or a
+ * predefined one where it may not be set, deleted or freed:
+ * MPI_ERR_KEYVAL; NULL out-parameters: MPI_ERR_ARG; a callback's
  * failure: its own code. Communicator functions raise on the
  * communicator's handler, the others on MPI_COMM_WORLD's. Window keyvals
  * (MPI_Win_create_keyval / _free_keyval, MPI_WIN_NULL_COPY_FN, ...) are

@@ -210,7 +210,7 @@ END_TEST
  * leaves the attribute (and the communicator) in place. */
 START_TEST(failing_callbacks)
 {
-	MPI_Comm d, e = MPI_COMM_NULL, keep;
+	MPI_Comm d, e = MPI_COMM_SELF, keep;
 	int k1 = new_keyval(), k2 = new_keyval(), flag;
 
 	ck_assert_int_eq(MPI_Comm_dup(MPI_COMM_SELF, &d), MPI_SUCCESS);
@@ -220,7 +220,7 @@ START_TEST(failing_callbacks)
 	ck_assert_int_eq(MPI_Comm_set_attr(d, k2, (void *)2), MPI_SUCCESS);
 	fail_copy = k2;
 	ck_assert_int_eq(MPI_Comm_dup(d, &e), MPI_ERR_OTHER);
-	ck_assert_ptr_eq(e, MPI_COMM_NULL);
+	ck_assert_ptr_eq(e, MPI_COMM_NULL); /* set, not left as it was */
 	ck_assert_int_eq(nev, 3);
 	expect(0, 'c', k1, 1);
 	expect(1, 'c', k2, 2);
@@ -247,30 +247,43 @@ START_TEST(failing_callbacks)
 }
 END_TEST
 
-/* A freed keyval: its handle is dead at once, its attributes keep their
- * callbacks until they go, then the keyval itself goes (the teardown
- * checks no keyval is left alive). */
+/* A freed keyval lives on with its attributes (as in MPICH and Open MPI):
+ * its number still gets, sets and deletes them, and freeing it again does
+ * nothing. With its last attribute it goes (the teardown checks no keyval
+ * is left alive), and then its number is an error. */
 START_TEST(keyval_freed_in_use)
 {
 	MPI_Comm d, e;
-	int k = new_keyval(), old = k, flag;
+	int k = new_keyval(), old = k, again = k, flag;
 	void *v;
 
 	ck_assert_int_eq(MPI_Comm_dup(MPI_COMM_SELF, &d), MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Comm_set_attr(d, k, (void *)40), MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Comm_free_keyval(&k), MPI_SUCCESS);
 	ck_assert_int_eq(k, MPI_KEYVAL_INVALID);
-	ck_assert_int_eq(MPI_Comm_get_attr(d, old, &v, &flag), MPI_ERR_KEYVAL);
-	ck_assert_int_eq(MPI_Comm_set_attr(d, old, &v), MPI_ERR_KEYVAL);
-	ck_assert_int_eq(MPI_Comm_free_keyval(&old), MPI_ERR_KEYVAL);
+	ck_assert_int_eq(MPI_Comm_free_keyval(&again), MPI_SUCCESS);
+	ck_assert_int_eq(again, MPI_KEYVAL_INVALID);
+	ck_assert_int_eq(MPI_Comm_get_attr(d, old, &v, &flag), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 1);
+	ck_assert_ptr_eq(v, (void *)40);
 	ck_assert_int_eq(MPI_Comm_dup(d, &e), MPI_SUCCESS);
 	expect(0, 'c', old, 40);
+	/* deleting one copy keeps the keyval for the other */
+	ck_assert_int_eq(MPI_Comm_delete_attr(e, old), MPI_SUCCESS);
+	expect(1, 'd', old, 41);
+	ck_assert_ptr_nonnull(rc_hpool_at(&rc_hpools[RC_HK_KEYVAL], old));
+	ck_assert_int_eq(MPI_Comm_set_attr(e, old, (void *)42), MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Comm_free(&d), MPI_SUCCESS);
-	expect(1, 'd', old, 40);
-	ck_assert_ptr_null(rc_hpool_at(&rc_hpools[RC_HK_KEYVAL], old));
+	expect(2, 'd', old, 40);
 	ck_assert_int_eq(MPI_Comm_free(&e), MPI_SUCCESS);
-	expect(2, 'd', old, 41);
-	ck_assert_int_eq(nev, 3);
+	expect(3, 'd', old, 42);
+	ck_assert_int_eq(nev, 4);
+	/* the last attribute took the keyval with it */
+	ck_assert_ptr_null(rc_hpool_at(&rc_hpools[RC_HK_KEYVAL], old));
+	again = old;
+	ck_assert_int_eq(MPI_Comm_free_keyval(&again), MPI_ERR_KEYVAL);
+	ck_assert_int_eq(MPI_Comm_get_attr(MPI_COMM_SELF, old, &v, &flag),
+			 MPI_ERR_KEYVAL);
 }
 END_TEST
 
