@@ -4,13 +4,15 @@
  *
  * Kernels are generated from X-macro lists of the type classes of MPI-3.1
  * 5.9.2 (C integer, Fortran integer, multi-language, floating point,
- * complex, logical, byte), plus one extension: MPI_CHAR takes every C integer op, as the
- * platform's `char` (Open MPI and MPICH both accept it, and benchmarks
- * reduce MPI_CHAR with MPI_SUM). Each is a plain loop over a typed array, inout[i] = in[i] op
- * inout[i], which the compiler vectorises. Signed integer SUM and PROD are
- * computed in the matching unsigned type, so overflow wraps instead of being
- * undefined. The table op_tab[op][basic] is both the dispatch and the
- * validity check (NULL: MPI_ERR_OP).
+ * complex, logical, byte), plus two extensions that Open MPI and MPICH
+ * both accept: MPI_CHAR takes every C integer op, as the platform's
+ * `char` (benchmarks reduce MPI_CHAR with MPI_SUM), and the logical ops
+ * take the multi-language types (MPI_AINT, MPI_OFFSET, MPI_COUNT; MPICH's
+ * test suite reduces them so). Each is a plain loop over a typed array,
+ * inout[i] = in[i] op inout[i], which the compiler vectorises. Signed
+ * integer SUM and PROD are computed in the matching unsigned type, so
+ * overflow wraps instead of being undefined. The table op_tab[op][basic]
+ * is both the dispatch and the validity check (NULL: MPI_ERR_OP).
  *
  * rc_op_apply() finds the cheapest path for (count, dt):
  *   - contiguous data, aligned: one kernel call over all of it;
@@ -215,10 +217,10 @@ OP_CINT(OP_K_SUM) OP_FINT(OP_K_SUM) OP_MULTI(OP_K_SUM) OP_FLOAT(OP_K_SUM)
 OP_COMPLEX(OP_K_SUM)
 OP_CINT(OP_K_PROD) OP_FINT(OP_K_PROD) OP_MULTI(OP_K_PROD) OP_FLOAT(OP_K_PROD)
 OP_COMPLEX(OP_K_PROD)
-/* LAND, LOR, LXOR: C integer, logical */
-OP_CINT(OP_K_LAND) OP_LOGICAL(OP_K_LAND)
-OP_CINT(OP_K_LOR) OP_LOGICAL(OP_K_LOR)
-OP_CINT(OP_K_LXOR) OP_LOGICAL(OP_K_LXOR)
+/* LAND, LOR, LXOR: C integer, logical; and multi-language (extension) */
+OP_CINT(OP_K_LAND) OP_LOGICAL(OP_K_LAND) OP_MULTI(OP_K_LAND)
+OP_CINT(OP_K_LOR) OP_LOGICAL(OP_K_LOR) OP_MULTI(OP_K_LOR)
+OP_CINT(OP_K_LXOR) OP_LOGICAL(OP_K_LXOR) OP_MULTI(OP_K_LXOR)
 /* BAND, BOR, BXOR: C integer, Fortran integer, multi-language, byte */
 OP_CINT(OP_K_BAND) OP_FINT(OP_K_BAND) OP_MULTI(OP_K_BAND) OP_BYTE(OP_K_BAND)
 OP_CINT(OP_K_BOR) OP_FINT(OP_K_BOR) OP_MULTI(OP_K_BOR) OP_BYTE(OP_K_BOR)
@@ -303,9 +305,9 @@ static const op_kernel op_tab[RC_OP_NO_OP + 1][RC_BASIC_NKINDS] = {
 	OP_FLOAT(OP_T_SUM) OP_COMPLEX(OP_T_SUM)
 	OP_CINT(OP_T_PROD) OP_FINT(OP_T_PROD) OP_MULTI(OP_T_PROD)
 	OP_FLOAT(OP_T_PROD) OP_COMPLEX(OP_T_PROD)
-	OP_CINT(OP_T_LAND) OP_LOGICAL(OP_T_LAND)
-	OP_CINT(OP_T_LOR) OP_LOGICAL(OP_T_LOR)
-	OP_CINT(OP_T_LXOR) OP_LOGICAL(OP_T_LXOR)
+	OP_CINT(OP_T_LAND) OP_LOGICAL(OP_T_LAND) OP_MULTI(OP_T_LAND)
+	OP_CINT(OP_T_LOR) OP_LOGICAL(OP_T_LOR) OP_MULTI(OP_T_LOR)
+	OP_CINT(OP_T_LXOR) OP_LOGICAL(OP_T_LXOR) OP_MULTI(OP_T_LXOR)
 	OP_CINT(OP_T_BAND) OP_FINT(OP_T_BAND) OP_MULTI(OP_T_BAND)
 	OP_BYTE(OP_T_BAND)
 	OP_CINT(OP_T_BOR) OP_FINT(OP_T_BOR) OP_MULTI(OP_T_BOR) OP_BYTE(OP_T_BOR)

@@ -55,6 +55,9 @@ enum cls {
 	 * MPI_CHAR (the platform's char) takes every C integer op */
 	C_CHAR_EXT = 128,
 	C_FINT = 256,	/* Fortran integer */
+	/* the second extension, as in Open MPI and MPICH: the logical ops
+	 * on the multi-language types */
+	C_MULTI_EXT = C_MULTI,
 };
 
 struct op_ent {
@@ -71,9 +74,9 @@ static const struct op_ent ops[] = {
 	  C_INT | C_FINT | C_MULTI | C_FLT | C_CPLX | C_CHAR_EXT },
 	{ MPI_PROD, "PROD",
 	  C_INT | C_FINT | C_MULTI | C_FLT | C_CPLX | C_CHAR_EXT },
-	{ MPI_LAND, "LAND", C_INT | C_LOGIC | C_CHAR_EXT },
-	{ MPI_LOR, "LOR", C_INT | C_LOGIC | C_CHAR_EXT },
-	{ MPI_LXOR, "LXOR", C_INT | C_LOGIC | C_CHAR_EXT },
+	{ MPI_LAND, "LAND", C_INT | C_LOGIC | C_CHAR_EXT | C_MULTI_EXT },
+	{ MPI_LOR, "LOR", C_INT | C_LOGIC | C_CHAR_EXT | C_MULTI_EXT },
+	{ MPI_LXOR, "LXOR", C_INT | C_LOGIC | C_CHAR_EXT | C_MULTI_EXT },
 	{ MPI_BAND, "BAND", C_INT | C_FINT | C_MULTI | C_BYTE | C_CHAR_EXT },
 	{ MPI_BOR, "BOR", C_INT | C_FINT | C_MULTI | C_BYTE | C_CHAR_EXT },
 	{ MPI_BXOR, "BXOR", C_INT | C_FINT | C_MULTI | C_BYTE | C_CHAR_EXT },
