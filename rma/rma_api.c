@@ -309,7 +309,9 @@ static int win_shared_query(MPI_Win win, int rank, MPI_Aint *size,
 	tg = &win->tg[rank];
 	*size = (MPI_Aint)tg->size;
 	*disp_unit = tg->disp_unit;
-	b = tg->local;
+	/* contiguous: where the part would be; a part of its own that is
+	 * empty has no address (NULL, as in Open MPI and MPICH) */
+	b = !tg->size && (win->info & RC_WIN_NONCONTIG) ? NULL : tg->local;
 	memcpy(baseptr, &b, sizeof(b));
 	return MPI_SUCCESS;
 }
