@@ -712,9 +712,12 @@ static int am_op(struct rc_win *win, const struct rc_rma_args *a,
 		}
 		op->hdr.desc = op->desc_len;
 	}
-	op->esize = a->kind == RC_RMA_PUT || !a->tdt->size
-			    ? 1
-			    : rc_basic_size(a->tdt->basic);
+	/* accumulates carry whole elements of their one basic type; a get
+	 * carries no data, and its target type may mix basic types */
+	op->esize =
+		a->kind == RC_RMA_PUT || a->kind == RC_RMA_GET || !a->tdt->size
+			? 1
+			: rc_basic_size(a->tdt->basic);
 	if (a->kind == RC_RMA_CAS) {
 		/* value then compare value, packed, from our stack: sent
 		 * before am_op returns or copied into the queue */
@@ -1667,6 +1670,8 @@ int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 	ret = rma_op_check(win, a->target, a->disp, a->tcount, a->tdt, &tbuf);
 	if (ret)
 		return ret;
+	if (!(a->tcount * a->tdt->size))
+		goto now; /* no data (the API matched the other sides') */
 	if (win->shm_path) {
 		ret = shm_op(win, a, tbuf);
 		goto now;

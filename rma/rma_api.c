@@ -409,10 +409,13 @@ static int buf_check(const void *buf, int count, struct rc_dtype *dt)
 	return MPI_SUCCESS;
 }
 
-/* Data of accumulate operations: one basic kind, the target's. */
+/* Data of accumulate operations: one basic kind, the target's; or no
+ * data on either side (empty signatures match, whatever the types). */
 static bool acc_types(const struct rc_dtype *a, size_t na,
 		      const struct rc_dtype *t, size_t nt)
 {
+	if (!(na * a->size) && !(nt * t->size))
+		return true;
 	return a->basic != RC_BASIC_NONE && a->basic == t->basic &&
 	       na * a->size == nt * t->size;
 }
@@ -587,9 +590,10 @@ static int accumulate(const void *obuf, int ocount, MPI_Datatype odt,
 		  fn, "one-sided accumulates take predefined ops only");
 	ARG_CHECK(win, !gacc && op->kind == RC_OP_NO_OP, MPI_ERR_OP, fn,
 		  "MPI_NO_OP is for MPI_Get_accumulate");
-	ARG_CHECK(win, tdt->basic == RC_BASIC_NONE, MPI_ERR_TYPE, fn,
-		  "target datatype mixes basic types");
-	ARG_CHECK(win, !rma_acc_valid(op, tdt), MPI_ERR_OP, fn,
+	/* (a type without data has no basic type to check) */
+	ARG_CHECK(win, tdt->size && tdt->basic == RC_BASIC_NONE, MPI_ERR_TYPE,
+		  fn, "target datatype mixes basic types");
+	ARG_CHECK(win, tdt->size && !rma_acc_valid(op, tdt), MPI_ERR_OP, fn,
 		  "op not defined on the datatype");
 	if (op->kind != RC_OP_NO_OP) {
 		cls = buf_check(obuf, ocount, odt);

@@ -334,9 +334,15 @@ START_TEST(put_get_fence)
 	size_t size = (size_t)n * REG + (size_t)n * VEC * 3 * sizeof(int);
 	struct rw *rw = rw_open(n, _i, flavor, size, 1);
 	struct rc_dtype *tvec = vec_int(VEC, 3), *ovec = vec_int(REG / 4, 2);
-	unsigned char *src[NMAX];
+	struct rc_dtype *mixed, *mtypes[2] = {&rc_mpi_long, &rc_mpi_int};
+	int mblen[2] = {1, 1};
+	MPI_Aint mdisp[2] = {0, 8};
+	unsigned char *src[NMAX], mixed_got[NMAX][12];
 	int *isrc[NMAX], *got[NMAX];
 
+	ck_assert_int_eq(rc_dt_create_struct(2, mblen, mdisp, mtypes, &mixed),
+			 RC_OK);
+	rc_dt_commit(mixed);
 	fence_all(rw, MPI_MODE_NOPRECEDE);
 	for (o = 0; o < n; o++) {
 		src[o] = malloc(REG);
@@ -380,7 +386,9 @@ START_TEST(put_get_fence)
 						     flavor_name(flavor), t, o,
 						     i, v[i]);
 		}
-	/* gets into every other byte-pair... into a strided int buffer */
+	/* gets into every other byte-pair... into a strided int buffer; and
+	 * one of a target type that mixes basic types (a struct of a long
+	 * and an int), into bytes */
 	for (o = 0; o < n; o++) {
 		got[o] = calloc(REG / 4 * 2, sizeof(int));
 		t = (o + 1) % n;
@@ -388,8 +396,22 @@ START_TEST(put_get_fence)
 					 rw_disp(rw, t, (size_t)o * REG, 1),
 					 REG, MPI_BYTE, rw->w[o]),
 				 MPI_SUCCESS);
+		ck_assert_int_eq(MPI_Get(mixed_got[o], 12, MPI_BYTE, t,
+					 rw_disp(rw, t, (size_t)o * REG, 1), 1,
+					 mixed, rw->w[o]),
+				 MPI_SUCCESS);
 	}
 	fence_all(rw, MPI_MODE_NOSUCCEED);
+	for (o = 0; o < n; o++) {
+		unsigned char want[12];
+		int i;
+
+		for (i = 0; i < 12; i++)
+			want[i] = pat(o, 0, (size_t)i);
+		ck_assert_msg(!memcmp(mixed_got[o], want, 12),
+			      "%s: get of a mixed type, rank %d",
+			      flavor_name(flavor), o);
+	}
 	/* the REG-byte puts and gets went by the transport's get/put where
 	 * the window is direct, never where it is not */
 	if (flavor != MPI_WIN_FLAVOR_DYNAMIC) /* (dynamic_direct) */
@@ -409,6 +431,7 @@ START_TEST(put_get_fence)
 	}
 	rc_dt_release(tvec);
 	rc_dt_release(ovec);
+	rc_dt_release(mixed);
 	rw_close(rw);
 }
 END_TEST
@@ -1647,6 +1670,7 @@ START_TEST(zero_and_proc_null)
 {
 	int flavor = FLAVOR_OF(_i);
 	struct rw *rw = rw_open(2, _i, flavor, 0, 4);
+	struct rc_dtype *empty;
 	int v = 5, got = 7;
 	MPI_Request rq;
 
@@ -1659,9 +1683,32 @@ START_TEST(zero_and_proc_null)
 				  rw->w[0], &rq), MPI_SUCCESS);
 	ck_assert(rc_req_done(rq));
 	rc_req_finish(&rq, MPI_STATUS_IGNORE);
-	/* nothing to move: fine even at a zero-size window */
+	/* nothing to move: fine even at a zero-size window, and empty
+	 * signatures match whatever the types (no buffer needed); a
+	 * zero-size type's count does not matter */
 	ck_assert_int_eq(MPI_Put(&v, 0, MPI_INT, 1, 0, 0, MPI_INT, rw->w[0]),
 			 MPI_SUCCESS);
+	ck_assert_int_eq(rc_dt_create_contig(0, &rc_mpi_int, &empty), RC_OK);
+	rc_dt_commit(empty);
+	ck_assert_int_eq(MPI_Accumulate(NULL, 0, MPI_INT, 1, 0, 0, MPI_DOUBLE,
+					MPI_SUM, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Accumulate(&v, 2, empty, 1, 0, 0, MPI_DOUBLE,
+					MPI_SUM, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Accumulate(NULL, 0, MPI_DOUBLE, 1, 0, 3, empty,
+					MPI_SUM, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get_accumulate(&v, 1, empty, NULL, 0, MPI_INT, 1,
+					    0, 2, empty, MPI_SUM, rw->w[0]),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Get(&got, 1, empty, 1, 0, 0, MPI_DOUBLE, rw->w[0]),
+			 MPI_SUCCESS);
+	/* data on one side only: the signatures differ */
+	ck_assert_int_eq(MPI_Accumulate(&v, 1, MPI_INT, 1, 0, 4, empty, MPI_SUM,
+					rw->w[0]),
+			 MPI_ERR_TYPE);
+	rc_dt_release(empty);
 	if (flavor != MPI_WIN_FLAVOR_DYNAMIC)
 		ck_assert_int_eq(MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT,
 					 rw->w[0]), MPI_ERR_RMA_RANGE);
