@@ -619,8 +619,10 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag,
 	}
 	if (flag)
 		*flag = i != -1;
-	if (i == -1)
+	if (i == -1) {
+		*index = MPI_UNDEFINED; /* Testany, nothing done */
 		return MPI_SUCCESS;
+	}
 	*index = i;
 	if (i == MPI_UNDEFINED) {
 		status_empty(status);

@@ -237,10 +237,11 @@ START_TEST(waitany_testany)
 		idx = any_done(pass, r, &st);
 		ck_assert_int_eq(idx, 1);
 		check_procnull(&st);
-		/* nothing done among the rest */
+		/* nothing done among the rest: index MPI_UNDEFINED */
 		ck_assert_int_eq(MPI_Testany(N_MIX, r, &idx, &flag, &st),
 				 MPI_SUCCESS);
 		ck_assert_int_eq(flag, 0);
+		ck_assert_int_eq(idx, MPI_UNDEFINED);
 		ck_assert_int_eq(g[0].queries + g[1].queries, 0);
 		ck_assert_int_eq(MPI_Grequest_complete(r[3]), MPI_SUCCESS);
 		idx = any_done(pass, r, &st);
