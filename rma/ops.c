@@ -681,12 +681,6 @@ static int am_op(struct rc_win *win, const struct rc_rma_args *a,
 		rlen = a->odt->size;
 		break;
 	}
-	if (!dlen && !rlen) {
-		/* nothing moves */
-		if (req)
-			rc_req_complete(req);
-		return RC_OK;
-	}
 	op = calloc(1, sizeof(*op));
 	if (!op)
 		return RC_ERR_NOMEM;
@@ -714,10 +708,9 @@ static int am_op(struct rc_win *win, const struct rc_rma_args *a,
 	}
 	/* accumulates carry whole elements of their one basic type; a get
 	 * carries no data, and its target type may mix basic types */
-	op->esize =
-		a->kind == RC_RMA_PUT || a->kind == RC_RMA_GET || !a->tdt->size
-			? 1
-			: rc_basic_size(a->tdt->basic);
+	op->esize = a->kind == RC_RMA_PUT || a->kind == RC_RMA_GET
+			    ? 1
+			    : rc_basic_size(a->tdt->basic);
 	if (a->kind == RC_RMA_CAS) {
 		/* value then compare value, packed, from our stack: sent
 		 * before am_op returns or copied into the queue */
@@ -1514,7 +1507,7 @@ static int direct_op(struct rc_win *win, const struct rc_rma_args *a,
 	void *local;
 	int ret;
 
-	if ((!put && a->kind != RC_RMA_GET) || !len ||
+	if ((!put && a->kind != RC_RMA_GET) ||
 	    !(tp->caps & (put ? RC_TP_CAP_PUT : RC_TP_CAP_GET)) || len < min)
 		return RC_AGAIN;
 	if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
