@@ -1663,7 +1663,7 @@ int rc_rma_op(struct rc_win *win, const struct rc_rma_args *a,
 	ret = rma_op_check(win, a->target, a->disp, a->tcount, a->tdt, &tbuf);
 	if (ret)
 		return ret;
-	if (!(a->tcount * a->tdt->size))
+	if (a->tcount * a->tdt->size == 0)
 		goto now; /* no data (the API matched the other sides') */
 	if (win->shm_path) {
 		ret = shm_op(win, a, tbuf);

@@ -414,7 +414,7 @@ static int buf_check(const void *buf, int count, struct rc_dtype *dt)
 static bool acc_types(const struct rc_dtype *a, size_t na,
 		      const struct rc_dtype *t, size_t nt)
 {
-	if (!(na * a->size) && !(nt * t->size))
+	if (na * a->size == 0 && nt * t->size == 0)
 		return true;
 	return a->basic != RC_BASIC_NONE && a->basic == t->basic &&
 	       na * a->size == nt * t->size;
