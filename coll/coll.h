@@ -18,6 +18,8 @@ struct rc_cargs;
 struct rc_group;
 struct rc_dtype;
 struct rc_op;
+struct rc_info;
+struct rc_cc_dup; /* comm_cc.h */
 
 enum rc_coll_id {
 	RC_COLL_BARRIER = 0,
@@ -112,11 +114,13 @@ int rc_coll_force_inter(struct rc_inst *inst, int coll, const char *alg);
  * process. RC_ERR_NOCTX: no context block is free on every member. */
 int rc_comm_dup(struct rc_comm *comm, struct rc_comm **out,
 		struct rc_req **reqp);
-/* MPI_Comm_idup: rc_comm_dup, and when the new communicator is made, what
- * a dup copies (rc_comm_dup_cache: hints, attributes; a failing copy
- * callback fails the request with RC_ERR_CALLBACK) */
-int rc_comm_idup(struct rc_comm *comm, struct rc_comm **out,
-		 struct rc_req **reqp);
+/* MPI_Comm_idup (with_info false) and MPI_Comm_idup_with_info (info may be
+ * NULL: no hints; copied at the call): rc_comm_dup, and when the new
+ * communicator is made, what a dup copies (rc_comm_dup_cache: hints,
+ * attributes; a failing copy callback fails the request with
+ * RC_ERR_CALLBACK) */
+int rc_comm_idup(struct rc_comm *comm, const struct rc_info *info,
+		 bool with_info, struct rc_comm **out, struct rc_req **reqp);
 int rc_comm_split(struct rc_comm *comm, int color, int key,
 		  struct rc_comm **out, struct rc_req **reqp);
 /* type: MPI_COMM_TYPE_SHARED (ranks on one node: inst->procs[w].local)
@@ -158,7 +162,7 @@ int rc_intercomm_create(struct rc_comm *local, int lleader,
 			struct rc_comm *peer, int rleader, int tag,
 			struct rc_comm **out, struct rc_req **reqp);
 int rc_intercomm_dup(struct rc_comm *comm, struct rc_comm **out,
-		     struct rc_req **reqp, bool cache);
+		     struct rc_req **reqp, const struct rc_cc_dup *want);
 int rc_intercomm_split(struct rc_comm *comm, int color, int key,
 		       struct rc_comm **out, struct rc_req **reqp);
 int rc_intercomm_subset(struct rc_comm *comm, struct rc_group *group,

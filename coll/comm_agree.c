@@ -14,6 +14,7 @@
  */
 #include <string.h>
 #include "comm_cc.h"
+#include "info.h"
 #include "request.h"
 
 static void agree_settle(struct rc_sched *s, void *arg);
@@ -165,4 +166,54 @@ int rc_cc_run(struct rc_sched *s, struct rc_comm *owner, struct rc_req **reqp)
 		return ret;
 	rc_req_wait_done(&req);
 	return req.err;
+}
+
+/* A string copied into s's scratch (NULL when it does not fit). */
+static char *dup_str(struct rc_sched *s, const char *src)
+{
+	size_t n = strlen(src) + 1;
+	char *p = rc_sched_tmp(s, n);
+
+	if (p)
+		memcpy(p, src, n);
+	return p;
+}
+
+int rc_cc_dup_init(struct rc_sched *s, struct rc_cc_dup *d, bool cache,
+		   const struct rc_info *info, bool with_info)
+{
+	struct rc_info *t;
+	int i;
+
+	d->cache = cache;
+	d->with_info = with_info;
+	d->info = NULL;
+	if (!with_info || !info)
+		return RC_OK;
+	/* read-only: nothing frees or grows it, rc_comm_dup_cache copies it */
+	t = rc_sched_tmp(s, sizeof(*t));
+	if (!t)
+		return RC_ERR_NOMEM;
+	memset(t, 0, sizeof(*t));
+	t->ent = rc_sched_tmp(s, sizeof(*t->ent) * (size_t)(info->n + 1));
+	if (!t->ent)
+		return RC_ERR_NOMEM;
+	for (i = 0; i < info->n; i++) {
+		t->ent[i].key = dup_str(s, info->ent[i].key);
+		t->ent[i].val = dup_str(s, info->ent[i].val);
+		if (!t->ent[i].key || !t->ent[i].val)
+			return RC_ERR_NOMEM;
+	}
+	t->n = t->cap = info->n;
+	d->info = t;
+	return RC_OK;
+}
+
+int rc_cc_dup_copy(const struct rc_cc_dup *d, struct rc_comm *p,
+		   struct rc_comm *nc)
+{
+	if (!d->cache)
+		return RC_OK;
+	return rc_comm_dup_cache(p, nc, d->info, d->with_info) ? RC_ERR_CALLBACK
+							       : RC_OK;
 }

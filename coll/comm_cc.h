@@ -41,6 +41,28 @@ void rc_cc_agree(struct rc_sched *s, struct rc_cc_agree *g,
 		 struct rc_ctx_key key, bool member, rc_sched_fn done,
 		 void *arg);
 
+/*
+ * What a nonblocking dup copies when its schedule ends (MPI_Comm_idup,
+ * MPI_Comm_idup_with_info): the attributes, and the parent's hints or,
+ * with_info, the caller's (info: a copy in the schedule's scratch, as the
+ * caller may free its own at once; NULL: no hints).
+ */
+struct rc_cc_dup {
+	bool cache;
+	bool with_info;
+	const struct rc_info *info;
+};
+
+/* Fill d for s: a copy of info (MPI_INFO_NULL: NULL) when with_info.
+ * RC_ERR_NOMEM when the copy does not fit. */
+int rc_cc_dup_init(struct rc_sched *s, struct rc_cc_dup *d, bool cache,
+		   const struct rc_info *info, bool with_info);
+
+/* At the end: what d says to copy from parent p to nc (rc_comm_dup_cache);
+ * a failing copy callback gives RC_ERR_CALLBACK. */
+int rc_cc_dup_copy(const struct rc_cc_dup *d, struct rc_comm *p,
+		   struct rc_comm *nc);
+
 /* Start a built constructor schedule as a pooled request in *reqp, or
  * (reqp NULL) run it to completion; the request's communicator is `owner`
  * (retained by a pooled request). */

@@ -1,8 +1,8 @@
 /*
  * comm_create.c - the collective communicator constructors: context-id
- * agreement, MPI_Comm_dup / idup, MPI_Comm_split, MPI_Comm_split_type,
- * MPI_Comm_create, MPI_Comm_create_group, MPI_Cart_create, MPI_Cart_sub,
- * and MPI_Comm_free.
+ * agreement, MPI_Comm_dup / idup (and their _with_info), MPI_Comm_split,
+ * MPI_Comm_split_type, MPI_Comm_create, MPI_Comm_create_group,
+ * MPI_Cart_create, MPI_Cart_sub, and MPI_Comm_free / MPI_Comm_disconnect.
  *
  * Every constructor is one schedule on the parent communicator: on its
  * collective context with the parent's next collective tag, or, for
@@ -55,7 +55,7 @@ struct cc {
 	struct rc_cc_agree ag;
 	int *ck;		/* split: (color, key) per parent rank */
 	int color;
-	bool cache;		/* idup: copy hints and attributes at the end */
+	struct rc_cc_dup dup;	/* idup: what to copy at the end */
 	int *members;		/* parent ranks of the new group */
 	int nmembers;		/* -1: the parent's own group (dup) */
 	/* topology to attach (a copy for my rank), or NULL: the parent's
@@ -153,10 +153,9 @@ static void cc_finish(struct rc_sched *s, void *arg)
 		if (nc->topo->kind == MPI_DIST_GRAPH)
 			nc->topo->ntags = c->dg_k > 0 ? c->dg_k : 1;
 	}
-	if (c->cache && rc_comm_dup_cache(p, nc, NULL, false)) {
-		ret = RC_ERR_CALLBACK;
+	ret = rc_cc_dup_copy(&c->dup, p, nc);
+	if (ret)
 		goto err_free_comm;
-	}
 	*c->out = nc;
 	return;
 
@@ -257,18 +256,22 @@ static int cc_go(struct rc_sched *s, struct cc *c, struct rc_req **reqp)
 }
 
 static int comm_dup_start(struct rc_comm *comm, struct rc_comm **out,
-			  struct rc_req **reqp, bool cache)
+			  struct rc_req **reqp, const struct rc_cc_dup *want)
 {
 	struct rc_sched *s;
 	struct cc *c;
 	struct rc_topo *t = comm->topo;
 
 	if (rc_comm_is_inter(comm))
-		return rc_intercomm_dup(comm, out, reqp, cache);
+		return rc_intercomm_dup(comm, out, reqp, want);
 	c = cc_begin(comm, out, CC_FIXED, &s);
 	if (!c)
 		return RC_ERR_NOMEM;
-	c->cache = cache;
+	if (rc_cc_dup_init(s, &c->dup, want->cache, want->info,
+			   want->with_info)) {
+		rc_sched_discard(s);
+		return RC_ERR_NOMEM;
+	}
 	/* the parent (and its topology) lives until the request is done */
 	c->tdesc = t;
 	if (t && t->kind == MPI_DIST_GRAPH)
@@ -279,13 +282,18 @@ static int comm_dup_start(struct rc_comm *comm, struct rc_comm **out,
 int rc_comm_dup(struct rc_comm *comm, struct rc_comm **out,
 		struct rc_req **reqp)
 {
-	return comm_dup_start(comm, out, reqp, false);
+	static const struct rc_cc_dup plain;
+
+	return comm_dup_start(comm, out, reqp, &plain);
 }
 
-int rc_comm_idup(struct rc_comm *comm, struct rc_comm **out,
-		 struct rc_req **reqp)
+int rc_comm_idup(struct rc_comm *comm, const struct rc_info *info,
+		 bool with_info, struct rc_comm **out, struct rc_req **reqp)
 {
-	return comm_dup_start(comm, out, reqp, true);
+	struct rc_cc_dup want = {
+		.cache = true, .with_info = with_info, .info = info};
+
+	return comm_dup_start(comm, out, reqp, &want);
 }
 
 int rc_comm_split(struct rc_comm *comm, int color, int key,
@@ -822,7 +830,8 @@ static int comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 		return RC_ERR(comm, MPI_ERR_ARG, fn);
 	/* *newcomm is written when the request completes, with the hints
 	 * and attributes copied then */
-	return rc_api_status(comm, rc_comm_idup(comm, newcomm, request), fn);
+	return rc_api_status(
+		comm, rc_comm_idup(comm, NULL, false, newcomm, request), fn);
 }
 
 int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
@@ -830,6 +839,30 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 	return RC_CS_CALL(&rc_cs_big, comm_idup(comm, newcomm, request));
 }
 RC_WEAK(MPI_Comm_idup)
+
+/* MPI-4: the hints are info's (copied now: the caller may free it at
+ * once), the attributes copied when the request completes, as idup's */
+static int comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+			       MPI_Request *request)
+{
+	static const char fn[] = "MPI_Comm_idup_with_info";
+
+	CC_ENTER(fn, comm, newcomm);
+	if (!request)
+		return RC_ERR(comm, MPI_ERR_ARG, fn);
+	if (info != MPI_INFO_NULL && !rc_info_valid(info))
+		return rc_err_handle(comm, RC_HK_INFO, info, fn);
+	return rc_api_status(
+		comm, rc_comm_idup(comm, info, true, newcomm, request), fn);
+}
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+			     MPI_Request *request)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  comm_idup_with_info(comm, info, newcomm, request));
+}
+RC_WEAK(MPI_Comm_idup_with_info)
 
 static int api_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
@@ -939,27 +972,40 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
 }
 RC_WEAK(MPI_Comm_create_group)
 
-static int api_comm_free(MPI_Comm *comm)
+/*
+ * MPI_Comm_free, and MPI_Comm_disconnect (MPI-3.1 10.5.4): collective, a
+ * barrier first. Without dynamic processes that is all it adds: the
+ * program must have completed and matched its communication on comm, and
+ * what is still in flight internally holds its own reference, so it
+ * finishes after the handle dies (as after MPI_Comm_free).
+ */
+static int comm_free(MPI_Comm *comm, bool disconnect, const char *fn)
 {
 	struct rc_comm *c;
+	struct rc_cargs a;
 	int err;
 
-	RC_API_CHECK_INIT("MPI_Comm_free");
+	RC_API_CHECK_INIT(fn);
 	if (!comm)
-		return RC_ERR_MSG(NULL, MPI_ERR_ARG, "MPI_Comm_free",
-				  "comm is NULL");
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "comm is NULL");
 	if (!rc_comm_valid(*comm))
-		return rc_err_handle(NULL, RC_HK_COMM, *comm, "MPI_Comm_free");
+		return rc_err_handle(NULL, RC_HK_COMM, *comm, fn);
 	c = *comm;
 	if (c->flags & RC_COMM_PREDEFINED)
-		return RC_ERR_MSG(c, MPI_ERR_COMM, "MPI_Comm_free",
+		return RC_ERR_MSG(c, MPI_ERR_COMM, fn,
 				  "cannot free MPI_COMM_WORLD or "
 				  "MPI_COMM_SELF");
+	if (disconnect) {
+		memset(&a, 0, sizeof(a));
+		err = rc_coll_run(c, RC_COLL_BARRIER, &a);
+		if (err)
+			return rc_api_status(c, err, fn);
+	}
 	/* attributes first: a failing delete callback fails the call and
 	 * the communicator stays */
 	err = rc_attr_delete_all(RC_AK_COMM, c, &c->attrs);
 	if (err)
-		return RC_ERR(c, err, "MPI_Comm_free");
+		return RC_ERR(c, err, fn);
 	/* the handle dies now; the object with its last reference */
 	rc_hobj_kill(c, RC_HK_COMM);
 	rc_comm_release(c);
@@ -969,9 +1015,16 @@ static int api_comm_free(MPI_Comm *comm)
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
-	return RC_CS_CALL(&rc_cs_big, api_comm_free(comm));
+	return RC_CS_CALL(&rc_cs_big, comm_free(comm, false, "MPI_Comm_free"));
 }
 RC_WEAK(MPI_Comm_free)
+
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+	return RC_CS_CALL(&rc_cs_big,
+			  comm_free(comm, true, "MPI_Comm_disconnect"));
+}
+RC_WEAK(MPI_Comm_disconnect)
 
 static int api_cart_create(MPI_Comm comm, int ndims, const int dims[],
 			   const int periods[], int reorder,

@@ -53,7 +53,7 @@ struct ic {
 	int nl, nr, me; /* me: my rank in lw, or -1 */
 	bool member;
 	bool first; /* merge: my group first */
-	bool cache; /* idup: copy hints and attributes at the end */
+	struct rc_cc_dup dup; /* idup: what to copy at the end */
 };
 
 static bool ic_leader(const struct ic *c)
@@ -303,9 +303,10 @@ static void ic_finish(struct rc_sched *s, void *arg)
 		goto err_release;
 	rc_group_release(lg);
 	rc_group_release(rg);
-	if (c->cache && rc_comm_dup_cache(p, nc, NULL, false)) {
+	ret = rc_cc_dup_copy(&c->dup, p, nc);
+	if (ret) {
 		rc_comm_release(nc);	/* unmarks the contexts */
-		s->err = RC_ERR_CALLBACK;
+		s->err = ret;
 		return;
 	}
 	*c->out = nc;
@@ -361,14 +362,18 @@ static int ic_go(struct rc_sched *s, struct ic *c, struct rc_req **reqp)
 }
 
 int rc_intercomm_dup(struct rc_comm *comm, struct rc_comm **out,
-		     struct rc_req **reqp, bool cache)
+		     struct rc_req **reqp, const struct rc_cc_dup *want)
 {
 	struct rc_sched *s;
 	struct ic *c = ic_begin(comm, out, IC_DUP, &s);
 
 	if (!c)
 		return RC_ERR_NOMEM;
-	c->cache = cache;
+	if (rc_cc_dup_init(s, &c->dup, want->cache, want->info,
+			   want->with_info)) {
+		rc_sched_discard(s);
+		return RC_ERR_NOMEM;
+	}
 	rc_sched_call(s, ic_agree, c);
 	return ic_go(s, c, reqp);
 }

@@ -866,15 +866,22 @@ RC_DECL(int, MPI_Info_get_nkeys, (MPI_Info info, int *nkeys));
 RC_DECL(int, MPI_Info_get_nthkey, (MPI_Info info, int n, char *key));
 RC_DECL(int, MPI_Info_dup, (MPI_Info info, MPI_Info *newinfo));
 RC_DECL(int, MPI_Info_free, (MPI_Info * info));
+/* MPI-4: a new info built as MPI_INFO_ENV is (after MPI_Init) */
+RC_DECL(int, MPI_Info_create_env, (int argc, char *argv[], MPI_Info *info));
 RC_DECL(MPI_Fint, MPI_Info_c2f, (MPI_Info info));
 RC_DECL(MPI_Info, MPI_Info_f2c, (MPI_Fint info));
-/* Communicator hints; MPI_Comm_get_parent is always MPI_COMM_NULL (no
- * dynamic processes). */
+/* Communicator hints; MPI_Comm_get_parent is always MPI_COMM_NULL and
+ * MPI_Comm_disconnect is a barrier and MPI_Comm_free (no dynamic
+ * processes). */
 RC_DECL(int, MPI_Comm_set_info, (MPI_Comm comm, MPI_Info info));
 RC_DECL(int, MPI_Comm_get_info, (MPI_Comm comm, MPI_Info *info_used));
 RC_DECL(int, MPI_Comm_dup_with_info,
 	(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm));
+RC_DECL(int, MPI_Comm_idup_with_info,
+	(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+	 MPI_Request *request));
 RC_DECL(int, MPI_Comm_get_parent, (MPI_Comm * parent));
+RC_DECL(int, MPI_Comm_disconnect, (MPI_Comm * comm));
 
 /* Attribute caching: communicators and datatypes (the deprecated MPI-1
  * names included). The predefined callbacks are functions of librcmpi;

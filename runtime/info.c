@@ -171,50 +171,85 @@ int rc_info_check_val(const char *val)
 	return n == 0 || n >= MPI_MAX_INFO_VAL ? MPI_ERR_INFO_VALUE : 0;
 }
 
-/* The command line this process was started with (MPI_Init may get no
- * argv): "command", and "argv" the arguments joined by spaces, each
- * within MPI_MAX_INFO_VAL. */
-static void env_cmdline(struct rc_info *env)
+/* "command" (argv[0]), and "argv" the arguments joined by spaces, each
+ * within MPI_MAX_INFO_VAL (a longer one is left out) */
+static int env_args(struct rc_info *env, int argc, char *const argv[])
 {
 	char args[MPI_MAX_INFO_VAL];
-	size_t n, off, alen = 0;
-	char *buf = rc_proc_cmdline(&n);
+	size_t alen = 0;
+	int i, ret = RC_OK;
 
-	if (!buf)
-		return;
-	if (n && strlen(buf) < MPI_MAX_INFO_VAL)
-		rc_info_set(env, "command", buf);
+	if (argc < 1 || !argv || !argv[0])
+		return RC_OK;
+	if (*argv[0] && strlen(argv[0]) < MPI_MAX_INFO_VAL)
+		ret = rc_info_set(env, "command", argv[0]);
 	args[0] = 0;
-	for (off = strlen(buf) + 1; off < n; off += strlen(buf + off) + 1)
+	for (i = 1; i < argc && argv[i]; i++)
 		alen += (size_t)snprintf(
 			args + alen,
 			alen < sizeof(args) ? sizeof(args) - alen : 0, "%s%s",
-			alen ? " " : "", buf + off);
-	if (args[0] && alen < sizeof(args))
-		rc_info_set(env, "argv", args);
-	free(buf);
+			alen ? " " : "", argv[i]);
+	if (!ret && args[0] && alen < sizeof(args))
+		ret = rc_info_set(env, "argv", args);
+	return ret;
 }
 
-void rc_info_env_fill(struct rc_inst *inst, int required)
+/* The same from the command line this process was started with
+ * (MPI_Init may get no argv). */
+static int env_cmdline(struct rc_info *env)
+{
+	size_t n, off;
+	int argc = 0, ret;
+	char *buf = rc_proc_cmdline(&n), **argv;
+
+	if (!buf)
+		return RC_OK;
+	for (off = 0; off < n; off += strlen(buf + off) + 1)
+		argc++;
+	argv = calloc((size_t)argc + 1, sizeof(*argv));
+	if (!argv) {
+		free(buf);
+		return RC_ERR_NOMEM;
+	}
+	argc = 0;
+	for (off = 0; off < n; off += strlen(buf + off) + 1)
+		argv[argc++] = buf + off;
+	ret = env_args(env, argc, argv);
+	free(argv);
+	free(buf);
+	return ret;
+}
+
+int rc_info_env_build(struct rc_info *env, const struct rc_inst *inst,
+		      int required, int argc, char *const argv[])
 {
 	static const char *const level[] = {
 		"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
 		"MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE"};
-	struct rc_info *env = &rc_mpi_info_env;
 	char buf[MPI_MAX_INFO_VAL];
 	struct utsname u;
+	int ret;
 
-	/* values we cannot know (soft, file) are not set; a failed
-	 * allocation leaves a key out, nothing worse */
+	/* values we cannot know (soft, file) are not set */
 	info_clear(env);
-	env_cmdline(env);
+	ret = argv ? env_args(env, argc, argv) : env_cmdline(env);
 	snprintf(buf, sizeof(buf), "%d", inst->size);
-	rc_info_set(env, "maxprocs", buf);
-	rc_info_set(env, "host", inst->host);
-	if (!uname(&u))
-		rc_info_set(env, "arch", u.machine);
-	if (getcwd(buf, sizeof(buf)))
-		rc_info_set(env, "wdir", buf);
-	if (required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE)
-		rc_info_set(env, "thread_level", level[required]);
+	if (!ret)
+		ret = rc_info_set(env, "maxprocs", buf);
+	if (!ret)
+		ret = rc_info_set(env, "host", inst->host);
+	if (!ret && !uname(&u))
+		ret = rc_info_set(env, "arch", u.machine);
+	if (!ret && getcwd(buf, sizeof(buf)))
+		ret = rc_info_set(env, "wdir", buf);
+	if (!ret && required >= MPI_THREAD_SINGLE &&
+	    required <= MPI_THREAD_MULTIPLE)
+		ret = rc_info_set(env, "thread_level", level[required]);
+	return ret;
+}
+
+void rc_info_env_fill(struct rc_inst *inst, int required)
+{
+	/* a failed allocation leaves keys out, nothing worse */
+	(void)rc_info_env_build(&rc_mpi_info_env, inst, required, 0, NULL);
 }

@@ -55,8 +55,13 @@ int rc_info_merge(struct rc_info **dst, const struct rc_info *src);
 int rc_info_check_key(const char *key);
 int rc_info_check_val(const char *val);
 
-/* Fill MPI_INFO_ENV from the launch (MPI_Init): command, argv, maxprocs,
- * host, arch, wdir, thread_level (the level requested). */
+/* Build env (its entries replaced) as MPI_INFO_ENV: command and argv (from
+ * argv[0..argc-1], or with argv NULL the process's command line),
+ * maxprocs, host, arch, wdir, thread_level (required, when a level).
+ * RC_ERR_NOMEM: some keys are left out. */
+int rc_info_env_build(struct rc_info *env, const struct rc_inst *inst,
+		      int required, int argc, char *const argv[]);
+/* Fill MPI_INFO_ENV from the launch (MPI_Init; the level requested). */
 void rc_info_env_fill(struct rc_inst *inst, int required);
 
 #endif

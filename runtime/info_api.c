@@ -1,8 +1,9 @@
 /*
  * info_api.c - the MPI info functions (MPI-3.1 chapter 9, and MPI-4's
- * MPI_Info_get_string), MPI_Info_c2f/f2c, and the communicator's hints:
- * MPI_Comm_set_info / MPI_Comm_get_info. MPI_Comm_get_parent is here too
- * (rcmpi has no dynamic processes: always MPI_COMM_NULL).
+ * MPI_Info_get_string and MPI_Info_create_env), MPI_Info_c2f/f2c, and the
+ * communicator's hints: MPI_Comm_set_info / MPI_Comm_get_info.
+ * MPI_Comm_get_parent is here too (rcmpi has no dynamic processes: always
+ * MPI_COMM_NULL).
  *
  * Errors go to MPI_COMM_WORLD's handler (the comm's for the MPI_Comm_
  * functions): MPI_ERR_INFO for a bad info handle, MPI_ERR_INFO_KEY /
@@ -17,6 +18,7 @@
 #include <string.h>
 #include "api.h"
 #include "info.h"
+#include "inst.h"
 #include "thread.h"
 
 #define INFO_CHECK(info, fn)                                                \
@@ -257,6 +259,34 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 	return RC_CS_OUTSIDE(info_dup(info, newinfo));
 }
 RC_WEAK(MPI_Info_dup)
+
+/* MPI-4: a new info with MPI_INFO_ENV's keys, command and argv from the
+ * arguments given (argv NULL: the process's command line, as
+ * MPI_INFO_ENV's). Only after MPI_Init, as every info call of rcmpi's. */
+static int info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+	static const char fn[] = "MPI_Info_create_env";
+	struct rc_info *i;
+
+	RC_API_CHECK_INIT(fn);
+	PTR_CHECK(info, fn);
+	if (argc < 0)
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "argc is negative");
+	if (rc_info_new(&i))
+		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
+	if (rc_info_env_build(i, &rc_g, rc_g.thread_level, argc, argv)) {
+		rc_info_free(i);
+		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
+	}
+	*info = i;
+	return MPI_SUCCESS;
+}
+
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+	return RC_CS_OUTSIDE(info_create_env(argc, argv, info));
+}
+RC_WEAK(MPI_Info_create_env)
 
 static int info_free(MPI_Info *info)
 {

@@ -4,6 +4,10 @@
  * thread_level as requested from MPI_Init_thread), hints travel with
  * MPI_Comm_dup and are replaced by MPI_Comm_dup_with_info on every rank,
  * and bad keys, values and handles get their classes through the handler.
+ * MPI-4's MPI_Info_create_env builds the same from main's arguments;
+ * MPI_Comm_idup_with_info takes the hints given at the call (on an intra-
+ * and an intercommunicator) and copies attributes; MPI_Comm_disconnect
+ * frees a communicator with freed sends still in flight on it.
  *
  * Run as `svc_info alpha beta`: the arguments are checked in "argv".
  */
@@ -16,6 +20,90 @@ static const char *get(MPI_Info info, const char *key)
 
 	CHECK_MPI(MPI_Info_get(info, key, MPI_MAX_INFO_VAL - 1, v, &flag));
 	return flag ? v : NULL;
+}
+
+static int copied;
+
+static int copy_fn(MPI_Comm comm, int kv, void *extra, void *in, void *out,
+		   int *flag)
+{
+	(void)comm;
+	(void)kv;
+	(void)extra;
+	copied++;
+	*(void **)out = in;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+/* idup_with_info of comm with a hint of this rank's (info freed before the
+ * wait): the new comm has that hint only, the attribute, and works */
+static void idup_info(MPI_Comm comm, int rank)
+{
+	MPI_Comm nc;
+	MPI_Request req;
+	MPI_Info info, used;
+	char v[16];
+	const char *got;
+	int kv, flag, n, sum, ref, *attr, before = copied;
+
+	CHECK_MPI(MPI_Comm_create_keyval(copy_fn, MPI_COMM_NULL_DELETE_FN, &kv,
+					 NULL));
+	CHECK_MPI(MPI_Comm_set_attr(comm, kv, &copied));
+	CHECK_MPI(MPI_Info_create(&info));
+	snprintf(v, sizeof(v), "%d", rank);
+	CHECK_MPI(MPI_Info_set(info, "rcmpi_idup", v));
+	CHECK_MPI(MPI_Comm_idup_with_info(comm, info, &nc, &req));
+	CHECK_MPI(MPI_Info_free(&info));
+	CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	CHECK(copied == before + 1, "copy callback ran %d times",
+	      copied - before);
+	CHECK_MPI(MPI_Comm_get_attr(nc, kv, &attr, &flag));
+	CHECK(flag && attr == &copied, "attribute not copied");
+	CHECK_MPI(MPI_Comm_get_info(nc, &used));
+	CHECK_MPI(MPI_Info_get_nkeys(used, &n));
+	got = get(used, "rcmpi_idup");
+	CHECK(n == 1 && got && atoi(got) == rank, "idup hints: %d, %s", n,
+	      got ? got : "(none)");
+	CHECK_MPI(MPI_Info_free(&used));
+	/* the same group(s) as comm's */
+	CHECK_MPI(MPI_Allreduce(&rank, &ref, 1, MPI_INT, MPI_SUM, comm));
+	CHECK_MPI(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, nc));
+	CHECK(sum == ref, "sum %d, on the parent %d", sum, ref);
+	CHECK_MPI(MPI_Comm_free(&nc));
+	CHECK_MPI(MPI_Comm_delete_attr(comm, kv));
+	CHECK_MPI(MPI_Comm_free_keyval(&kv));
+}
+
+/* Freed sends, received, then disconnect: around a ring, or on an
+ * intercommunicator each rank r with the other group's r where it has one */
+static void disconnect(MPI_Comm comm, int wrank)
+{
+	MPI_Comm d;
+	MPI_Request req;
+	int msg[256], in[256], i, inter, rank, size, to, from;
+
+	CHECK_MPI(MPI_Comm_dup(comm, &d));
+	CHECK_MPI(MPI_Comm_test_inter(d, &inter));
+	CHECK_MPI(MPI_Comm_rank(d, &rank));
+	if (inter) {
+		CHECK_MPI(MPI_Comm_remote_size(d, &size));
+		to = from = rank < size ? rank : MPI_PROC_NULL;
+	} else {
+		CHECK_MPI(MPI_Comm_size(d, &size));
+		to = (rank + 1) % size;
+		from = (rank + size - 1) % size;
+	}
+	for (i = 0; i < 256; i++)
+		msg[i] = wrank * 1000 + i;
+	in[255] = -1;
+	CHECK_MPI(MPI_Isend(msg, 256, MPI_INT, to, 5, d, &req));
+	CHECK_MPI(MPI_Request_free(&req));
+	CHECK_MPI(MPI_Recv(in, 256, MPI_INT, from, 5, d, MPI_STATUS_IGNORE));
+	CHECK(from == MPI_PROC_NULL || in[255] % 1000 == 255, "got %d",
+	      in[255]);
+	CHECK_MPI(MPI_Comm_disconnect(&d));
+	CHECK(d == MPI_COMM_NULL, "disconnect left the handle");
 }
 
 int main(int argc, char **argv)
@@ -44,6 +132,19 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Get_processor_name(name, &len));
 	v = get(MPI_INFO_ENV, "host");
 	CHECK(v && !strcmp(v, name), "host %s, not %s", v ? v : "(none)", name);
+	CHECK_MPI(MPI_Info_create_env(argc, argv, &info));
+	v = get(info, "command");
+	CHECK(v && !strcmp(v, argv[0]), "create_env command %s",
+	      v ? v : "(none)");
+	v = get(info, "argv");
+	CHECK(v && !strcmp(v, "alpha beta"), "create_env argv %s",
+	      v ? v : "(none)");
+	v = get(info, "maxprocs");
+	CHECK(v && atoi(v) == size, "create_env maxprocs %s", v ? v : "(none)");
+	v = get(info, "thread_level");
+	CHECK(v && !strcmp(v, "MPI_THREAD_FUNNELED"),
+	      "create_env thread_level %s", v ? v : "(none)");
+	CHECK_MPI(MPI_Info_free(&info));
 
 	/* hints: set on a dup, copied by the next dup, replaced by
 	 * dup_with_info; a rank-dependent value shows nothing is shared */
@@ -69,6 +170,20 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, dupi));
 	CHECK(sum == size * (size - 1) / 2, "sum %d", sum);
 
+	idup_info(dupi, rank);
+	if (size > 1) {
+		MPI_Comm half, inter;
+
+		CHECK_MPI(
+			MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+		CHECK_MPI(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD,
+					       rank % 2 ? 0 : 1, 7, &inter));
+		idup_info(inter, rank);
+		disconnect(inter, rank);
+		CHECK_MPI(MPI_Comm_free(&inter));
+		CHECK_MPI(MPI_Comm_free(&half));
+	}
+
 	/* bad input through the handler */
 	CHECK_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 	CHECK_MPI(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
@@ -83,8 +198,14 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Info_free(&info));
 	CHECK(MPI_Info_get_nkeys(used, &n) == MPI_ERR_INFO, "stale info");
 	CHECK(MPI_Comm_set_info(dup, used) == MPI_ERR_INFO, "stale hints");
+	dupi = MPI_COMM_WORLD;
+	CHECK(MPI_Comm_disconnect(&dupi) == MPI_ERR_COMM &&
+		      dupi == MPI_COMM_WORLD,
+	      "disconnect of MPI_COMM_WORLD");
+	CHECK_MPI(MPI_Comm_dup(dup, &dupi));
 	CHECK_MPI(MPI_Comm_free(&dupi));
 	CHECK_MPI(MPI_Comm_free(&dup));
+	disconnect(MPI_COMM_WORLD, rank);
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
 	if (!rank)
 		printf("OK\n");

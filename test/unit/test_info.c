@@ -3,8 +3,9 @@
  * MPI functions on a fake initialised process: keys in the order first
  * set, replacement in place, truncating gets, MPI-4's get_string, the
  * limits MPI_MAX_INFO_KEY / _VAL and every error class; MPI_INFO_ENV's
- * keys; communicator hints (set merges, get copies, dup copies,
- * dup_with_info replaces) and MPI_Comm_get_parent.
+ * keys and MPI-4's MPI_Info_create_env; communicator hints (set merges,
+ * get copies, dup copies, dup_with_info and idup_with_info replace),
+ * MPI_Comm_disconnect and MPI_Comm_get_parent.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -204,11 +205,55 @@ START_TEST(info_env)
 }
 END_TEST
 
+/* MPI-4's MPI_Info_create_env: MPI_INFO_ENV's keys in a new info, command
+ * and argv from the arguments given, or the process's without them. */
+START_TEST(info_create_env)
+{
+	char *argv[] = {"prog", "a b", "c", NULL};
+	char *big[3], arg[MPI_MAX_INFO_VAL / 2 + 1];
+	MPI_Info e;
+
+	rc_info_env_fill(&rc_g, MPI_THREAD_FUNNELED);
+	ck_assert_int_eq(MPI_Info_create_env(3, argv, &e), MPI_SUCCESS);
+	ck_assert_ptr_ne(e, MPI_INFO_ENV);
+	ck_assert_str_eq(get(e, "command"), "prog");
+	ck_assert_str_eq(get(e, "argv"), "a b c");
+	ck_assert_str_eq(get(e, "maxprocs"), "4");
+	ck_assert_str_eq(get(e, "wdir"), get(MPI_INFO_ENV, "wdir"));
+	ck_assert_str_eq(get(e, "host"), get(MPI_INFO_ENV, "host"));
+	ck_assert_str_eq(get(e, "arch"), get(MPI_INFO_ENV, "arch"));
+	ck_assert_str_ne(get(e, "thread_level"), "");
+	/* its own object: MPI_INFO_ENV keeps its keys */
+	ck_assert_int_eq(MPI_Info_delete(e, "command"), MPI_SUCCESS);
+	ck_assert_ptr_nonnull(
+		strstr(get(MPI_INFO_ENV, "command"), "test_info"));
+	ck_assert_int_eq(MPI_Info_free(&e), MPI_SUCCESS);
+	/* no arguments: this process's command line */
+	ck_assert_int_eq(MPI_Info_create_env(0, NULL, &e), MPI_SUCCESS);
+	ck_assert_ptr_nonnull(strstr(get(e, "command"), "test_info"));
+	ck_assert_int_eq(MPI_Info_free(&e), MPI_SUCCESS);
+	/* arguments past MPI_MAX_INFO_VAL together: argv is left out */
+	memset(arg, 'a', sizeof(arg) - 1);
+	arg[sizeof(arg) - 1] = 0;
+	big[0] = "prog";
+	big[1] = big[2] = arg;
+	ck_assert_int_eq(MPI_Info_create_env(3, big, &e), MPI_SUCCESS);
+	ck_assert_str_eq(get(e, "command"), "prog");
+	ck_assert_str_eq(get(e, "argv"), "");
+	ck_assert_int_eq(MPI_Info_free(&e), MPI_SUCCESS);
+	/* bad input */
+	ck_assert_int_eq(MPI_Info_create_env(0, NULL, NULL), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Info_create_env(-1, argv, &e), MPI_ERR_ARG);
+}
+END_TEST
+
 START_TEST(comm_hints)
 {
 	MPI_Info a, b, got;
 	MPI_Comm d1, d2, d3, parent = MPI_COMM_WORLD;
+	MPI_Request req, r2;
 	void *mem;
+	int res;
 
 	ck_assert_int_eq(MPI_Info_create(&a), MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Info_create(&b), MPI_SUCCESS);
@@ -243,9 +288,40 @@ START_TEST(comm_hints)
 	ck_assert_int_eq(nkeys(got), 0);
 	ck_assert_int_eq(MPI_Info_free(&got), MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Comm_free(&d1), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Comm_free(&d3), MPI_SUCCESS);
+	/* idup_with_info takes a copy of the given hints at the call: a
+	 * changed or freed info after it does not reach the new comm */
+	ck_assert_int_eq(MPI_Info_dup(a, &got), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Comm_idup_with_info(d2, got, &d1, &req),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Info_set(got, "x", "later"), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Info_set(got, "z", "later"), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Info_free(&got), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Comm_idup_with_info(d2, MPI_INFO_NULL, &d3, &r2),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Wait(&r2, MPI_STATUS_IGNORE), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Comm_get_info(d1, &got), MPI_SUCCESS);
+	ck_assert_int_eq(nkeys(got), 1);
+	ck_assert_str_eq(get(got, "x"), "changed");
+	ck_assert_int_eq(MPI_Info_free(&got), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Comm_get_info(d3, &got), MPI_SUCCESS);
+	ck_assert_int_eq(nkeys(got), 0);
+	ck_assert_int_eq(MPI_Info_free(&got), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Comm_compare(d1, d2, &res), MPI_SUCCESS);
+	ck_assert_int_eq(res, MPI_CONGRUENT);
+	/* disconnect: freed, the handle MPI_COMM_NULL */
+	ck_assert_int_eq(MPI_Comm_disconnect(&d1), MPI_SUCCESS);
+	ck_assert_ptr_eq(d1, MPI_COMM_NULL);
 	ck_assert_int_eq(MPI_Comm_free(&d2), MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Comm_free(&d3), MPI_SUCCESS);
 	/* bad input */
+	d1 = MPI_COMM_SELF;
+	ck_assert_int_eq(MPI_Comm_disconnect(&d1), MPI_ERR_COMM);
+	ck_assert_ptr_eq(d1, MPI_COMM_SELF);
+	ck_assert_int_eq(MPI_Comm_disconnect(NULL), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Comm_idup_with_info(MPI_COMM_SELF, a, &d1, NULL),
+			 MPI_ERR_ARG);
 	ck_assert_int_eq(MPI_Comm_set_info(MPI_COMM_SELF, MPI_INFO_NULL),
 			 MPI_ERR_INFO);
 	ck_assert_int_eq(MPI_Comm_get_info(MPI_COMM_SELF, NULL), MPI_ERR_ARG);
@@ -253,6 +329,8 @@ START_TEST(comm_hints)
 	got = b;
 	ck_assert_int_eq(MPI_Info_free(&b), MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Comm_dup_with_info(MPI_COMM_SELF, got, &d1),
+			 MPI_ERR_INFO);
+	ck_assert_int_eq(MPI_Comm_idup_with_info(MPI_COMM_SELF, got, &d1, &req),
 			 MPI_ERR_INFO);
 	ck_assert_int_eq(MPI_Comm_split_type(MPI_COMM_SELF,
 					     MPI_COMM_TYPE_SHARED, 0, got, &d1),
@@ -274,6 +352,7 @@ static Suite *info_suite(void)
 	tcase_add_test(tc, get_string);
 	tcase_add_test(tc, limits_and_errors);
 	tcase_add_test(tc, info_env);
+	tcase_add_test(tc, info_create_env);
 	tcase_add_test(tc, comm_hints);
 	suite_add_tcase(s, tc);
 	return s;
