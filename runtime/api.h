@@ -37,12 +37,8 @@ static inline int rc_api_status(struct rc_comm *comm, int status,
 {
 	if (RC_LIKELY(status == RC_OK))
 		return MPI_SUCCESS;
-	int cls = rc_status_to_mpi(status);
-
-	/* the status text adds to the class's only where it says more */
-	return rc_err_raise(comm, cls, fn,
-			    cls == MPI_ERR_OTHER || cls == MPI_ERR_INTERN
-				    ? rc_status_str(status) : NULL);
+	return rc_err_raise(comm, rc_status_to_mpi(status), fn,
+			    rc_status_detail(status));
 }
 
 /* Called first by every API function that needs MPI initialised. */

@@ -13,7 +13,8 @@
  * type, MPI_ANY_SOURCE and MPI_PROC_NULL; Isendrecv_replace. Cancel: an
  * unmatched rendezvous send and an unmatched MPI_Issend are cancelled and
  * never seen; a matched one and an eager one are not cancelled and arrive.
- * argv[1]: elements of the large messages (default 200000 ints).
+ * argv[1]: elements of the large messages (default 200000 ints), or
+ * "fatal": a buffered send without room ends the job.
  */
 #include "jobs.h"
 
@@ -238,6 +239,16 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	if (argc > 1 && !strcmp(argv[1], "fatal")) {
+		/* no room, under MPI_ERRORS_ARE_FATAL: the message says why */
+		static char small[64];
+
+		CHECK_MPI(MPI_Buffer_attach(small, sizeof(small)));
+		MPI_Bsend(last, 1000, MPI_INT, rank, 1, MPI_COMM_WORLD);
+		printf("survived\n");
+		MPI_Finalize();
+		return 0;
+	}
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	right = (rank + 1) % size;
 	left = (rank + size - 1) % size;
