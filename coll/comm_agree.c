@@ -179,16 +179,16 @@ static char *dup_str(struct rc_sched *s, const char *src)
 	return p;
 }
 
-int rc_cc_dup_init(struct rc_sched *s, struct rc_cc_dup *d, bool cache,
-		   const struct rc_info *info, bool with_info)
+int rc_cc_dup_init(struct rc_sched *s, struct rc_cc_dup *d,
+		   const struct rc_cc_dup *want)
 {
+	const struct rc_info *info = want->info;
 	struct rc_info *t;
 	int i;
 
-	d->cache = cache;
-	d->with_info = with_info;
+	*d = *want;
 	d->info = NULL;
-	if (!with_info || !info)
+	if (!want->with_info || !info)
 		return RC_OK;
 	/* read-only: nothing frees or grows it, rc_comm_dup_cache copies it */
 	t = rc_sched_tmp(s, sizeof(*t));

@@ -53,10 +53,10 @@ struct rc_cc_dup {
 	const struct rc_info *info;
 };
 
-/* Fill d for s: a copy of info (MPI_INFO_NULL: NULL) when with_info.
+/* d for s: want, with want's info (the caller's) copied into s's scratch.
  * RC_ERR_NOMEM when the copy does not fit. */
-int rc_cc_dup_init(struct rc_sched *s, struct rc_cc_dup *d, bool cache,
-		   const struct rc_info *info, bool with_info);
+int rc_cc_dup_init(struct rc_sched *s, struct rc_cc_dup *d,
+		   const struct rc_cc_dup *want);
 
 /* At the end: what d says to copy from parent p to nc (rc_comm_dup_cache);
  * a failing copy callback gives RC_ERR_CALLBACK. */

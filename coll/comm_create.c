@@ -267,8 +267,7 @@ static int comm_dup_start(struct rc_comm *comm, struct rc_comm **out,
 	c = cc_begin(comm, out, CC_FIXED, &s);
 	if (!c)
 		return RC_ERR_NOMEM;
-	if (rc_cc_dup_init(s, &c->dup, want->cache, want->info,
-			   want->with_info)) {
+	if (rc_cc_dup_init(s, &c->dup, want)) {
 		rc_sched_discard(s);
 		return RC_ERR_NOMEM;
 	}

@@ -369,8 +369,7 @@ int rc_intercomm_dup(struct rc_comm *comm, struct rc_comm **out,
 
 	if (!c)
 		return RC_ERR_NOMEM;
-	if (rc_cc_dup_init(s, &c->dup, want->cache, want->info,
-			   want->with_info)) {
+	if (rc_cc_dup_init(s, &c->dup, want)) {
 		rc_sched_discard(s);
 		return RC_ERR_NOMEM;
 	}
