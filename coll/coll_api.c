@@ -99,11 +99,14 @@ static int chk_op(struct rc_op *op, struct rc_dtype *dt)
 
 /*
  * Aliasing: the standard forbids send and receive buffers that overlap
- * (MPI_IN_PLACE is the way to share one). We refuse one pointer passed for
- * both, but only when the bytes the call really touches on each side
- * meet: zero counts touch nothing (language bindings pass one address for
- * every empty array), and disjoint parts of one buffer are legal. A side
- * is one run of `count` elements, or, for the v-forms, n blocks of
+ * (MPI_IN_PLACE is the way to share one). We refuse them when the bytes
+ * the call really touches on each side meet, wherever the two pointers
+ * point: zero counts touch nothing (language bindings pass one address
+ * for every empty array), and disjoint parts of one buffer are legal. Not
+ * only one pointer passed for both: MPI_Allgather's sendbuf at the
+ * caller's own slot of recvbuf is refused at rank 0 as one pointer, so it
+ * must be at every other rank too, or they would wait for rank 0 forever.
+ * A side is one run of `count` elements, or, for the v-forms, n blocks of
  * counts[i] elements at displs[i] extents; a block's bytes are taken as
  * the span from its first to its last data byte.
  */
@@ -112,10 +115,11 @@ struct side {
 	size_t count;		    /* one block (counts NULL) */
 	const int *counts, *displs; /* v-forms: n blocks */
 	int n;
+	ptrdiff_t base; /* the buffer's address (aliased() sets it) */
 };
 
 struct span {
-	ptrdiff_t lo, hi; /* [lo, hi) from the buffer's address */
+	ptrdiff_t lo, hi; /* [lo, hi): addresses */
 };
 
 static struct side side1(const struct rc_dtype *dt, size_t count)
@@ -146,9 +150,28 @@ static bool block_span(const struct side *sd, int i, struct span *sp)
 						      : PTRDIFF_MIN / 2;
 	if (__builtin_mul_overflow((ptrdiff_t)(n - 1), ext, &reach))
 		reach = ext < 0 ? PTRDIFF_MIN / 2 : PTRDIFF_MAX / 2;
-	sp->lo = at + dt->true_lb + (reach < 0 ? reach : 0);
-	sp->hi = at + dt->true_ub + (reach > 0 ? reach : 0);
+	sp->lo = sd->base + at + dt->true_lb + (reach < 0 ? reach : 0);
+	sp->hi = sd->base + at + dt->true_ub + (reach > 0 ? reach : 0);
 	return true;
+}
+
+/* The span of all of a side's blocks; false when it touches nothing. */
+static bool side_hull(const struct side *sd, struct span *h)
+{
+	struct span sp;
+	bool any = false;
+	int i;
+
+	for (i = 0; i < sd->n; i++) {
+		if (!block_span(sd, i, &sp))
+			continue;
+		if (!any || sp.lo < h->lo)
+			h->lo = sp.lo;
+		if (!any || sp.hi > h->hi)
+			h->hi = sp.hi;
+		any = true;
+	}
+	return any;
 }
 
 static int span_cmp(const void *a, const void *b)
@@ -165,6 +188,10 @@ static bool sides_meet(const struct side *a, const struct side *b)
 	int i, j, k, lo, hi, m;
 	bool meet = false;
 
+	/* separate buffers, the usual case: their hulls do not meet */
+	if (!side_hull(a, &sa) || !side_hull(b, &sb) || sa.hi <= sb.lo ||
+	    sb.hi <= sa.lo)
+		return false;
 	if (a->n > b->n) {
 		const struct side *t = a;
 
@@ -214,11 +241,15 @@ static bool sides_meet(const struct side *a, const struct side *b)
 	return meet;
 }
 
-/* One pointer for both buffers (not IN_PLACE) whose touched bytes meet. */
-static bool aliased(const void *s, const struct side *ss, const void *r,
-		    const struct side *rs)
+/* Send and receive buffers (not IN_PLACE) whose touched bytes meet. */
+static bool aliased(const void *s, struct side *ss, const void *r,
+		    struct side *rs)
 {
-	return s == r && s != MPI_IN_PLACE && sides_meet(ss, rs);
+	if (s == MPI_IN_PLACE)
+		return false;
+	ss->base = (ptrdiff_t)(intptr_t)s;
+	rs->base = (ptrdiff_t)(intptr_t)r;
+	return sides_meet(ss, rs);
 }
 
 #define CHK_ALIAS(comm, fn, s, ss, r, rs)                                     \
@@ -890,8 +921,9 @@ static int allgather(const void *sbuf, int scount, MPI_Datatype sdt,
 		CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
 	if (!inplace)
 		CHK_ALIAS(comm, fn, sbuf, side1(sdt, (size_t)scount), rbuf,
-			  v ? sidev(rdt, rcounts, rdispls, comm->size)
-			    : side1(rdt, (size_t)rcount * (size_t)comm->size));
+			  v ? sidev(rdt, rcounts, rdispls, rc_comm_psize(comm))
+			    : side1(rdt, (size_t)rcount *
+						 (size_t)rc_comm_psize(comm)));
 	xfer_args(&a, sbuf, scount, inplace ? NULL : sdt, rbuf, rcount, rdt,
 		  0);
 	a.rcounts = rcounts;
@@ -956,8 +988,11 @@ static int alltoall(const void *sbuf, int scount, MPI_Datatype sdt,
 	CHK(comm, chk_data(rbuf, rcount, rdt), fn, NULL);
 	if (!inplace)
 		CHK_ALIAS(comm, fn, sbuf,
-			  side1(sdt, (size_t)scount * (size_t)comm->size), rbuf,
-			  side1(rdt, (size_t)rcount * (size_t)comm->size));
+			  side1(sdt,
+				(size_t)scount * (size_t)rc_comm_psize(comm)),
+			  rbuf,
+			  side1(rdt,
+				(size_t)rcount * (size_t)rc_comm_psize(comm)));
 	xfer_args(&a, sbuf, scount, inplace ? NULL : sdt, rbuf, rcount, rdt,
 		  0);
 	return coll_go(comm, RC_COLL_ALLTOALL, &a, req, fn);

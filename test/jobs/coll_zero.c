@@ -23,7 +23,10 @@
  *   check  the aliasing check still catches real aliasing: one pointer
  *          with data in MPI_Allreduce and MPI_Alltoallv on every rank
  *          returns MPI_ERR_BUFFER everywhere (every rank finds it, so no
- *          rank is left waiting).
+ *          rank is left waiting); so does MPI_(I)Allgather(v) with each
+ *          rank's sendbuf at its own slot of recvbuf (a pointer of its
+ *          own everywhere but at rank 0), while a sendbuf just past the
+ *          slots, in the same array, is legal.
  *
  * Every call runs under MPI_ERRORS_RETURN; a failure prints the call and
  * its error and aborts the job. After each group, an allreduce of the
@@ -297,6 +300,7 @@ static void p2p(int *step)
 static void still_caught(int *step)
 {
 	int n, i, buf[64], *c, *d, e;
+	MPI_Request req;
 
 	MPI_Comm_size(MPI_COMM_WORLD, &n);
 	for (i = 0; i < 64; i++)
@@ -319,6 +323,30 @@ static void still_caught(int *step)
 	CHECK(e != MPI_SUCCESS, "aliased alltoallv accepted");
 	MPI_Error_class(e, &e);
 	CHECK(e == MPI_ERR_BUFFER, "aliased alltoallv: class %d", e);
+	/* sendbuf at my own slot of recvbuf: refused at every rank */
+	for (i = 0; i < n; i++) {
+		c[i] = 1;
+		d[i] = i;
+	}
+	e = MPI_Allgather(&buf[rank], 1, MPI_INT, buf, 1, MPI_INT,
+			  MPI_COMM_WORLD);
+	CHECK(e != MPI_SUCCESS, "allgather from my slot accepted");
+	MPI_Error_class(e, &e);
+	CHECK(e == MPI_ERR_BUFFER, "allgather from my slot: class %d", e);
+	e = MPI_Allgatherv(&buf[rank], 1, MPI_INT, buf, c, d, MPI_INT,
+			   MPI_COMM_WORLD);
+	MPI_Error_class(e, &e);
+	CHECK(e == MPI_ERR_BUFFER, "allgatherv from my slot: class %d", e);
+	e = MPI_Iallgather(&buf[rank], 1, MPI_INT, buf, 1, MPI_INT,
+			   MPI_COMM_WORLD, &req);
+	MPI_Error_class(e, &e);
+	CHECK(e == MPI_ERR_BUFFER, "iallgather from my slot: class %d", e);
+	/* past the slots, in the same array: legal, and it works */
+	buf[n + rank] = 100 + rank;
+	CALL(MPI_Allgather(&buf[n + rank], 1, MPI_INT, buf, 1, MPI_INT,
+			   MPI_COMM_WORLD));
+	for (i = 0; i < n; i++)
+		CHECK(buf[i] == 100 + i, "allgather: buf[%d] = %d", i, buf[i]);
 	free(c);
 	free(d);
 	in_step(MPI_COMM_WORLD, ++*step);
