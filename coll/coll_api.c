@@ -637,6 +637,9 @@ int PMPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 }
 RC_WEAK(MPI_Iexscan)
 
+/* The send side: rcount elements for each process of the caller's own
+ * group (an intercommunicator's too: its vector is scattered over the
+ * other group, whose processes take that group's rcount each). */
 static int redscat_block(const void *sbuf, void *rbuf, int rcount,
 			 MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
 			 MPI_Request *req, const char *fn)
@@ -647,8 +650,7 @@ static int redscat_block(const void *sbuf, void *rbuf, int rcount,
 	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	CHK(comm,
 	    chk_red(sbuf, rbuf, rcount,
-		    (size_t)(rcount > 0 ? rcount : 0) *
-			    (size_t)rc_comm_psize(comm),
+		    (size_t)(rcount > 0 ? rcount : 0) * (size_t)comm->size,
 		    dt, op, true, true),
 	    fn, NULL);
 	red_args(&a, sbuf, rbuf, rcount, dt, op, 0);
