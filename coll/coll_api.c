@@ -650,8 +650,8 @@ static int redscat_block(const void *sbuf, void *rbuf, int rcount,
 	CHK(comm, chk_inplace(comm, sbuf), fn, NO_INPLACE_MSG);
 	CHK(comm,
 	    chk_red(sbuf, rbuf, rcount,
-		    (size_t)(rcount > 0 ? rcount : 0) * (size_t)comm->size,
-		    dt, op, true, true),
+		    (size_t)(rcount > 0 ? rcount : 0) * (size_t)comm->size, dt,
+		    op, true, true),
 	    fn, NULL);
 	red_args(&a, sbuf, rbuf, rcount, dt, op, 0);
 	return coll_go(comm, RC_COLL_REDUCE_SCATTER_BLOCK, &a, req, fn);
