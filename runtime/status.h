@@ -46,7 +46,7 @@ enum rc_status {
 #define RC_X_ENUM(name, cls, more, str) name,
 	RC_STATUS_TABLE(RC_X_ENUM)
 #undef RC_X_ENUM
-		RC_STATUS_COUNT
+	RC_STATUS_COUNT
 };
 
 /* The MPI error class an internal status maps to at the API boundary. */
