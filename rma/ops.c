@@ -259,17 +259,22 @@ static void in_setup(struct rma_in *in)
 	}
 	if (h->desc) {
 		const struct rma_dt_desc *d = (const void *)in->desc;
+		struct rc_dt_map m;
 
 		if (h->desc < sizeof(*d) ||
 		    (h->desc - sizeof(*d)) / sizeof(struct rc_dt_block) !=
-			    d->nblocks ||
+			    (d->regular ? 1 : d->nblocks) ||
 		    (h->desc - sizeof(*d)) % sizeof(struct rc_dt_block)) {
 			in->err = RC_ERR_INVAL;
 			return;
 		}
-		ret = rc_dt_create_flat((enum rc_basic)h->basic,
-					(const void *)(d + 1), d->nblocks,
-					d->lb, d->extent, &in->dt);
+		m.blocks = (const void *)(d + 1);
+		m.nblocks = d->nblocks;
+		m.regular = d->regular;
+		m.rstride = d->rstride;
+		m.lb = d->lb;
+		m.extent = d->extent;
+		ret = rc_dt_create_flat((enum rc_basic)h->basic, &m, &in->dt);
 		if (ret) {
 			in->err = ret;
 			return;
@@ -628,17 +633,24 @@ static void op_drop(struct rc_am_stream *st, int status)
 /* The target datatype's description (derived types), malloc'd. */
 static int desc_make(const struct rc_dtype *dt, char **out, size_t *len)
 {
-	struct rma_dt_desc d;
-	size_t n = sizeof(d) + dt->nblocks * sizeof(*dt->blocks);
-	char *p = malloc(n);
+	struct rma_dt_desc d = { 0 };
+	struct rc_dt_map m;
+	size_t nlist, n;
+	char *p;
 
+	rc_dt_get_map(dt, &m);
+	nlist = m.regular ? 1 : m.nblocks;
+	n = sizeof(d) + nlist * sizeof(*m.blocks);
+	p = malloc(n);
 	if (!p)
 		return RC_ERR_NOMEM;
-	d.lb = dt->lb;
-	d.extent = rc_dt_extent(dt);
-	d.nblocks = dt->nblocks;
+	d.lb = m.lb;
+	d.extent = m.extent;
+	d.nblocks = m.nblocks;
+	d.rstride = m.rstride;
+	d.regular = m.regular;
 	memcpy(p, &d, sizeof(d));
-	memcpy(p + sizeof(d), dt->blocks, dt->nblocks * sizeof(*dt->blocks));
+	memcpy(p + sizeof(d), m.blocks, nlist * sizeof(*m.blocks));
 	*out = p;
 	*len = n;
 	return RC_OK;
@@ -882,12 +894,12 @@ static void elem_apply(struct rc_win *win, const struct rc_op *op,
 
 char *rma_walk_next(struct elem_walk *w, size_t es)
 {
-	const struct rc_dt_block *bl = &w->dt->blocks[w->j];
-	char *p = w->buf + (ptrdiff_t)w->i * rc_dt_extent(w->dt) + bl->disp +
+	const struct rc_dt_block bl = rc_dt_block_at(w->dt, w->j);
+	char *p = w->buf + (ptrdiff_t)w->i * rc_dt_extent(w->dt) + bl.disp +
 		  w->in;
 
 	w->in += es;
-	if (w->in >= bl->len) {
+	if (w->in >= bl.len) {
 		w->in = 0;
 		if (++w->j == w->dt->nblocks) {
 			w->j = 0;
@@ -1192,25 +1204,25 @@ struct run_cur {
  * is one block. */
 static size_t cur_run(struct run_cur *c, uintptr_t *addr)
 {
-	const struct rc_dt_block *b = &c->dt->blocks[0];
+	struct rc_dt_block b = c->dt->blocks[0];
 	ptrdiff_t ext = rc_dt_extent(c->dt);
 
-	if (c->dt->nblocks == 1 && (ptrdiff_t)b->len == ext) {
-		size_t rest = (c->count - c->i) * b->len;
+	if (c->dt->nblocks == 1 && (ptrdiff_t)b.len == ext) {
+		size_t rest = (c->count - c->i) * b.len;
 
 		if (c->off >= rest)
 			return 0;
-		*addr = c->base + (uintptr_t)((ptrdiff_t)c->i * ext + b->disp) +
+		*addr = c->base + (uintptr_t)((ptrdiff_t)c->i * ext + b.disp) +
 			c->off;
 		return rest - c->off;
 	}
 	while (c->i < c->count) {
-		b = &c->dt->blocks[c->j];
-		if (c->off < b->len) {
+		b = rc_dt_block_at(c->dt, c->j);
+		if (c->off < b.len) {
 			*addr = c->base +
-				(uintptr_t)((ptrdiff_t)c->i * ext + b->disp) +
+				(uintptr_t)((ptrdiff_t)c->i * ext + b.disp) +
 				c->off;
-			return b->len - c->off;
+			return b.len - c->off;
 		}
 		c->off = 0;
 		if (++c->j == c->dt->nblocks) {

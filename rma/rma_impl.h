@@ -147,10 +147,14 @@ struct rma_reg_msg {
 #define RMA_F_KEYED 0x1u
 
 /* A derived target datatype travels flattened: this, then the blocks
- * (struct rc_dt_block, in type-map order). */
+ * (struct rc_dt_block, in type-map order); a regular map (struct
+ * rc_dt_map) sends its first block only. */
 struct rma_dt_desc {
 	int64_t lb, extent;
 	uint64_t nblocks;
+	int64_t rstride;
+	uint32_t regular;
+	uint32_t rsvd;
 };
 
 struct rma_reply {

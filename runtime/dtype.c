@@ -10,7 +10,11 @@
  * the user listed them), merged where one run ends exactly where the next
  * begins. `boff[i]` is the packed offset of block i (the prefix sum of the
  * lengths), so a byte of the packed stream is found by division (which
- * element) and a binary search (which block). Beside the blocks lives the
+ * element) and a binary search (which block). A regular map (every block
+ * as long, at one stride: a vector's shape, RC_DT_REGULAR) is kept
+ * compact: its first block and the stride, whatever the count, so a vector
+ * of 2^30 blocks costs what one of two does and its blocks are computed.
+ * Beside the blocks lives the
  * type signature, run-length coded (`sig`), for MPI_Get_elements and
  * signature checks, and `basic`, the one basic kind the type is made of
  * (RC_BASIC_NONE when mixed), which says which reduction ops apply.
@@ -18,7 +22,9 @@
  * Constructors all go through dt_build(): a list of (blocklength,
  * displacement, oldtype) entries; each entry appends `blocklength` copies of
  * the old type's blocks, a dense old type (one block as long as its extent)
- * as a single block, so contiguous(1e6, MPI_INT) is one block. Nothing keeps
+ * as a single block, so contiguous(1e6, MPI_INT) is one block; a vector's
+ * entries are all alike, so their bounds and sizes come from the first and
+ * the last, and a dense old type's blocks from one run. Nothing keeps
  * a reference to the old types: a derived type owns its flattened copy.
  *
  * Bounds follow MPI-3.1 4.1: lb/ub are the minimum/maximum over the copies
@@ -410,13 +416,21 @@ void rc_dt_set_contents(struct rc_dtype *dt, int combiner,
 
 /* ---- flattening --------------------------------------------------------- */
 
-/* The type map being built: on the stack while it is small (most types),
- * on the heap beyond; dt_finish installs it in one allocation. */
+/*
+ * The type map being built: on the stack while it is small (most types),
+ * on the heap beyond; dt_finish installs it in one allocation. While the
+ * blocks so far are regular (one length, one stride: reg), only the first
+ * is stored and nb counts them all, so a vector of 2^30 blocks takes no
+ * more room than one of two; the first block that breaks the pattern
+ * writes the map out in full (dt_flat_expand).
+ */
 #define DT_FLAT_INL 8
 
 struct dt_flat {
 	struct rc_dt_block *b;
 	size_t nb, cb;
+	bool reg;	/* blocks are b[0] moved by i * rs (nb > 1) */
+	ptrdiff_t rs;
 	struct rc_dt_sig *s;
 	size_t ns, cs;
 	int err;
@@ -430,6 +444,8 @@ static void dt_flat_init(struct dt_flat *f)
 	f->s = f->s_inl;
 	f->nb = f->ns = 0;
 	f->cb = f->cs = DT_FLAT_INL;
+	f->reg = true;
+	f->rs = 0;
 	f->err = 0;
 }
 
@@ -489,14 +505,57 @@ static int dt_flat_alloc(struct rc_dtype *dt, size_t nb, size_t ns)
 	return RC_OK;
 }
 
+/* The regular map of f written out block by block; f->err on failure. */
+static void dt_flat_expand(struct dt_flat *f)
+{
+	size_t i;
+
+	f->reg = false;
+	if (f->nb > f->cb) {
+		f->err = dt_grow((void **)&f->b, &f->cb, f->nb, sizeof(*f->b),
+				 f->b_inl);
+		if (f->err)
+			return;
+	}
+	for (i = 1; i < f->nb; i++) {
+		f->b[i].disp = f->b[0].disp + (ptrdiff_t)i * f->rs;
+		f->b[i].len = f->b[0].len;
+	}
+}
+
 /* Append a run of data bytes, merged with the last one when adjacent. */
 static inline void dt_flat_block(struct dt_flat *f, ptrdiff_t disp,
 				 size_t len)
 {
 	struct rc_dt_block *last;
+	ptrdiff_t ldisp;
 
 	if (!len || f->err)
 		return;
+	if (f->reg && f->nb == 1) {
+		/* a second block sets the stride; an adjacent one merges */
+		if (f->b[0].disp + (ptrdiff_t)f->b[0].len == disp) {
+			f->b[0].len += len;
+			return;
+		}
+		if (len == f->b[0].len) {
+			f->rs = disp - f->b[0].disp;
+			f->nb = 2;
+			return;
+		}
+		f->reg = false;
+	} else if (f->reg && f->nb) {
+		/* the last block, as the full map would hold it */
+		ldisp = f->b[0].disp + (ptrdiff_t)(f->nb - 1) * f->rs;
+		if (ldisp + (ptrdiff_t)len != disp && len == f->b[0].len &&
+		    disp - ldisp == f->rs) {
+			f->nb++;
+			return;
+		}
+		dt_flat_expand(f);
+		if (f->err)
+			return;
+	}
 	if (f->nb) {
 		last = &f->b[f->nb - 1];
 		if (last->disp + (ptrdiff_t)last->len == disp) {
@@ -535,6 +594,34 @@ static inline void dt_flat_sig(struct dt_flat *f, enum rc_basic basic,
 	f->ns++;
 }
 
+/* Append n blocks of len bytes at disp + i * stride: in constant time
+ * when they continue a regular map. */
+static void dt_flat_run(struct dt_flat *f, ptrdiff_t disp, size_t len,
+			ptrdiff_t stride, size_t n)
+{
+	size_t i;
+
+	if (!n || !len)
+		return;
+	if (stride == (ptrdiff_t)len) {
+		/* adjacent: they merge into one */
+		dt_flat_block(f, disp, n * len);
+		return;
+	}
+	for (i = 0; i < n && i < 2; i++)
+		dt_flat_block(f, disp + (ptrdiff_t)i * stride, len);
+	if (i == n)
+		return;
+	if (f->reg && f->nb > 1 && f->rs == stride && f->b[0].len == len &&
+	    f->b[0].disp + (ptrdiff_t)(f->nb - 1) * f->rs ==
+		    disp + stride) {
+		f->nb += n - 2;
+		return;
+	}
+	for (; i < n && !f->err; i++)
+		dt_flat_block(f, disp + (ptrdiff_t)i * stride, len);
+}
+
 static bool dt_dense(const struct rc_dtype *t)
 {
 	return t->nblocks == 1 &&
@@ -552,6 +639,15 @@ static void dt_flat_add(struct dt_flat *f, const struct rc_dtype *t,
 		return;
 	if (dt_dense(t)) {
 		dt_flat_block(f, disp + t->blocks[0].disp, n * t->size);
+	} else if ((t->flags & RC_DT_REGULAR) &&
+		   (n == 1 || ext == (ptrdiff_t)t->nblocks * t->rstride)) {
+		/* the elements' blocks continue one another's stride */
+		dt_flat_run(f, disp + t->blocks[0].disp, t->blocks[0].len,
+			    t->rstride, n * t->nblocks);
+	} else if (t->flags & RC_DT_REGULAR) {
+		for (k = 0, base = disp; k < n && !f->err; k++, base += ext)
+			dt_flat_run(f, base + t->blocks[0].disp,
+				    t->blocks[0].len, t->rstride, t->nblocks);
 	} else {
 		for (k = 0, base = disp; k < n && !f->err; k++, base += ext)
 			for (j = 0; j < t->nblocks; j++)
@@ -568,60 +664,73 @@ static void dt_flat_add(struct dt_flat *f, const struct rc_dtype *t,
 	}
 }
 
-/* Power of two dividing every block displacement and the extent. */
+/* Append reps entries of n copies of t at disp + r * stride (a vector's):
+ * in constant time when t is one dense block of one basic kind. */
+static void dt_flat_entries(struct dt_flat *f, const struct rc_dtype *t,
+			    ptrdiff_t disp, size_t n, ptrdiff_t stride,
+			    size_t reps)
+{
+	size_t r;
+
+	if (!t->size || !n)
+		return;
+	if (dt_dense(t) && t->nsig == 1) {
+		dt_flat_run(f, disp + t->blocks[0].disp, n * t->size, stride,
+			    reps);
+		dt_flat_sig(f, t->sig[0].basic, reps * n * t->sig[0].count);
+		return;
+	}
+	for (r = 0; r < reps && !f->err; r++)
+		dt_flat_add(f, t, disp + (ptrdiff_t)r * stride, n);
+}
+
+/* Power of two dividing every block displacement and the extent (of a
+ * regular map: the first's and the stride, which divide all the others). */
 static size_t dt_calc_dalign(const struct rc_dtype *dt)
 {
 	uintptr_t v = (uintptr_t)rc_dt_extent(dt);
 	size_t i;
 
-	for (i = 0; i < dt->nblocks; i++)
-		v |= (uintptr_t)dt->blocks[i].disp;
+	if (dt->flags & RC_DT_REGULAR)
+		v |= (uintptr_t)dt->blocks[0].disp | (uintptr_t)dt->rstride;
+	else
+		for (i = 0; i < dt->nblocks; i++)
+			v |= (uintptr_t)dt->blocks[i].disp;
 	v = DT_LOWBIT(v);
 	return v && v < DT_DALIGN_MAX ? v : DT_DALIGN_MAX;
 }
 
-/* Equal block lengths at a constant stride (a vector's shape)? */
-static void dt_calc_regular(struct rc_dtype *dt)
-{
-	size_t i;
-
-	dt->flags &= ~RC_DT_REGULAR;
-	dt->rstride = 0;
-	if (dt->nblocks < 2)
-		return;
-	dt->rstride = dt->blocks[1].disp - dt->blocks[0].disp;
-	for (i = 1; i < dt->nblocks; i++)
-		if (dt->blocks[i].len != dt->blocks[0].len ||
-		    dt->blocks[i].disp - dt->blocks[i - 1].disp !=
-			    dt->rstride) {
-			dt->rstride = 0;
-			return;
-		}
-	dt->flags |= RC_DT_REGULAR;
-}
-
 /* Install the flattened arrays into dt (dt_flat_alloc: one allocation,
- * exactly their size) and the derived fields; consumes f. */
+ * exactly their size; a regular map: its first block) and the derived
+ * fields; consumes f. */
 static int dt_finish(struct rc_dtype *dt, struct dt_flat *f)
 {
+	const bool reg = f->reg && f->nb > 1;
+	const size_t nstore = reg ? 1 : f->nb;
 	size_t i, off = 0;
 	int err = f->err;
 
 	if (!err)
-		err = dt_flat_alloc(dt, f->nb, f->ns);
+		err = dt_flat_alloc(dt, nstore, f->ns);
 	if (err)
 		goto out;
-	if (f->nb)
-		memcpy(dt->blocks, f->b, f->nb * sizeof(*f->b));
+	dt->nblocks = f->nb;
+	dt->flags &= ~RC_DT_REGULAR;
+	dt->rstride = 0;
+	if (reg) {
+		dt->flags |= RC_DT_REGULAR;
+		dt->rstride = f->rs;
+	}
+	if (nstore)
+		memcpy(dt->blocks, f->b, nstore * sizeof(*f->b));
 	if (f->ns)
 		memcpy(dt->sig, f->s, f->ns * sizeof(*f->s));
-	for (i = 0; i < f->nb; i++) {
+	for (i = 0; i < nstore; i++) {
 		dt->boff[i] = off;
 		off += dt->blocks[i].len;
 	}
-	assert(off == dt->size);
+	assert((reg ? f->nb * f->b[0].len : off) == dt->size);
 	dt->dalign = dt_calc_dalign(dt);
-	dt_calc_regular(dt);
 out:
 	dt_flat_free(f);
 	return err;
@@ -731,8 +840,8 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 	struct dt_bounds bd = { 0 };
 	struct rc_dtype *dt;
 	const struct rc_dtype *t;
-	size_t i, n, sz;
-	ptrdiff_t disp, ext, rem;
+	size_t i, n, sz, reps;
+	ptrdiff_t disp, ldisp, ext, rem;
 	bool seen = false;
 	int ret;
 
@@ -757,21 +866,30 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 			dt->align = t->align;
 		if (!n)
 			continue;
-		if (!desc_disp(d, i, &disp)) {
+		/* a vector's entries are all alike: bounds and sizes of
+		 * them all from the first and the last */
+		reps = d->types || d->blens || d->adisps || d->idisps ?
+			       1 : d->count - i;
+		if (!desc_disp(d, i, &disp) ||
+		    !desc_disp(d, i + reps - 1, &ldisp)) {
 			ret = RC_ERR_INVAL;
 			goto err_free;
 		}
 		ret = dt_bounds_add(&bd, t, disp, n);
+		if (!ret)
+			ret = dt_bounds_add(&bd, t, ldisp, n);
 		if (ret)
 			goto err_free;
-		if (__builtin_mul_overflow(n, t->size, &sz) ||
+		if (__builtin_mul_overflow(n, reps, &n) ||
+		    __builtin_mul_overflow(n, t->size, &sz) ||
 		    __builtin_add_overflow(dt->size, sz, &dt->size) ||
 		    __builtin_mul_overflow(n, t->nbasic, &sz) ||
 		    __builtin_add_overflow(dt->nbasic, sz, &dt->nbasic)) {
 			ret = RC_ERR_INVAL;
 			goto err_free;
 		}
-		dt_flat_add(&f, t, disp, n);
+		dt_flat_entries(&f, t, disp, n / reps, d->stride, reps);
+		i += reps - 1;
 		if (f.err) {
 			ret = f.err;
 			goto err_free;
@@ -919,6 +1037,7 @@ static int dt_copy(const struct rc_dtype *old, int combiner,
 		   struct rc_dtype **newp)
 {
 	struct rc_dtype *dt = dt_alloc(combiner);
+	size_t nstore;
 
 	if (!dt)
 		return RC_ERR_NOMEM;
@@ -934,12 +1053,13 @@ static int dt_copy(const struct rc_dtype *old, int combiner,
 	dt->nbasic = old->nbasic;
 	dt->align = old->align;
 	dt->dalign = old->dalign;
-	if (dt_flat_alloc(dt, old->nblocks, old->nsig))
+	nstore = old->flags & RC_DT_REGULAR ? 1 : old->nblocks;
+	if (dt_flat_alloc(dt, nstore, old->nsig))
 		goto err_free;
-	if (old->nblocks) {
-		memcpy(dt->blocks, old->blocks,
-		       old->nblocks * sizeof(*dt->blocks));
-		memcpy(dt->boff, old->boff, old->nblocks * sizeof(*dt->boff));
+	dt->nblocks = old->nblocks;
+	if (nstore) {
+		memcpy(dt->blocks, old->blocks, nstore * sizeof(*dt->blocks));
+		memcpy(dt->boff, old->boff, nstore * sizeof(*dt->boff));
 	}
 	if (old->nsig)
 		memcpy(dt->sig, old->sig, old->nsig * sizeof(*dt->sig));
@@ -1224,6 +1344,8 @@ static size_t dt_find_block(const struct rc_dtype *dt, size_t off)
 {
 	size_t lo = 0, hi = dt->nblocks, mid;
 
+	if (dt->flags & RC_DT_REGULAR)
+		return off / dt->blocks[0].len;
 	/* invariant: boff[lo] <= off, and off < boff[hi] (or hi == n) */
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
@@ -1277,16 +1399,17 @@ dt_move(const struct rc_dtype *dt, uintptr_t buf, size_t offset, char *pk,
 	const uintptr_t ext = (uintptr_t)rc_dt_extent(dt);
 	size_t in = offset % size, b, bo, n;
 	uintptr_t base = buf + (uintptr_t)(offset / size) * ext;
+	struct rc_dt_block cur;
 
 	if (in) {
 		b = dt_find_block(dt, in);
-		bo = in - dt->boff[b];
+		bo = in - rc_dt_boff_at(dt, b);
 		for (; b < nb && len; b++) {
-			n = blk[b].len - bo;
+			cur = rc_dt_block_at(dt, b);
+			n = cur.len - bo;
 			if (n > len)
 				n = len;
-			DT_MOVE(unpack, pk, base + (uintptr_t)blk[b].disp + bo,
-				n);
+			DT_MOVE(unpack, pk, base + (uintptr_t)cur.disp + bo, n);
 			pk += n;
 			len -= n;
 			bo = 0;
@@ -1326,8 +1449,9 @@ dt_move(const struct rc_dtype *dt, uintptr_t buf, size_t offset, char *pk,
 		}
 	}
 	for (b = 0; len; b++) {
-		n = blk[b].len < len ? blk[b].len : len;
-		DT_MOVE(unpack, pk, base + (uintptr_t)blk[b].disp, n);
+		cur = rc_dt_block_at(dt, b);
+		n = cur.len < len ? cur.len : len;
+		DT_MOVE(unpack, pk, base + (uintptr_t)cur.disp, n);
 		pk += n;
 		len -= n;
 	}
@@ -1394,44 +1518,77 @@ struct rc_dtype *rc_dt_of_basic(enum rc_basic b)
 	return b > RC_BASIC_NONE && b < RC_BASIC_NKINDS ? tab[b] : NULL;
 }
 
-int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_block *blocks,
-		      size_t nblocks, ptrdiff_t lb, ptrdiff_t extent,
+void rc_dt_get_map(const struct rc_dtype *dt, struct rc_dt_map *m)
+{
+	m->blocks = dt->blocks;
+	m->nblocks = dt->nblocks;
+	m->regular = dt->flags & RC_DT_REGULAR;
+	m->rstride = dt->rstride;
+	m->lb = dt->lb;
+	m->extent = rc_dt_extent(dt);
+}
+
+int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_map *m,
 		      struct rc_dtype **newp)
 {
 	size_t esize = basic ? rc_basic_size(basic) : 1, i, size = 0;
+	const size_t nlist = m->regular ? 1 : m->nblocks;
+	struct rc_dt_block b, last;
 	struct dt_flat f;
 	struct rc_dtype *dt;
+	ptrdiff_t span;
 	int ret;
 
-	if (basic < RC_BASIC_NONE || basic >= RC_BASIC_NKINDS || !esize)
+	if (basic < RC_BASIC_NONE || basic >= RC_BASIC_NKINDS || !esize ||
+	    (m->regular && m->nblocks < 2))
 		return RC_ERR_INVAL;
 	dt = dt_alloc(MPI_COMBINER_HINDEXED);
 	if (!dt)
 		return RC_ERR_NOMEM;
 	dt_flat_init(&f);
-	dt->true_lb = nblocks ? blocks[0].disp : 0;
+	dt->true_lb = nlist ? m->blocks[0].disp : 0;
 	dt->true_ub = dt->true_lb;
-	for (i = 0; i < nblocks; i++) {
+	for (i = 0; i < nlist; i++) {
+		b = m->blocks[i];
 		/* (a pair's value and int may lie in blocks of their own) */
-		if ((!rc_basic_is_pair(basic) && blocks[i].len % esize) ||
-		    blocks[i].len > SIZE_MAX / 2 - size) {
+		if ((!rc_basic_is_pair(basic) && b.len % esize) ||
+		    b.len > SIZE_MAX / 2 - size) {
 			ret = RC_ERR_INVAL;
 			goto err_free;
 		}
-		size += blocks[i].len;
-		if (blocks[i].disp < dt->true_lb)
-			dt->true_lb = blocks[i].disp;
-		if (blocks[i].disp + (ptrdiff_t)blocks[i].len > dt->true_ub)
-			dt->true_ub = blocks[i].disp + (ptrdiff_t)blocks[i].len;
-		dt_flat_block(&f, blocks[i].disp, blocks[i].len);
+		size += b.len;
+		if (b.disp < dt->true_lb)
+			dt->true_lb = b.disp;
+		if (b.disp + (ptrdiff_t)b.len > dt->true_ub)
+			dt->true_ub = b.disp + (ptrdiff_t)b.len;
+		if (!m->regular)
+			dt_flat_block(&f, b.disp, b.len);
+	}
+	if (m->regular) {
+		/* the last block bounds it on the stride's side */
+		b = m->blocks[0];
+		if (__builtin_mul_overflow(m->nblocks, b.len, &size) ||
+		    size > SIZE_MAX / 2 ||
+		    __builtin_mul_overflow((ptrdiff_t)(m->nblocks - 1),
+					   m->rstride, &span) ||
+		    __builtin_add_overflow(b.disp, span, &last.disp)) {
+			ret = RC_ERR_INVAL;
+			goto err_free;
+		}
+		last.len = b.len;
+		if (last.disp < dt->true_lb)
+			dt->true_lb = last.disp;
+		if (last.disp + (ptrdiff_t)last.len > dt->true_ub)
+			dt->true_ub = last.disp + (ptrdiff_t)last.len;
+		dt_flat_run(&f, b.disp, b.len, m->rstride, m->nblocks);
 	}
 	dt_flat_sig(&f, basic ? basic : RC_BASIC_BYTE, size / esize);
 	dt->basic = basic;
 	dt->size = size;
 	dt->nbasic = size / esize;
 	dt->align = basic ? rc_basic_align(basic) : 1;
-	dt->lb = lb;
-	dt->ub = lb + extent;
+	dt->lb = m->lb;
+	dt->ub = m->lb + m->extent;
 	dt->flags = RC_DT_COMMITTED | RC_DT_STICKY_LB | RC_DT_STICKY_UB;
 	ret = dt_finish(dt, &f);
 	if (ret) {

@@ -142,8 +142,13 @@ struct rc_dt_sig {
 #define RC_DT_STICKY_LB 0x4u
 #define RC_DT_STICKY_UB 0x8u
 
-/* blocks all have one length and follow at one stride (rstride): the
- * pack loop computes displacements instead of reading them */
+/*
+ * The blocks all have one length and follow at one stride (rstride), as a
+ * vector's do. Such a map is kept compact, in constant space whatever its
+ * length: blocks[0] and boff[0] are the only entries stored, and block i
+ * is blocks[0] moved by i * rstride (rc_dt_block_at). The pack loop
+ * computes displacements instead of reading them.
+ */
 #define RC_DT_REGULAR 0x10u
 
 struct rc_attr;
@@ -171,7 +176,7 @@ struct rc_dtype {
 	ptrdiff_t lb, ub;	/* extent = ub - lb */
 	ptrdiff_t true_lb, true_ub;
 	size_t nblocks;		/* flattened type map, merged */
-	struct rc_dt_block *blocks;
+	struct rc_dt_block *blocks; /* (RC_DT_REGULAR: the first only) */
 	size_t *boff;		/* packed offset of each block (prefix sum) */
 	ptrdiff_t rstride;	/* RC_DT_REGULAR: disp[i + 1] - disp[i] */
 	size_t nsig;		/* type signature, run-length coded */
@@ -211,6 +216,25 @@ static inline bool rc_dt_is_contig(const struct rc_dtype *dt, size_t count)
 	if (dt->nblocks != 1)
 		return false;
 	return count <= 1 || (ptrdiff_t)dt->size == rc_dt_extent(dt);
+}
+
+/* Block i of dt's type map, and its offset in an element's packed bytes:
+ * read everywhere outside the pack engine through these, which know the
+ * compact form of RC_DT_REGULAR maps. */
+static inline struct rc_dt_block rc_dt_block_at(const struct rc_dtype *dt,
+						size_t i)
+{
+	struct rc_dt_block b = dt->blocks[0];
+
+	if (!(dt->flags & RC_DT_REGULAR))
+		return dt->blocks[i];
+	b.disp += (ptrdiff_t)i * dt->rstride;
+	return b;
+}
+
+static inline size_t rc_dt_boff_at(const struct rc_dtype *dt, size_t i)
+{
+	return dt->flags & RC_DT_REGULAR ? i * dt->blocks[0].len : dt->boff[i];
 }
 
 static inline void *rc_dt_contig_ptr(const struct rc_dtype *dt, const void *buf)
@@ -341,14 +365,28 @@ void rc_dt_set_contents(struct rc_dtype *dt, int combiner,
 /* The predefined datatype of a basic kind (pair kinds included), or NULL. */
 struct rc_dtype *rc_dt_of_basic(enum rc_basic b);
 /*
- * A committed datatype from a flattened type map (`blocks`, as a datatype
- * holds them) and its bounds, made of basic kind `basic` (RC_BASIC_NONE:
- * bytes of mixed kinds): how one process describes its datatype to
- * another (rma/). For pack, unpack and reductions only; its signature is
- * one run of `basic`. RC_ERR_INVAL: a block not made of whole elements.
+ * A flattened type map as one process describes its datatype to another
+ * (rma/): nblocks blocks, listed in `blocks`, or, when regular, blocks[0]
+ * moved by i * rstride (the compact form of RC_DT_REGULAR).
  */
-int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_block *blocks,
-		      size_t nblocks, ptrdiff_t lb, ptrdiff_t extent,
+struct rc_dt_map {
+	const struct rc_dt_block *blocks;
+	size_t nblocks;
+	bool regular;
+	ptrdiff_t rstride;
+	ptrdiff_t lb, extent;
+};
+
+/* dt's map as rc_dt_create_flat takes it (points into dt). */
+void rc_dt_get_map(const struct rc_dtype *dt, struct rc_dt_map *m);
+
+/*
+ * A committed datatype from a flattened type map, made of basic kind
+ * `basic` (RC_BASIC_NONE: bytes of mixed kinds). For pack, unpack and
+ * reductions only; its signature is one run of `basic`. RC_ERR_INVAL: a
+ * block not made of whole elements, or sizes that overflow.
+ */
+int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_map *m,
 		      struct rc_dtype **newp);
 
 #endif

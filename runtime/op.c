@@ -378,13 +378,15 @@ static void op_blocks(op_kernel k, const void *in, void *inout, size_t count,
 {
 	const uintptr_t ext = (uintptr_t)rc_dt_extent(dt);
 	uintptr_t pi = (uintptr_t)in, po = (uintptr_t)inout;
+	struct rc_dt_block bl;
 	size_t e, b;
 
 	for (e = 0; e < count; e++, pi += ext, po += ext)
-		for (b = 0; b < dt->nblocks; b++)
-			k((const void *)(pi + (uintptr_t)dt->blocks[b].disp),
-			  (void *)(po + (uintptr_t)dt->blocks[b].disp),
-			  dt->blocks[b].len / esize);
+		for (b = 0; b < dt->nblocks; b++) {
+			bl = rc_dt_block_at(dt, b);
+			k((const void *)(pi + (uintptr_t)bl.disp),
+			  (void *)(po + (uintptr_t)bl.disp), bl.len / esize);
+		}
 }
 
 static void op_replace(const void *in, void *inout, size_t count,

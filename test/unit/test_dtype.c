@@ -21,6 +21,7 @@
 #include <complex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1061,6 +1062,144 @@ static MPI_Datatype b_zero_blocks(struct ref **r)
 	return commit(t);
 }
 
+/*
+ * Regular maps (one block length, one stride) are kept compact: these
+ * build them in each way the flattener continues, breaks or merges one.
+ */
+
+/* elements whose blocks continue one another's stride: one regular map */
+static MPI_Datatype b_contig_of_rvector(struct ref **r)
+{
+	struct ref *c = ref_pre(MPI_INT), *rv, *rr;
+	MPI_Datatype v, rt, t;
+
+	ck_assert_int_eq(MPI_Type_vector(3, 1, 2, MPI_INT, &v), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_create_resized(v, 0, 24, &rt), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_contiguous(3, rt, &t), MPI_SUCCESS);
+	ck_assert(t->flags & RC_DT_REGULAR);
+	ck_assert_uint_eq(t->nblocks, 9);
+	rv = ref_hvector(3, 1, 8, c);
+	rr = ref_resized(rv, 0, 24);
+	*r = ref_contig(3, rr);
+	ref_free(c);
+	ref_free(rv);
+	ref_free(rr);
+	dfree(v);
+	dfree(rt);
+	return commit(t);
+}
+
+/* elements that do not continue it (extent 20, and the last block of one
+ * meets the first of the next): written out, merged */
+static MPI_Datatype b_contig_of_vector(struct ref **r)
+{
+	struct ref *c = ref_pre(MPI_INT), *rv;
+	MPI_Datatype v, t;
+
+	ck_assert_int_eq(MPI_Type_vector(3, 1, 2, MPI_INT, &v), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_contiguous(3, v, &t), MPI_SUCCESS);
+	ck_assert(!(t->flags & RC_DT_REGULAR));
+	ck_assert_uint_eq(t->nblocks, 7);
+	ck_assert_int_eq(t->blocks[2].disp, 16);
+	ck_assert_uint_eq(t->blocks[2].len, 8);
+	rv = ref_hvector(3, 1, 8, c);
+	*r = ref_contig(3, rv);
+	ref_free(c);
+	ref_free(rv);
+	dfree(v);
+	return commit(t);
+}
+
+/* adjacent first pieces merge into the first block; the rest follow it */
+static MPI_Datatype b_hindexed_merged_regular(struct ref **r)
+{
+	static const int bl[] = { 1, 1, 2, 2, 2 };
+	static const MPI_Aint dp[] = { 0, 4, 16, 32, 48 };
+	ptrdiff_t d[5];
+	struct ref *c = ref_pre(MPI_INT);
+	MPI_Datatype t;
+	int i;
+
+	ck_assert_int_eq(MPI_Type_create_hindexed(5, bl, dp, MPI_INT, &t),
+			 MPI_SUCCESS);
+	ck_assert(t->flags & RC_DT_REGULAR);
+	ck_assert_uint_eq(t->nblocks, 4);
+	ck_assert_int_eq(t->rstride, 16);
+	for (i = 0; i < 5; i++)
+		d[i] = dp[i];
+	*r = ref_hindexed(5, bl, d, c);
+	ref_free(c);
+	return commit(t);
+}
+
+/* twenty regular blocks, then one that breaks the pattern: the map is
+ * written out past the flattener's inline room */
+static MPI_Datatype b_regular_then_broken(struct ref **r)
+{
+	static const int bl[] = { 1, 1 };
+	static const MPI_Aint dp[] = { 0, 1000 };
+	struct ref *c = ref_pre(MPI_INT), *rv, *cs[2];
+	ptrdiff_t d[2] = { 0, 1000 };
+	MPI_Datatype v, t, ts[2];
+
+	ck_assert_int_eq(MPI_Type_vector(20, 1, 2, MPI_INT, &v), MPI_SUCCESS);
+	ts[0] = v;
+	ts[1] = MPI_INT;
+	ck_assert_int_eq(MPI_Type_create_struct(2, bl, dp, ts, &t),
+			 MPI_SUCCESS);
+	ck_assert(!(t->flags & RC_DT_REGULAR));
+	ck_assert_uint_eq(t->nblocks, 21);
+	ck_assert_int_eq(t->blocks[19].disp, 152);
+	rv = ref_hvector(20, 1, 8, c);
+	cs[0] = rv;
+	cs[1] = c;
+	*r = ref_blocks(2, bl, d, cs, true);
+	ref_free(c);
+	ref_free(rv);
+	dfree(v);
+	return commit(t);
+}
+
+/* an hvector of regular elements placed to continue their stride */
+static MPI_Datatype b_hvector_of_vector(struct ref **r)
+{
+	struct ref *c = ref_pre(MPI_SHORT), *rv;
+	MPI_Datatype v, t;
+
+	ck_assert_int_eq(MPI_Type_vector(4, 1, 3, MPI_SHORT, &v), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_create_hvector(5, 1, 24, v, &t),
+			 MPI_SUCCESS);
+	ck_assert(t->flags & RC_DT_REGULAR);
+	ck_assert_uint_eq(t->nblocks, 20);
+	ck_assert_int_eq(t->rstride, 6);
+	rv = ref_hvector(4, 1, 6, c);
+	*r = ref_hvector(5, 1, 24, rv);
+	ref_free(c);
+	ref_free(rv);
+	dfree(v);
+	return commit(t);
+}
+
+/* a resized regular map (dt_copy keeps it compact), negative stride */
+static MPI_Datatype b_resized_regular(struct ref **r)
+{
+	struct ref *c = ref_pre(MPI_DOUBLE), *rv;
+	MPI_Datatype v, t;
+
+	ck_assert_int_eq(MPI_Type_vector(6, 1, -3, MPI_DOUBLE, &v),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_create_resized(v, -200, 48, &t),
+			 MPI_SUCCESS);
+	ck_assert(t->flags & RC_DT_REGULAR);
+	ck_assert_int_eq(t->dalign, 8);
+	rv = ref_hvector(6, 1, -24, c);
+	*r = ref_resized(rv, -200, 48);
+	ref_free(c);
+	ref_free(rv);
+	dfree(v);
+	return commit(t);
+}
+
 static const struct tcase_dt dt_cases[] = {
 	{ "contiguous", b_contig },
 	{ "vector", b_vector },
@@ -1089,6 +1228,12 @@ static const struct tcase_dt dt_cases[] = {
 	{ "hvector of subarray of vector", b_nested3 },
 	{ "contiguous(0)", b_empty_contig },
 	{ "vector, zero blocklength", b_zero_blocks },
+	{ "contiguous of resized vector (regular)", b_contig_of_rvector },
+	{ "contiguous of vector (written out)", b_contig_of_vector },
+	{ "hindexed, merged then regular", b_hindexed_merged_regular },
+	{ "struct, regular then broken", b_regular_then_broken },
+	{ "hvector of vector (regular)", b_hvector_of_vector },
+	{ "resized regular, negative stride", b_resized_regular },
 };
 #define NDT_CASES ((int)(sizeof(dt_cases) / sizeof(dt_cases[0])))
 
@@ -1996,6 +2141,106 @@ START_TEST(test_internal_ctors)
 }
 END_TEST
 
+/*
+ * A vector of 2^30 strided blocks (MPICH's large-count test): its regular
+ * map takes constant space, so it builds at once; the queries and a pack
+ * at its far end are exact. Written out, the map would need 25 GB.
+ */
+START_TEST(test_huge_regular)
+{
+	const MPI_Count n = INT_MAX / 2;
+	const uintptr_t dlast = (uintptr_t)(n - 1) * 48;
+	MPI_Datatype four, big, rsz;
+	struct rc_dtype *flat;
+	struct rc_dt_map m;
+	MPI_Count sz, lb, ext;
+	int arr[16], out[8], back[16], isize, i;
+	uintptr_t buf;
+
+	ck_assert_int_eq(MPI_Type_contiguous(4, MPI_INT, &four), MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_vector((int)n, 1, 3, four, &big),
+			 MPI_SUCCESS);
+	big = commit(big);
+	ck_assert(big->flags & RC_DT_REGULAR);
+	ck_assert_uint_eq(big->nblocks, (size_t)n);
+	ck_assert_int_eq(big->rstride, 48);
+	ck_assert_int_eq(MPI_Type_size_x(big, &sz), MPI_SUCCESS);
+	ck_assert_int_eq(sz, n * 16);
+	ck_assert_int_eq(MPI_Type_size(big, &isize), MPI_SUCCESS);
+	ck_assert_int_eq(isize, MPI_UNDEFINED);
+	ck_assert_int_eq(MPI_Type_get_extent_x(big, &lb, &ext), MPI_SUCCESS);
+	ck_assert_int_eq(lb, 0);
+	ck_assert_int_eq(ext, (MPI_Count)dlast + 16);
+	ck_assert_int_eq(MPI_Type_get_true_extent_x(big, &lb, &ext),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(lb, 0);
+	ck_assert_int_eq(ext, (MPI_Count)dlast + 16);
+
+	/* the last two blocks, 48 bytes apart, land in arr */
+	for (i = 0; i < 16; i++)
+		arr[i] = i;
+	buf = (uintptr_t)arr - (dlast - 48);
+	ck_assert_uint_eq(rc_dt_pack(big, 1, (void *)buf, (size_t)(n - 2) * 16,
+				     out, 64),
+			  32);
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(out[i], i);
+		ck_assert_int_eq(out[4 + i], 12 + i);
+	}
+	memset(back, 0, sizeof(back));
+	buf = (uintptr_t)back - (dlast - 48);
+	/* from the middle of the second-to-last block */
+	ck_assert_uint_eq(rc_dt_unpack(big, 1, (void *)buf,
+				       (size_t)(n - 2) * 16 + 8, &out[2], 24),
+			  24);
+	ck_assert_int_eq(back[1], 0);
+	ck_assert_int_eq(back[2], 2);
+	ck_assert_int_eq(back[3], 3);
+	ck_assert_int_eq(back[11], 0);
+	ck_assert_int_eq(back[12], 12);
+	ck_assert_int_eq(back[15], 15);
+
+	/* resized as the MPICH test does: still compact */
+	ck_assert_int_eq(MPI_Type_create_resized(big, INT_MAX, -1024, &rsz),
+			 MPI_SUCCESS);
+	rsz = commit(rsz);
+	ck_assert(rsz->flags & RC_DT_REGULAR);
+	ck_assert_int_eq(MPI_Type_size_x(rsz, &sz), MPI_SUCCESS);
+	ck_assert_int_eq(sz, n * 16);
+	ck_assert_int_eq(MPI_Type_get_extent_x(rsz, &lb, &ext), MPI_SUCCESS);
+	ck_assert_int_eq(lb, INT_MAX);
+	ck_assert_int_eq(ext, -1024);
+
+	/* as it travels to a target (rma): the compact map, not a list */
+	rc_dt_get_map(big, &m);
+	ck_assert(m.regular);
+	ck_assert_int_eq(rc_dt_create_flat(RC_BASIC_INT, &m, &flat), RC_OK);
+	ck_assert(flat->flags & RC_DT_REGULAR);
+	ck_assert_uint_eq(flat->nblocks, (size_t)n);
+	ck_assert_uint_eq(flat->size, (size_t)n * 16);
+	ck_assert_int_eq(flat->true_ub, (ptrdiff_t)dlast + 16);
+	buf = (uintptr_t)arr - (dlast - 48);
+	memset(out, 0, sizeof(out));
+	ck_assert_uint_eq(rc_dt_pack(flat, 1, (void *)buf,
+				     (size_t)(n - 1) * 16, out, 16),
+			  16);
+	ck_assert_int_eq(out[0], 12);
+	ck_assert_int_eq(out[3], 15);
+	rc_dt_release(flat);
+	/* a regular map of one block, or whose size overflows, is refused */
+	m.nblocks = 1;
+	ck_assert_int_eq(rc_dt_create_flat(RC_BASIC_INT, &m, &flat),
+			 RC_ERR_INVAL);
+	m.nblocks = SIZE_MAX / 8;
+	ck_assert_int_eq(rc_dt_create_flat(RC_BASIC_INT, &m, &flat),
+			 RC_ERR_INVAL);
+
+	dfree(rsz);
+	dfree(big);
+	dfree(four);
+}
+END_TEST
+
 /* ---- initialisation and the fatal handler (forked, exit code) ------------ */
 
 START_TEST(test_before_init_is_fatal)
@@ -2054,6 +2299,7 @@ static Suite *dtype_suite(void)
 	tcase_add_test(tc, test_bottom);
 	tcase_add_test(tc, test_refcount);
 	tcase_add_test(tc, test_internal_ctors);
+	tcase_add_test(tc, test_huge_regular);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("api");

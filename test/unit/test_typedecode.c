@@ -155,8 +155,10 @@ static void same_map(MPI_Datatype a, MPI_Datatype b)
 	ck_assert_uint_eq(a->nbasic, b->nbasic);
 	ck_assert_uint_eq(a->nblocks, b->nblocks);
 	for (i = 0; i < a->nblocks; i++) {
-		ck_assert_int_eq(a->blocks[i].disp, b->blocks[i].disp);
-		ck_assert_uint_eq(a->blocks[i].len, b->blocks[i].len);
+		ck_assert_int_eq(rc_dt_block_at(a, i).disp,
+				 rc_dt_block_at(b, i).disp);
+		ck_assert_uint_eq(rc_dt_block_at(a, i).len,
+				  rc_dt_block_at(b, i).len);
 	}
 	ck_assert_uint_eq(a->nsig, b->nsig);
 	for (i = 0; i < a->nsig; i++) {
