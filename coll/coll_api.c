@@ -139,20 +139,14 @@ static struct side sidev(const struct rc_dtype *dt, const int *counts,
 static bool block_span(const struct side *sd, int i, struct span *sp)
 {
 	const struct rc_dtype *dt = sd->dt;
-	ptrdiff_t ext = rc_dt_extent(dt), at = 0, reach;
+	ptrdiff_t ext = rc_dt_extent(dt), at = 0;
 	size_t n = sd->counts ? (size_t)sd->counts[i] : sd->count;
 
-	if (!n || !dt->size)
-		return false;
 	if (sd->counts &&
 	    __builtin_mul_overflow((ptrdiff_t)sd->displs[i], ext, &at))
 		at = (sd->displs[i] < 0) == (ext < 0) ? PTRDIFF_MAX / 2
 						      : PTRDIFF_MIN / 2;
-	if (__builtin_mul_overflow((ptrdiff_t)(n - 1), ext, &reach))
-		reach = ext < 0 ? PTRDIFF_MIN / 2 : PTRDIFF_MAX / 2;
-	sp->lo = sd->base + at + dt->true_lb + (reach < 0 ? reach : 0);
-	sp->hi = sd->base + at + dt->true_ub + (reach > 0 ? reach : 0);
-	return true;
+	return rc_dt_span(dt, n, sd->base + at, &sp->lo, &sp->hi);
 }
 
 /* The span of all of a side's blocks; false when it touches nothing. */

@@ -237,6 +237,26 @@ static inline size_t rc_dt_boff_at(const struct rc_dtype *dt, size_t i)
 	return dt->flags & RC_DT_REGULAR ? i * dt->blocks[0].len : dt->boff[i];
 }
 
+/*
+ * [*lo, *hi): the addresses that n elements of dt at address base touch,
+ * from their first data byte to their last; false when they touch none.
+ * A product that overflows saturates (such a call fails later anyway).
+ * How buffers are checked for aliasing (coll/, MPI_Reduce_local).
+ */
+static inline bool rc_dt_span(const struct rc_dtype *dt, size_t n,
+			      ptrdiff_t base, ptrdiff_t *lo, ptrdiff_t *hi)
+{
+	ptrdiff_t ext = rc_dt_extent(dt), reach;
+
+	if (!n || !dt->size)
+		return false;
+	if (__builtin_mul_overflow((ptrdiff_t)(n - 1), ext, &reach))
+		reach = ext < 0 ? PTRDIFF_MIN / 2 : PTRDIFF_MAX / 2;
+	*lo = base + dt->true_lb + (reach < 0 ? reach : 0);
+	*hi = base + dt->true_ub + (reach > 0 ? reach : 0);
+	return true;
+}
+
 static inline void *rc_dt_contig_ptr(const struct rc_dtype *dt, const void *buf)
 {
 	/* integer arithmetic: buf may be MPI_BOTTOM with absolute disps */

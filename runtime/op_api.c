@@ -84,6 +84,7 @@ static int api_reduce_local(const void *inbuf, void *inoutbuf, int count,
 			    MPI_Datatype datatype, MPI_Op op)
 {
 	static const char fn[] = "MPI_Reduce_local";
+	ptrdiff_t ilo, ihi, olo, ohi;
 
 	RC_API_CHECK_INIT(fn);
 	if (count < 0)
@@ -97,6 +98,14 @@ static int api_reduce_local(const void *inbuf, void *inoutbuf, int count,
 	if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
 		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn,
 				  "MPI_IN_PLACE is not allowed here");
+	/* as MPI_Reduce's sendbuf and recvbuf: the bytes may not meet */
+	if (rc_dt_span(datatype, (size_t)count, (ptrdiff_t)(intptr_t)inbuf,
+		       &ilo, &ihi) &&
+	    rc_dt_span(datatype, (size_t)count, (ptrdiff_t)(intptr_t)inoutbuf,
+		       &olo, &ohi) &&
+	    ilo < ohi && olo < ihi)
+		return RC_ERR_MSG(NULL, MPI_ERR_BUFFER, fn,
+				  "inbuf and inoutbuf overlap");
 	rc_op_apply(op, inbuf, inoutbuf, (size_t)count, datatype);
 	return MPI_SUCCESS;
 }

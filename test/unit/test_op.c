@@ -1001,6 +1001,21 @@ START_TEST(test_op_errors)
 	ck_assert_int_eq(MPI_Reduce_local(MPI_IN_PLACE, b, 1, MPI_INT,
 					  MPI_SUM),
 			 MPI_ERR_BUFFER);
+	/* buffers whose bytes meet, as MPI_Reduce refuses them; untouched */
+	a[0] = a[1] = a[2] = 1;
+	ck_assert_int_eq(MPI_Reduce_local(a, a, 1, MPI_INT, MPI_SUM),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Reduce_local(a, a + 1, 2, MPI_INT, MPI_SUM),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(MPI_Reduce_local(a + 1, a, 2, MPI_INT, MPI_SUM),
+			 MPI_ERR_BUFFER);
+	ck_assert_int_eq(a[0] + a[1] + a[2], 3);
+	/* adjacent halves of one array, and zero counts, are fine */
+	ck_assert_int_eq(MPI_Reduce_local(a, a + 2, 2, MPI_INT, MPI_SUM),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(a[2], 2);
+	ck_assert_int_eq(MPI_Reduce_local(a, a, 0, MPI_INT, MPI_SUM),
+			 MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Type_contiguous(2, MPI_INT, &t), MPI_SUCCESS);
 	ck_assert_int_eq(MPI_Reduce_local(a, b, 1, t, MPI_SUM), MPI_ERR_TYPE);
 	MPI_Type_free(&t);
