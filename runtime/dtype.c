@@ -429,7 +429,7 @@ void rc_dt_set_contents(struct rc_dtype *dt, int combiner,
 struct dt_flat {
 	struct rc_dt_block *b;
 	size_t nb, cb;
-	bool reg;	/* blocks are b[0] moved by i * rs (nb > 1) */
+	bool reg; /* blocks are b[0] moved by i * rs (nb > 1) */
 	ptrdiff_t rs;
 	struct rc_dt_sig *s;
 	size_t ns, cs;
@@ -613,8 +613,7 @@ static void dt_flat_run(struct dt_flat *f, ptrdiff_t disp, size_t len,
 	if (i == n)
 		return;
 	if (f->reg && f->nb > 1 && f->rs == stride && f->b[0].len == len &&
-	    f->b[0].disp + (ptrdiff_t)(f->nb - 1) * f->rs ==
-		    disp + stride) {
+	    f->b[0].disp + (ptrdiff_t)(f->nb - 1) * f->rs == disp + stride) {
 		f->nb += n - 2;
 		return;
 	}
@@ -868,8 +867,9 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 			continue;
 		/* a vector's entries are all alike: bounds and sizes of
 		 * them all from the first and the last */
-		reps = d->types || d->blens || d->adisps || d->idisps ?
-			       1 : d->count - i;
+		reps = d->types || d->blens || d->adisps || d->idisps
+			       ? 1
+			       : d->count - i;
 		if (!desc_disp(d, i, &disp) ||
 		    !desc_disp(d, i + reps - 1, &ldisp)) {
 			ret = RC_ERR_INVAL;

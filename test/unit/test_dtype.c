@@ -1167,8 +1167,7 @@ static MPI_Datatype b_hvector_of_vector(struct ref **r)
 	MPI_Datatype v, t;
 
 	ck_assert_int_eq(MPI_Type_vector(4, 1, 3, MPI_SHORT, &v), MPI_SUCCESS);
-	ck_assert_int_eq(MPI_Type_create_hvector(5, 1, 24, v, &t),
-			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_create_hvector(5, 1, 24, v, &t), MPI_SUCCESS);
 	ck_assert(t->flags & RC_DT_REGULAR);
 	ck_assert_uint_eq(t->nblocks, 20);
 	ck_assert_int_eq(t->rstride, 6);
@@ -1188,8 +1187,7 @@ static MPI_Datatype b_resized_regular(struct ref **r)
 
 	ck_assert_int_eq(MPI_Type_vector(6, 1, -3, MPI_DOUBLE, &v),
 			 MPI_SUCCESS);
-	ck_assert_int_eq(MPI_Type_create_resized(v, -200, 48, &t),
-			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Type_create_resized(v, -200, 48, &t), MPI_SUCCESS);
 	ck_assert(t->flags & RC_DT_REGULAR);
 	ck_assert_int_eq(t->dalign, 8);
 	rv = ref_hvector(6, 1, -24, c);
