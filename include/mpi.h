@@ -832,6 +832,13 @@ RC_DECL(int, MPI_Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler));
 #define MPI_F_SOURCE 0
 #define MPI_F_TAG 1
 #define MPI_F_ERROR 2
+/* Fortran's MPI_STATUS(ES)_IGNORE as C sees them (MPI-3.1 17.2.5): for C
+ * code that wraps Fortran calls to compare against; addresses of no real
+ * status (MPI_Status_c2f / _f2c refuse them). */
+extern MPI_Fint rc_mpi_f_status_ignore[MPI_F_STATUS_SIZE],
+	rc_mpi_f_statuses_ignore[MPI_F_STATUS_SIZE];
+#define MPI_F_STATUS_IGNORE (rc_mpi_f_status_ignore)
+#define MPI_F_STATUSES_IGNORE (rc_mpi_f_statuses_ignore)
 RC_DECL(MPI_Fint, MPI_Comm_c2f, (MPI_Comm comm));
 RC_DECL(MPI_Comm, MPI_Comm_f2c, (MPI_Fint comm));
 RC_DECL(MPI_Fint, MPI_Group_c2f, (MPI_Group group));

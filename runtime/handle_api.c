@@ -56,6 +56,15 @@
 RC_HCONV_TABLE(RC_X_HCONV)
 #undef RC_X_HCONV
 
+MPI_Fint rc_mpi_f_status_ignore[MPI_F_STATUS_SIZE],
+	rc_mpi_f_statuses_ignore[MPI_F_STATUS_SIZE];
+
+static bool f_status_ignore(const MPI_Fint *f_status)
+{
+	return f_status == MPI_F_STATUS_IGNORE ||
+	       f_status == MPI_F_STATUSES_IGNORE;
+}
+
 static int status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
 	static const char fn[] = "MPI_Status_c2f";
@@ -66,6 +75,9 @@ static int status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 				  "c_status is NULL (MPI_STATUS_IGNORE)");
 	if (!f_status)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "f_status is NULL");
+	if (f_status_ignore(f_status))
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "f_status is MPI_F_STATUS(ES)_IGNORE");
 	n = (uint64_t)c_status->rc_count;
 	f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
 	f_status[MPI_F_TAG] = c_status->MPI_TAG;
@@ -88,6 +100,9 @@ static int status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 
 	if (!f_status)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "f_status is NULL");
+	if (f_status_ignore(f_status))
+		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
+				  "f_status is MPI_F_STATUS(ES)_IGNORE");
 	if (!c_status)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn,
 				  "c_status is NULL (MPI_STATUS_IGNORE)");

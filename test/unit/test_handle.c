@@ -350,6 +350,15 @@ START_TEST(status_conv)
 	ck_assert_int_eq(MPI_Status_c2f(&s, NULL), MPI_ERR_ARG);
 	ck_assert_int_eq(MPI_Status_f2c(NULL, &t), MPI_ERR_ARG);
 	ck_assert_int_eq(MPI_Status_f2c(f, MPI_STATUS_IGNORE), MPI_ERR_ARG);
+	/* Fortran's ignore values: two distinct addresses, no status */
+	ck_assert_ptr_nonnull(MPI_F_STATUS_IGNORE);
+	ck_assert_ptr_ne(MPI_F_STATUS_IGNORE, MPI_F_STATUSES_IGNORE);
+	ck_assert_int_eq(MPI_Status_c2f(&s, MPI_F_STATUS_IGNORE), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Status_c2f(&s, MPI_F_STATUSES_IGNORE),
+			 MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Status_f2c(MPI_F_STATUS_IGNORE, &t), MPI_ERR_ARG);
+	ck_assert_int_eq(MPI_Status_f2c(MPI_F_STATUSES_IGNORE, &t),
+			 MPI_ERR_ARG);
 }
 END_TEST
 
