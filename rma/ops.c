@@ -1204,16 +1204,17 @@ struct run_cur {
  * is one block. */
 static size_t cur_run(struct run_cur *c, uintptr_t *addr)
 {
-	struct rc_dt_block b = c->dt->blocks[0];
+	const struct rc_dt_block *b0 = c->dt->blocks;
 	ptrdiff_t ext = rc_dt_extent(c->dt);
+	struct rc_dt_block b;
 
-	if (c->dt->nblocks == 1 && (ptrdiff_t)b.len == ext) {
-		size_t rest = (c->count - c->i) * b.len;
+	if (c->dt->nblocks == 1 && (ptrdiff_t)b0->len == ext) {
+		size_t rest = (c->count - c->i) * b0->len;
 
 		if (c->off >= rest)
 			return 0;
-		*addr = c->base + (uintptr_t)((ptrdiff_t)c->i * ext + b.disp) +
-			c->off;
+		*addr = c->base +
+			(uintptr_t)((ptrdiff_t)c->i * ext + b0->disp) + c->off;
 		return rest - c->off;
 	}
 	while (c->i < c->count) {

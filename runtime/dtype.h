@@ -224,10 +224,11 @@ static inline bool rc_dt_is_contig(const struct rc_dtype *dt, size_t count)
 static inline struct rc_dt_block rc_dt_block_at(const struct rc_dtype *dt,
 						size_t i)
 {
-	struct rc_dt_block b = dt->blocks[0];
+	struct rc_dt_block b;
 
 	if (!(dt->flags & RC_DT_REGULAR))
 		return dt->blocks[i];
+	b = dt->blocks[0];
 	b.disp += (ptrdiff_t)i * dt->rstride;
 	return b;
 }
