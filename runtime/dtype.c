@@ -632,6 +632,7 @@ static void dt_flat_add(struct dt_flat *f, const struct rc_dtype *t,
 			ptrdiff_t disp, size_t n)
 {
 	ptrdiff_t ext = rc_dt_extent(t), base;
+	struct rc_dt_block b;
 	size_t k, j;
 
 	if (!t->size || !n)
@@ -643,15 +644,13 @@ static void dt_flat_add(struct dt_flat *f, const struct rc_dtype *t,
 		/* the elements' blocks continue one another's stride */
 		dt_flat_run(f, disp + t->blocks[0].disp, t->blocks[0].len,
 			    t->rstride, n * t->nblocks);
-	} else if (t->flags & RC_DT_REGULAR) {
-		for (k = 0, base = disp; k < n && !f->err; k++, base += ext)
-			dt_flat_run(f, base + t->blocks[0].disp,
-				    t->blocks[0].len, t->rstride, t->nblocks);
 	} else {
+		/* (a regular t here breaks its pattern: written out anyway) */
 		for (k = 0, base = disp; k < n && !f->err; k++, base += ext)
-			for (j = 0; j < t->nblocks; j++)
-				dt_flat_block(f, base + t->blocks[j].disp,
-					      t->blocks[j].len);
+			for (j = 0; j < t->nblocks; j++) {
+				b = rc_dt_block_at(t, j);
+				dt_flat_block(f, base + b.disp, b.len);
+			}
 	}
 	if (t->nsig == 1) {
 		dt_flat_sig(f, t->sig[0].basic, n * t->sig[0].count);
@@ -839,7 +838,7 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 	struct dt_bounds bd = { 0 };
 	struct rc_dtype *dt;
 	const struct rc_dtype *t;
-	size_t i, n, sz, reps;
+	size_t i, n, sz, reps, tot;
 	ptrdiff_t disp, ldisp, ext, rem;
 	bool seen = false;
 	int ret;
@@ -880,15 +879,15 @@ static int dt_build(const struct dt_desc *d, struct rc_dtype **newp)
 			ret = dt_bounds_add(&bd, t, ldisp, n);
 		if (ret)
 			goto err_free;
-		if (__builtin_mul_overflow(n, reps, &n) ||
-		    __builtin_mul_overflow(n, t->size, &sz) ||
+		if (__builtin_mul_overflow(n, reps, &tot) ||
+		    __builtin_mul_overflow(tot, t->size, &sz) ||
 		    __builtin_add_overflow(dt->size, sz, &dt->size) ||
-		    __builtin_mul_overflow(n, t->nbasic, &sz) ||
+		    __builtin_mul_overflow(tot, t->nbasic, &sz) ||
 		    __builtin_add_overflow(dt->nbasic, sz, &dt->nbasic)) {
 			ret = RC_ERR_INVAL;
 			goto err_free;
 		}
-		dt_flat_entries(&f, t, disp, n / reps, d->stride, reps);
+		dt_flat_entries(&f, t, disp, n, d->stride, reps);
 		i += reps - 1;
 		if (f.err) {
 			ret = f.err;
@@ -1518,6 +1517,15 @@ struct rc_dtype *rc_dt_of_basic(enum rc_basic b)
 	return b > RC_BASIC_NONE && b < RC_BASIC_NKINDS ? tab[b] : NULL;
 }
 
+/* Widen dt's true bounds to the block (disp, len). */
+static void dt_true_add(struct rc_dtype *dt, ptrdiff_t disp, size_t len)
+{
+	if (disp < dt->true_lb)
+		dt->true_lb = disp;
+	if (disp + (ptrdiff_t)len > dt->true_ub)
+		dt->true_ub = disp + (ptrdiff_t)len;
+}
+
 void rc_dt_get_map(const struct rc_dtype *dt, struct rc_dt_map *m)
 {
 	m->blocks = dt->blocks;
@@ -1533,10 +1541,10 @@ int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_map *m,
 {
 	size_t esize = basic ? rc_basic_size(basic) : 1, i, size = 0;
 	const size_t nlist = m->regular ? 1 : m->nblocks;
-	struct rc_dt_block b, last;
+	struct rc_dt_block b;
 	struct dt_flat f;
 	struct rc_dtype *dt;
-	ptrdiff_t span;
+	ptrdiff_t span, last;
 	int ret;
 
 	if (basic < RC_BASIC_NONE || basic >= RC_BASIC_NKINDS || !esize ||
@@ -1557,10 +1565,7 @@ int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_map *m,
 			goto err_free;
 		}
 		size += b.len;
-		if (b.disp < dt->true_lb)
-			dt->true_lb = b.disp;
-		if (b.disp + (ptrdiff_t)b.len > dt->true_ub)
-			dt->true_ub = b.disp + (ptrdiff_t)b.len;
+		dt_true_add(dt, b.disp, b.len);
 		if (!m->regular)
 			dt_flat_block(&f, b.disp, b.len);
 	}
@@ -1571,15 +1576,11 @@ int rc_dt_create_flat(enum rc_basic basic, const struct rc_dt_map *m,
 		    size > SIZE_MAX / 2 ||
 		    __builtin_mul_overflow((ptrdiff_t)(m->nblocks - 1),
 					   m->rstride, &span) ||
-		    __builtin_add_overflow(b.disp, span, &last.disp)) {
+		    __builtin_add_overflow(b.disp, span, &last)) {
 			ret = RC_ERR_INVAL;
 			goto err_free;
 		}
-		last.len = b.len;
-		if (last.disp < dt->true_lb)
-			dt->true_lb = last.disp;
-		if (last.disp + (ptrdiff_t)last.len > dt->true_ub)
-			dt->true_ub = last.disp + (ptrdiff_t)last.len;
+		dt_true_add(dt, last, b.len);
 		dt_flat_run(&f, b.disp, b.len, m->rstride, m->nblocks);
 	}
 	dt_flat_sig(&f, basic ? basic : RC_BASIC_BYTE, size / esize);
