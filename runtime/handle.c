@@ -336,7 +336,7 @@ void rc_handles_init(void)
 	rc_hpool_predef(&rc_hpools[RC_HK_ERRH], &rc_mpi_errors_are_fatal);
 	rc_hpool_predef(&rc_hpools[RC_HK_ERRH], &rc_mpi_errors_return);
 	rc_hpool_predef(&rc_hpools[RC_HK_MSG], &rc_mpi_message_no_proc);
-	rc_hpool_predef(&rc_hpools[RC_HK_INFO], &rc_mpi_info_env);
+	rc_handles_info_init();
 	/* keyvals: the predefined attribute keys are their indices */
 	for (i = 0; i < rc_keyval_npredefined; i++)
 		rc_hpool_predef(&rc_hpools[RC_HK_KEYVAL],
@@ -347,11 +347,26 @@ void rc_handles_init(void)
 		rc_hpool_predef(&rc_hpools[RC_HK_OP], rc_op_predefined[i]);
 }
 
+/*
+ * Info objects may be made before MPI_Init and used after MPI_Finalize
+ * (MPI-4.0 11.4.1), so their pool is set up by the first of MPI_Init and
+ * rc_info_new, and MPI_Finalize keeps it (what is left in it stays
+ * reachable, not leaked).
+ */
+void rc_handles_info_init(void)
+{
+	struct rc_hpool *p = &rc_hpools[RC_HK_INFO];
+
+	if (!p->npredef)
+		rc_hpool_predef(p, &rc_mpi_info_env);
+}
+
 void rc_handles_fini(void)
 {
 	unsigned k;
 
 	for (k = 0; k < RC_HK_NKINDS; k++)
-		rc_hpool_fini(&rc_hpools[k]);
+		if (k != RC_HK_INFO)
+			rc_hpool_fini(&rc_hpools[k]);
 	hp_predef_done = false;
 }

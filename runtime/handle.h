@@ -250,7 +250,10 @@ int rc_hkind_class(enum rc_hkind kind);
 /* Register the predefined objects (fixed indices) and read the
  * quarantine parameters: first thing in MPI_Init. */
 void rc_handles_init(void);
-/* Give every global pool back to malloc: last thing in MPI_Finalize. */
+/* The info pool's part of it, also before MPI_Init (rc_info_new). */
+void rc_handles_info_init(void);
+/* Give every global pool but info's back to malloc: last thing in
+ * MPI_Finalize. */
 void rc_handles_fini(void);
 
 #endif

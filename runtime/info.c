@@ -21,7 +21,10 @@ struct rc_info rc_mpi_info_env = {.h = RC_HOBJ_INIT(RC_HK_INFO),
 
 int rc_info_new(struct rc_info **out)
 {
-	struct rc_info *info = rc_hobj_new(RC_HK_INFO, sizeof(*info));
+	struct rc_info *info;
+
+	rc_handles_info_init(); /* this may be before MPI_Init */
+	info = rc_hobj_new(RC_HK_INFO, sizeof(*info));
 
 	if (!info)
 		return RC_ERR_NOMEM;
@@ -234,10 +237,10 @@ int rc_info_env_build(struct rc_info *env, const struct rc_inst *inst,
 	info_clear(env);
 	ret = argv ? env_args(env, argc, argv) : env_cmdline(env);
 	snprintf(buf, sizeof(buf), "%d", inst->size);
-	if (!ret)
+	if (!ret && inst->size > 0) /* known from MPI_Init on */
 		ret = rc_info_set(env, "maxprocs", buf);
-	if (!ret)
-		ret = rc_info_set(env, "host", inst->host);
+	if (!ret && (inst->host[0] || !gethostname(buf, sizeof(buf))))
+		ret = rc_info_set(env, "host", inst->host[0] ? inst->host : buf);
 	if (!ret && !uname(&u))
 		ret = rc_info_set(env, "arch", u.machine);
 	if (!ret && getcwd(buf, sizeof(buf)))

@@ -5,8 +5,13 @@
  * MPI_Comm_get_parent is here too (rcmpi has no dynamic processes: always
  * MPI_COMM_NULL).
  *
+ * The MPI_Info_ functions work before MPI_Init and after MPI_Finalize as
+ * well (MPI-4.0 11.4.1): info objects live in a handle pool that
+ * MPI_Finalize keeps (handle.c), and nothing here needs the instance.
+ *
  * Errors go to MPI_COMM_WORLD's handler (the comm's for the MPI_Comm_
- * functions): MPI_ERR_INFO for a bad info handle, MPI_ERR_INFO_KEY /
+ * functions; before MPI_Init and after MPI_Finalize, the initial handler,
+ * MPI_ERRORS_ARE_FATAL): MPI_ERR_INFO for a bad info handle, MPI_ERR_INFO_KEY /
  * MPI_ERR_INFO_VALUE for a key or value that is NULL, empty or too long,
  * MPI_ERR_INFO_NOKEY for deleting a key that is not there, MPI_ERR_ARG for
  * NULL out-parameters, a negative valuelen, or an nthkey past the end.
@@ -49,7 +54,6 @@ static int info_create(MPI_Info *info)
 	static const char fn[] = "MPI_Info_create";
 	struct rc_info *i;
 
-	RC_API_CHECK_INIT(fn);
 	PTR_CHECK(info, fn);
 	if (rc_info_new(&i))
 		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
@@ -67,7 +71,6 @@ static int info_set(MPI_Info info, const char *key, const char *value)
 {
 	static const char fn[] = "MPI_Info_set";
 
-	RC_API_CHECK_INIT(fn);
 	INFO_CHECK(info, fn);
 	INFO_KEY_CHECK(key, fn);
 	if (rc_info_check_val(value))
@@ -91,7 +94,6 @@ static int info_delete(MPI_Info info, const char *key)
 {
 	static const char fn[] = "MPI_Info_delete";
 
-	RC_API_CHECK_INIT(fn);
 	INFO_CHECK(info, fn);
 	INFO_KEY_CHECK(key, fn);
 	if (!rc_info_delete(info, key))
@@ -122,7 +124,6 @@ static int info_get(MPI_Info info, const char *key, int valuelen, char *value,
 	static const char fn[] = "MPI_Info_get";
 	const char *v;
 
-	RC_API_CHECK_INIT(fn);
 	INFO_CHECK(info, fn);
 	INFO_KEY_CHECK(key, fn);
 	if (valuelen < 0)
@@ -149,7 +150,6 @@ static int info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
 	static const char fn[] = "MPI_Info_get_valuelen";
 	const char *v;
 
-	RC_API_CHECK_INIT(fn);
 	INFO_CHECK(info, fn);
 	INFO_KEY_CHECK(key, fn);
 	PTR_CHECK(valuelen, fn);
@@ -176,7 +176,6 @@ static int info_get_string(MPI_Info info, const char *key, int *buflen,
 	static const char fn[] = "MPI_Info_get_string";
 	const char *v;
 
-	RC_API_CHECK_INIT(fn);
 	INFO_CHECK(info, fn);
 	INFO_KEY_CHECK(key, fn);
 	PTR_CHECK(buflen, fn);
@@ -206,7 +205,6 @@ static int info_get_nkeys(MPI_Info info, int *nkeys)
 {
 	static const char fn[] = "MPI_Info_get_nkeys";
 
-	RC_API_CHECK_INIT(fn);
 	INFO_CHECK(info, fn);
 	PTR_CHECK(nkeys, fn);
 	*nkeys = info->n;
@@ -223,7 +221,6 @@ static int info_get_nthkey(MPI_Info info, int n, char *key)
 {
 	static const char fn[] = "MPI_Info_get_nthkey";
 
-	RC_API_CHECK_INIT(fn);
 	INFO_CHECK(info, fn);
 	PTR_CHECK(key, fn);
 	if (n < 0 || n >= info->n)
@@ -245,7 +242,6 @@ static int info_dup(MPI_Info info, MPI_Info *newinfo)
 	static const char fn[] = "MPI_Info_dup";
 	struct rc_info *i;
 
-	RC_API_CHECK_INIT(fn);
 	INFO_CHECK(info, fn);
 	PTR_CHECK(newinfo, fn);
 	if (rc_info_dup(info, &i))
@@ -262,19 +258,20 @@ RC_WEAK(MPI_Info_dup)
 
 /* MPI-4: a new info with MPI_INFO_ENV's keys, command and argv from the
  * arguments given (argv NULL: the process's command line, as
- * MPI_INFO_ENV's). Only after MPI_Init, as every info call of rcmpi's. */
+ * MPI_INFO_ENV's). Before MPI_Init the keys rcmpi cannot know yet
+ * (maxprocs, thread_level) are left out. */
 static int info_create_env(int argc, char *argv[], MPI_Info *info)
 {
 	static const char fn[] = "MPI_Info_create_env";
 	struct rc_info *i;
 
-	RC_API_CHECK_INIT(fn);
 	PTR_CHECK(info, fn);
 	if (argc < 0)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "argc is negative");
 	if (rc_info_new(&i))
 		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
-	if (rc_info_env_build(i, &rc_g, rc_g.thread_level, argc, argv)) {
+	if (rc_info_env_build(i, &rc_g, rc_g.initialized ? rc_g.thread_level : -1,
+			      argc, argv)) {
 		rc_info_free(i);
 		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
 	}
@@ -292,7 +289,6 @@ static int info_free(MPI_Info *info)
 {
 	static const char fn[] = "MPI_Info_free";
 
-	RC_API_CHECK_INIT(fn);
 	PTR_CHECK(info, fn);
 	INFO_CHECK(*info, fn);
 	if ((*info)->predefined)

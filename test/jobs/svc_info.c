@@ -7,10 +7,12 @@
  * MPI-4's MPI_Info_create_env builds the same from main's arguments;
  * MPI_Comm_idup_with_info takes the hints given at the call (on an intra-
  * and an intercommunicator) and copies attributes; MPI_Comm_disconnect
- * frees a communicator with freed sends still in flight on it.
+ * frees a communicator with freed sends still in flight on it. Info
+ * objects work before MPI_Init and after MPI_Finalize (MPI-4.0 11.4.1).
  *
  * Run as `svc_info alpha beta`: the arguments are checked in "argv".
  */
+#include <stdbool.h>
 #include "jobs.h"
 
 static const char *get(MPI_Info info, const char *key)
@@ -106,8 +108,88 @@ static void disconnect(MPI_Comm comm, int wrank)
 	CHECK(d == MPI_COMM_NULL, "disconnect left the handle");
 }
 
+/* before MPI_Init and after MPI_Finalize: no MPI_Comm_rank in the check */
+#define NOMPI_CHECK(cond, what)                                          \
+	do {                                                             \
+		if (!(cond)) {                                           \
+			fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, \
+				__LINE__, #cond, what);                  \
+			exit(1);                                         \
+		}                                                        \
+	} while (0)
+
+#define NPRE 40
+
+/* Info objects before MPI_Init: made, set, duplicated and converted. */
+static void info_before_init(MPI_Info *pre, int argc, char **argv)
+{
+	char v[MPI_MAX_INFO_VAL];
+	MPI_Info env, d;
+	int i, n, flag, len = sizeof(v);
+
+	for (i = 0; i < NPRE; i++) {
+		NOMPI_CHECK(MPI_Info_create(&pre[i]) == MPI_SUCCESS, "create");
+		snprintf(v, sizeof(v), "%d", i);
+		NOMPI_CHECK(MPI_Info_set(pre[i], "pre", v) == MPI_SUCCESS,
+			    "set");
+	}
+	/* replace every other one by its duplicate */
+	for (i = 0; i < NPRE; i += 2) {
+		NOMPI_CHECK(MPI_Info_dup(pre[i], &d) == MPI_SUCCESS, "dup");
+		NOMPI_CHECK(MPI_Info_free(&pre[i]) == MPI_SUCCESS &&
+				    pre[i] == MPI_INFO_NULL,
+			    "free");
+		pre[i] = d;
+	}
+	NOMPI_CHECK(MPI_Info_f2c(MPI_Info_c2f(pre[1])) == pre[1], "c2f");
+	NOMPI_CHECK(MPI_Info_get_string(pre[3], "pre", &len, v, &flag) ==
+				    MPI_SUCCESS &&
+			    flag && !strcmp(v, "3"),
+		    "get_string");
+	NOMPI_CHECK(MPI_Info_create_env(argc, argv, &env) == MPI_SUCCESS,
+		    "create_env");
+	NOMPI_CHECK(MPI_Info_get(env, "argv", sizeof(v) - 1, v, &flag) ==
+				    MPI_SUCCESS &&
+			    flag && !strcmp(v, "alpha beta"),
+		    "create_env argv");
+	/* what only MPI_Init knows is left out */
+	NOMPI_CHECK(MPI_Info_get(env, "maxprocs", sizeof(v) - 1, v, &flag) ==
+				    MPI_SUCCESS &&
+			    !flag,
+		    "create_env maxprocs before MPI_Init");
+	NOMPI_CHECK(MPI_Info_get_nkeys(env, &n) == MPI_SUCCESS && n >= 2,
+		    "create_env keys");
+	NOMPI_CHECK(MPI_Info_free(&env) == MPI_SUCCESS, "free env");
+}
+
+/* Each of pre still holds its key, after MPI_Init or MPI_Finalize; then
+ * a second key, and the objects are freed (last) or kept. */
+static void info_check_pre(MPI_Info *pre, bool last)
+{
+	char v[MPI_MAX_INFO_VAL], want[16];
+	int i, n, flag;
+
+	for (i = 0; i < NPRE; i++) {
+		snprintf(want, sizeof(want), "%d", i);
+		NOMPI_CHECK(MPI_Info_get(pre[i], "pre", sizeof(v) - 1, v,
+					 &flag) == MPI_SUCCESS &&
+				    flag && !strcmp(v, want),
+			    "an info made before MPI_Init lost its key");
+		NOMPI_CHECK(MPI_Info_set(pre[i], last ? "post" : "mid", "x") ==
+				    MPI_SUCCESS,
+			    "set");
+		NOMPI_CHECK(MPI_Info_get_nkeys(pre[i], &n) == MPI_SUCCESS &&
+				    n == (last ? 3 : 2),
+			    "nkeys");
+		if (last)
+			NOMPI_CHECK(MPI_Info_free(&pre[i]) == MPI_SUCCESS,
+				    "free after MPI_Finalize");
+	}
+}
+
 int main(int argc, char **argv)
 {
+	MPI_Info pre[NPRE];
 	char name[MPI_MAX_PROCESSOR_NAME], key[MPI_MAX_INFO_KEY];
 	char big[MPI_MAX_INFO_VAL + 1];
 	const char *v;
@@ -115,10 +197,12 @@ int main(int argc, char **argv)
 	MPI_Comm dup, dupi;
 	int provided, rank, size, n, len, sum;
 
+	NOMPI_CHECK(argc == 3, "run as svc_info alpha beta");
+	info_before_init(pre, argc, argv);
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	CHECK(argc == 3, "run as svc_info alpha beta");
+	info_check_pre(pre, false);
 
 	v = get(MPI_INFO_ENV, "command");
 	CHECK(v && strstr(v, "svc_info"), "command %s", v ? v : "(none)");
@@ -207,8 +291,17 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_Comm_free(&dup));
 	disconnect(MPI_COMM_WORLD, rank);
 	CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_Finalize();
+	info_check_pre(pre, true);
+	/* and new ones after MPI_Finalize */
+	for (n = 0; n < NPRE; n++)
+		NOMPI_CHECK(MPI_Info_create(&pre[n]) == MPI_SUCCESS &&
+				    MPI_Info_set(pre[n], "k", "v") ==
+					    MPI_SUCCESS,
+			    "create after MPI_Finalize");
+	for (n = 0; n < NPRE; n++)
+		NOMPI_CHECK(MPI_Info_free(&pre[n]) == MPI_SUCCESS, "free");
 	if (!rank)
 		printf("OK\n");
-	MPI_Finalize();
 	return 0;
 }
