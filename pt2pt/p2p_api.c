@@ -863,8 +863,10 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag,
 			*message = m;
 			return MPI_SUCCESS;
 		}
-		if (!spin)
+		if (!spin) {
+			rc_progress_test_idle(comm->inst);
 			break;
+		}
 		if (!ev)
 			rc_progress_idle(comm->inst);
 	}

@@ -1128,8 +1128,13 @@ int rc_win_wait_start(struct rc_win *win, struct rc_req **reqp)
 
 bool rc_win_test(struct rc_win *win, int *err)
 {
+	bool ready;
+
 	rc_progress(win->inst);
-	return wait_ready(win, err);
+	ready = wait_ready(win, err);
+	if (!ready)
+		rc_progress_test_idle(win->inst);
+	return ready;
 }
 
 void rc_win_sync(struct rc_win *win)

@@ -182,6 +182,17 @@ static inline void rc_progress_idle(struct rc_inst *inst)
 			(inst->yield_after && inst->idle >= inst->yield_after)))
 		rc_progress_idle_slow(inst);
 }
+/* Called by a test that found nothing done (MPI_Test and its kin,
+ * MPI_Iprobe, MPI_Win_test): programs poll with these in loops of their
+ * own, so such a loop yields on a blocking wait's terms (oversubscribed,
+ * or idle for yield_after polls). A rank polling MPI_Test must not keep
+ * its core from the peer it waits for. */
+static inline void rc_progress_test_idle(struct rc_inst *inst)
+{
+	if (RC_UNLIKELY(inst->oversubscribed ||
+			(inst->yield_after && inst->idle >= inst->yield_after)))
+		rc_progress_idle_slow(inst);
+}
 int rc_progress_register(struct rc_inst *inst, rc_progress_fn fn, void *arg);
 
 /* Modex: each transport adds a tagged section to this process's address

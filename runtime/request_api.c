@@ -359,6 +359,7 @@ static int api_test(MPI_Request *request, int *flag, MPI_Status *status)
 	if (!rc_req_done(*request))
 		rc_progress((*request)->inst);
 	if (!rc_req_done(*request)) {
+		rc_progress_test_idle((*request)->inst);
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
@@ -515,6 +516,7 @@ static int api_testall(int count, MPI_Request reqs[], int *flag,
 	if (pending(count, reqs))
 		rc_progress(&rc_g);
 	if (pending(count, reqs)) {
+		rc_progress_test_idle(&rc_g);
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
@@ -612,8 +614,10 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag,
 			i = find_done(count, reqs);
 			if (i != -1)
 				break;
-			if (!wait)
+			if (!wait) {
+				rc_progress_test_idle(&rc_g);
 				break;
+			}
 			idle_any(count, reqs);
 		}
 	}
@@ -730,6 +734,7 @@ static int some(int incount, MPI_Request reqs[], int *outcount, int indices[],
 			if (find_done(incount, reqs) >= 0)
 				break;
 			if (!wait) {
+				rc_progress_test_idle(&rc_g);
 				*outcount = 0;
 				return MPI_SUCCESS;
 			}
@@ -875,6 +880,8 @@ static int api_request_get_status(MPI_Request request, int *flag,
 	if (!rc_req_done(request))
 		rc_progress(request->inst);
 	*flag = rc_req_done(request);
+	if (!*flag)
+		rc_progress_test_idle(request->inst);
 	if (*flag && request->kind == RC_REQ_GREQ) {
 		/* query_fn runs on every call that sees it done */
 		MPI_Status tmp = {.MPI_ERROR = MPI_SUCCESS};

@@ -8,12 +8,18 @@
  * without freeing; MPI_Request_free runs free_fn then or at
  * MPI_Grequest_complete, whichever comes last; MPI_Cancel runs cancel_fn
  * with the right `complete`; callback error codes come back from the call
- * that ran them; bad input gets its class.
+ * that ran them; bad input gets its class. A test that finds nothing
+ * done yields the CPU on a blocking wait's terms (oversubscribed, or
+ * after yield_after empty polls).
  */
 #include <check.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "api.h"
 #include "fake_mpi.h"
+#include "inst.h"
 
 #define TMO 30
 
@@ -486,6 +492,86 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* sched_yield, counted (the library's calls land here: it is linked into
+ * this program) */
+static unsigned nyield;
+
+int sched_yield(void)
+{
+	nyield++;
+	return (int)syscall(SYS_sched_yield);
+}
+
+/* Every kind of test on a pending request, once each: the number of
+ * them (MPI_Iprobe's is in test_p2p). */
+static unsigned empty_tests(MPI_Request *r)
+{
+	MPI_Request two[2] = {*r, MPI_REQUEST_NULL};
+	int flag = -1, idx = -1, n = -1, ind[2];
+
+	ck_assert_int_eq(MPI_Test(r, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 0);
+	ck_assert_int_eq(MPI_Testall(2, two, &flag, MPI_STATUSES_IGNORE),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(flag, 0);
+	ck_assert_int_eq(MPI_Testany(2, two, &idx, &flag, MPI_STATUS_IGNORE),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(flag, 0);
+	ck_assert_int_eq(idx, MPI_UNDEFINED);
+	ck_assert_int_eq(MPI_Testsome(2, two, &n, ind, MPI_STATUSES_IGNORE),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(MPI_Request_get_status(*r, &flag, MPI_STATUS_IGNORE),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(flag, 0);
+	return 5;
+}
+
+/* A program polling with tests must not keep its core from the peer it
+ * waits for: on an oversubscribed node every empty test yields; otherwise
+ * only once yield_after empty polls came in a row (0: never); a test
+ * that finds the request done does not. */
+START_TEST(empty_tests_yield)
+{
+	struct gst g;
+	MPI_Request r;
+	unsigned k, n;
+	int flag;
+
+	gst_init(&g, 0);
+	r = start(&g);
+	rc_g.oversubscribed = true;
+	rc_g.yield_after = 0;
+	nyield = 0;
+	n = empty_tests(&r);
+	ck_assert_uint_eq(nyield, n);
+
+	rc_g.oversubscribed = false;
+	nyield = 0;
+	for (k = 0; k < 10; k++)
+		empty_tests(&r);
+	ck_assert_uint_eq(nyield, 0);
+	rc_g.yield_after = 100;
+	rc_g.idle = 0;
+	for (k = 0; k < 10; k++)
+		empty_tests(&r); /* fewer than 100 empty polls */
+	ck_assert_uint_lt(rc_g.idle, 100);
+	ck_assert_uint_eq(nyield, 0);
+	rc_g.yield_after = 4;
+	rc_g.idle = 0;
+	n = empty_tests(&r); /* polls 1..5: the 4th on yield */
+	ck_assert_uint_eq(nyield, n - 3);
+
+	rc_g.oversubscribed = true;
+	ck_assert_int_eq(MPI_Grequest_complete(r), MPI_SUCCESS);
+	nyield = 0;
+	ck_assert_int_eq(MPI_Test(&r, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 1);
+	ck_assert_uint_eq(nyield, 0);
+	check_done(&g, NULL);
+}
+END_TEST
+
 static Suite *greq_suite(void)
 {
 	Suite *s = suite_create("greq");
@@ -500,6 +586,7 @@ static Suite *greq_suite(void)
 	tcase_add_test(tc, cancel_calls);
 	tcase_add_test(tc, callback_errors);
 	tcase_add_test(tc, bad_input);
+	tcase_add_test(tc, empty_tests_yield);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -869,6 +869,55 @@ START_TEST(idle_yields_after)
 }
 END_TEST
 
+/* MPI_Iprobe and MPI_Improbe that find nothing yield on an oversubscribed
+ * node (a program polls with them: test_greq checks MPI_Test's kin); one
+ * that finds a message does not. */
+START_TEST(empty_iprobe_yields)
+{
+	struct tw *tw = world_for(0, 2);
+	struct rc_inst *i0 = tw->inst[0];
+	struct rc_comm *c0 = i0->world, *c1 = tw->inst[1]->world;
+	MPI_Message m;
+	MPI_Status st;
+	struct rc_req *s;
+	int a = 5, got = 0, flag = -1;
+
+	rc_g.initialized = true; /* the MPI functions' init check */
+	tw_quiesce(tw);
+	i0->oversubscribed = true;
+	i0->yield_after = 0;
+	nyield = 0;
+	ck_assert_int_eq(MPI_Iprobe(1, 4, c0, &flag, MPI_STATUS_IGNORE),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(flag, 0);
+	ck_assert_int_eq(MPI_Improbe(MPI_ANY_SOURCE, 4, c0, &flag, &m,
+				     MPI_STATUS_IGNORE),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(flag, 0);
+	ck_assert_uint_eq(nyield, 2);
+	i0->oversubscribed = false;
+	ck_assert_int_eq(MPI_Iprobe(1, 4, c0, &flag, MPI_STATUS_IGNORE),
+			 MPI_SUCCESS);
+	ck_assert_uint_eq(nyield, 2);
+	/* a message is there: found, no yield */
+	i0->oversubscribed = true;
+	rc_p2p_isend(c1, c1->ctx, &a, 1, &rc_mpi_int, 0, 4, RC_SEND_STD, &s);
+	tw_progress(tw);
+	nyield = 0;
+	ck_assert_int_eq(MPI_Iprobe(1, 4, c0, &flag, &st), MPI_SUCCESS);
+	ck_assert_int_eq(flag, 1);
+	ck_assert_int_eq(st.MPI_TAG, 4);
+	ck_assert_uint_eq(nyield, 0);
+	ck_assert_int_eq(MPI_Recv(&got, 1, MPI_INT, 1, 4, c0, MPI_STATUS_IGNORE),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(got, 5);
+	tw_wait(tw, s);
+	rc_req_finish(&s, MPI_STATUS_IGNORE);
+	rc_g.initialized = false;
+	tw_free(tw);
+}
+END_TEST
+
 /* A blocking wait spins (inst->spin, up to spin_polls looks) after each
  * empty progress call: a request its third look completes is done after
  * one progress call, and one spin is one call to inst->spin; a spin with
@@ -1435,6 +1484,7 @@ static Suite *p2p_suite(void)
 	CASE(am_peer_failure, 0);
 	CASE(shm_eager_model, 0);
 	CASE(idle_yields_after, 0);
+	CASE(empty_iprobe_yields, 0);
 	CASE(wait_spins, 0);
 	CASE(post_outside, 9);
 	CASE(send_delegate, 9);
