@@ -123,10 +123,19 @@ int rc_comm_idup(struct rc_comm *comm, const struct rc_info *info,
 		 bool with_info, struct rc_comm **out, struct rc_req **reqp);
 int rc_comm_split(struct rc_comm *comm, int color, int key,
 		  struct rc_comm **out, struct rc_req **reqp);
-/* type: MPI_COMM_TYPE_SHARED (ranks on one node: inst->procs[w].local)
- * or MPI_UNDEFINED */
+/*
+ * type: MPI_COMM_TYPE_SHARED (ranks on one node: inst->procs[w].local),
+ * MPI_UNDEFINED, or MPI-4's hardware splits, which know one level, the
+ * node (its resource type "mpi_shared_memory"; rcmpi has no finer
+ * topology): MPI_COMM_TYPE_HW_GUIDED splits by node when info's
+ * "mpi_hw_resource_type" is "mpi_shared_memory", and gives NULL for any
+ * other or no value; MPI_COMM_TYPE_HW_UNGUIDED splits by node when comm
+ * spans several (a strict subset), setting that key in info, else NULL.
+ * info may be NULL.
+ */
 int rc_comm_split_type(struct rc_comm *comm, int type, int key,
-		       struct rc_comm **out, struct rc_req **reqp);
+		       struct rc_info *info, struct rc_comm **out,
+		       struct rc_req **reqp);
 /* group: a subset of comm's group, the same on every rank */
 int rc_comm_create(struct rc_comm *comm, struct rc_group *group,
 		   struct rc_comm **out, struct rc_req **reqp);

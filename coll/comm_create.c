@@ -329,22 +329,56 @@ int rc_comm_split(struct rc_comm *comm, int color, int key,
 	return cc_go(s, c, reqp);
 }
 
-int rc_comm_split_type(struct rc_comm *comm, int type, int key,
-		       struct rc_comm **out, struct rc_req **reqp)
+#define HW_KEY "mpi_hw_resource_type"
+#define HW_NODE "mpi_shared_memory"
+
+/* The color of this rank's node: its lowest world rank in comm (every
+ * rank of the node sees the same set of local members); *all: whether
+ * every member of comm is on it (the same answer on every rank). */
+static int node_color(const struct rc_comm *comm, bool *all)
 {
-	struct rc_inst *inst = comm->inst;
-	int color = MPI_UNDEFINED, i;
+	const struct rc_inst *inst = comm->inst;
+	int color = comm->group->wranks[comm->rank], i;
 
-	if (type == MPI_COMM_TYPE_SHARED) {
-		/* the node's name: its lowest world rank in comm (every rank
-		 * of the node sees the same set of local members) */
-		color = comm->group->wranks[comm->rank];
-		for (i = 0; i < comm->size; i++) {
-			int w = comm->group->wranks[i];
+	*all = true;
+	for (i = 0; i < comm->size; i++) {
+		int w = comm->group->wranks[i];
 
-			if (inst->procs[w].local && w < color)
-				color = w;
-		}
+		if (!inst->procs[w].local)
+			*all = false;
+		else if (w < color)
+			color = w;
+	}
+	return color;
+}
+
+int rc_comm_split_type(struct rc_comm *comm, int type, int key,
+		       struct rc_info *info, struct rc_comm **out,
+		       struct rc_req **reqp)
+{
+	const char *res = info ? rc_info_get(info, HW_KEY) : NULL;
+	int color = MPI_UNDEFINED;
+	bool one_node;
+
+	switch (type) {
+	case MPI_COMM_TYPE_SHARED:
+		color = node_color(comm, &one_node);
+		break;
+	case MPI_COMM_TYPE_HW_GUIDED:
+		if (res && !strcmp(res, HW_NODE))
+			color = node_color(comm, &one_node);
+		break;
+	case MPI_COMM_TYPE_HW_UNGUIDED:
+		color = node_color(comm, &one_node);
+		/* a strict subset or nothing; a key we cannot set: this rank
+		 * gets MPI_COMM_NULL, which the standard allows, and the
+		 * split stays collective */
+		if (one_node ||
+		    (info && !info->predefined && rc_info_set(info, HW_KEY, HW_NODE)))
+			color = MPI_UNDEFINED;
+		break;
+	default:
+		break;
 	}
 	return rc_comm_split(comm, color, key, out, reqp);
 }
@@ -895,12 +929,16 @@ static int api_comm_split_type(MPI_Comm comm, int split_type, int key,
 	if (rc_comm_is_inter(comm))
 		return RC_ERR_MSG(comm, MPI_ERR_COMM, "MPI_Comm_split_type",
 				  "an intercommunicator");
-	if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+	if (split_type != MPI_COMM_TYPE_SHARED &&
+	    split_type != MPI_COMM_TYPE_HW_GUIDED &&
+	    split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
+	    split_type != MPI_UNDEFINED)
 		return RC_ERR_MSG(comm, MPI_ERR_ARG, "MPI_Comm_split_type",
-				  "split_type must be MPI_COMM_TYPE_SHARED or "
-				  "MPI_UNDEFINED");
-	return cc_result(comm, rc_comm_split_type(comm, split_type, key, &nc,
-						  NULL),
+				  "split_type must be MPI_COMM_TYPE_SHARED, "
+				  "MPI_COMM_TYPE_HW_GUIDED, "
+				  "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED");
+	return cc_result(comm, rc_comm_split_type(comm, split_type, key, info,
+						  &nc, NULL),
 			 &nc, newcomm, "MPI_Comm_split_type");
 }
 

@@ -180,6 +180,10 @@ extern struct rc_op rc_mpi_max, rc_mpi_min, rc_mpi_sum, rc_mpi_prod,
 
 /* Communicator split types, topology kinds */
 #define MPI_COMM_TYPE_SHARED 1
+/* MPI-4: split by the hardware resource named in info (rcmpi knows
+ * "mpi_shared_memory") or by the next level that splits (coll.h) */
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3

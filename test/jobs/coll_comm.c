@@ -25,6 +25,51 @@ static int sum_over(MPI_Comm c, int x)
 	return y;
 }
 
+/* MPI-4's hardware splits: guided by "mpi_shared_memory" gives the
+ * node's ranks (want of them), with no resource type MPI_COMM_NULL;
+ * unguided gives the node when the job spans several and says so in
+ * info, else MPI_COMM_NULL (rcmpi knows no finer level). */
+static void split_type_hw(int want)
+{
+	MPI_Comm node;
+	MPI_Info info;
+	char v[64];
+	int n, flag;
+
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory");
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info,
+			    &node);
+	TALLY(node != MPI_COMM_NULL, "hw_guided: MPI_COMM_NULL");
+	if (node != MPI_COMM_NULL) {
+		MPI_Comm_size(node, &n);
+		TALLY(n == want, "hw_guided size %d, want %d", n, want);
+		MPI_Comm_free(&node);
+	}
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0,
+			    MPI_INFO_NULL, &node);
+	TALLY(node == MPI_COMM_NULL, "hw_guided without a resource type");
+	MPI_Info_delete(info, "mpi_hw_resource_type");
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, info,
+			    &node);
+	MPI_Info_get(info, "mpi_hw_resource_type", sizeof(v) - 1, v, &flag);
+	if (want == size) {
+		TALLY(node == MPI_COMM_NULL && !flag,
+		      "hw_unguided on one node: not MPI_COMM_NULL");
+	} else {
+		TALLY(node != MPI_COMM_NULL && flag &&
+			      !strcmp(v, "mpi_shared_memory"),
+		      "hw_unguided across nodes");
+		if (node != MPI_COMM_NULL) {
+			MPI_Comm_size(node, &n);
+			TALLY(n == want, "hw_unguided size %d, want %d", n,
+			      want);
+			MPI_Comm_free(&node);
+		}
+	}
+	MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Comm dup, odd, node, evens, cart, row, c;
@@ -86,6 +131,7 @@ int main(int argc, char **argv)
 		MPI_Comm_size(node, &n);
 		TALLY(n == want, "split_type size %d, want %d", n, want);
 		MPI_Comm_free(&node);
+		split_type_hw(want);
 	}
 	/* groups and create */
 	MPI_Comm_group(MPI_COMM_WORLD, &wg);

@@ -37,6 +37,7 @@
 #include "coll_impl.h"
 #include "comm.h"
 #include "dtype.h"
+#include "info.h"
 #include "op.h"
 #include "param.h"
 #include "pt2pt.h"
@@ -1369,6 +1370,92 @@ START_TEST(ctx_stress)
 }
 END_TEST
 
+
+/* One split_type on every rank of tw's world with an info each (NULL:
+ * none); the results in c. */
+static void split_type_all(struct tw *tw, int type, struct rc_info **info,
+			   struct rc_comm **c)
+{
+	struct rc_req *req[NMAX];
+	int r, n = tw->n;
+
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_comm_split_type(tw->inst[r]->world, type, r,
+						    info ? info[r] : NULL,
+						    &c[r], &req[r]),
+				 RC_OK);
+	for (r = 0; r < n; r++) {
+		tw_wait(tw, req[r]);
+		rc_req_free(req[r]);
+	}
+}
+
+/* MPI-4's hardware splits over "nodes" {0,1,2} and {3,4,5}: guided by
+ * "mpi_shared_memory" gives the nodes, by any other resource type or
+ * none gives NULL; unguided gives the nodes (a strict subset) and says
+ * so in each rank's info, and NULL once a comm is on one node. */
+static void split_type_hw(struct tw *tw)
+{
+	struct rc_comm *c[NMAX], *sub[NMAX];
+	struct rc_info *info[NMAX];
+	struct rc_req *req[NMAX];
+	const char *v;
+	int r, n = tw->n;
+
+	for (r = 0; r < n; r++) {
+		ck_assert_int_eq(rc_info_new(&info[r]), RC_OK);
+		ck_assert_int_eq(rc_info_set(info[r], "mpi_hw_resource_type",
+					     "mpi_shared_memory"),
+				 RC_OK);
+	}
+	split_type_all(tw, MPI_COMM_TYPE_HW_GUIDED, info, c);
+	for (r = 0; r < n; r++) {
+		ck_assert_ptr_nonnull(c[r]);
+		ck_assert_int_eq(c[r]->size, 3);
+		ck_assert_int_eq(c[r]->rank, r % 3);
+		rc_comm_release(c[r]);
+		ck_assert_int_eq(rc_info_set(info[r], "mpi_hw_resource_type",
+					     "socket"),
+				 RC_OK);
+	}
+	split_type_all(tw, MPI_COMM_TYPE_HW_GUIDED, info, c);
+	for (r = 0; r < n; r++)
+		ck_assert_ptr_null(c[r]);
+	split_type_all(tw, MPI_COMM_TYPE_HW_GUIDED, NULL, c);
+	for (r = 0; r < n; r++) {
+		ck_assert_ptr_null(c[r]);
+		ck_assert(rc_info_delete(info[r], "mpi_hw_resource_type"));
+	}
+
+	split_type_all(tw, MPI_COMM_TYPE_HW_UNGUIDED, info, c);
+	for (r = 0; r < n; r++) {
+		ck_assert_ptr_nonnull(c[r]);
+		ck_assert_int_eq(c[r]->size, 3);
+		ck_assert_int_eq(rc_comm_wrank(c[r], r % 3), r);
+		v = rc_info_get(info[r], "mpi_hw_resource_type");
+		ck_assert_ptr_nonnull(v);
+		ck_assert_str_eq(v, "mpi_shared_memory");
+		ck_assert(rc_info_delete(info[r], "mpi_hw_resource_type"));
+	}
+	/* within one node: nothing smaller that rcmpi knows */
+	for (r = 0; r < n; r++)
+		ck_assert_int_eq(rc_comm_split_type(c[r],
+						    MPI_COMM_TYPE_HW_UNGUIDED,
+						    0, info[r], &sub[r],
+						    &req[r]),
+				 RC_OK);
+	for (r = 0; r < n; r++) {
+		tw_wait(tw, req[r]);
+		rc_req_free(req[r]);
+	}
+	for (r = 0; r < n; r++) {
+		ck_assert_ptr_null(sub[r]);
+		ck_assert_ptr_null(rc_info_get(info[r],
+					       "mpi_hw_resource_type"));
+		rc_comm_release(c[r]);
+		rc_info_free(info[r]);
+	}
+}
 /* Comm_create, split_type, Cart_create / Cart_sub over the fabric. */
 START_TEST(constructors)
 {
@@ -1410,7 +1497,8 @@ START_TEST(constructors)
 	for (r = 0; r < n; r++)
 		ck_assert_int_eq(rc_comm_split_type(tw->inst[r]->world,
 						    MPI_COMM_TYPE_SHARED, -r,
-						    &c[r], &req[r]), RC_OK);
+						    NULL, &c[r], &req[r]),
+				 RC_OK);
 	for (r = 0; r < n; r++) {
 		tw_wait(tw, req[r]);
 		rc_req_free(req[r]);
@@ -1423,6 +1511,7 @@ START_TEST(constructors)
 					 r / 3 * 3 + 2 - i);
 		rc_comm_release(c[r]);
 	}
+	split_type_hw(tw);
 	/* Cartesian 3 x 2, periodic in the first dimension */
 	for (r = 0; r < n; r++)
 		ck_assert_int_eq(rc_cart_create(tw->inst[r]->world, 2, dims,
