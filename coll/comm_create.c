@@ -373,8 +373,8 @@ int rc_comm_split_type(struct rc_comm *comm, int type, int key,
 		/* a strict subset or nothing; a key we cannot set: this rank
 		 * gets MPI_COMM_NULL, which the standard allows, and the
 		 * split stays collective */
-		if (one_node ||
-		    (info && !info->predefined && rc_info_set(info, HW_KEY, HW_NODE)))
+		if (one_node || (info && !info->predefined &&
+				 rc_info_set(info, HW_KEY, HW_NODE)))
 			color = MPI_UNDEFINED;
 		break;
 	default:
@@ -937,9 +937,10 @@ static int api_comm_split_type(MPI_Comm comm, int split_type, int key,
 				  "split_type must be MPI_COMM_TYPE_SHARED, "
 				  "MPI_COMM_TYPE_HW_GUIDED, "
 				  "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED");
-	return cc_result(comm, rc_comm_split_type(comm, split_type, key, info,
-						  &nc, NULL),
-			 &nc, newcomm, "MPI_Comm_split_type");
+	return cc_result(
+		comm,
+		rc_comm_split_type(comm, split_type, key, info, &nc, NULL), &nc,
+		newcomm, "MPI_Comm_split_type");
 }
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,

@@ -240,7 +240,8 @@ int rc_info_env_build(struct rc_info *env, const struct rc_inst *inst,
 	if (!ret && inst->size > 0) /* known from MPI_Init on */
 		ret = rc_info_set(env, "maxprocs", buf);
 	if (!ret && (inst->host[0] || !gethostname(buf, sizeof(buf))))
-		ret = rc_info_set(env, "host", inst->host[0] ? inst->host : buf);
+		ret = rc_info_set(env, "host",
+				  inst->host[0] ? inst->host : buf);
 	if (!ret && !uname(&u))
 		ret = rc_info_set(env, "arch", u.machine);
 	if (!ret && getcwd(buf, sizeof(buf)))

@@ -270,8 +270,9 @@ static int info_create_env(int argc, char *argv[], MPI_Info *info)
 		return RC_ERR_MSG(NULL, MPI_ERR_ARG, fn, "argc is negative");
 	if (rc_info_new(&i))
 		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
-	if (rc_info_env_build(i, &rc_g, rc_g.initialized ? rc_g.thread_level : -1,
-			      argc, argv)) {
+	if (rc_info_env_build(i, &rc_g,
+			      rc_g.initialized ? rc_g.thread_level : -1, argc,
+			      argv)) {
 		rc_info_free(i);
 		return RC_ERR(NULL, MPI_ERR_NO_MEM, fn);
 	}

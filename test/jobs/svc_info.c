@@ -109,13 +109,13 @@ static void disconnect(MPI_Comm comm, int wrank)
 }
 
 /* before MPI_Init and after MPI_Finalize: no MPI_Comm_rank in the check */
-#define NOMPI_CHECK(cond, what)                                          \
-	do {                                                             \
-		if (!(cond)) {                                           \
+#define NOMPI_CHECK(cond, what)                                           \
+	do {                                                              \
+		if (!(cond)) {                                            \
 			fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, \
-				__LINE__, #cond, what);                  \
-			exit(1);                                         \
-		}                                                        \
+				__LINE__, #cond, what);                   \
+			exit(1);                                          \
+		}                                                         \
 	} while (0)
 
 #define NPRE 40

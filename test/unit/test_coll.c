@@ -1370,7 +1370,6 @@ START_TEST(ctx_stress)
 }
 END_TEST
 
-
 /* One split_type on every rank of tw's world with an info each (NULL:
  * none); the results in c. */
 static void split_type_all(struct tw *tw, int type, struct rc_info **info,
@@ -1414,9 +1413,9 @@ static void split_type_hw(struct tw *tw)
 		ck_assert_int_eq(c[r]->size, 3);
 		ck_assert_int_eq(c[r]->rank, r % 3);
 		rc_comm_release(c[r]);
-		ck_assert_int_eq(rc_info_set(info[r], "mpi_hw_resource_type",
-					     "socket"),
-				 RC_OK);
+		ck_assert_int_eq(
+			rc_info_set(info[r], "mpi_hw_resource_type", "socket"),
+			RC_OK);
 	}
 	split_type_all(tw, MPI_COMM_TYPE_HW_GUIDED, info, c);
 	for (r = 0; r < n; r++)
@@ -1439,19 +1438,18 @@ static void split_type_hw(struct tw *tw)
 	}
 	/* within one node: nothing smaller that rcmpi knows */
 	for (r = 0; r < n; r++)
-		ck_assert_int_eq(rc_comm_split_type(c[r],
-						    MPI_COMM_TYPE_HW_UNGUIDED,
-						    0, info[r], &sub[r],
-						    &req[r]),
-				 RC_OK);
+		ck_assert_int_eq(
+			rc_comm_split_type(c[r], MPI_COMM_TYPE_HW_UNGUIDED, 0,
+					   info[r], &sub[r], &req[r]),
+			RC_OK);
 	for (r = 0; r < n; r++) {
 		tw_wait(tw, req[r]);
 		rc_req_free(req[r]);
 	}
 	for (r = 0; r < n; r++) {
 		ck_assert_ptr_null(sub[r]);
-		ck_assert_ptr_null(rc_info_get(info[r],
-					       "mpi_hw_resource_type"));
+		ck_assert_ptr_null(
+			rc_info_get(info[r], "mpi_hw_resource_type"));
 		rc_comm_release(c[r]);
 		rc_info_free(info[r]);
 	}

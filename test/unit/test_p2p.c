@@ -908,8 +908,9 @@ START_TEST(empty_iprobe_yields)
 	ck_assert_int_eq(flag, 1);
 	ck_assert_int_eq(st.MPI_TAG, 4);
 	ck_assert_uint_eq(nyield, 0);
-	ck_assert_int_eq(MPI_Recv(&got, 1, MPI_INT, 1, 4, c0, MPI_STATUS_IGNORE),
-			 MPI_SUCCESS);
+	ck_assert_int_eq(
+		MPI_Recv(&got, 1, MPI_INT, 1, 4, c0, MPI_STATUS_IGNORE),
+		MPI_SUCCESS);
 	ck_assert_int_eq(got, 5);
 	tw_wait(tw, s);
 	rc_req_finish(&s, MPI_STATUS_IGNORE);
