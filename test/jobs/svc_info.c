@@ -255,6 +255,7 @@ int main(int argc, char **argv)
 	CHECK(sum == size * (size - 1) / 2, "sum %d", sum);
 
 	idup_info(dupi, rank);
+	CHECK_MPI(MPI_Comm_free(&dupi));
 	if (size > 1) {
 		MPI_Comm half, inter;
 
