@@ -15,9 +15,9 @@
 #include <check.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "api.h"
+#include "count_yield.h"
 #include "fake_mpi.h"
 #include "inst.h"
 
@@ -492,16 +492,6 @@ START_TEST(bad_input)
 }
 END_TEST
 
-/* sched_yield, counted (the library's calls land here: it is linked into
- * this program) */
-static unsigned nyield;
-
-int sched_yield(void)
-{
-	nyield++;
-	return (int)syscall(SYS_sched_yield);
-}
-
 /* Every kind of test on a pending request, once each: the number of
  * them (MPI_Iprobe's is in test_p2p). */
 static unsigned empty_tests(MPI_Request *r)
@@ -542,32 +532,32 @@ START_TEST(empty_tests_yield)
 	r = start(&g);
 	rc_g.oversubscribed = true;
 	rc_g.yield_after = 0;
-	nyield = 0;
+	test_nyield = 0;
 	n = empty_tests(&r);
-	ck_assert_uint_eq(nyield, n);
+	ck_assert_uint_eq(test_nyield, n);
 
 	rc_g.oversubscribed = false;
-	nyield = 0;
+	test_nyield = 0;
 	for (k = 0; k < 10; k++)
 		empty_tests(&r);
-	ck_assert_uint_eq(nyield, 0);
+	ck_assert_uint_eq(test_nyield, 0);
 	rc_g.yield_after = 100;
 	rc_g.idle = 0;
 	for (k = 0; k < 10; k++)
 		empty_tests(&r); /* fewer than 100 empty polls */
 	ck_assert_uint_lt(rc_g.idle, 100);
-	ck_assert_uint_eq(nyield, 0);
+	ck_assert_uint_eq(test_nyield, 0);
 	rc_g.yield_after = 4;
 	rc_g.idle = 0;
 	n = empty_tests(&r); /* polls 1..5: the 4th on yield */
-	ck_assert_uint_eq(nyield, n - 3);
+	ck_assert_uint_eq(test_nyield, n - 3);
 
 	rc_g.oversubscribed = true;
 	ck_assert_int_eq(MPI_Grequest_complete(r), MPI_SUCCESS);
-	nyield = 0;
+	test_nyield = 0;
 	ck_assert_int_eq(MPI_Test(&r, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
 	ck_assert_int_eq(flag, 1);
-	ck_assert_uint_eq(nyield, 0);
+	ck_assert_uint_eq(test_nyield, 0);
 	check_done(&g, NULL);
 }
 END_TEST

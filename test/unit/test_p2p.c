@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "comm.h"
+#include "count_yield.h"
 #include "dtype.h"
 #include "pt2pt.h"
 #include "request.h"
@@ -806,16 +806,6 @@ START_TEST(shm_eager_model)
 }
 END_TEST
 
-/* sched_yield, counted (the library's calls land here: it is linked into
- * this program; atomic: post_outside's threads yield too) */
-static unsigned nyield;
-
-int sched_yield(void)
-{
-	__atomic_add_fetch(&nyield, 1, __ATOMIC_RELAXED);
-	return (int)syscall(SYS_sched_yield);
-}
-
 /* A wait spins while messages come, and yields the CPU only after
  * yield_after empty polls in a row, at each further one; an event starts
  * the count again; yield_after 0 never yields. */
@@ -831,17 +821,17 @@ START_TEST(idle_yields_after)
 	i0->oversubscribed = false;
 	i0->yield_after = 4;
 	i0->idle = 0;
-	nyield = 0;
+	test_nyield = 0;
 	for (k = 0; k < 3; k++) {
 		ck_assert_uint_eq(rc_progress(i0), 0);
 		rc_progress_idle(i0);
 	}
-	ck_assert_uint_eq(nyield, 0);
+	ck_assert_uint_eq(test_nyield, 0);
 	for (k = 0; k < 2; k++) {
 		ck_assert_uint_eq(rc_progress(i0), 0);
 		rc_progress_idle(i0);
 	}
-	ck_assert_uint_eq(nyield, 2);
+	ck_assert_uint_eq(test_nyield, 2);
 	/* a message from rank 1: an event, the count starts again */
 	rc_p2p_irecv(c0, c0->ctx, &got, 1, &rc_mpi_int, 1, 3, &r);
 	rc_p2p_isend(c1, c1->ctx, &a, 1, &rc_mpi_int, 0, 3, RC_SEND_STD, &s);
@@ -852,19 +842,19 @@ START_TEST(idle_yields_after)
 	rc_req_finish(&r, MPI_STATUS_IGNORE);
 	rc_req_finish(&s, MPI_STATUS_IGNORE);
 	ck_assert_uint_lt(i0->idle, 4);
-	nyield = 0;
+	test_nyield = 0;
 	while (i0->idle < 3) {
 		ck_assert_uint_eq(rc_progress(i0), 0);
 		rc_progress_idle(i0);
 	}
-	ck_assert_uint_eq(nyield, 0);
+	ck_assert_uint_eq(test_nyield, 0);
 	/* 0: never */
 	i0->yield_after = 0;
 	for (k = 0; k < 100; k++) {
 		rc_progress(i0);
 		rc_progress_idle(i0);
 	}
-	ck_assert_uint_eq(nyield, 0);
+	ck_assert_uint_eq(test_nyield, 0);
 	tw_free(tw);
 }
 END_TEST
@@ -886,7 +876,7 @@ START_TEST(empty_iprobe_yields)
 	tw_quiesce(tw);
 	i0->oversubscribed = true;
 	i0->yield_after = 0;
-	nyield = 0;
+	test_nyield = 0;
 	ck_assert_int_eq(MPI_Iprobe(1, 4, c0, &flag, MPI_STATUS_IGNORE),
 			 MPI_SUCCESS);
 	ck_assert_int_eq(flag, 0);
@@ -894,20 +884,20 @@ START_TEST(empty_iprobe_yields)
 				     MPI_STATUS_IGNORE),
 			 MPI_SUCCESS);
 	ck_assert_int_eq(flag, 0);
-	ck_assert_uint_eq(nyield, 2);
+	ck_assert_uint_eq(test_nyield, 2);
 	i0->oversubscribed = false;
 	ck_assert_int_eq(MPI_Iprobe(1, 4, c0, &flag, MPI_STATUS_IGNORE),
 			 MPI_SUCCESS);
-	ck_assert_uint_eq(nyield, 2);
+	ck_assert_uint_eq(test_nyield, 2);
 	/* a message is there: found, no yield */
 	i0->oversubscribed = true;
 	rc_p2p_isend(c1, c1->ctx, &a, 1, &rc_mpi_int, 0, 4, RC_SEND_STD, &s);
 	tw_progress(tw);
-	nyield = 0;
+	test_nyield = 0;
 	ck_assert_int_eq(MPI_Iprobe(1, 4, c0, &flag, &st), MPI_SUCCESS);
 	ck_assert_int_eq(flag, 1);
 	ck_assert_int_eq(st.MPI_TAG, 4);
-	ck_assert_uint_eq(nyield, 0);
+	ck_assert_uint_eq(test_nyield, 0);
 	ck_assert_int_eq(
 		MPI_Recv(&got, 1, MPI_INT, 1, 4, c0, MPI_STATUS_IGNORE),
 		MPI_SUCCESS);

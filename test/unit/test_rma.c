@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "api.h"
+#include "count_yield.h"
 #include "dtype.h"
 #include "op.h"
 #include "request.h"
@@ -1068,16 +1068,6 @@ START_TEST(cas_one_winner)
 }
 END_TEST
 
-/* sched_yield, counted (the library's calls land here: it is linked into
- * this program) */
-static unsigned nyield;
-
-int sched_yield(void)
-{
-	nyield++;
-	return (int)syscall(SYS_sched_yield);
-}
-
 /* ---- post/start/complete/wait -----------------------------------------------
  * A ring: rank r exposes its window to r - 1 and accesses r + 1; with and
  * without MPI_MODE_NOCHECK (posts all made before any start), waiting with
@@ -1144,9 +1134,9 @@ START_TEST(pscw_ring)
 
 				rw->w[r]->inst->oversubscribed = true;
 				for (;;) {
-					y = nyield;
+					y = test_nyield;
 					flag = rc_win_test(rw->w[r], &err);
-					ck_assert_uint_eq(nyield, y + !flag);
+					ck_assert_uint_eq(test_nyield, y + !flag);
 					if (flag)
 						break;
 					tw_progress(rw->tw);
