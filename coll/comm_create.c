@@ -356,7 +356,7 @@ int rc_comm_split_type(struct rc_comm *comm, int type, int key,
 		       struct rc_info *info, struct rc_comm **out,
 		       struct rc_req **reqp)
 {
-	const char *res = info ? rc_info_get(info, HW_KEY) : NULL;
+	const char *res;
 	int color = MPI_UNDEFINED;
 	bool one_node;
 
@@ -365,6 +365,7 @@ int rc_comm_split_type(struct rc_comm *comm, int type, int key,
 		color = node_color(comm, &one_node);
 		break;
 	case MPI_COMM_TYPE_HW_GUIDED:
+		res = info ? rc_info_get(info, HW_KEY) : NULL;
 		if (res && !strcmp(res, HW_NODE))
 			color = node_color(comm, &one_node);
 		break;
