@@ -1136,7 +1136,8 @@ START_TEST(pscw_ring)
 				for (;;) {
 					y = test_nyield;
 					flag = rc_win_test(rw->w[r], &err);
-					ck_assert_uint_eq(test_nyield, y + !flag);
+					ck_assert_uint_eq(test_nyield,
+							  y + !flag);
 					if (flag)
 						break;
 					tw_progress(rw->tw);
