@@ -7,9 +7,8 @@
  * A call of one kind on a communicator of another (or none) gets
  * MPI_ERR_TOPOLOGY.
  *
- * MPI_Dims_create factors the free part of nnodes into primes and hands
- * them out largest first, each to the free dimension with the smallest
- * product so far; the free dimensions are then sorted non-increasing.
+ * MPI_Dims_create splits the free part of nnodes as evenly as possible
+ * (dims_split, below).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -295,14 +294,150 @@ void rc_cart_shift(const struct rc_topo *t, int rank, int dir, int disp,
 	*src = down >= 0 && down < d ? rank + (down - c) * step : MPI_PROC_NULL;
 }
 
-static int cmp_desc(const void *a, const void *b)
+/*
+ * MPI_Dims_create: the free dimensions' product split as evenly as
+ * possible (MPI-3.1 7.5.2). "Evenly" is the smallest spread, largest
+ * factor minus smallest; among splits of equal spread the one whose
+ * smallest factor is largest wins, then the next smallest, and so on.
+ * That is the answer MPICH's own table of cases (its topo/dims5 test)
+ * expects: 72 ranks in 2D are 9 x 8, where handing out prime factors
+ * largest first gives 12 x 6.
+ *
+ * A branch and bound over the divisors of the product, factors chosen
+ * smallest first and non-decreasing. Each level tries its candidates
+ * from the largest down, so the first split found of a given quality is
+ * the preferred one and later ones must be strictly better. A product
+ * below 2^31 has at most 1600 divisors, and the bounds keep the search
+ * small: the largest factor of m still to choose from n is at least the
+ * m-th root of n.
+ */
+/* the most divisors an int below 2^31 has (2095133040 has 1600) */
+#define RC_DIMS_MAX_DIVISORS 1600
+
+struct dims_search {
+	const int *div; /* divisors of the product, ascending */
+	int ndiv;
+	int k;	  /* free dimensions */
+	long lim; /* a new split's largest factor must be below this */
+	int found;
+	int *try, *best;
+};
+
+/* r^m <= n, without overflow */
+static int pow_le(long r, int m, long n)
 {
-	return *(const int *)b - *(const int *)a;
+	long p = 1;
+
+	while (m--) {
+		if (p > n / r)
+			return 0;
+		p *= r;
+	}
+	return p <= n;
+}
+
+/* the smallest r with r^m >= n (n >= 1, m >= 1) */
+static int root_ceil(long n, int m)
+{
+	long lo = 1, hi = n;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (pow_le(mid, m, n - 1))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int)lo;
+}
+
+/* factors i..k-1 of the split, their product n, each at least lo */
+static void dims_search(struct dims_search *s, int i, int n, int lo)
+{
+	int m = s->k - i, j;
+
+	if (m == 1) {
+		if (n >= lo && n < s->lim) {
+			s->try[i] = n;
+			memcpy(s->best, s->try, sizeof(int) * (size_t)s->k);
+			s->lim = n;
+			s->found = 1;
+		}
+		return;
+	}
+	for (j = s->ndiv - 1; j >= 0 && s->div[j] >= lo; j--) {
+		int d = s->div[j];
+
+		if (n % d || !pow_le(d, m, n))
+			continue;
+		/* the rest's largest factor is at least its (m-1)-th root,
+		 * which only grows as d shrinks */
+		if (root_ceil(n / d, m - 1) >= s->lim)
+			break;
+		s->try[i] = d;
+		dims_search(s, i + 1, n / d, d);
+	}
+}
+
+/* the split of n into k factors, written non-increasing into out */
+static int dims_split(int n, int k, int *out)
+{
+	struct dims_search s = {.k = k};
+	int *div, *buf, nd = 0, d, j, have = 0, spread = 0, floor_max;
+
+	if (k == 1) {
+		out[0] = n;
+		return RC_OK;
+	}
+	div = malloc(sizeof(int) * RC_DIMS_MAX_DIVISORS);
+	buf = malloc(sizeof(int) * 2 * (size_t)k);
+	if (!div || !buf) {
+		free(div);
+		free(buf);
+		return RC_ERR_NOMEM;
+	}
+	/* divisors ascending: those up to the square root, then their
+	 * cofactors */
+	for (d = 1; (long)d * d <= n; d++)
+		if (n % d == 0)
+			div[nd++] = d;
+	for (j = nd - 1; j >= 0; j--)
+		if (n / div[j] != div[j])
+			div[nd++] = n / div[j];
+	s.div = div;
+	s.ndiv = nd;
+	s.try = buf;
+	s.best = buf + k;
+	floor_max = root_ceil(n, k);
+	/* the smallest factor, largest first: a smaller one must give a
+	 * strictly smaller spread, which it cannot once it lies that far
+	 * below the k-th root of n (a floor for the largest factor) */
+	for (j = nd - 1; j >= 0; j--) {
+		d = div[j];
+		if (!pow_le(d, k, n))
+			continue;
+		if (have && floor_max - d >= spread)
+			break;
+		s.lim = have ? (long)spread + d : (long)n + 1;
+		s.found = 0;
+		s.try[0] = d;
+		dims_search(&s, 1, n / d, d);
+		if (s.found) {
+			have = 1;
+			spread = (int)(s.lim - d);
+		}
+	}
+	for (j = 0; j < k; j++)
+		out[j] = s.best[k - 1 - j];
+	free(div);
+	free(buf);
+	return RC_OK;
 }
 
 int rc_dims_create(int nnodes, int ndims, int *dims)
 {
-	int i, nfree = 0, rest = nnodes, p, nf = 0, factors[32];
+	int i, nfree = 0, rest = nnodes, p, ret;
 	int *fdims;
 
 	for (i = 0; i < ndims; i++) {
@@ -318,33 +453,15 @@ int rc_dims_create(int nnodes, int ndims, int *dims)
 	}
 	if (!nfree)
 		return rest == 1 ? RC_OK : RC_ERR_INVAL;
-	/* prime factors of rest, ascending (at most 31 of them) */
-	for (p = 2; rest > 1 && (long)p * p <= rest; p++)
-		while (rest % p == 0) {
-			factors[nf++] = p;
-			rest /= p;
-		}
-	if (rest > 1)
-		factors[nf++] = rest;
 	fdims = calloc((size_t)nfree, sizeof(int));
 	if (!fdims)
 		return RC_ERR_NOMEM;
-	for (i = 0; i < nfree; i++)
-		fdims[i] = 1;
-	while (nf--) {
-		int j, best = 0;
-
-		for (j = 1; j < nfree; j++)
-			if (fdims[j] < fdims[best])
-				best = j;
-		fdims[best] *= factors[nf];
-	}
-	qsort(fdims, (size_t)nfree, sizeof(int), cmp_desc);
-	for (i = 0, p = 0; i < ndims; i++)
+	ret = dims_split(rest, nfree, fdims);
+	for (i = 0, p = 0; !ret && i < ndims; i++)
 		if (!dims[i])
 			dims[i] = fdims[p++];
 	free(fdims);
-	return RC_OK;
+	return ret;
 }
 
 /* ---- API ----------------------------------------------------------------- */

@@ -236,6 +236,92 @@ START_TEST(dims_create)
 }
 END_TEST
 
+/*
+ * The even split, checked against an independent brute force: every
+ * non-increasing factorization of n into k factors, the smallest spread
+ * (largest minus smallest) wins, ties to the larger smallest factor,
+ * then the larger next smallest, and so on.
+ */
+struct dims_ref {
+	int k, have, f[6], best[6];
+};
+
+static int dims_ref_better(const struct dims_ref *r)
+{
+	int i, s = r->f[0] - r->f[r->k - 1];
+	int b = r->best[0] - r->best[r->k - 1];
+
+	if (!r->have || s != b)
+		return !r->have || s < b;
+	for (i = r->k - 1; i >= 0; i--)
+		if (r->f[i] != r->best[i])
+			return r->f[i] > r->best[i];
+	return 0;
+}
+
+static void dims_ref_walk(struct dims_ref *r, int i, int n, int max)
+{
+	int d;
+
+	if (i == r->k - 1) {
+		if (n > max)
+			return;
+		r->f[i] = n;
+		if (dims_ref_better(r)) {
+			memcpy(r->best, r->f, sizeof(r->f));
+			r->have = 1;
+		}
+		return;
+	}
+	for (d = n < max ? n : max; d >= 1; d--)
+		if (n % d == 0) {
+			r->f[i] = d;
+			dims_ref_walk(r, i + 1, n / d, d);
+		}
+}
+
+START_TEST(dims_create_even)
+{
+	static const struct {
+		int n, k, want[5];
+	} cases[] = {
+		{72, 2, {9, 8}}, /* primes largest first: 12 x 6 */
+		{1323, 2, {49, 27}},
+		{228072, 3, {86, 52, 51}}, /* ties 78 x 68 x 43 */
+		{712656, 5, {101, 14, 9, 8, 7}},
+		{2147483647, 2, {2147483647, 1}},
+		{16, 5, {2, 2, 2, 2, 1}},
+	};
+	struct dims_ref r;
+	int d[6], i, n, k;
+
+	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+		memset(d, 0, sizeof(d));
+		ck_assert_int_eq(MPI_Dims_create(cases[i].n, cases[i].k, d),
+				 MPI_SUCCESS);
+		ck_assert_mem_eq(d, cases[i].want, sizeof(int) * cases[i].k);
+	}
+	/* fixed entries stay; the free ones split what is left (36) */
+	d[0] = 0;
+	d[1] = 2;
+	d[2] = 0;
+	ck_assert_int_eq(MPI_Dims_create(72, 3, d), MPI_SUCCESS);
+	ck_assert(d[0] == 6 && d[1] == 2 && d[2] == 6);
+	for (n = 1; n <= 720; n++)
+		for (k = 1; k <= 5; k++) {
+			memset(&r, 0, sizeof(r));
+			r.k = k;
+			dims_ref_walk(&r, 0, n, n);
+			memset(d, 0, sizeof(d));
+			ck_assert_int_eq(MPI_Dims_create(n, k, d), MPI_SUCCESS);
+			ck_assert_msg(
+				!memcmp(d, r.best, sizeof(int) * k),
+				"%d in %dD: %d x %d ..., want %d x %d ...", n,
+				k, d[0], d[1], r.best[0], r.best[1]);
+		}
+}
+END_TEST
+
 START_TEST(cart)
 {
 	int all[N] = { 0, 1, 2, 3, 4, 5 };
@@ -1374,6 +1460,7 @@ static Suite *comm_suite(void)
 	tcase_add_test(tc, groups);
 	tcase_add_test(tc, comm_local);
 	tcase_add_test(tc, dims_create);
+	tcase_add_test(tc, dims_create_even);
 	tcase_add_test(tc, cart);
 	tcase_add_test(tc, coll_errors);
 	tcase_add_test(tc, self_colls);
