@@ -65,11 +65,12 @@ void rc_progress_idle_slow(struct rc_inst *inst)
 	 * below MULTIPLE. */
 	rc_cs_yield(&rc_cs_big);
 	/* With more ranks than cores the peer we wait for may need our core
-	 * (RCMPI_YIELD asks for this too). Otherwise spin, but after
-	 * RCMPI_POLLS_BEFORE_YIELD empty polls in a row (as MPICH does):
-	 * a long wait then lets what else is runnable on this core go first
-	 * (the kernel's work for a software RDMA device, a daemon), and a
-	 * short one, a message's round trip, never pays a system call.
+	 * (RCMPI_YIELD asks for this too). Otherwise spin, as Open MPI
+	 * does; over a software RDMA device (yield_after, from
+	 * RCMPI_POLLS_BEFORE_YIELD) yield after that many empty polls in a
+	 * row: a long wait then lets the kernel's work for the device on
+	 * this core go first, and a short one, a message's round trip,
+	 * never pays a system call.
 	 * The spin has no PAUSE, as Open MPI's, MPICH's and UCX's progress
 	 * loops have none: it delays seeing a message by up to its own
 	 * length (about 140 cycles on recent x86 cores, and 145 ns under

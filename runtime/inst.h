@@ -86,6 +86,9 @@ struct rc_inst {
 	bool send_mt_any;
 	int universe_size;
 	bool oversubscribed;	/* more local ranks than cores: yield */
+	/* a transport drives a device whose work the kernel does on our
+	 * cores (Soft-RoCE, siw): long waits yield to it (yield_after) */
+	bool soft_device;
 	unsigned yield_after;	/* idle polls before a wait yields (0: no) */
 	/* a blocking wait's looks between two progress calls (spin_polls,
 	 * RCMPI_SPIN_POLLS, 0: none; spin: pt2pt's, NULL without a

@@ -30,10 +30,11 @@ RC_PARAM(VERBOSE, INT, "0", 0, 100, "runtime",
 RC_PARAM(YIELD, BOOL, "0", 0, 0, "runtime",
 	 "yield the CPU while waiting even when the node is not "
 	 "oversubscribed")
-RC_PARAM(POLLS_BEFORE_YIELD, INT, "1000", 0, 1L << 30, "runtime",
+RC_PARAM(POLLS_BEFORE_YIELD, INT, "auto", 0, 1L << 30, "runtime",
 	 "empty progress polls in a row after which a waiting rank yields "
-	 "the CPU at each further one (lets kernel work and other "
-	 "processes on its core run); 0: never")
+	 "the CPU at each further one (lets kernel work on its core run); "
+	 "0: never; auto: 1000 over a software RDMA device (Soft-RoCE, "
+	 "siw), else 0")
 RC_PARAM(SPIN_POLLS, INT, "64", 0, 1L << 20, "runtime",
 	 "looks a blocking receive takes at its peer's eager ring (verbs) "
 	 "between two progress calls while its message may come that way; "

@@ -496,13 +496,26 @@ int vb_peer_sq_alloc(struct vb_tp *vt, struct vb_peer *p)
  * through its loopback, which loses nothing: no fence there. On other
  * devices RCMPI_VERBS_RD_FENCE=1 turns it on, =0 off everywhere.
  */
+static bool vb_is_rxe(const struct vb_tp *vt)
+{
+	/* (rxe's vendor ID; a renamed rxe device keeps it) */
+	return vt->dattr.vendor_id == 0xffffff ||
+	       !strncmp(vt->dev_name, "rxe", 3);
+}
+
 static bool vb_rd_fence_wanted(const struct vb_tp *vt)
 {
 	if (vt->prm.rd_fence >= 0)
 		return vt->prm.rd_fence;
-	/* (rxe's vendor ID; a renamed rxe device keeps it) */
-	return vt->dattr.vendor_id == 0xffffff ||
-	       !strncmp(vt->dev_name, "rxe", 3);
+	return vb_is_rxe(vt);
+}
+
+/* A device whose work the kernel does on the host's cores: Soft-RoCE or
+ * siw (vendor ID "bmt"). */
+static bool vb_is_soft(const struct vb_tp *vt)
+{
+	return vb_is_rxe(vt) || vt->dattr.vendor_id == 0x626d74 ||
+	       !strncmp(vt->dev_name, "siw", 3);
 }
 
 /* A connected peer's fence (pa: its address, NULL if unknown: fenced). */
@@ -658,6 +671,8 @@ static int vb_open(struct rc_inst *inst, struct rc_tp **tpp)
 
 	vt->inline_max = vt->prm.inline_max;
 	vt->rd_fence = vb_rd_fence_wanted(vt);
+	if (vb_is_soft(vt))
+		inst->soft_device = true;
 	vt->tp.max_am = (vt->prm.eager_limit + 64 + 63) & ~(size_t)63;
 	if (vt->tp.max_am < 128)
 		vt->tp.max_am = 128;

@@ -2623,6 +2623,23 @@ static void fence_wait(struct vw *w, struct fence_op *f)
 	ck_assert_int_eq(f->status, RC_OK);
 }
 
+/* A software device (Soft-RoCE's or siw's vendor ID) tells the instance
+ * so: its long waits then yield to the kernel's work for the device
+ * (runtime/init.c's yield_after); a hardware device does not. */
+START_TEST(soft_device)
+{
+	static const unsigned vendor[] = {0x02c9, 0xffffff, 0x626d74};
+	struct vw w;
+
+	fk.vendor_id = vendor[_i];
+	vw_open(&w, 2);
+	ck_assert_int_eq(w.status, RC_OK);
+	ck_assert(w.inst[0]->soft_device == (_i != 0));
+	ck_assert(w.inst[1]->soft_device == (_i != 0));
+	vw_close(&w);
+}
+END_TEST
+
 /* The READ and atomic fence (vb_rd_fence_wanted): on a device that asks
  * for it, an atomic or RDMA READ to a peer on another device goes alone.
  * A get, put or atomic that cannot go yet is accepted (RC_INPROGRESS) but
@@ -2821,6 +2838,7 @@ static Suite *verbs_suite(void)
 	tcase_add_test(tc, data_unexposed);
 	tcase_add_loop_test(tc, data_atomics, 0, 3);
 	tcase_add_loop_test(tc, data_rd_fence, 0, 4);
+	tcase_add_loop_test(tc, soft_device, 0, 3);
 	tcase_add_loop_test(tc, fp_order_mixed, 0, 4);
 	tcase_add_test(tc, fp_cq_later);
 	tcase_add_test(tc, fp_poll_fast);
