@@ -318,6 +318,7 @@ struct dims_search {
 	const int *div; /* divisors of the product, ascending */
 	int ndiv;
 	int k;	  /* free dimensions */
+	int first; /* factors before it are 1 (dims_split's ones) */
 	long lim; /* a new split's largest factor must be below this */
 	int found;
 	int *try, *best;
@@ -360,7 +361,8 @@ static void dims_search(struct dims_search *s, int i, int n, int lo)
 	if (m == 1) {
 		if (n >= lo && n < s->lim) {
 			s->try[i] = n;
-			memcpy(s->best, s->try, sizeof(int) * (size_t)s->k);
+			memcpy(s->best + s->first, s->try + s->first,
+			       sizeof(int) * (size_t)(s->k - s->first));
 			s->lim = n;
 			s->found = 1;
 		}
@@ -384,12 +386,17 @@ static void dims_search(struct dims_search *s, int i, int n, int lo)
 static int dims_split(int n, int k, int *out)
 {
 	struct dims_search s = {.k = k};
-	int *div, *buf, nd = 0, d, j, have = 0, spread = 0, floor_max;
+	int *div, *buf, nd = 0, d, j, have = 0, spread = 0, floor_max, ones;
 
 	if (k == 1) {
 		out[0] = n;
 		return RC_OK;
 	}
+	/* While 2^m > n the smallest of m factors can only be 1: whatever
+	 * ndims is, at most 30 factors are not, and the search (one level
+	 * per factor) goes no deeper than those. */
+	for (ones = 0; k - ones > 1 && !pow_le(2, k - ones, n); ones++)
+		;
 	div = malloc(sizeof(int) * RC_DIMS_MAX_DIVISORS);
 	buf = malloc(sizeof(int) * 2 * (size_t)k);
 	if (!div || !buf) {
@@ -409,6 +416,15 @@ static int dims_split(int n, int k, int *out)
 	s.ndiv = nd;
 	s.try = buf;
 	s.best = buf + k;
+	for (j = 0; j < ones; j++)
+		s.try[j] = s.best[j] = 1;
+	s.first = ones;
+	if (ones) {
+		/* the smallest factor is 1: the smallest largest one wins */
+		s.lim = (long)n + 1;
+		dims_search(&s, ones, n, 1);
+		goto out;
+	}
 	floor_max = root_ceil(n, k);
 	/* the smallest factor, largest first: a smaller one must give a
 	 * strictly smaller spread, which it cannot once it lies that far
@@ -428,6 +444,7 @@ static int dims_split(int n, int k, int *out)
 			spread = (int)(s.lim - d);
 		}
 	}
+out:
 	for (j = 0; j < k; j++)
 		out[j] = s.best[k - 1 - j];
 	free(div);

@@ -293,7 +293,7 @@ START_TEST(dims_create_even)
 		{16, 5, {2, 2, 2, 2, 1}},
 	};
 	struct dims_ref r;
-	int d[6], i, n, k;
+	int d[6], i, n, k, *big;
 
 	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
 		memset(d, 0, sizeof(d));
@@ -307,6 +307,17 @@ START_TEST(dims_create_even)
 	d[2] = 0;
 	ck_assert_int_eq(MPI_Dims_create(72, 3, d), MPI_SUCCESS);
 	ck_assert(d[0] == 6 && d[1] == 2 && d[2] == 6);
+	/* far more dimensions than factors: the rest are 1, no deeper
+	 * search (was one recursion level per dimension: a stack overflow
+	 * at 100000) */
+	big = calloc(100000, sizeof(int));
+	ck_assert_ptr_nonnull(big);
+	ck_assert_int_eq(MPI_Dims_create(720, 100000, big), MPI_SUCCESS);
+	ck_assert_mem_eq(big, ((int[]){5, 3, 3, 2, 2, 2, 2, 1}),
+			 8 * sizeof(int));
+	for (i = 8; i < 100000; i++)
+		ck_assert_int_eq(big[i], 1);
+	free(big);
 	for (n = 1; n <= 720; n++)
 		for (k = 1; k <= 5; k++) {
 			memset(&r, 0, sizeof(r));
