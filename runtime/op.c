@@ -183,18 +183,33 @@ void rc_op_release(struct rc_op *op)
 typedef void (*op_kernel)(const void *restrict in, void *restrict inout,
 			  size_t n);
 
-#define OP_KDEF(op, N, T, A, expr)                                      \
-	static void op_##op##_##N(const void *restrict vin,            \
-				  void *restrict vio, size_t n)         \
-	{                                                               \
-		const T *restrict in = vin;                             \
-		T *restrict io = vio;                                   \
-		size_t i;                                               \
-                                                                        \
-		for (i = 0; i < n; i++) {                               \
-			const T a = in[i], b = io[i];                   \
-			io[i] = (T)(expr);                              \
-		}                                                       \
+/* x86-64: each typed kernel is also built for AVX2, picked once at load
+ * time by the CPU it runs on (an ifunc), for twice the elements per
+ * instruction of the baseline's SSE2. Element-wise ops round alike in
+ * both, so results do not depend on the CPU. Measured: an accumulate of
+ * 64 KiB of MPI_DOUBLE on a shared-memory window, 2.2 -> 0.9 us
+ * (bench/RESULTS.md). */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define OP_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef OP_CLONES
+#define OP_CLONES
+#endif
+
+#define OP_KDEF(op, N, T, A, expr)                                        \
+	OP_CLONES static void op_##op##_##N(const void *restrict vin,     \
+					    void *restrict vio, size_t n) \
+	{                                                                 \
+		const T *restrict in = vin;                               \
+		T *restrict io = vio;                                     \
+		size_t i;                                                 \
+                                                                          \
+		for (i = 0; i < n; i++) {                                 \
+			const T a = in[i], b = io[i];                     \
+			io[i] = (T)(expr);                                \
+		}                                                         \
 	}
 
 #define OP_K_MAX(N, T, A) OP_KDEF(max, N, T, A, a > b ? a : b)
