@@ -15,10 +15,10 @@
  *   - SHM (allocate_shared, and allocate, when every member is on this
  *     node and RCMPI_RMA_SHM is on: decided at creation, the same on every
  *     member): every target's memory is mapped here; put and get are
- *     copies by the origin, accumulates are applied by the origin with CPU
- *     atomics (aligned 4- and 8-byte elements) or under the window's lock
- *     word in the shared segment (the agent: the CPUs of the node, one
- *     rule per element, ops.c); passive-target locks are ticket locks in
+ *     copies by the origin, accumulates are applied by the origin under
+ *     the target's accumulate lock in the shared segment (struct
+ *     rma_acclock; the agent: the CPUs of the node, one target at a
+ *     time, ops.c); passive-target locks are ticket locks in
  *     the segment (struct rma_lockw), flush is a memory barrier. No
  *     message moves data; fence and PSCW keep their messages.
  *   - direct (create, allocate off the SHM path, dynamic; ops.c
@@ -327,6 +327,13 @@ struct rma_lockw {
 	uint32_t read;
 };
 
+/* A target's accumulate lock on the SHM path (ops.c): a ticket lock,
+ * first come, first served; the holder alone moves `owner`. */
+struct rma_acclock {
+	uint32_t next;
+	uint32_t owner;
+};
+
 /* What a rank holds or waits for at a target (holder words): the state
  * in the high half, the ticket in the low half. */
 enum {
@@ -344,7 +351,7 @@ struct rma_shm {
 	void *seg;
 	size_t len;
 	int n;			/* members */
-	uint32_t *lock;		/* the accumulate lock word (in seg) */
+	struct rma_acclock *acc; /* by target (in seg, RMA_LINE apart) */
 	struct rma_lockw *lockw; /* by target (in seg, RMA_LINE apart) */
 	uint64_t *holder;	 /* [target * n + origin] (in seg) */
 };
@@ -370,8 +377,8 @@ struct rc_win {
 	unsigned info;		/* RC_WIN_* */
 	unsigned acc_order;	/* RC_ACC_* */
 	bool acc_same_op;
-	bool shm_path; /* every target reached by the SHM path:
-			* copies, CPU atomics, lock words */
+	bool shm_path; /* every target reached by the SHM path: copies,
+			* accumulate locks, lock words */
 	struct rma_target *tg;
 	int *wmap;		/* world rank -> window rank, or -1 */
 	/* the handler is comm->errh (comm->eh_handle names the window) */
@@ -538,9 +545,9 @@ static inline bool rma_span(size_t count, const struct rc_dtype *dt,
  * in the window (RC_OK) or not (RC_ERR_RMA_RANGE). */
 int rma_target_addr(struct rc_win *win, int64_t disp, ptrdiff_t lo,
 		    ptrdiff_t hi, char **addr);
-/* Shared windows: the accumulate lock. */
-void rma_shm_lock(struct rc_win *win);
-void rma_shm_unlock(struct rc_win *win);
+/* Shared windows: window rank t's accumulate lock. */
+void rma_shm_lock(struct rc_win *win, int t);
+void rma_shm_unlock(struct rc_win *win, int t);
 /* Is every member of the window on this node? */
 bool rma_all_local(const struct rc_win *win);
 
@@ -627,7 +634,7 @@ void rma_ops_probe(struct rc_rma *rma, double now);
 /* Fail every operation of win to target t (its process failed). */
 void rma_ops_fail_target(struct rc_win *win, int t, int status);
 void rma_in_reset(struct rma_in *in);
-/* Is b a C or Fortran integer kind (accumulates: fetch-add for SUM)? */
+/* Is b a C or Fortran integer kind (device atomics: fetch-add for SUM)? */
 bool rma_basic_is_int(enum rc_basic b);
 /* The elements of (buf, count, dt) in type-map order: rma_walk_next
  * gives the address of the next es bytes. */

@@ -16,8 +16,8 @@
  *      2 (all on its node, RCMPI_RMA_SHM on): every member must share this
  *      kernel (same boot id: the shm transport's locality, whatever
  *      RCMPI_TRANSPORTS forces for messages), else RC_ERR_RMA_SHARED on
- *      all; rank 0 creates one segment (header pages: the accumulate lock
- *      word, the lock words and holder words; then every rank's memory:
+ *      all; rank 0 creates one segment (header pages: the accumulate
+ *      locks, the lock words and holder words; then every rank's memory:
  *      contiguous, or page-aligned parts with alloc_shared_noncontig and
  *      for allocate) and broadcasts its name; the others map it; an
  *      allreduce agrees on success; rank 0 unlinks the name. allocate
@@ -390,31 +390,40 @@ void rma_on_reg(struct rc_rma *rma, int wsrc, const void *msg, size_t len)
 
 /* ---- shared segments ----------------------------------------------------- */
 
-void rma_shm_lock(struct rc_win *win)
+static struct rma_acclock *acc_of(struct rc_win *win, int t)
 {
-	uint32_t *l = win->shm->lock;
+	return (struct rma_acclock *)((char *)win->shm->acc +
+				      (size_t)RMA_LINE * (size_t)t);
+}
 
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
-		while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
-			if (win->inst->oversubscribed)
-				sched_yield();
-			else
-				__builtin_ia32_pause();
-		}
+void rma_shm_lock(struct rc_win *win, int t)
+{
+	struct rma_acclock *l = acc_of(win, t);
+	uint32_t me = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != me) {
+		if (win->inst->oversubscribed)
+			sched_yield();
+		else
+			__builtin_ia32_pause();
 	}
 }
 
-void rma_shm_unlock(struct rc_win *win)
+void rma_shm_unlock(struct rc_win *win, int t)
 {
-	__atomic_store_n(win->shm->lock, 0, __ATOMIC_RELEASE);
+	struct rma_acclock *l = acc_of(win, t);
+
+	__atomic_store_n(&l->owner,
+			 __atomic_load_n(&l->owner, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELEASE);
 }
 
-/* The segment's header: the accumulate lock word, a lock word per target
- * (struct rma_lockw, one cache line each), who holds or waits for each
- * (n x n words); whole pages. */
+/* The segment's header: an accumulate lock per target (struct
+ * rma_acclock), a lock word per target (struct rma_lockw), one cache line
+ * each, who holds or waits for each (n x n words); whole pages. */
 static size_t shm_hdr_len(int n)
 {
-	size_t len = RMA_LINE * (1 + (size_t)n) +
+	size_t len = RMA_LINE * 2 * (size_t)n +
 		     sizeof(uint64_t) * (size_t)n * (size_t)n;
 
 	return (len + RMA_PAGE - 1) & ~(size_t)(RMA_PAGE - 1);
@@ -461,8 +470,8 @@ static int shm_map(struct rma_shm *sh, bool create)
 		ret = RC_ERR_NOMEM;
 		goto out;
 	}
-	sh->lock = sh->seg;
-	sh->lockw = (struct rma_lockw *)((char *)sh->seg + RMA_LINE);
+	sh->acc = sh->seg;
+	sh->lockw = (struct rma_lockw *)((char *)sh->seg + RMA_LINE * sh->n);
 	sh->holder = (uint64_t *)((char *)sh->lockw + RMA_LINE * sh->n);
 out:
 	close(fd);

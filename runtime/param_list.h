@@ -257,7 +257,8 @@ RC_PARAM(COLL_TMP_CACHE, SIZE, "16m", 0, 1L << 40, "coll",
 /* ---- one-sided ---------------------------------------------------------- */
 RC_PARAM(RMA_SHM, BOOL, "1", 0, 0, "rma",
 	 "windows whose members all share this node use the shared-memory "
-	 "path (direct copies, CPU atomics, lock words); 0: active messages")
+	 "path (direct copies, accumulates under a lock per target, lock "
+	 "words); 0: active messages")
 RC_PARAM(RMA_DIRECT, BOOL, "1", 0, 0, "rma",
 	 "put and get of create/allocate windows by the transport's own "
 	 "read and write (CMA on a node, RDMA over verbs); 0: active messages")

@@ -30,7 +30,15 @@
  *      MPI_NO_OP reads that never go down, and MPI_Fetch_and_op of
  *      MPI_REPLACE as an atomic swap: every value swapped in comes out
  *      exactly once (the sum of what all ranks fetched plus what is left
- *      equals the sum of what they swapped in).
+ *      equals the sum of what they swapped in);
+ *   6. large accumulates (a window of its own; "bulk", below): every rank
+ *      adds ones to 160000 bytes of ints, twos to every third int
+ *      through a vector target type, and 32 fetch_and_ops of one on
+ *      single ints of the same array, and get_accumulates ones into
+ *      96000 bytes of doubles, 6 rounds: each int and double exact at
+ *      the end, each fetched double a whole number below the total (an
+ *      update lost between a large operation and a small one on the same
+ *      element shows).
  * Done on a window of MPI_Win_allocate and, when every rank shares this
  * node, of MPI_Win_allocate_shared (on one node both take the
  * shared-memory path unless RCMPI_RMA_SHM=0: the origins apply
@@ -41,14 +49,18 @@
  * key of MPI_Win_get_info; RCMPI_RMA_ATOMIC chooses it), so that a run
  * meant to test the device's atomics fails when they are not used.
  *
- *   rma_counter [N] [create|allocate|shared|dynamic|agent=A...]  (default
- *   2000, allocate and shared)
+ * 6. runs with "bulk" among the arguments, or when no flavour is named.
+ *
+ *   rma_counter [N] [create|allocate|shared|dynamic|agent=A|bulk...]
+ *   (default 2000, allocate and shared, bulk)
  */
+#include <stdbool.h>
 #include <unistd.h>
 #include "jobs.h"
 
 static int rank, size;
 static const char *want_agent; /* agent=A: what create/allocate report */
+static bool with_bulk;	       /* 6. as well ("bulk", or no flavour named) */
 static double t_phase; /* RMA_COUNTER_TIMES set: rank 0 prints phases */
 
 static void phase_done(const char *what, const char *phase)
@@ -358,26 +370,29 @@ static void counters(MPI_Win w, long long *mem, MPI_Aint base, int n,
 	phase_done(what, "shapes");
 }
 
-static void run(const char *flavor, int n)
+/* A window of `bytes` of this flavor, zeroed; false: not here (shared,
+ * when not every rank is on this node). */
+static bool win_open(const char *flavor, size_t bytes, char **memp,
+		     MPI_Aint *basep, MPI_Win *w)
 {
-	long long *mem = NULL;
+	char *mem = NULL;
 	MPI_Aint base = 0;
-	MPI_Win w;
 	MPI_Comm node;
 	int nsize;
 
 	if (!strcmp(flavor, "allocate")) {
-		CHECK_MPI(MPI_Win_allocate(WINSZ, 1, MPI_INFO_NULL,
-					   MPI_COMM_WORLD, &mem, &w));
+		CHECK_MPI(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL,
+					   MPI_COMM_WORLD, &mem, w));
 	} else if (!strcmp(flavor, "create")) {
-		CHECK_MPI(MPI_Alloc_mem(WINSZ, MPI_INFO_NULL, &mem));
-		CHECK_MPI(MPI_Win_create(mem, WINSZ, 1, MPI_INFO_NULL,
-					 MPI_COMM_WORLD, &w));
+		CHECK_MPI(MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &mem));
+		CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)bytes, 1, MPI_INFO_NULL,
+					 MPI_COMM_WORLD, w));
 	} else if (!strcmp(flavor, "dynamic")) {
-		mem = malloc(WINSZ);
+		mem = malloc(bytes);
+		CHECK(mem, "no memory for %zu bytes", bytes);
 		CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD,
-						 &w));
-		CHECK_MPI(MPI_Win_attach(w, mem, WINSZ));
+						 w));
+		CHECK_MPI(MPI_Win_attach(*w, mem, (MPI_Aint)bytes));
 		MPI_Get_address(mem, &base);
 		MPI_Bcast(&base, 1, MPI_AINT, 0, MPI_COMM_WORLD);
 	} else {
@@ -386,10 +401,140 @@ static void run(const char *flavor, int n)
 		MPI_Comm_size(node, &nsize);
 		MPI_Comm_free(&node);
 		if (nsize < size)
-			return;	/* not every rank on this node */
-		CHECK_MPI(MPI_Win_allocate_shared(WINSZ, 1, MPI_INFO_NULL,
-						  MPI_COMM_WORLD, &mem, &w));
+			return false; /* not every rank on this node */
+		CHECK_MPI(MPI_Win_allocate_shared((MPI_Aint)bytes, 1,
+						  MPI_INFO_NULL, MPI_COMM_WORLD,
+						  &mem, w));
 	}
+	memset(mem, 0, bytes);
+	*memp = mem;
+	*basep = base;
+	MPI_Barrier(MPI_COMM_WORLD);
+	return true;
+}
+
+static void win_close(const char *flavor, char *mem, MPI_Win *w)
+{
+	CHECK_MPI(MPI_Win_free(w));
+	if (!strcmp(flavor, "create"))
+		MPI_Free_mem(mem);
+	if (!strcmp(flavor, "dynamic"))
+		free(mem);
+}
+
+/* 6. large accumulates beside small ones, every rank at once: spans of
+ * the shared-memory path's per-target lock (64 KiB) and the AM path's
+ * stream fragments, contiguous and strided, among fetch_and_ops on
+ * single elements of the same array. */
+#define BULK_INTS 40000 /* 160000 bytes */
+#define BULK_DBLS 12000 /* 96000 bytes, after the ints */
+#define BULK_ROUNDS 6
+#define BULK_FOPS 32 /* per rank and round */
+
+static int bulk_fop_at(int r, int round, int j)
+{
+	return (int)(((long)r * 7919 + (long)round * 104729 + (long)j * 613) %
+		     BULK_INTS);
+}
+
+static void bulk(const char *flavor)
+{
+	const size_t bytes =
+		BULK_INTS * sizeof(int) + BULK_DBLS * sizeof(double);
+	int *ones = malloc(BULK_INTS * sizeof(int)), *want;
+	double *d1 = malloc(BULK_DBLS * sizeof(double)), *dgot;
+	int i, k, r, round, one = 1, old;
+	MPI_Datatype every3;
+	MPI_Aint base;
+	MPI_Win w;
+	char *mem;
+
+	dgot = malloc(BULK_DBLS * sizeof(double));
+	want = calloc(BULK_INTS, sizeof(int));
+	CHECK(ones && d1 && dgot && want, "bulk: no memory");
+	if (!win_open(flavor, bytes, &mem, &base, &w))
+		goto out;
+	for (k = 0; k < BULK_INTS; k++)
+		ones[k] = 1;
+	for (k = 0; k < BULK_DBLS; k++)
+		d1[k] = 1;
+	/* every third int: twos added through a strided target type */
+	CHECK_MPI(MPI_Type_vector(BULK_INTS / 3, 1, 3, MPI_INT, &every3));
+	CHECK_MPI(MPI_Type_commit(&every3));
+	CHECK_MPI(MPI_Win_lock_all(0, w));
+	for (round = 0; round < BULK_ROUNDS; round++) {
+		CHECK_MPI(MPI_Accumulate(ones, BULK_INTS, MPI_INT, 0, base,
+					 BULK_INTS, MPI_INT, MPI_SUM, w));
+		for (i = 0; i < BULK_FOPS; i++)
+			CHECK_MPI(MPI_Fetch_and_op(
+				&one, &old, MPI_INT, 0,
+				base + (MPI_Aint)sizeof(int) *
+						bulk_fop_at(rank, round, i),
+				MPI_SUM, w));
+		for (k = 0; k < BULK_INTS / 3; k++)
+			want[k] = 2; /* (origin: BULK_INTS / 3 twos) */
+		CHECK_MPI(MPI_Accumulate(want, BULK_INTS / 3, MPI_INT, 0, base,
+					 1, every3, MPI_SUM, w));
+		CHECK_MPI(MPI_Get_accumulate(
+			d1, BULK_DBLS, MPI_DOUBLE, dgot, BULK_DBLS, MPI_DOUBLE,
+			0, base + BULK_INTS * (MPI_Aint)sizeof(int), BULK_DBLS,
+			MPI_DOUBLE, MPI_SUM, w));
+		CHECK_MPI(MPI_Win_flush(0, w));
+		/* each old value: a whole count of earlier sums, below all */
+		for (k = 0; k < BULK_DBLS; k++)
+			CHECK(dgot[k] >= round &&
+				      dgot[k] < size * BULK_ROUNDS &&
+				      dgot[k] == (double)(long)dgot[k],
+			      "%s bulk: fetched double %g at %d, round %d",
+			      flavor, dgot[k], k, round);
+	}
+	CHECK_MPI(MPI_Win_unlock_all(w));
+	CHECK_MPI(MPI_Type_free(&every3));
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		int *iv = (int *)(void *)mem;
+		double dv;
+
+		for (k = 0; k < BULK_INTS; k++)
+			want[k] = size * BULK_ROUNDS *
+				  (k % 3 || k / 3 >= BULK_INTS / 3 ? 1 : 3);
+		for (r = 0; r < size; r++)
+			for (round = 0; round < BULK_ROUNDS; round++)
+				for (i = 0; i < BULK_FOPS; i++)
+					want[bulk_fop_at(r, round, i)]++;
+		CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w));
+		for (k = 0; k < BULK_INTS; k++)
+			CHECK(iv[k] == want[k],
+			      "%s bulk: int %d is %d, want %d", flavor, k,
+			      iv[k], want[k]);
+		for (k = 0; k < BULK_DBLS; k++) {
+			memcpy(&dv,
+			       mem + BULK_INTS * sizeof(int) +
+				       (size_t)k * sizeof(double),
+			       sizeof(dv));
+			CHECK(dv == size * BULK_ROUNDS,
+			      "%s bulk: double %d is %g, want %d", flavor, k,
+			      dv, size * BULK_ROUNDS);
+		}
+		CHECK_MPI(MPI_Win_unlock(0, w));
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	win_close(flavor, mem, &w);
+out:
+	free(ones);
+	free(d1);
+	free(dgot);
+	free(want);
+}
+
+static void run(const char *flavor, int n)
+{
+	char *mem;
+	MPI_Aint base;
+	MPI_Win w;
+
+	if (!win_open(flavor, WINSZ, &mem, &base, &w))
+		return;
 	if (want_agent &&
 	    (!strcmp(flavor, "allocate") || !strcmp(flavor, "create"))) {
 		char agent[32] = "";
@@ -404,33 +549,38 @@ static void run(const char *flavor, int n)
 		      "%s: atomic agent %s, want %s", flavor,
 		      flag ? agent : "(none)", want_agent);
 	}
-	memset(mem, 0, WINSZ);
-	MPI_Barrier(MPI_COMM_WORLD);
-	counters(w, mem, base, n, flavor);
-	CHECK_MPI(MPI_Win_free(&w));
-	if (!strcmp(flavor, "create"))
-		MPI_Free_mem(mem);
-	if (!strcmp(flavor, "dynamic"))
-		free(mem);
+	counters(w, (long long *)(void *)mem, base, n, flavor);
+	win_close(flavor, mem, &w);
+	if (!with_bulk)
+		return;
+	bulk(flavor);
+	phase_done(flavor, "bulk");
 }
 
 int main(int argc, char **argv)
 {
-	int n = 2000, i;
+	int n = 2000, i, nflavors = 0;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (argc > 1)
 		n = atoi(argv[1]);
-	for (i = 2; i < argc; i++)
+	for (i = 2; i < argc; i++) {
 		if (!strncmp(argv[i], "agent=", 6))
 			want_agent = argv[i] + 6;
-	if (argc > 2 + (want_agent != NULL)) {
+		else if (!strcmp(argv[i], "bulk"))
+			with_bulk = true;
+		else
+			nflavors++;
+	}
+	if (nflavors) {
 		for (i = 2; i < argc; i++)
-			if (strncmp(argv[i], "agent=", 6))
+			if (strncmp(argv[i], "agent=", 6) &&
+			    strcmp(argv[i], "bulk"))
 				run(argv[i], n);
 	} else {
+		with_bulk = true;
 		run("allocate", n);
 		run("shared", n);
 	}

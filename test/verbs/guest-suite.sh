@@ -246,13 +246,15 @@ job jobs_comm_ctx_3 3 ok -- "$J/comm_ctx"
 # flavour (allocate_shared: load/store between the VM's ranks, one kernel,
 # while messages go over verbs), operation and synchronisation mode; the
 # contended counters (fetch_and_op, an exclusive lock, accumulate,
-# compare_and_swap) exact; error classes. 2 ranks: a put and a get of
+# compare_and_swap) exact, and (bulk) 160 KB accumulates beside
+# single-element ones; error classes. 2 ranks: a put and a get of
 # 20 MB, past rxe's 8 MiB a message (max_msg_sz): RDMA WRITEs and READs
 # of at most that many bytes each
 job jobs_rma_ops_2 2 ok -- "$J/rma_ops" 20000000
 job jobs_rma_ops_3 3 ok "$SMALL" RCMPI_VERBS_EAGER_LIMIT=1024 -- \
 	"$J/rma_ops" 200000
-job jobs_rma_counter_3 3 ok -- "$J/rma_counter" 150 allocate shared dynamic
+job jobs_rma_counter_3 3 ok -- "$J/rma_counter" 150 allocate shared dynamic \
+	bulk
 job jobs_rma_counter_rdmacm_2 2 ok RCMPI_VERBS_CM=rdmacm -- \
 	"$J/rma_counter" 300 create
 job jobs_rma_errors_2 2 ok -- "$J/rma_errors"
