@@ -22,7 +22,9 @@ static void usage(const struct bench *b, const char *prog)
 		"usage: %s [-m [min:]max] [-i iters] [-x warmup] [-W window] "
 		"%s[-c] [-N cart:D:R|graph:FILE] [-t %s]\n",
 		prog,
-		b->rma_syncs ? "[-w create|allocate|dynamic] [-s sync] " : "",
+		b->rma_syncs ? "[-w create|allocate|dynamic] [-s sync] "
+			       "[-T mpi_char|mpi_int|mpi_float|mpi_double] "
+			     : "",
 		t);
 }
 
@@ -107,8 +109,9 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 	b->iters = -1;
 	b->warmup = -1;
 	b->window = 64;
-	while ((opt = getopt(*argc, *argv, b->rma_syncs ? "m:i:x:W:w:s:cN:t:h"
-							 : "m:i:x:W:cN:t:h")) != -1) {
+	while ((opt = getopt(*argc, *argv,
+			     b->rma_syncs ? "m:i:x:W:w:s:T:cN:t:h"
+					  : "m:i:x:W:cN:t:h")) != -1) {
 		switch (opt) {
 		case 'w':
 		case 's':
@@ -148,6 +151,9 @@ static void init(struct bench *b, int *argc, char ***argv, const char *name)
 			break;
 		case 'N':
 			b->nhbr = optarg;
+			break;
+		case 'T':
+			b->type = optarg;
 			break;
 		case 't':
 			if (!b->mt) {
@@ -267,6 +273,8 @@ void bench_init_p2p(struct bench *b, int *argc, char ***argv,
 
 		printf("# Window creation: %s\n", wnames[b->win_type]);
 		printf("# Synchronization: %s\n", snames[b->sync]);
+		if (b->type)
+			printf("# Datatype: %s\n", b->type);
 	}
 	if (kind == BENCH_LAT)
 		printf("%-10s%18s\n", "# Size", "Latency (us)");

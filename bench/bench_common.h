@@ -63,6 +63,7 @@ struct bench {
 	int window;
 	int validate;
 	const char *nhbr; /* -N, or NULL */
+	const char *type; /* -T (one-sided accumulates), or NULL */
 	int ntest;	  /* -t */
 	int rank, size;
 	/* one-sided (bench_rma.h): -w and -s, the sync modes allowed */

@@ -299,27 +299,87 @@ void bench_rma_ll_final(struct bench_rma *r, size_t size, int n)
 		bench_fail(&r->b, size, 0, (double)v, n);
 }
 
-void bench_rma_acc_fill(char *b, size_t n)
+static int acc_pattern(size_t k)
 {
-	size_t k;
+	return (int)((k * 7 >> 2) & 1);
+}
 
-	for (k = 0; k < n; k++)
-		b[k] = (char)((k * 7 >> 2) & 1);
+void bench_rma_acc_setup(struct bench_rma *r)
+{
+	static const struct {
+		const char *name;
+		MPI_Datatype dt;
+		size_t es;
+	} types[] = {
+		{"mpi_char", MPI_CHAR, 1},
+		{"mpi_int", MPI_INT, sizeof(int)},
+		{"mpi_float", MPI_FLOAT, sizeof(float)},
+		{"mpi_double", MPI_DOUBLE, sizeof(double)},
+	};
+	const char *name = r->b.type ? r->b.type : "mpi_char";
+	size_t i, k, n;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(name, types[i].name))
+			break;
+	if (i == sizeof(types) / sizeof(types[0])) {
+		if (!r->b.rank)
+			fprintf(stderr,
+				"%s: -T %s: not mpi_char, mpi_int, "
+				"mpi_float or mpi_double\n",
+				r->b.name, name);
+		MPI_Finalize();
+		exit(2);
+	}
+	r->acc_dt = types[i].dt;
+	r->acc_es = types[i].es;
+	if (r->b.min < r->acc_es)
+		r->b.min = r->acc_es;
+	n = r->b.max / r->acc_es;
+	for (k = 0; k < n; k++) {
+		char *p = r->sbuf + k * r->acc_es;
+		int v = acc_pattern(k);
+		float f = (float)v;
+		double d = v;
+
+		if (r->acc_dt == MPI_CHAR)
+			*p = (char)v;
+		else if (r->acc_dt == MPI_INT)
+			memcpy(p, &v, sizeof(v));
+		else if (r->acc_dt == MPI_FLOAT)
+			memcpy(p, &f, sizeof(f));
+		else
+			memcpy(p, &d, sizeof(d));
+	}
 }
 
 void bench_rma_acc_check(struct bench_rma *r, const char *p, size_t size,
 			 int n)
 {
-	size_t k;
+	size_t k, es = r->acc_es;
 
-	for (k = 0; k < size; k++) {
-		unsigned char want = (unsigned char)(n * r->sbuf[k]);
+	for (k = 0; k < size / es; k++) {
+		const char *q = p + k * es;
+		double want = (double)n * acc_pattern(k), got;
+		int iv;
+		float fv;
 
 		/* sums of MPI_CHAR past 127 are the MPI's business */
-		if (n * r->sbuf[k] > 127)
+		if (r->acc_dt == MPI_CHAR && want > 127)
 			continue;
-		if ((unsigned char)p[k] != want) {
-			bench_fail(&r->b, size, k, (unsigned char)p[k], want);
+		if (r->acc_dt == MPI_CHAR) {
+			got = (unsigned char)*q;
+		} else if (r->acc_dt == MPI_INT) {
+			memcpy(&iv, q, sizeof(iv));
+			got = iv;
+		} else if (r->acc_dt == MPI_FLOAT) {
+			memcpy(&fv, q, sizeof(fv));
+			got = fv;
+		} else {
+			memcpy(&got, q, sizeof(got));
+		}
+		if (got != want) {
+			bench_fail(&r->b, size, k, got, want);
 			return;
 		}
 	}

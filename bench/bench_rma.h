@@ -61,6 +61,8 @@ struct bench_rma {
 	MPI_Group group;	/* the peer */
 	char *sbuf, *rbuf, *tbuf;	/* origin, result, compare buffers */
 	int nops;		/* operations per iteration (bandwidth: -W) */
+	MPI_Datatype acc_dt;	/* accumulates: -T, MPI_CHAR by default */
+	size_t acc_es;		/* its size */
 	/* fills a new window (NULL: zeros), before the peer can touch it */
 	void (*winit)(struct bench_rma *r, size_t bytes);
 	bench_rma_op op;
@@ -99,10 +101,12 @@ void bench_rma_get_after(struct bench_rma *r, size_t size, int i);
  * window holds n at the end. */
 void bench_rma_ll_after(struct bench_rma *r, size_t size, int i);
 void bench_rma_ll_final(struct bench_rma *r, size_t size, int n);
-/* Accumulates of MPI_SUM on MPI_CHAR: ones and zeros in a pattern, so
- * sums stay exact for 127 operations (bytes past 127 are not checked:
- * signed char overflow is each MPI's own); check: p holds n times it. */
-void bench_rma_acc_fill(char *b, size_t n);
+/* Accumulates of MPI_SUM on -T's type (OSU's names; MPI_CHAR, as OSU,
+ * by default; exits on an unknown one): the smallest size raised to one
+ * element, sbuf filled with ones and zeros in a pattern, so sums stay
+ * exact (chars past 127 are not checked: signed char overflow is each
+ * MPI's own); check: p holds n times it. */
+void bench_rma_acc_setup(struct bench_rma *r);
 void bench_rma_acc_check(struct bench_rma *r, const char *p, size_t size,
 			 int n);
 void bench_rma_acc_final(struct bench_rma *r, size_t size, int n);

@@ -22,8 +22,11 @@
 #                  accumulate, get_accumulate, fetch_and_op and
 #                  compare_and_swap latency (MPI_Win_allocate, MPI_Win_flush:
 #                  OSU's defaults; put also with lock, fence and pscw), put
-#                  and get bandwidth, put bi-bandwidth; no gate (issue 11
-#                  records them for issue 15)
+#                  and get bandwidth, put bi-bandwidth, accumulate of
+#                  MPI_INT and MPI_DOUBLE up to 2 MiB and get_accumulate
+#                  of MPI_DOUBLE (-T); no gate (issue 11 records them for
+#                  issue 15). SHM_RMA_JOBS: only those jobs (names from
+#                  mode_shm_rma, e.g. "acc acci accd gaccd fop cas")
 #   shm-mt         MPI_THREAD_MULTIPLE: osu_latency_mt (8 B; 1 sender
 #                  thread and 1, 2, 4 receiver threads) and osu_mbw_mr_mt
 #                  (8 B, window 64; 1, 2, 4 threads per rank, each on its own
@@ -506,12 +509,23 @@ mode_shm_rma() {
 		"$bw $o"
 	job bibw osu_put_bibw 2 core 2 higher \
 		"osu_put_bibw, pscw, window 32 (MB/s)" "$bw $o"
+	job acci osu_acc_latency 2 core 2 lower \
+		"osu_acc_latency -T mpi_int, flush (µs)" \
+		"-T mpi_int -m 4:2097152 -i 200 -x 20 $o"
+	job accd osu_acc_latency 2 core 2 lower \
+		"osu_acc_latency -T mpi_double, flush (µs)" \
+		"-T mpi_double -m 8:2097152 -i 200 -x 20 $o"
+	job gaccd osu_get_acc_latency 2 core 2 lower \
+		"osu_get_acc_latency -T mpi_double, flush (µs)" \
+		"-T mpi_double -m 8:2097152 -i 200 -x 20 $o"
 	jobs="put get acc gacc fop cas putlock putfence putpscw putbw getbw bibw"
+	jobs=${SHM_RMA_JOBS:-"$jobs acci accd gaccd"}
 	header "Shared memory, one-sided, 2 ranks bound to cores 0 and 1" \
-		"REPS=$REPS bench/compare.sh shm-rma"
+		"REPS=$REPS${SHM_RMA_JOBS:+ SHM_RMA_JOBS=\"$SHM_RMA_JOBS\"} bench/compare.sh shm-rma"
 	echo "Windows of MPI_Win_allocate (OSU's default); rcmpi takes its"
-	echo "shared-memory path (issue 15: one node-wide segment, copies and"
-	echo "CPU atomics by the origin, lock words, flush a memory barrier;"
+	echo "shared-memory path (issue 15: one node-wide segment, copies by"
+	echo "the origin, accumulates under a lock per target, lock words,"
+	echo "flush a memory barrier;"
 	echo "RCMPI_RMA_SHM=0 gives part 1's active messages)."
 	echo "Open MPI runs with its own choice of component (osc/sm or osc/rdma"
 	echo "over btl/vader), except osu_cas_latency: \`--mca osc sm\` (its default"
