@@ -978,19 +978,22 @@ static void shm_copy(const struct rc_dtype *sdt, size_t scount,
 static __attribute__((noinline)) void
 shm_op_update(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 {
-	char val[32], cmp[32], old[32];
 	size_t sz = a->odt->size;
+	char old[32], *p;
 
 	if (a->kind != RC_RMA_CAS) {
 		shm_acc(win, a->target, a, tbuf);
 		return;
 	}
-	rc_dt_pack(a->odt, 1, a->obuf, 0, val, sz);
-	rc_dt_pack(a->odt, 1, a->cbuf, 0, cmp, sz);
+	/* one element of one predefined type in every buffer (which may be
+	 * one another: the result is written last) */
+	p = rc_dt_contig_ptr(a->tdt, tbuf);
 	rma_shm_lock(win, a->target);
-	cas_apply(a->tdt, tbuf, val, cmp, old);
+	memcpy(old, p, sz);
+	if (!memcmp(old, a->cbuf, sz))
+		memcpy(p, a->obuf, sz);
 	rma_shm_unlock(win, a->target);
-	rc_dt_unpack(a->odt, 1, a->rbuf, 0, old, sz);
+	memcpy(a->rbuf, old, sz);
 }
 
 static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
