@@ -160,14 +160,7 @@ static int inst_learn_peers(struct rc_inst *inst)
 	}
 	inst->oversubscribed =
 		nlocal > usable_cores() || rc_param_bool(RC_P_YIELD);
-	/* Yielding in a long wait helps when the kernel does a device's
-	 * work on our cores; elsewhere it hands the core to whatever else
-	 * runs there, for a whole time slice per wait (a loaded node:
-	 * LAMMPS's min.box at 2 ranks beside 6 busy loops, 18 s spinning,
-	 * over 60 s yielding; Open MPI 18 s). */
-	inst->yield_after = (unsigned)rc_param_int_at(
-		RC_P_POLLS_BEFORE_YIELD, inst->soft_device ? 1000 : 0,
-		1L << 30);
+	inst->yield_after = rc_inst_yield_after(inst->soft_device);
 	inst->spin_polls = (unsigned)rc_param_int(RC_P_SPIN_POLLS);
 	/* the same answer on every rank: what collectives may choose by */
 	inst->job_oversubscribed = false;
@@ -176,6 +169,16 @@ static int inst_learn_peers(struct rc_inst *inst)
 			inst->job_oversubscribed = true;
 	free(nodes);
 	return RC_OK;
+}
+
+/* Yielding in a long wait helps when the kernel does a device's work on
+ * our cores; elsewhere it hands the core to whatever else runs there, for
+ * a whole time slice per wait (a loaded node: LAMMPS's min.box at 2 ranks
+ * beside 6 busy loops, 18 s spinning, over 60 s yielding; Open MPI 18 s). */
+unsigned rc_inst_yield_after(bool soft_device)
+{
+	return (unsigned)rc_param_int_at(RC_P_POLLS_BEFORE_YIELD,
+					 soft_device ? 1000 : 0, 1L << 30);
 }
 
 int rc_inst_open(struct rc_inst *inst);

@@ -89,7 +89,8 @@ struct rc_inst {
 	/* a transport drives a device whose work the kernel does on our
 	 * cores (Soft-RoCE, siw): long waits yield to it (yield_after) */
 	bool soft_device;
-	unsigned yield_after;	/* idle polls before a wait yields (0: no) */
+	unsigned yield_after; /* idle polls before a wait yields (0: no;
+			       * rc_inst_yield_after) */
 	/* a blocking wait's looks between two progress calls (spin_polls,
 	 * RCMPI_SPIN_POLLS, 0: none; spin: pt2pt's, NULL without a
 	 * transport that has such a look) */
@@ -196,6 +197,10 @@ static inline void rc_progress_test_idle(struct rc_inst *inst)
 			(inst->yield_after && inst->idle >= inst->yield_after)))
 		rc_progress_idle_slow(inst);
 }
+/* yield_after for an instance whose transports did (soft_device) or did
+ * not open a software RDMA device: RCMPI_POLLS_BEFORE_YIELD, whose auto
+ * is 1000 over one, else 0 (never). */
+unsigned rc_inst_yield_after(bool soft_device);
 int rc_progress_register(struct rc_inst *inst, rc_progress_fn fn, void *arg);
 
 /* Modex: each transport adds a tagged section to this process's address

@@ -2625,17 +2625,30 @@ static void fence_wait(struct vw *w, struct fence_op *f)
 
 /* A software device (Soft-RoCE's or siw's vendor ID) tells the instance
  * so: its long waits then yield to the kernel's work for the device
- * (runtime/init.c's yield_after); a hardware device does not. */
+ * after 1000 empty polls (rc_inst_yield_after, RCMPI_POLLS_BEFORE_YIELD's
+ * auto); a hardware device does not, and never yields by default. A
+ * number set in the environment holds for both. */
 START_TEST(soft_device)
 {
 	static const unsigned vendor[] = {0x02c9, 0xffffff, 0x626d74};
 	struct vw w;
+	bool soft;
 
 	fk.vendor_id = vendor[_i];
 	vw_open(&w, 2);
 	ck_assert_int_eq(w.status, RC_OK);
-	ck_assert(w.inst[0]->soft_device == (_i != 0));
+	soft = w.inst[0]->soft_device;
+	ck_assert(soft == (_i != 0));
 	ck_assert(w.inst[1]->soft_device == (_i != 0));
+	unsetenv("RCMPI_POLLS_BEFORE_YIELD");
+	ck_assert_uint_eq(rc_inst_yield_after(soft), _i ? 1000 : 0);
+	setenv("RCMPI_POLLS_BEFORE_YIELD", "auto", 1);
+	ck_assert_uint_eq(rc_inst_yield_after(soft), _i ? 1000 : 0);
+	setenv("RCMPI_POLLS_BEFORE_YIELD", "50", 1);
+	ck_assert_uint_eq(rc_inst_yield_after(soft), 50);
+	setenv("RCMPI_POLLS_BEFORE_YIELD", "0", 1);
+	ck_assert_uint_eq(rc_inst_yield_after(soft), 0);
+	unsetenv("RCMPI_POLLS_BEFORE_YIELD");
 	vw_close(&w);
 }
 END_TEST
