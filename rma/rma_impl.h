@@ -327,11 +327,11 @@ struct rma_lockw {
 	uint32_t read;
 };
 
-/* A target's accumulate lock on the SHM path (ops.c): a ticket lock,
- * first come, first served; the holder alone moves `owner`. */
+/* A target's accumulate lock on the SHM path (ops.c): 0 free, else the
+ * holder's window rank + 1, so that a waiter can see that the holder
+ * died (rma_shm_lock). */
 struct rma_acclock {
-	uint32_t next;
-	uint32_t owner;
+	uint32_t holder;
 };
 
 /* What a rank holds or waits for at a target (holder words): the state

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "coll.h"
@@ -396,26 +397,73 @@ static struct rma_acclock *acc_of(struct rc_win *win, int t)
 				      (size_t)RMA_LINE * (size_t)t);
 }
 
+/* How long a wait for an accumulate lock goes before it asks whether the
+ * holder still lives (s), and how often it looks at the clock (spins). */
+#define ACC_PATIENCE_S 1.0
+#define ACC_CLOCK_SPINS 4096
+
+/* The accumulate lock has been held by window rank h for a long time:
+ * true if that process is gone (then nothing will release the lock). The
+ * members share this node, so its kernel knows their pids; a process
+ * that exited is reaped by its launcher's daemon at once. */
+static bool acc_holder_gone(struct rc_win *win, int h)
+{
+	pid_t pid = win->inst->procs[win->tg[h].wrank].pid;
+
+	return pid > 0 && kill(pid, 0) && errno == ESRCH;
+}
+
+/* A test-and-set lock holding its holder's identity: one compare-and-swap
+ * to take it free, a store to let it go. A waiter that has waited
+ * ACC_PATIENCE_S checks the holder; one that died holding it (its span
+ * half applied: its operation's outcome is undefined anyway) is released
+ * in its place, with a warning, so that the survivors go on. */
 void rma_shm_lock(struct rc_win *win, int t)
 {
-	struct rma_acclock *l = acc_of(win, t);
-	uint32_t me = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+	uint32_t *l = &acc_of(win, t)->holder;
+	const uint32_t me = (uint32_t)win->comm->rank + 1;
+	double since = 0;
+	unsigned spins = 0;
+	uint32_t v;
 
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != me) {
-		if (win->inst->oversubscribed)
-			sched_yield();
-		else
-			__builtin_ia32_pause();
+	for (;;) {
+		v = 0;
+		if (__atomic_compare_exchange_n(l, &v, me, false,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+		while ((v = __atomic_load_n(l, __ATOMIC_RELAXED))) {
+			if (win->inst->oversubscribed)
+				sched_yield();
+			else
+				__builtin_ia32_pause();
+			if (++spins % ACC_CLOCK_SPINS)
+				continue;
+			if (!since) {
+				since = rma_now();
+				continue;
+			}
+			if (rma_now() - since < ACC_PATIENCE_S)
+				continue;
+			since = rma_now();
+			if (v - 1 < (uint32_t)win->comm->size &&
+			    acc_holder_gone(win, (int)v - 1) &&
+			    __atomic_compare_exchange_n(l, &v, 0, false,
+							__ATOMIC_ACQ_REL,
+							__ATOMIC_RELAXED))
+				rc_log_warn("rank %d died holding the "
+					    "accumulate lock of rank %d's "
+					    "memory in a shared window; "
+					    "released",
+					    win->tg[v - 1].wrank,
+					    win->tg[t].wrank);
+		}
 	}
 }
 
 void rma_shm_unlock(struct rc_win *win, int t)
 {
-	struct rma_acclock *l = acc_of(win, t);
-
-	__atomic_store_n(&l->owner,
-			 __atomic_load_n(&l->owner, __ATOMIC_RELAXED) + 1,
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&acc_of(win, t)->holder, 0, __ATOMIC_RELEASE);
 }
 
 /* The segment's header: an accumulate lock per target (struct

@@ -16,10 +16,12 @@
  */
 #include <check.h>
 #include <complex.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "api.h"
 #include "count_yield.h"
@@ -955,6 +957,95 @@ START_TEST(shm_lock_direct)
 	ck_assert(rc_win_unlock_direct(w1, 0, &ret));
 	ck_assert_int_eq(ret, RC_ERR_RMA_SYNC);
 out:
+	rw_close(rw);
+}
+END_TEST
+
+/* Rank 2 "holds" target 0's accumulate lock on a shared window (its
+ * identity in the lock word), and releases it 1.2 s later from another
+ * thread. */
+struct acc_holder {
+	uint32_t *word;
+};
+
+static void *acc_release_later(void *arg)
+{
+	struct acc_holder *h = arg;
+
+	usleep(1200 * 1000);
+	__atomic_store_n(h->word, 0, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Rank 1's accumulate into rank 0's memory of a shared window while
+ * rank 2 holds that target's accumulate lock: with rank 2 alive the
+ * accumulate waits for its release (no warning, 1.2 s); with rank 2's
+ * process gone (its pid that of a reaped child), the waiter releases the
+ * lock in its place after ACC_PATIENCE_S and goes on, with a warning.
+ * Either way the sum lands exactly once. */
+START_TEST(shm_acc_holder_gone)
+{
+	struct rw *rw = rw_open(3, 0, MPI_WIN_FLAVOR_SHARED, 64, 1);
+	struct rc_win *w1 = rw->w[1];
+	char path[] = "/tmp/rc_accl_XXXXXX", buf[4096];
+	struct rc_proc *p2;
+	struct acc_holder h;
+	pthread_t th;
+	pid_t keep, child;
+	int one = 1, fd, saved, st;
+	double t0, dt;
+	ssize_t n;
+
+	ck_assert(w1->shm_path);
+	p2 = &w1->inst->procs[w1->tg[2].wrank];
+	keep = p2->pid;
+	h.word = &w1->shm->acc[0].holder;
+	ck_assert_ptr_eq((char *)&w1->shm->acc[0], (char *)w1->shm->seg);
+	*(int *)rw->mem[0] = 0;
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	saved = dup(STDERR_FILENO);
+	ck_assert_int_ge(dup2(fd, STDERR_FILENO), 0);
+	ck_assert_int_eq(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w1), MPI_SUCCESS);
+	/* alive: wait for the release */
+	p2->pid = getpid();
+	__atomic_store_n(h.word, 3, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pthread_create(&th, NULL, acc_release_later, &h), 0);
+	t0 = rma_now();
+	ck_assert_int_eq(MPI_Accumulate(&one, 1, MPI_INT, 0,
+					rw_disp(rw, 0, 0, 1), 1, MPI_INT,
+					MPI_SUM, w1),
+			 MPI_SUCCESS);
+	dt = rma_now() - t0;
+	pthread_join(th, NULL);
+	ck_assert_msg(dt >= 1.1, "accumulate took %.2f s", dt);
+	ck_assert_int_eq(*(int *)rw->mem[0], 1);
+	/* gone: released in its place */
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child)
+		_exit(0);
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	p2->pid = child;
+	__atomic_store_n(h.word, 3, __ATOMIC_RELEASE);
+	ck_assert_int_eq(MPI_Accumulate(&one, 1, MPI_INT, 0,
+					rw_disp(rw, 0, 0, 1), 1, MPI_INT,
+					MPI_SUM, w1),
+			 MPI_SUCCESS);
+	ck_assert_int_eq(MPI_Win_unlock(0, w1), MPI_SUCCESS);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	p2->pid = keep;
+	ck_assert_int_eq(*(int *)rw->mem[0], 2);
+	ck_assert_uint_eq(__atomic_load_n(h.word, __ATOMIC_ACQUIRE), 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	ck_assert_int_gt(n, 0);
+	buf[n] = 0;
+	ck_assert_msg(strstr(buf, "died holding the accumulate lock of rank "),
+		      "%s", buf);
+	ck_assert_msg(!strstr(strstr(buf, "died") + 1, "died"), "%s", buf);
 	rw_close(rw);
 }
 END_TEST
@@ -2725,6 +2816,7 @@ static Suite *rma_suite(void)
 	CASE(failure_pscw, 3 * NFLAVORS);
 	CASE(handles_and_handlers, NFLAVORS);
 	CASE(shm_lock_direct, 3 * NFLAVORS);
+	CASE(shm_acc_holder_gone, 0);
 	CASE(flush_direct, 0);
 	CASE(flush_direct_room, 0);
 	CASE(atomic_one, 0);
