@@ -12,7 +12,8 @@
  * inout[i] = in[i] op inout[i], which the compiler vectorises. Signed
  * integer SUM and PROD are computed in the matching unsigned type, so
  * overflow wraps instead of being undefined. The table op_tab[op][basic]
- * is both the dispatch and the validity check (NULL: MPI_ERR_OP).
+ * (op_tab_avx2 where the CPU has AVX2) is both the dispatch and the
+ * validity check (NULL: MPI_ERR_OP).
  *
  * rc_op_apply() finds the cheapest path for (count, dt):
  *   - contiguous data, aligned: one kernel call over all of it;
@@ -183,34 +184,46 @@ void rc_op_release(struct rc_op *op)
 typedef void (*op_kernel)(const void *restrict in, void *restrict inout,
 			  size_t n);
 
-/* x86-64: each typed kernel is also built for AVX2, picked once at load
- * time by the CPU it runs on (an ifunc), for twice the elements per
- * instruction of the baseline's SSE2. Element-wise ops round alike in
- * both, so results do not depend on the CPU. Measured: an accumulate of
- * 64 KiB of MPI_DOUBLE on a shared-memory window, 2.2 -> 0.9 us
- * (bench/RESULTS.md). */
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define OP_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef OP_CLONES
-#define OP_CLONES
+/* x86-64: each typed kernel is also built for AVX2 (twice the elements
+ * per instruction of the baseline's SSE2), and a constructor picks that
+ * table when the CPU has it (op_kt). Element-wise ops round alike in both,
+ * so results do not depend on the CPU. Measured: an accumulate of 64 KiB
+ * of MPI_DOUBLE on a shared-memory window, 2.2 -> 0.9 us
+ * (bench/RESULTS.md). Not an ifunc (target_clones): its resolver runs
+ * while the dynamic linker relocates, before ThreadSanitizer's runtime
+ * is up (a SIGSEGV there), and musl has none. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define OP_AVX2 1
+#else
+#define OP_AVX2 0
 #endif
 
-#define OP_KDEF(op, N, T, A, expr)                                        \
-	OP_CLONES static void op_##op##_##N(const void *restrict vin,     \
-					    void *restrict vio, size_t n) \
-	{                                                                 \
-		const T *restrict in = vin;                               \
-		T *restrict io = vio;                                     \
-		size_t i;                                                 \
-                                                                          \
-		for (i = 0; i < n; i++) {                                 \
-			const T a = in[i], b = io[i];                     \
-			io[i] = (T)(expr);                                \
-		}                                                         \
+/* clang-format off */
+#define OP_KBODY(T, A, expr)                                    \
+	{                                                       \
+		const T *restrict in = vin;                     \
+		T *restrict io = vio;                           \
+		size_t i;                                       \
+                                                                \
+		for (i = 0; i < n; i++) {                       \
+			const T a = in[i], b = io[i];           \
+			io[i] = (T)(expr);                      \
+		}                                               \
 	}
+#if OP_AVX2
+#define OP_KDEF_AVX2(op, N, T, A, expr)                              \
+	__attribute__((target("avx2"))) static void                  \
+	op_##op##_##N##_avx2(const void *restrict vin,               \
+			     void *restrict vio, size_t n)           \
+		OP_KBODY(T, A, expr)
+#else
+#define OP_KDEF_AVX2(op, N, T, A, expr)
+#endif
+#define OP_KDEF(op, N, T, A, expr)                                   \
+	static void op_##op##_##N(const void *restrict vin,         \
+				  void *restrict vio, size_t n)      \
+		OP_KBODY(T, A, expr)                                 \
+	OP_KDEF_AVX2(op, N, T, A, expr)
 
 #define OP_K_MAX(N, T, A) OP_KDEF(max, N, T, A, a > b ? a : b)
 #define OP_K_MIN(N, T, A) OP_KDEF(min, N, T, A, a < b ? a : b)
@@ -296,7 +309,7 @@ RC_PAIR_TABLE(OP_K_LOC)
 
 /* ---- dispatch tables ---------------------------------------------------- */
 
-#define OP_T(K, k, N) [RC_OP_##K][RC_BASIC_##N] = op_##k##_##N,
+#define OP_T(K, k, N) [RC_OP_##K][RC_BASIC_##N] = OP_NAME(k, N),
 #define OP_T_MAX(N, T, A) OP_T(MAX, max, N)
 #define OP_T_MIN(N, T, A) OP_T(MIN, min, N)
 #define OP_T_SUM(N, T, A) OP_T(SUM, sum, N)
@@ -307,33 +320,62 @@ RC_PAIR_TABLE(OP_K_LOC)
 #define OP_T_BAND(N, T, A) OP_T(BAND, band, N)
 #define OP_T_BOR(N, T, A) OP_T(BOR, bor, N)
 #define OP_T_BXOR(N, T, A) OP_T(BXOR, bxor, N)
-#define OP_T_LOC(pn, vtype, vb, itype, ib, str) \
-	OP_T(MAXLOC, maxloc, pn) OP_T(MINLOC, minloc, pn)
+/* (the pair kernels have one version) */
+#define OP_T_LOC(pn, vtype, vb, itype, ib, str)             \
+	[RC_OP_MAXLOC][RC_BASIC_##pn] = op_maxloc_##pn,     \
+	[RC_OP_MINLOC][RC_BASIC_##pn] = op_minloc_##pn,
+#define OP_TAB_BODY                                                       \
+	OP_CINT(OP_T_MAX) OP_FINT(OP_T_MAX) OP_MULTI(OP_T_MAX)            \
+	OP_FLOAT(OP_T_MAX)                                                \
+	OP_CINT(OP_T_MIN) OP_FINT(OP_T_MIN) OP_MULTI(OP_T_MIN)            \
+	OP_FLOAT(OP_T_MIN)                                                \
+	OP_CINT(OP_T_SUM) OP_FINT(OP_T_SUM) OP_MULTI(OP_T_SUM)            \
+	OP_FLOAT(OP_T_SUM) OP_COMPLEX(OP_T_SUM)                           \
+	OP_CINT(OP_T_PROD) OP_FINT(OP_T_PROD) OP_MULTI(OP_T_PROD)         \
+	OP_FLOAT(OP_T_PROD) OP_COMPLEX(OP_T_PROD)                         \
+	OP_CINT(OP_T_LAND) OP_LOGICAL(OP_T_LAND) OP_MULTI(OP_T_LAND)      \
+	OP_CINT(OP_T_LOR) OP_LOGICAL(OP_T_LOR) OP_MULTI(OP_T_LOR)         \
+	OP_CINT(OP_T_LXOR) OP_LOGICAL(OP_T_LXOR) OP_MULTI(OP_T_LXOR)      \
+	OP_CINT(OP_T_BAND) OP_FINT(OP_T_BAND) OP_MULTI(OP_T_BAND)         \
+	OP_BYTE(OP_T_BAND)                                                \
+	OP_CINT(OP_T_BOR) OP_FINT(OP_T_BOR) OP_MULTI(OP_T_BOR)            \
+	OP_BYTE(OP_T_BOR)                                                 \
+	OP_CINT(OP_T_BXOR) OP_FINT(OP_T_BXOR) OP_MULTI(OP_T_BXOR)         \
+	OP_BYTE(OP_T_BXOR)                                                \
+	OP_CHAR_EXT(OP_T_MAX) OP_CHAR_EXT(OP_T_MIN) OP_CHAR_EXT(OP_T_SUM) \
+	OP_CHAR_EXT(OP_T_PROD) OP_CHAR_EXT(OP_T_LAND)                     \
+	OP_CHAR_EXT(OP_T_LOR) OP_CHAR_EXT(OP_T_LXOR)                      \
+	OP_CHAR_EXT(OP_T_BAND) OP_CHAR_EXT(OP_T_BOR)                      \
+	OP_CHAR_EXT(OP_T_BXOR) RC_PAIR_TABLE(OP_T_LOC)
 
 /* The kernel on the memory layout; NULL: op not defined on that type. */
+#define OP_NAME(k, N) op_##k##_##N
 static const op_kernel op_tab[RC_OP_NO_OP + 1][RC_BASIC_NKINDS] = {
-	OP_CINT(OP_T_MAX) OP_FINT(OP_T_MAX) OP_MULTI(OP_T_MAX)
-	OP_FLOAT(OP_T_MAX)
-	OP_CINT(OP_T_MIN) OP_FINT(OP_T_MIN) OP_MULTI(OP_T_MIN)
-	OP_FLOAT(OP_T_MIN)
-	OP_CINT(OP_T_SUM) OP_FINT(OP_T_SUM) OP_MULTI(OP_T_SUM)
-	OP_FLOAT(OP_T_SUM) OP_COMPLEX(OP_T_SUM)
-	OP_CINT(OP_T_PROD) OP_FINT(OP_T_PROD) OP_MULTI(OP_T_PROD)
-	OP_FLOAT(OP_T_PROD) OP_COMPLEX(OP_T_PROD)
-	OP_CINT(OP_T_LAND) OP_LOGICAL(OP_T_LAND) OP_MULTI(OP_T_LAND)
-	OP_CINT(OP_T_LOR) OP_LOGICAL(OP_T_LOR) OP_MULTI(OP_T_LOR)
-	OP_CINT(OP_T_LXOR) OP_LOGICAL(OP_T_LXOR) OP_MULTI(OP_T_LXOR)
-	OP_CINT(OP_T_BAND) OP_FINT(OP_T_BAND) OP_MULTI(OP_T_BAND)
-	OP_BYTE(OP_T_BAND)
-	OP_CINT(OP_T_BOR) OP_FINT(OP_T_BOR) OP_MULTI(OP_T_BOR) OP_BYTE(OP_T_BOR)
-	OP_CINT(OP_T_BXOR) OP_FINT(OP_T_BXOR) OP_MULTI(OP_T_BXOR)
-	OP_BYTE(OP_T_BXOR)
-	OP_CHAR_EXT(OP_T_MAX) OP_CHAR_EXT(OP_T_MIN) OP_CHAR_EXT(OP_T_SUM)
-	OP_CHAR_EXT(OP_T_PROD) OP_CHAR_EXT(OP_T_LAND) OP_CHAR_EXT(OP_T_LOR)
-	OP_CHAR_EXT(OP_T_LXOR) OP_CHAR_EXT(OP_T_BAND) OP_CHAR_EXT(OP_T_BOR)
-	OP_CHAR_EXT(OP_T_BXOR)
-	RC_PAIR_TABLE(OP_T_LOC)
+	OP_TAB_BODY
 };
+#undef OP_NAME
+
+#if OP_AVX2
+#define OP_NAME(k, N) op_##k##_##N##_avx2
+static const op_kernel op_tab_avx2[RC_OP_NO_OP + 1][RC_BASIC_NKINDS] = {
+	OP_TAB_BODY
+};
+#undef OP_NAME
+#endif
+/* clang-format on */
+
+/* The table the kernels are called through: op_tab_avx2 where the CPU
+ * has AVX2 (set before main and before any thread). */
+static const op_kernel (*op_kt)[RC_BASIC_NKINDS] = op_tab;
+
+#if OP_AVX2
+__attribute__((constructor)) static void op_pick_table(void)
+{
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		op_kt = op_tab_avx2;
+}
+#endif
 
 /* Pair kernels on the packed layout, [0] MAXLOC, [1] MINLOC. */
 #define OP_TP_LOC(pn, vtype, vb, itype, ib, str)           \
@@ -354,7 +396,7 @@ bool rc_op_valid_for(const struct rc_op *op, const struct rc_dtype *dt)
 		return true;
 	default:
 		return dt->basic != RC_BASIC_NONE && op->kind <= RC_OP_NO_OP &&
-		       op_tab[op->kind][dt->basic];
+		       op_kt[op->kind][dt->basic];
 	}
 }
 
@@ -477,7 +519,7 @@ static void op_pair(const struct rc_op *op, const void *in, void *inout,
 	if (dt->size == esize && dt->true_lb == 0 &&
 	    rc_dt_extent(dt) == rc_dt_extent(pdt) &&
 	    op_aligned((uintptr_t)in, (uintptr_t)inout, pdt->align)) {
-		op_tab[op->kind][b](in, inout, count);
+		op_kt[op->kind][b](in, inout, count);
 		return;
 	}
 	if (rc_dt_is_contig(dt, count)) {
@@ -519,7 +561,7 @@ void rc_op_apply(const struct rc_op *op, const void *in, void *inout,
 		op_pair(op, in, inout, count, dt);
 		return;
 	}
-	k = op_tab[op->kind][b];
+	k = op_kt[op->kind][b];
 	esize = rc_basic_size(b);
 	align = rc_basic_align(b);
 	if (rc_dt_is_contig(dt, count)) {
@@ -556,13 +598,13 @@ void rc_op_apply_packed(const struct rc_op *op, enum rc_basic b,
 	default:
 		break;
 	}
-	assert(op->kind != RC_OP_USER && op_tab[op->kind][b]);
+	assert(op->kind != RC_OP_USER && op_kt[op->kind][b]);
 	if (rc_basic_is_pair(b)) {
 		/* the packed-layout kernels read through memcpy */
 		op_ptab[op->kind == RC_OP_MINLOC][b](in, inout, n);
 		return;
 	}
-	kern = op_tab[op->kind][b];
+	kern = op_kt[op->kind][b];
 	if (op_aligned((uintptr_t)in, (uintptr_t)inout, rc_basic_align(b))) {
 		kern(in, inout, n);
 		return;
