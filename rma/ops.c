@@ -93,13 +93,18 @@ void rma_apply(int type, const struct rc_op *op, struct rc_dtype *dt,
 	acc_apply(op, dt, count, tbuf, off, data, n);
 }
 
-/* compare_and_swap on one element at p: val and cmp are packed. */
-static void cas_apply(struct rc_dtype *dt, char *p, const char *val,
+/* compare_and_swap on the one element of predefined type dt at p (what
+ * MPI_Compare_and_swap takes): old gets its value, val replaces it when
+ * that equals cmp. Only p and old are written, so val and cmp may be the
+ * caller's result buffer. */
+static void cas_apply(const struct rc_dtype *dt, char *p, const char *val,
 		      const char *cmp, char *old)
 {
-	rc_dt_pack(dt, 1, p, 0, old, dt->size);
+	assert(rc_dt_is_contig(dt, 1));
+	p = rc_dt_contig_ptr(dt, p);
+	memcpy(old, p, dt->size);
 	if (!memcmp(old, cmp, dt->size))
-		rc_dt_unpack(dt, 1, p, 0, val, dt->size);
+		memcpy(p, val, dt->size);
 }
 
 /*
@@ -865,32 +870,28 @@ static bool overlap(const char *p, const char *q, size_t n)
 }
 
 /* Accumulate and get_accumulate on target t, every side contiguous:
- * straight between the buffers, a span per hold of the lock. The caller
- * saw that the results do not overwrite the origin's data (MPI asks for
- * disjoint buffers, but fetch_and_op(&v, &v) is common). */
+ * straight between the buffers (rma_apply, as at an AM target), a span
+ * per hold of the lock. The caller saw that the results do not overwrite
+ * the origin's data (MPI asks for disjoint buffers, but
+ * fetch_and_op(&v, &v) is common). */
 static void shm_acc_contig(struct rc_win *win, int t,
 			   const struct rc_rma_args *a, char *tbuf)
 {
-	const enum rc_basic b = rma_acc_basic(a->tdt->basic);
-	const size_t es = rc_basic_size(b);
+	const size_t es = rc_basic_size(rma_acc_basic(a->tdt->basic));
 	const size_t len = a->tcount * a->tdt->size;
 	const size_t step = RMA_ACC_SPAN / es * es;
-	char *tp = rc_dt_contig_ptr(a->tdt, tbuf);
+	const int type = a->kind == RC_RMA_GACC ? RMA_GACC : RMA_ACC;
 	const char *in = a->op->kind == RC_OP_NO_OP
 				 ? NULL
 				 : rc_dt_contig_ptr(a->odt, a->obuf);
-	char *old = a->kind == RC_RMA_GACC ? rc_dt_contig_ptr(a->rdt, a->rbuf)
-					   : NULL;
+	char *old = type == RMA_GACC ? rc_dt_contig_ptr(a->rdt, a->rbuf) : NULL;
 	size_t off, n;
 
 	for (off = 0; off < len; off += n) {
 		n = len - off < step ? len - off : step;
 		rma_shm_lock(win, t);
-		if (old)
-			memcpy(old + off, tp + off, n);
-		if (in)
-			rc_op_apply_packed(a->op, b, in + off, tp + off,
-					   n / es);
+		rma_apply(type, a->op, a->tdt, a->tcount, tbuf, off,
+			  in ? in + off : NULL, n, old);
 		rma_shm_unlock(win, t);
 	}
 }
@@ -980,22 +981,17 @@ static void shm_copy(const struct rc_dtype *sdt, size_t scount,
 static __attribute__((noinline)) void
 shm_op_update(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
 {
-	size_t sz = a->odt->size;
-	char old[32], *p;
+	char old[32];
 
 	if (a->kind != RC_RMA_CAS) {
 		shm_acc(win, a->target, a, tbuf);
 		return;
 	}
-	/* one element of one predefined type in every buffer (which may be
-	 * one another: the result is written last) */
-	p = rc_dt_contig_ptr(a->tdt, tbuf);
+	/* (the buffers may be one another: the result is written last) */
 	rma_shm_lock(win, a->target);
-	memcpy(old, p, sz);
-	if (!memcmp(old, a->cbuf, sz))
-		memcpy(p, a->obuf, sz);
+	cas_apply(a->tdt, tbuf, a->obuf, a->cbuf, old);
 	rma_shm_unlock(win, a->target);
-	memcpy(a->rbuf, old, sz);
+	memcpy(a->rbuf, old, a->tdt->size);
 }
 
 static int shm_op(struct rc_win *win, const struct rc_rma_args *a, char *tbuf)
