@@ -236,28 +236,38 @@ typedef void (*op_kernel)(const void *restrict in, void *restrict inout,
 #define OP_K_BOR(N, T, A) OP_KDEF(bor, N, T, A, (A)a | (A)b)
 #define OP_K_BXOR(N, T, A) OP_KDEF(bxor, N, T, A, (A)a ^ (A)b)
 
-/* MAX, MIN: C integer, Fortran integer, multi-language, floating point */
-OP_CINT(OP_K_MAX) OP_FINT(OP_K_MAX) OP_MULTI(OP_K_MAX) OP_FLOAT(OP_K_MAX)
-OP_CINT(OP_K_MIN) OP_FINT(OP_K_MIN) OP_MULTI(OP_K_MIN) OP_FLOAT(OP_K_MIN)
-/* SUM, PROD: C integer, Fortran integer, multi-language, floating point,
- * complex */
-OP_CINT(OP_K_SUM) OP_FINT(OP_K_SUM) OP_MULTI(OP_K_SUM) OP_FLOAT(OP_K_SUM)
-OP_COMPLEX(OP_K_SUM)
-OP_CINT(OP_K_PROD) OP_FINT(OP_K_PROD) OP_MULTI(OP_K_PROD) OP_FLOAT(OP_K_PROD)
-OP_COMPLEX(OP_K_PROD)
-/* LAND, LOR, LXOR: C integer, logical; and multi-language (extension) */
-OP_CINT(OP_K_LAND) OP_LOGICAL(OP_K_LAND) OP_MULTI(OP_K_LAND)
-OP_CINT(OP_K_LOR) OP_LOGICAL(OP_K_LOR) OP_MULTI(OP_K_LOR)
-OP_CINT(OP_K_LXOR) OP_LOGICAL(OP_K_LXOR) OP_MULTI(OP_K_LXOR)
-/* BAND, BOR, BXOR: C integer, Fortran integer, multi-language, byte */
-OP_CINT(OP_K_BAND) OP_FINT(OP_K_BAND) OP_MULTI(OP_K_BAND) OP_BYTE(OP_K_BAND)
-OP_CINT(OP_K_BOR) OP_FINT(OP_K_BOR) OP_MULTI(OP_K_BOR) OP_BYTE(OP_K_BOR)
-OP_CINT(OP_K_BXOR) OP_FINT(OP_K_BXOR) OP_MULTI(OP_K_BXOR) OP_BYTE(OP_K_BXOR)
-/* the MPI_CHAR extension: every C integer op */
-OP_CHAR_EXT(OP_K_MAX) OP_CHAR_EXT(OP_K_MIN) OP_CHAR_EXT(OP_K_SUM)
-OP_CHAR_EXT(OP_K_PROD) OP_CHAR_EXT(OP_K_LAND) OP_CHAR_EXT(OP_K_LOR)
-OP_CHAR_EXT(OP_K_LXOR) OP_CHAR_EXT(OP_K_BAND) OP_CHAR_EXT(OP_K_BOR)
-OP_CHAR_EXT(OP_K_BXOR)
+/* Which op is defined on which type class, once: OP_ALL(OP_K) makes the
+ * kernels, OP_ALL(OP_T) the tables' entries (M##_MAX: OP_K_MAX, ...).
+ *   MAX, MIN: C integer, Fortran integer, multi-language, floating point;
+ *   SUM, PROD: those and complex;
+ *   LAND, LOR, LXOR: C integer, logical; and multi-language (extension);
+ *   BAND, BOR, BXOR: C integer, Fortran integer, multi-language, byte;
+ *   the MPI_CHAR extension: every C integer op. */
+#define OP_ALL(M)                                                         \
+	OP_CINT(M##_MAX) OP_FINT(M##_MAX) OP_MULTI(M##_MAX)               \
+	OP_FLOAT(M##_MAX)                                                 \
+	OP_CINT(M##_MIN) OP_FINT(M##_MIN) OP_MULTI(M##_MIN)               \
+	OP_FLOAT(M##_MIN)                                                 \
+	OP_CINT(M##_SUM) OP_FINT(M##_SUM) OP_MULTI(M##_SUM)               \
+	OP_FLOAT(M##_SUM) OP_COMPLEX(M##_SUM)                             \
+	OP_CINT(M##_PROD) OP_FINT(M##_PROD) OP_MULTI(M##_PROD)            \
+	OP_FLOAT(M##_PROD) OP_COMPLEX(M##_PROD)                           \
+	OP_CINT(M##_LAND) OP_LOGICAL(M##_LAND) OP_MULTI(M##_LAND)         \
+	OP_CINT(M##_LOR) OP_LOGICAL(M##_LOR) OP_MULTI(M##_LOR)            \
+	OP_CINT(M##_LXOR) OP_LOGICAL(M##_LXOR) OP_MULTI(M##_LXOR)         \
+	OP_CINT(M##_BAND) OP_FINT(M##_BAND) OP_MULTI(M##_BAND)            \
+	OP_BYTE(M##_BAND)                                                 \
+	OP_CINT(M##_BOR) OP_FINT(M##_BOR) OP_MULTI(M##_BOR)               \
+	OP_BYTE(M##_BOR)                                                  \
+	OP_CINT(M##_BXOR) OP_FINT(M##_BXOR) OP_MULTI(M##_BXOR)            \
+	OP_BYTE(M##_BXOR)                                                 \
+	OP_CHAR_EXT(M##_MAX) OP_CHAR_EXT(M##_MIN) OP_CHAR_EXT(M##_SUM)    \
+	OP_CHAR_EXT(M##_PROD) OP_CHAR_EXT(M##_LAND)                       \
+	OP_CHAR_EXT(M##_LOR) OP_CHAR_EXT(M##_LXOR)                        \
+	OP_CHAR_EXT(M##_BAND) OP_CHAR_EXT(M##_BOR)                        \
+	OP_CHAR_EXT(M##_BXOR)
+
+OP_ALL(OP_K)
 
 /*
  * MAXLOC / MINLOC: (u, i) op (v, j) = (max or min of u and v, the index of
@@ -324,29 +334,7 @@ RC_PAIR_TABLE(OP_K_LOC)
 #define OP_T_LOC(pn, vtype, vb, itype, ib, str)             \
 	[RC_OP_MAXLOC][RC_BASIC_##pn] = op_maxloc_##pn,     \
 	[RC_OP_MINLOC][RC_BASIC_##pn] = op_minloc_##pn,
-#define OP_TAB_BODY                                                       \
-	OP_CINT(OP_T_MAX) OP_FINT(OP_T_MAX) OP_MULTI(OP_T_MAX)            \
-	OP_FLOAT(OP_T_MAX)                                                \
-	OP_CINT(OP_T_MIN) OP_FINT(OP_T_MIN) OP_MULTI(OP_T_MIN)            \
-	OP_FLOAT(OP_T_MIN)                                                \
-	OP_CINT(OP_T_SUM) OP_FINT(OP_T_SUM) OP_MULTI(OP_T_SUM)            \
-	OP_FLOAT(OP_T_SUM) OP_COMPLEX(OP_T_SUM)                           \
-	OP_CINT(OP_T_PROD) OP_FINT(OP_T_PROD) OP_MULTI(OP_T_PROD)         \
-	OP_FLOAT(OP_T_PROD) OP_COMPLEX(OP_T_PROD)                         \
-	OP_CINT(OP_T_LAND) OP_LOGICAL(OP_T_LAND) OP_MULTI(OP_T_LAND)      \
-	OP_CINT(OP_T_LOR) OP_LOGICAL(OP_T_LOR) OP_MULTI(OP_T_LOR)         \
-	OP_CINT(OP_T_LXOR) OP_LOGICAL(OP_T_LXOR) OP_MULTI(OP_T_LXOR)      \
-	OP_CINT(OP_T_BAND) OP_FINT(OP_T_BAND) OP_MULTI(OP_T_BAND)         \
-	OP_BYTE(OP_T_BAND)                                                \
-	OP_CINT(OP_T_BOR) OP_FINT(OP_T_BOR) OP_MULTI(OP_T_BOR)            \
-	OP_BYTE(OP_T_BOR)                                                 \
-	OP_CINT(OP_T_BXOR) OP_FINT(OP_T_BXOR) OP_MULTI(OP_T_BXOR)         \
-	OP_BYTE(OP_T_BXOR)                                                \
-	OP_CHAR_EXT(OP_T_MAX) OP_CHAR_EXT(OP_T_MIN) OP_CHAR_EXT(OP_T_SUM) \
-	OP_CHAR_EXT(OP_T_PROD) OP_CHAR_EXT(OP_T_LAND)                     \
-	OP_CHAR_EXT(OP_T_LOR) OP_CHAR_EXT(OP_T_LXOR)                      \
-	OP_CHAR_EXT(OP_T_BAND) OP_CHAR_EXT(OP_T_BOR)                      \
-	OP_CHAR_EXT(OP_T_BXOR) RC_PAIR_TABLE(OP_T_LOC)
+#define OP_TAB_BODY OP_ALL(OP_T) RC_PAIR_TABLE(OP_T_LOC)
 
 /* The kernel on the memory layout; NULL: op not defined on that type. */
 #define OP_NAME(k, N) op_##k##_##N
